@@ -1,0 +1,37 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	promslogflag "github.com/prometheus/common/promslog/flag"
+)
+
+// Exit codes, as k6 uses them (reference/k6.md §3.4).
+const (
+	exitOK               = 0
+	exitThresholdsFailed = 99
+	exitInvalidConfig    = 104
+	exitExternalAbort    = 105
+	exitGeneric          = 255
+)
+
+// globals holds what every subcommand shares: output streams and logging flags.
+type globals struct {
+	stdout, stderr io.Writer
+	logConfig      *promslog.Config
+}
+
+func newGlobals(app *kingpin.Application, stdout, stderr io.Writer) *globals {
+	g := &globals{stdout: stdout, stderr: stderr, logConfig: &promslog.Config{Writer: stderr}}
+	promslogflag.AddFlags(app, g.logConfig)
+	return g
+}
+
+// logger returns the process logger configured by --log.level and --log.format.
+// Call it only after the command line has been parsed.
+func (g *globals) logger() *slog.Logger {
+	return promslog.New(g.logConfig)
+}

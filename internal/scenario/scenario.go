@@ -1,0 +1,162 @@
+// Package scenario is the test model of a Tidemark run, in the shape of k6's `options`:
+// scenarios with their executors, thresholds, test-wide tags and summary options, plus a
+// declarative request flow per scenario. Load reads and validates a YAML or JSON file
+// and resolves k6's shortcuts (vus, duration, iterations, stages) into scenarios.
+package scenario
+
+import "time"
+
+// Executor names one of k6's six executors.
+type Executor string
+
+// The k6 executors (reference/k6.md §4.1).
+const (
+	SharedIterations    Executor = "shared-iterations"
+	PerVUIterations     Executor = "per-vu-iterations"
+	ConstantVUs         Executor = "constant-vus"
+	RampingVUs          Executor = "ramping-vus"
+	ConstantArrivalRate Executor = "constant-arrival-rate"
+	RampingArrivalRate  Executor = "ramping-arrival-rate"
+)
+
+// Test is a whole load test, after shortcuts have been resolved and defaults applied.
+type Test struct {
+	// Source is the file the test was loaded from, for messages.
+	Source string
+	// Scenarios in the order they appear in the file (k6 orders them by name only in
+	// its output; we keep the user's order).
+	Scenarios []*Scenario
+	// Thresholds maps a metric name, optionally with a sub-metric selector
+	// (`http_req_duration{scenario:spike}`), to its threshold definitions.
+	Thresholds map[string][]Threshold
+	// Tags are added to every sample of the run.
+	Tags map[string]string
+	// SummaryTrendStats are the trend columns of the end-of-test summary; default
+	// avg, min, med, max, p(90), p(95).
+	SummaryTrendStats []string
+	// SummaryTimeUnit forces the unit of durations in the summary: "", "s", "ms" or "us".
+	SummaryTimeUnit string
+	// SystemTags lists the tags samples get; default k6's DefaultSystemTagSet.
+	SystemTags []string
+	// Env holds values for ${__ENV.NAME} beyond the process environment.
+	Env map[string]string
+}
+
+// Threshold is one threshold expression on a metric (k6's `{threshold, abortOnFail,
+// delayAbortEval}`, or a bare string).
+type Threshold struct {
+	Expr           string
+	AbortOnFail    bool
+	DelayAbortEval time.Duration
+	// Line is the line in the source file, for messages; 0 when unknown.
+	Line int
+}
+
+// Scenario is one k6 scenario with its executor options. Options that an executor does
+// not use are zero; Load rejects options that the executor does not accept.
+type Scenario struct {
+	Name     string
+	Executor Executor
+
+	StartTime    time.Duration // default 0
+	GracefulStop time.Duration // default 30s
+	Env          map[string]string
+	Tags         map[string]string
+
+	// shared-iterations, per-vu-iterations, constant-vus.
+	VUs        int
+	Iterations int
+	// constant-vus, constant-arrival-rate.
+	Duration time.Duration
+	// shared-iterations, per-vu-iterations; default 10m.
+	MaxDuration time.Duration
+
+	// ramping-vus, ramping-arrival-rate.
+	Stages []Stage
+	// ramping-vus: default 1.
+	StartVUs int
+	// ramping-vus: default 30s.
+	GracefulRampDown time.Duration
+
+	// Arrival-rate executors: Rate (constant) or StartRate (ramping) iterations per
+	// TimeUnit (default 1s).
+	Rate      float64
+	StartRate float64
+	TimeUnit  time.Duration
+	// Arrival-rate executors: VUs allocated before the start, and the most the
+	// executor may allocate mid-test (default PreAllocatedVUs).
+	PreAllocatedVUs int
+	MaxVUs          int
+
+	// Flow is what one iteration does.
+	Flow Flow
+	// Line is the scenario's line in the source file, for messages.
+	Line int
+}
+
+// Stage is one linear ramp: reach Target (VUs or iterations per TimeUnit) over Duration.
+type Stage struct {
+	Duration time.Duration
+	Target   float64
+}
+
+// Flow is the declarative body of one iteration: steps run in order.
+type Flow struct {
+	Steps []Step
+}
+
+// Step is one request, optionally followed by think time. A step with only Sleep set
+// (no URL) is a pause.
+type Step struct {
+	// Name sets the `name` tag and, as k6 does, the `url` tag, to keep URL labels
+	// low-cardinality.
+	Name    string
+	Group   string
+	Method  string // default GET
+	URL     *Template
+	Headers map[string]*Template
+	Body    *Template
+	Tags    map[string]string
+	// Expected holds the status ranges that count as expected (`expected_response`,
+	// `http_req_failed`); default 200–399.
+	Expected []StatusRange
+	Checks   []Check
+	// Timeout of the request; default 60s.
+	Timeout time.Duration
+	// Redirects is the most redirects followed; default 10.
+	Redirects int
+	// Sleep after the request (k6's sleep()).
+	Sleep Think
+}
+
+// StatusRange is an inclusive range of HTTP status codes.
+type StatusRange struct {
+	Min, Max int
+}
+
+// Think is a pause: Min alone is fixed, Min..Max is uniform random.
+type Think struct {
+	Min, Max time.Duration
+}
+
+// CheckKind says what a check tests.
+type CheckKind string
+
+// The check kinds.
+const (
+	CheckStatus       CheckKind = "status"        // Status code equals Status (or is in Expected).
+	CheckBodyContains CheckKind = "body_contains" // Body contains Value.
+	CheckBodyRegex    CheckKind = "body_regex"    // Body matches Regex.
+	CheckJSON         CheckKind = "json"          // JSON field at Path equals Value.
+	CheckHeader       CheckKind = "header"        // Header Path equals Value (or is present when Value is empty).
+)
+
+// Check is one named k6 check on a response; its name is the `check` tag.
+type Check struct {
+	Name   string
+	Kind   CheckKind
+	Status int
+	Path   string
+	Value  string
+	Regex  *Regexp
+}
