@@ -1,0 +1,437 @@
+// Package query holds Tidemark's PromQL catalog (data: an embedded YAML that a file can
+// replace), renders its templates for one run, validates every expression with
+// Prometheus' parser when the catalog loads, and runs them behind a small Querier.
+package query
+
+import (
+	_ "embed"
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/promql/parser"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed catalog.yaml
+var defaultCatalog []byte
+
+// SchemaVersion is the catalog schema version this package reads.
+const SchemaVersion = 1
+
+// Query kinds.
+const (
+	KindRange   = "range"
+	KindInstant = "instant"
+)
+
+// RequiredQueries are the query names the correlator runs; a custom catalog must define
+// every one (it may change the expressions, not the names).
+func RequiredQueries() []string {
+	return []string{
+		"run_sample_time", "run_sample_time_min", "scenario_target",
+		"http_reqs", "http_failures", "http_req_rate", "iterations", "dropped_iterations", "vus",
+		"latency_p50", "latency_p95", "latency_p99", "stage_latency_quantile",
+		"hpa_deployment", "hpa_current", "hpa_desired", "hpa_min", "hpa_max",
+		"hpa_target_metric", "hpa_status_metric", "hpa_tolerance",
+		"deployment_spec_replicas", "deployment_ready", "pod_created", "pod_ready_time", "pod_ready",
+		"cpu_usage_pod", "cpu_request_pod", "cpu_limit_pod", "cpu_cfs_periods", "cpu_throttled_ratio",
+		"rds_cpu", "rds_connections", "rds_credit_balance", "rds_freeable_memory",
+	}
+}
+
+// RequiredSources are the source names the queries refer to.
+func RequiredSources() []string { return []string{"k6", "ksm", "cadvisor", "rds"} }
+
+// Catalog is the parsed query catalog.
+type Catalog struct {
+	Version   int                `yaml:"version" json:"version"`
+	Defaults  Defaults           `yaml:"defaults" json:"defaults"`
+	Params    map[string]float64 `yaml:"params" json:"params"`
+	Sources   map[string]Source  `yaml:"sources" json:"sources"`
+	Fragments map[string]string  `yaml:"fragments" json:"fragments"`
+	Queries   map[string]Query   `yaml:"queries" json:"queries"`
+	Findings  []Rule             `yaml:"findings" json:"findings"`
+
+	tmpl *template.Template // selectors, fragments, queries, rules (missing keys are errors)
+	msgs *template.Template // finding messages (missing labels render empty)
+}
+
+// Defaults are the analysis knobs kept with the catalog.
+type Defaults struct {
+	RateWindow      model.Duration `yaml:"rate_window" json:"rate_window"`
+	HPATolerance    float64        `yaml:"hpa_tolerance" json:"hpa_tolerance"`
+	ThrottleOnsets  []float64      `yaml:"throttle_onsets" json:"throttle_onsets"`
+	ErrorBurstRatio float64        `yaml:"error_burst_ratio" json:"error_burst_ratio"`
+	StageAchievedOK float64        `yaml:"stage_achieved_ok" json:"stage_achieved_ok"`
+	ErrorRatioOK    float64        `yaml:"error_ratio_ok" json:"error_ratio_ok"`
+}
+
+// Source is one metrics source (an exporter) with its selector and cadence.
+type Source struct {
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Selector is a template of label matchers without braces, rendered as .Sel.<name>.
+	Selector string `yaml:"selector" json:"selector"`
+	// ScrapeInterval is assumed when the probe cannot measure the real interval.
+	ScrapeInterval model.Duration `yaml:"scrape_interval" json:"scrape_interval"`
+	// Lag is how late samples arrive (CloudWatch); range queries run this much longer.
+	Lag model.Duration `yaml:"lag" json:"lag,omitempty"`
+	// Probe is a plain series selector whose raw samples measure the scrape interval.
+	Probe string `yaml:"probe" json:"probe"`
+}
+
+// Query is one catalog query.
+type Query struct {
+	Source      string `yaml:"source" json:"source"`
+	Kind        string `yaml:"kind" json:"kind,omitempty"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	Expr        string `yaml:"expr" json:"expr"`
+}
+
+// Rule is one finding rule: an expression that returns series while its condition holds.
+type Rule struct {
+	Name     string         `yaml:"name" json:"name"`
+	Severity string         `yaml:"severity" json:"severity"`
+	For      model.Duration `yaml:"for" json:"for"`
+	Expr     string         `yaml:"expr" json:"expr"`
+	Message  string         `yaml:"message" json:"message"`
+	Evidence []string       `yaml:"evidence" json:"evidence"`
+	Requires []string       `yaml:"requires" json:"requires,omitempty"`
+}
+
+// Vars are the per-run values the templates are rendered with.
+type Vars struct {
+	TestID     string
+	Namespace  string // regex; empty means ".+"
+	Workload   string // regex; empty means ".+"
+	RateWindow time.Duration
+	Range      time.Duration
+	Quantile   float64
+	Params     map[string]float64 // overrides of the catalog params
+}
+
+// MessageData is what a finding's message template sees.
+type MessageData struct {
+	Labels   map[string]string
+	Value    float64
+	From, To time.Time
+	Duration string
+}
+
+// Default returns the embedded catalog.
+func Default() (*Catalog, error) {
+	c, err := Parse(defaultCatalog)
+	if err != nil {
+		return nil, fmt.Errorf("embedded catalog: %w", err)
+	}
+	return c, nil
+}
+
+// DefaultYAML returns the embedded catalog's text, to start a custom one from.
+func DefaultYAML() []byte { return bytes.Clone(defaultCatalog) }
+
+// LoadFile reads and validates a catalog file.
+func LoadFile(path string) (*Catalog, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes a catalog (unknown fields are errors) and validates it: every template
+// parses, renders with sample values, and yields PromQL that Prometheus' parser accepts.
+func Parse(b []byte) (*Catalog, error) {
+	var c Catalog
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("decode catalog: %w", err)
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"pct": func(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + "%" },
+	}
+}
+
+func (c *Catalog) validate() error {
+	if c.Version != SchemaVersion {
+		return fmt.Errorf("catalog version %d, want %d", c.Version, SchemaVersion)
+	}
+	if time.Duration(c.Defaults.RateWindow) <= 0 {
+		return errors.New("defaults.rate_window must be positive")
+	}
+	var errs []error
+	root := template.New("catalog").Funcs(funcs()).Option("missingkey=error")
+	msgs := template.New("messages").Funcs(funcs()).Option("missingkey=zero")
+	add := func(name, text string) {
+		if _, err := root.New(name).Parse(text); err != nil {
+			errs = append(errs, fmt.Errorf("template %s: %w", name, err))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Sources)) {
+		s := c.Sources[n]
+		add("source/"+n, s.Selector)
+		add("probe/"+n, s.Probe)
+		if time.Duration(s.ScrapeInterval) <= 0 {
+			errs = append(errs, fmt.Errorf("source %q: scrape_interval must be positive", n))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Fragments)) {
+		add("fragment/"+n, c.Fragments[n])
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Queries)) {
+		q := c.Queries[n]
+		add("query/"+n, q.Expr)
+		if _, ok := c.Sources[q.Source]; !ok {
+			errs = append(errs, fmt.Errorf("query %q: unknown source %q", n, q.Source))
+		}
+		if q.Kind != "" && q.Kind != KindRange && q.Kind != KindInstant {
+			errs = append(errs, fmt.Errorf("query %q: kind %q is neither %q nor %q", n, q.Kind, KindRange, KindInstant))
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Findings {
+		if r.Name == "" || seen[r.Name] {
+			errs = append(errs, fmt.Errorf("finding %d: name %q is empty or repeated", i, r.Name))
+		}
+		seen[r.Name] = true
+		switch r.Severity {
+		case "info", "warning", "critical":
+		default:
+			errs = append(errs, fmt.Errorf("finding %q: severity %q is not info, warning or critical", r.Name, r.Severity))
+		}
+		add("finding/"+r.Name, r.Expr)
+		if _, err := msgs.New("message/" + r.Name).Parse(r.Message); err != nil {
+			errs = append(errs, fmt.Errorf("template message/%s: %w", r.Name, err))
+		}
+		for _, e := range r.Evidence {
+			if _, ok := c.Queries[e]; !ok {
+				errs = append(errs, fmt.Errorf("finding %q: evidence %q is not a query", r.Name, e))
+			}
+		}
+		for _, p := range r.Requires {
+			if _, ok := c.Params[p]; !ok {
+				errs = append(errs, fmt.Errorf("finding %q: requires unknown param %q", r.Name, p))
+			}
+		}
+	}
+	for _, n := range RequiredQueries() {
+		if _, ok := c.Queries[n]; !ok {
+			errs = append(errs, fmt.Errorf("required query %q is missing", n))
+		}
+	}
+	for _, n := range RequiredSources() {
+		if _, ok := c.Sources[n]; !ok {
+			errs = append(errs, fmt.Errorf("required source %q is missing", n))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	c.tmpl, c.msgs = root, msgs
+
+	// Render everything with sample values and parse the PromQL.
+	sample := Vars{TestID: `sample"id`, Namespace: "ns-.*", Workload: ".+", RateWindow: time.Minute, Range: 5 * time.Minute, Quantile: 0.95}
+	d, err := c.data(sample)
+	if err != nil {
+		return err
+	}
+	p := parser.NewParser(parser.Options{})
+	check := func(what, expr string) {
+		if _, err := p.ParseExpr(expr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: parse PromQL %q: %w", what, expr, err))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Sources)) {
+		expr, err := c.exec("probe/"+n, d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e, err := p.ParseExpr(expr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("source %q probe: parse PromQL %q: %w", n, expr, err))
+			continue
+		}
+		if _, ok := e.(*parser.VectorSelector); !ok {
+			errs = append(errs, fmt.Errorf("source %q probe: %q must be a plain series selector", n, expr))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Queries)) {
+		expr, err := c.exec("query/"+n, d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		check(fmt.Sprintf("query %q", n), expr)
+	}
+	for _, r := range c.Findings {
+		expr, err := c.exec("finding/"+r.Name, d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		check(fmt.Sprintf("finding %q", r.Name), expr)
+		if _, err := c.Message(r.Name, MessageData{Labels: map[string]string{}}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// escape makes s safe inside a double-quoted PromQL string.
+func escape(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+type tmplData struct {
+	TestID, Namespace, Workload, RateWindow, Range, Quantile string
+	Sel, Frag, Params                                        map[string]string
+}
+
+func (c *Catalog) exec(name string, d tmplData) (string, error) {
+	var b strings.Builder
+	if err := c.tmpl.ExecuteTemplate(&b, name, d); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+func (c *Catalog) data(v Vars) (tmplData, error) {
+	if v.Namespace == "" {
+		v.Namespace = ".+"
+	}
+	if v.Workload == "" {
+		v.Workload = ".+"
+	}
+	if v.RateWindow <= 0 {
+		v.RateWindow = time.Duration(c.Defaults.RateWindow)
+	}
+	if v.Range <= 0 {
+		v.Range = v.RateWindow
+	}
+	if v.Quantile <= 0 {
+		v.Quantile = 0.95
+	}
+	d := tmplData{
+		TestID:     escape(v.TestID),
+		Namespace:  escape(v.Namespace),
+		Workload:   escape(v.Workload),
+		RateWindow: model.Duration(v.RateWindow.Round(time.Second)).String(),
+		Range:      model.Duration(max(v.Range.Round(time.Second), time.Second)).String(),
+		Quantile:   strconv.FormatFloat(v.Quantile, 'g', -1, 64),
+		Sel:        map[string]string{},
+		Frag:       map[string]string{},
+		Params:     map[string]string{},
+	}
+	for k, p := range c.Params {
+		if o, ok := v.Params[k]; ok {
+			p = o
+		}
+		d.Params[k] = strconv.FormatFloat(p, 'g', -1, 64)
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Sources)) {
+		s, err := c.exec("source/"+n, d)
+		if err != nil {
+			return d, err
+		}
+		d.Sel[n] = s
+	}
+	// Fragments may use other fragments: render in passes until none is left.
+	pending := slices.Sorted(maps.Keys(c.Fragments))
+	for len(pending) > 0 {
+		var next []string
+		var lastErr error
+		for _, n := range pending {
+			s, err := c.exec("fragment/"+n, d)
+			if err != nil {
+				next, lastErr = append(next, n), err
+				continue
+			}
+			d.Frag[n] = s
+		}
+		if len(next) == len(pending) {
+			return d, fmt.Errorf("fragments %v cannot be rendered (unknown or circular reference): %w", next, lastErr)
+		}
+		pending = next
+	}
+	return d, nil
+}
+
+// Render returns the PromQL of a catalog query for the given run values.
+func (c *Catalog) Render(name string, v Vars) (string, error) {
+	if _, ok := c.Queries[name]; !ok {
+		return "", fmt.Errorf("render query %q: not in the catalog", name)
+	}
+	d, err := c.data(v)
+	if err != nil {
+		return "", err
+	}
+	return c.exec("query/"+name, d)
+}
+
+// RenderProbe returns the probe selector of a source.
+func (c *Catalog) RenderProbe(source string, v Vars) (string, error) {
+	if _, ok := c.Sources[source]; !ok {
+		return "", fmt.Errorf("render probe %q: unknown source", source)
+	}
+	d, err := c.data(v)
+	if err != nil {
+		return "", err
+	}
+	return c.exec("probe/"+source, d)
+}
+
+// RenderRule returns the PromQL of a finding rule.
+func (c *Catalog) RenderRule(name string, v Vars) (string, error) {
+	d, err := c.data(v)
+	if err != nil {
+		return "", err
+	}
+	return c.exec("finding/"+name, d)
+}
+
+// Message renders a finding's message.
+func (c *Catalog) Message(rule string, m MessageData) (string, error) {
+	var b strings.Builder
+	if err := c.msgs.ExecuteTemplate(&b, "message/"+rule, m); err != nil {
+		return "", fmt.Errorf("render message of finding %q: %w", rule, err)
+	}
+	return b.String(), nil
+}
+
+// Param returns a param's value for a run: the override in v, else the catalog's.
+func (c *Catalog) Param(name string, v Vars) float64 {
+	if o, ok := v.Params[name]; ok {
+		return o
+	}
+	return c.Params[name]
+}
+
+// KindOrDefault returns a query's kind, KindRange unless the catalog says otherwise.
+func (q Query) KindOrDefault() string {
+	if q.Kind == "" {
+		return KindRange
+	}
+	return q.Kind
+}

@@ -1,0 +1,132 @@
+package query
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefaultCatalogRendersAndParses(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	p := parser.NewParser(parser.Options{})
+	v := Vars{TestID: `run-"1"`, Namespace: "shoong", Workload: "order|kitchen", RateWindow: 2 * time.Minute, Range: 5 * time.Minute, Quantile: 0.99, Params: map[string]float64{"db_pool_per_pod": 5}}
+	for _, name := range RequiredQueries() {
+		expr, err := c.Render(name, v)
+		require.NoError(t, err, name)
+		_, err = p.ParseExpr(expr)
+		require.NoError(t, err, "%s: %s", name, expr)
+		require.NotContains(t, expr, "<no value>", name)
+	}
+	for _, r := range c.Findings {
+		expr, err := c.RenderRule(r.Name, v)
+		require.NoError(t, err, r.Name)
+		_, err = p.ParseExpr(expr)
+		require.NoError(t, err, "%s: %s", r.Name, expr)
+	}
+	for _, s := range RequiredSources() {
+		expr, err := c.RenderProbe(s, v)
+		require.NoError(t, err)
+		_, err = p.ParseExpr(expr)
+		require.NoError(t, err, expr)
+	}
+}
+
+func TestRenderSubstitutesRunValues(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, query string
+		v           Vars
+		want        []string
+	}{
+		{name: "testid escaped", query: "vus", v: Vars{TestID: `a"b`}, want: []string{`k6_vus{ testid="a\"b" }`}},
+		{name: "namespace and workload", query: "deployment_ready", v: Vars{Namespace: "shoong", Workload: "order"}, want: []string{`namespace=~"shoong"`, `deployment=~"order"`}},
+		{name: "default filters", query: "hpa_current", v: Vars{}, want: []string{`namespace=~".+"`}},
+		{name: "rate window", query: "http_req_rate", v: Vars{RateWindow: 90 * time.Second}, want: []string{"[1m30s]"}},
+		{name: "range and quantile", query: "stage_latency_quantile", v: Vars{Range: 300 * time.Second, Quantile: 0.5}, want: []string{"histogram_quantile(0.5,", "[5m]"}},
+		{name: "pod join", query: "cpu_usage_pod", v: Vars{}, want: []string{"kube_replicaset_owner", `group_left (workload)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := c.Render(tc.query, tc.v)
+			require.NoError(t, err)
+			for _, w := range tc.want {
+				require.Contains(t, got, w)
+			}
+		})
+	}
+}
+
+func TestParseRejectsBadCatalogs(t *testing.T) {
+	t.Parallel()
+	base := string(DefaultYAML())
+	for _, tc := range []struct {
+		name    string
+		edit    func(string) string
+		wantErr string
+	}{
+		{
+			name:    "bad promql",
+			edit:    func(s string) string { return strings.Replace(s, "'sum(k6_vus{ {{.Sel.k6}} })'", "'sum(k6_vus{ {{.Sel.k6}} }'", 1) },
+			wantErr: `query "vus": parse PromQL`,
+		},
+		{
+			name:    "unknown template field",
+			edit:    func(s string) string { return strings.Replace(s, "{{.Sel.k6}} })'\n  latency_p50", "{{.Sel.nope}} })'\n  latency_p50", 1) },
+			wantErr: `render query/vus`,
+		},
+		{
+			name:    "unknown yaml field",
+			edit:    func(s string) string { return strings.Replace(s, "version: 1\n", "version: 1\nbogus: 2\n", 1) },
+			wantErr: "field bogus not found",
+		},
+		{
+			name:    "missing required query",
+			edit:    func(s string) string { return strings.Replace(s, "  vus:\n", "  vus_renamed:\n", 1) },
+			wantErr: `required query "vus" is missing`,
+		},
+		{
+			name:    "wrong version",
+			edit:    func(s string) string { return strings.Replace(s, "version: 1\n", "version: 2\n", 1) },
+			wantErr: "catalog version 2, want 1",
+		},
+		{
+			name:    "bad severity",
+			edit:    func(s string) string { return strings.Replace(s, "severity: critical", "severity: fatal", 1) },
+			wantErr: `severity "fatal"`,
+		},
+		{
+			name:    "probe must be a selector",
+			edit:    func(s string) string { return strings.Replace(s, "probe: 'tidemark_run_info{ {{.Sel.k6}} }'", "probe: 'sum(tidemark_run_info{ {{.Sel.k6}} })'", 1) },
+			wantErr: "must be a plain series selector",
+		},
+		{
+			name:    "evidence names a query",
+			edit:    func(s string) string { return strings.Replace(s, "evidence: [latency_p95,", "evidence: [latency_p96,", 1) },
+			wantErr: `evidence "latency_p96" is not a query`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			edited := tc.edit(base)
+			require.NotEqual(t, base, edited, "edit did not apply")
+			_, err := Parse([]byte(edited))
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestMessage(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	got, err := c.Message("throttled_below_limit", MessageData{Labels: map[string]string{"workload": "api"}, Value: 0.42})
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(got, "api: CPU throttled in up to 42.0% of periods"), got)
+}
