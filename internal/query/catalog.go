@@ -4,8 +4,8 @@
 package query
 
 import (
-	_ "embed"
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"maps"

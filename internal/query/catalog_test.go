@@ -72,13 +72,17 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name:    "bad promql",
-			edit:    func(s string) string { return strings.Replace(s, "'sum(k6_vus{ {{.Sel.k6}} })'", "'sum(k6_vus{ {{.Sel.k6}} }'", 1) },
+			name: "bad promql",
+			edit: func(s string) string {
+				return strings.Replace(s, "'sum(k6_vus{ {{.Sel.k6}} })'", "'sum(k6_vus{ {{.Sel.k6}} }'", 1)
+			},
 			wantErr: `query "vus": parse PromQL`,
 		},
 		{
-			name:    "unknown template field",
-			edit:    func(s string) string { return strings.Replace(s, "{{.Sel.k6}} })'\n  latency_p50", "{{.Sel.nope}} })'\n  latency_p50", 1) },
+			name: "unknown template field",
+			edit: func(s string) string {
+				return strings.Replace(s, "{{.Sel.k6}} })'\n  latency_p50", "{{.Sel.nope}} })'\n  latency_p50", 1)
+			},
 			wantErr: `render query/vus`,
 		},
 		{
@@ -102,13 +106,17 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 			wantErr: `severity "fatal"`,
 		},
 		{
-			name:    "probe must be a selector",
-			edit:    func(s string) string { return strings.Replace(s, "probe: 'tidemark_run_info{ {{.Sel.k6}} }'", "probe: 'sum(tidemark_run_info{ {{.Sel.k6}} })'", 1) },
+			name: "probe must be a selector",
+			edit: func(s string) string {
+				return strings.Replace(s, "probe: 'tidemark_run_info{ {{.Sel.k6}} }'", "probe: 'sum(tidemark_run_info{ {{.Sel.k6}} })'", 1)
+			},
 			wantErr: "must be a plain series selector",
 		},
 		{
-			name:    "evidence names a query",
-			edit:    func(s string) string { return strings.Replace(s, "evidence: [latency_p95,", "evidence: [latency_p96,", 1) },
+			name: "evidence names a query",
+			edit: func(s string) string {
+				return strings.Replace(s, "evidence: [latency_p95,", "evidence: [latency_p96,", 1)
+			},
 			wantErr: `evidence "latency_p96" is not a query`,
 		},
 	} {

@@ -1,0 +1,49 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+// This file is the only one that touches client_golang's v1.API, whose method set moves
+// between releases (Infos was added after v1.24.1).
+
+// promAPI adapts v1.API to Querier. Infos are passed on as warnings prefixed "info: ".
+type promAPI struct{ api v1.API }
+
+var _ Querier = (*promAPI)(nil)
+
+// NewPrometheus returns a Querier for the Prometheus HTTP API at address. rt may be nil
+// for http.DefaultTransport.
+func NewPrometheus(address string, rt http.RoundTripper) (Querier, error) {
+	c, err := api.NewClient(api.Config{Address: address, RoundTripper: rt})
+	if err != nil {
+		return nil, fmt.Errorf("create prometheus client for %q: %w", address, err)
+	}
+	return &promAPI{api: v1.NewAPI(c)}, nil
+}
+
+func merge(w v1.Warnings, infos v1.Infos) v1.Warnings {
+	for _, i := range infos {
+		w = append(w, "info: "+i)
+	}
+	return w
+}
+
+// Query implements Querier.
+func (p *promAPI) Query(ctx context.Context, expr string, ts time.Time) (model.Value, v1.Warnings, error) {
+	v, w, infos, err := p.api.Query(ctx, expr, ts)
+	return v, merge(w, infos), err
+}
+
+// QueryRange implements Querier.
+func (p *promAPI) QueryRange(ctx context.Context, expr string, r v1.Range) (model.Value, v1.Warnings, error) {
+	v, w, infos, err := p.api.QueryRange(ctx, expr, r)
+	return v, merge(w, infos), err
+}

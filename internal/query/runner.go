@@ -1,0 +1,172 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// maxPoints is Prometheus' limit of points per series in one range query (11,000);
+// the step is widened to stay under it.
+const maxPoints = 11000
+
+// Runner renders catalog queries for a run and converts results into timeline sets.
+type Runner struct {
+	q      Querier
+	cat    *Catalog
+	logger *slog.Logger
+}
+
+// NewRunner returns a Runner over q.
+func NewRunner(q Querier, cat *Catalog, logger *slog.Logger) *Runner {
+	return &Runner{q: q, cat: cat, logger: logger}
+}
+
+// Catalog returns the runner's catalog.
+func (r *Runner) Catalog() *Catalog { return r.cat }
+
+// Error is a failed query, with the expression that failed.
+type Error struct {
+	Query string
+	Expr  string
+	Err   error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("query %s (%s): %v", e.Query, e.Expr, e.Err) }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Result is one query's outcome.
+type Result struct {
+	Name     string
+	Expr     string
+	Set      timeline.Set
+	Warnings []string
+}
+
+// Range runs a catalog query over w. step is widened when w would exceed Prometheus'
+// points limit; the source's lag extends the end.
+func (r *Runner) Range(ctx context.Context, name string, v Vars, w timeline.Window, step time.Duration) (Result, error) {
+	q, ok := r.cat.Queries[name]
+	if !ok {
+		return Result{}, fmt.Errorf("run query %q: not in the catalog", name)
+	}
+	expr, err := r.cat.Render(name, v)
+	if err != nil {
+		return Result{}, err
+	}
+	w.To = w.To.Add(time.Duration(r.cat.Sources[q.Source].Lag))
+	return r.RangeExpr(ctx, name, expr, w, step)
+}
+
+// RangeExpr runs an already rendered expression over w.
+func (r *Runner) RangeExpr(ctx context.Context, name, expr string, w timeline.Window, step time.Duration) (Result, error) {
+	step = max(step, time.Second)
+	if n := w.Duration() / step; n > maxPoints {
+		step = time.Duration(math.Ceil(float64(w.Duration())/maxPoints/float64(time.Second))) * time.Second
+	}
+	start := time.Now()
+	val, warns, err := r.q.QueryRange(ctx, expr, v1.Range{Start: w.From, End: w.To, Step: step})
+	r.logger.Debug("Range query", "query", name, "duration_seconds", time.Since(start).Seconds(), "err", err)
+	if err != nil {
+		return Result{}, &Error{Query: name, Expr: expr, Err: err}
+	}
+	set, err := ToSet(val)
+	if err != nil {
+		return Result{}, &Error{Query: name, Expr: expr, Err: err}
+	}
+	return Result{Name: name, Expr: expr, Set: set, Warnings: warns}, nil
+}
+
+// Instant runs a catalog query at ts.
+func (r *Runner) Instant(ctx context.Context, name string, v Vars, ts time.Time) (Result, error) {
+	expr, err := r.cat.Render(name, v)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.InstantExpr(ctx, name, expr, ts)
+}
+
+// InstantExpr runs an already rendered expression at ts.
+func (r *Runner) InstantExpr(ctx context.Context, name, expr string, ts time.Time) (Result, error) {
+	val, warns, err := r.q.Query(ctx, expr, ts)
+	if err != nil {
+		return Result{}, &Error{Query: name, Expr: expr, Err: err}
+	}
+	set, err := ToSet(val)
+	if err != nil {
+		return Result{}, &Error{Query: name, Expr: expr, Err: err}
+	}
+	return Result{Name: name, Expr: expr, Set: set, Warnings: warns}, nil
+}
+
+// ErrNoSamples means a probe found too few raw samples to measure an interval.
+var ErrNoSamples = errors.New("too few samples to measure the scrape interval")
+
+// MeasureInterval measures a source's sample interval: the median spacing of the raw
+// samples its probe selector returns over lookback ending at ts.
+func (r *Runner) MeasureInterval(ctx context.Context, source string, v Vars, ts time.Time, lookback time.Duration) (time.Duration, error) {
+	probe, err := r.cat.RenderProbe(source, v)
+	if err != nil {
+		return 0, err
+	}
+	lookback = max(lookback.Round(time.Second), time.Minute)
+	lookback += time.Duration(r.cat.Sources[source].Lag)
+	expr := fmt.Sprintf("%s[%s]", probe, model.Duration(lookback))
+	res, err := r.InstantExpr(ctx, "probe/"+source, expr, ts)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range res.Set {
+		if d, ok := timeline.MedianInterval(s.Points); ok {
+			return d, nil
+		}
+	}
+	return 0, ErrNoSamples
+}
+
+// ToSet converts a query result (matrix, vector or scalar) into a timeline set.
+func ToSet(v model.Value) (timeline.Set, error) {
+	switch m := v.(type) {
+	case model.Matrix:
+		out := make(timeline.Set, 0, len(m))
+		for _, ss := range m {
+			s := timeline.Series{Labels: labels(ss.Metric), Points: make([]timeline.Point, 0, len(ss.Values))}
+			for _, p := range ss.Values {
+				s.Points = append(s.Points, timeline.Point{T: p.Timestamp.Time().UTC(), V: float64(p.Value)})
+			}
+			out = append(out, s)
+		}
+		timeline.SortSeries(out)
+		return out, nil
+	case model.Vector:
+		out := make(timeline.Set, 0, len(m))
+		for _, smp := range m {
+			out = append(out, timeline.Series{Labels: labels(smp.Metric), Points: []timeline.Point{{T: smp.Timestamp.Time().UTC(), V: float64(smp.Value)}}})
+		}
+		timeline.SortSeries(out)
+		return out, nil
+	case *model.Scalar:
+		return timeline.Set{{Labels: map[string]string{}, Points: []timeline.Point{{T: m.Timestamp.Time().UTC(), V: float64(m.Value)}}}}, nil
+	case nil:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("unsupported result type %s", v.Type())
+	}
+}
+
+func labels(m model.Metric) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[string(k)] = string(v)
+	}
+	return out
+}
