@@ -1,0 +1,37 @@
+package analysis
+
+import (
+	"slices"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Analysis is every detector's output for one timeline.
+type Analysis struct {
+	Load        Load          `json:"load"`
+	Autoscaling []HPA         `json:"autoscaling"`
+	CPU         []WorkloadCPU `json:"cpu"`
+	Database    []Database    `json:"database"`
+	Errors      Errors        `json:"errors"`
+	Events      []Event       `json:"events"`
+	Notes       []Note        `json:"notes"`
+}
+
+// Analyze runs every detector over tl. It is pure.
+func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
+	var a Analysis
+	var ev []Event
+	var notes []Note
+	a.Load, ev, notes = AnalyzeLoad(tl, cfg)
+	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	a.Autoscaling, ev, notes = AnalyzeAutoscaling(tl, a.Load, cfg)
+	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	a.CPU, ev, notes = AnalyzeCPU(tl, a.Autoscaling, cfg)
+	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	a.Database, notes = AnalyzeDatabase(tl, cfg)
+	a.Notes = append(a.Notes, notes...)
+	a.Errors, ev, notes = AnalyzeErrors(tl, a.Autoscaling, cfg)
+	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	slices.SortStableFunc(a.Events, func(x, y Event) int { return x.At.Compare(y.At) })
+	return a
+}

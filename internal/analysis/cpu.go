@@ -1,0 +1,197 @@
+package analysis
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Onset is the first moment a workload's throttled ratio exceeded a threshold, and the
+// load at that moment.
+type Onset struct {
+	Threshold   float64 `json:"threshold"`
+	At          *Fact   `json:"at"`
+	Ratio       float64 `json:"ratio"`
+	RequestRate *Fact   `json:"request_rate,omitempty"`
+	VUs         *Fact   `json:"vus,omitempty"`
+	Target      *Fact   `json:"target,omitempty"`
+}
+
+// WorkloadCPU holds the CPU facts of one workload (Deployment). Per-pod values are the
+// average over the workload's pods.
+type WorkloadCPU struct {
+	Namespace string `json:"namespace"`
+	Workload  string `json:"workload"`
+	Request   *Fact  `json:"request_cores,omitempty"`
+	Limit     *Fact  `json:"limit_cores,omitempty"`
+	// HPATarget is the HPA's CPU target in cores per pod (target utilization × request).
+	HPATarget *Fact `json:"hpa_target_cores,omitempty"`
+	// PeakUsage is the highest average per-pod CPU.
+	PeakUsage *Fact `json:"peak_usage_cores,omitempty"`
+	// PeakUsageOfLimit is PeakUsage ÷ Limit.
+	PeakUsageOfLimit *Fact `json:"peak_usage_of_limit,omitempty"`
+	// NoLimit: no CPU limit and no CFS series, so the workload cannot be throttled.
+	NoLimit bool `json:"no_limit"`
+	// PeakThrottled is the highest throttled ÷ active periods ratio.
+	PeakThrottled *Fact   `json:"peak_throttled_ratio,omitempty"`
+	Onsets        []Onset `json:"onsets,omitempty"`
+	// UsageOfLimitWhileThrottled is the mean usage ÷ limit while throttled > the highest onset threshold.
+	UsageOfLimitWhileThrottled *Fact `json:"usage_of_limit_while_throttled,omitempty"`
+	// Usage is the average per-pod CPU over time, for charts.
+	Usage timeline.Series `json:"usage"`
+	// Throttled is the throttled ratio over time, for charts.
+	Throttled timeline.Series `json:"throttled"`
+}
+
+// Object names the workload as namespace/workload.
+func (w WorkloadCPU) Object() string { return w.Namespace + "/" + w.Workload }
+
+// AnalyzeCPU derives the CPU facts of every workload that has pods in the timeline.
+func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, []Event, []Note) {
+	var (
+		out    []WorkloadCPU
+		events []Event
+		notes  []Note
+	)
+	res := tl.Res(SourceCAdvisor)
+	span := tl.Span()
+	type key struct{ ns, wl string }
+	var keys []key
+	seen := map[key]bool{}
+	for _, q := range []string{QCPUUsagePod, QCPURequestPod, QCPULimitPod, QCPUThrottled} {
+		for _, s := range tl.Set(q) {
+			k := key{s.Label("namespace"), s.Label("workload")}
+			if k.wl != "" && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(tl.Set(QCPUUsagePod)) == 0 {
+		notes = append(notes, note(NoteMissing, "cpu", "", "no container_cpu_usage_seconds_total joined to a Deployment in the window — is cAdvisor scraped, and kube_pod_owner/kube_replicaset_owner from kube-state-metrics?"))
+	}
+	for _, k := range keys {
+		w := WorkloadCPU{Namespace: k.ns, Workload: k.wl}
+		m := map[string]string{"namespace": k.ns, "workload": k.wl}
+		usage := tl.Set(QCPUUsagePod).Match(m)
+		w.Usage = avgSeries(usage, res)
+		w.Usage.Labels = m
+		if p, ok := timeline.ArgMax(w.Usage.Between(span)); ok {
+			w.PeakUsage = value(p.V, UnitCores, p.T, res, Evidence{Query: QCPUUsagePod, Series: timeline.LabelString(m), Times: []time.Time{p.T}})
+		}
+		if s := tl.Set(QCPURequestPod).Match(m); len(s) > 0 {
+			_, hi, _, _ := timeline.Stats(s.First().Points)
+			w.Request = value(hi, UnitCores, time.Time{}, tl.Res(SourceKSM), ev(QCPURequestPod, s.First()))
+		}
+		limits := tl.Set(QCPULimitPod).Match(m)
+		if len(limits) > 0 {
+			_, hi, _, _ := timeline.Stats(limits.First().Points)
+			w.Limit = value(hi, UnitCores, time.Time{}, tl.Res(SourceKSM), ev(QCPULimitPod, limits.First()))
+		}
+		for _, h := range hpas {
+			if h.Namespace == k.ns && h.Deployment == k.wl && h.TargetValue != nil && h.TargetValue.Unit == "utilization" && w.Request != nil {
+				w.HPATarget = value(h.TargetValue.Value/100*w.Request.Value, UnitCores, time.Time{}, tl.Res(SourceKSM), append(h.TargetValue.Evidence, w.Request.Evidence...)...)
+			}
+		}
+		if w.PeakUsage != nil && w.Limit != nil && w.Limit.Value > 0 {
+			w.PeakUsageOfLimit = value(w.PeakUsage.Value/w.Limit.Value, UnitRatio, w.PeakUsage.At, res, w.PeakUsage.Evidence...)
+		}
+		thr := tl.Set(QCPUThrottled).Match(m).First()
+		periods := tl.Set(QCPUCFSPeriods).Match(m)
+		if thr.Empty() && len(periods) == 0 {
+			if len(limits) == 0 {
+				w.NoLimit = true
+				notes = append(notes, note(NoteInfo, "cpu", w.Object(), "no CPU limit set: cannot throttle (no container_cpu_cfs_* series)"))
+			} else {
+				notes = append(notes, note(NoteMissing, "cpu", w.Object(), "a CPU limit is set but there are no container_cpu_cfs_* series — is cAdvisor scraped with CFS metrics?"))
+			}
+			out = append(out, w)
+			continue
+		}
+		w.Throttled = thr
+		w.Throttled.Labels = m
+		if p, ok := timeline.ArgMax(thr.Between(span)); ok {
+			w.PeakThrottled = value(p.V, UnitRatio, p.T, res, ev(QCPUThrottled, thr, p.T))
+		}
+		for _, level := range cfg.ThrottleOnsets {
+			ps := thr.Between(tl.Run)
+			p, i, ok := firstAtOrAfter(ps, tl.Run.From, func(v float64) bool { return v > level })
+			if !ok {
+				continue
+			}
+			o := Onset{Threshold: level, Ratio: p.V, At: instant(p.T, res, ev(QCPUThrottled, thr, prevTime(ps, i), p.T))}
+			o.RequestRate = at(tl, QHTTPReqRate, p.T, UnitPerSec, tl.Res(SourceK6))
+			o.VUs = at(tl, QVUs, p.T, UnitVUs, tl.Res(SourceK6))
+			o.Target = at(tl, QScenarioTarget, p.T, "", tl.Res(SourceK6))
+			w.Onsets = append(w.Onsets, o)
+			text := fmt.Sprintf("throttled > %.0f%%", 100*level)
+			if o.RequestRate != nil {
+				text += fmt.Sprintf(" at %.1f req/s", o.RequestRate.Value)
+			}
+			if o.VUs != nil {
+				text += fmt.Sprintf(", %.0f VUs", o.VUs.Value)
+			}
+			events = append(events, Event{At: p.T, Kind: EventThrottlingOnset, Object: w.Object(), Text: text, ResolutionSeconds: res.Seconds()})
+		}
+		if len(w.Onsets) > 0 {
+			notes = append(notes, note(NoteInfo, "cpu", w.Object(), "throttling ratios and request rates are rate() over %s: both lag the moment by about half of it", cfg.RateWindow))
+		}
+		if w.Limit != nil && w.Limit.Value > 0 && len(cfg.ThrottleOnsets) > 0 {
+			top := cfg.ThrottleOnsets[len(cfg.ThrottleOnsets)-1]
+			var sum float64
+			var n int
+			for _, p := range thr.Between(tl.Run) {
+				if p.V <= top {
+					continue
+				}
+				if u, ok := w.Usage.At(p.T, 2*res); ok {
+					sum += u / w.Limit.Value
+					n++
+				}
+			}
+			if n > 0 {
+				w.UsageOfLimitWhileThrottled = value(sum/float64(n), UnitRatio, time.Time{}, res, ev(QCPUThrottled, thr), Evidence{Query: QCPUUsagePod, Series: timeline.LabelString(m)})
+			}
+		}
+		out = append(out, w)
+	}
+	return out, events, notes
+}
+
+// at reads the first series of a set at t.
+func at(tl *timeline.Timeline, q string, t time.Time, unit string, res time.Duration) *Fact {
+	s := tl.Set(q).Sum(2 * res)
+	if len(tl.Set(q)) == 0 {
+		return nil
+	}
+	v, ok := s.At(t, 2*res)
+	if !ok {
+		return nil
+	}
+	if unit == "" {
+		unit = tl.Set(q).First().Label("unit")
+	}
+	return value(v, unit, t, res, Evidence{Query: q, Series: tl.Set(q).First().String(), Times: []time.Time{t}})
+}
+
+// avgSeries averages series point-wise (mean over the series present at each time).
+func avgSeries(set timeline.Set, res time.Duration) timeline.Series {
+	if len(set) == 0 {
+		return timeline.Series{}
+	}
+	sum := set.Sum(2 * res)
+	out := timeline.Series{Labels: map[string]string{}}
+	for _, p := range sum.Points {
+		n := 0
+		for _, s := range set {
+			if _, ok := s.At(p.T, 2*res); ok {
+				n++
+			}
+		}
+		if n > 0 {
+			out.Points = append(out.Points, timeline.Point{T: p.T, V: p.V / float64(n)})
+		}
+	}
+	return out
+}

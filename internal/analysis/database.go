@@ -1,0 +1,185 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Database holds the facts of one RDS instance.
+type Database struct {
+	Instance string `json:"instance"`
+	// Cadence is the measured spacing of CloudWatch samples.
+	Cadence *Fact `json:"cadence,omitempty"`
+	// Lag is how far the newest sample trails the end of the window.
+	Lag                 *Fact `json:"lag,omitempty"`
+	CPUBaseline         *Fact `json:"cpu_baseline_percent,omitempty"`
+	CPUPeak             *Fact `json:"cpu_peak_percent,omitempty"`
+	ConnectionsBaseline *Fact `json:"connections_baseline,omitempty"`
+	ConnectionsPeak     *Fact `json:"connections_peak,omitempty"`
+	ConnectionsGrowth   *Fact `json:"connections_growth,omitempty"`
+	// Plateau is set when connections stayed within 5% of their peak for 3 samples or more.
+	Plateau *Fact `json:"connections_plateau,omitempty"`
+	// PoolCeiling is pool-per-pod × peak ready replicas, when the pool is known.
+	PoolCeiling *Fact  `json:"pool_ceiling,omitempty"`
+	PlateauText string `json:"plateau_text,omitempty"`
+	CreditStart *Fact  `json:"credit_balance_start,omitempty"`
+	CreditEnd   *Fact  `json:"credit_balance_end,omitempty"`
+	CreditTrend string `json:"credit_trend,omitempty"` // rising, falling or flat
+	FreeableMin *Fact  `json:"freeable_memory_min,omitempty"`
+}
+
+func dbInstance(s timeline.Series) string {
+	for _, l := range []string{"dimension_DBInstanceIdentifier", "dbinstance_identifier"} {
+		if v := s.Label(l); v != "" {
+			return v
+		}
+	}
+	return "(unnamed)"
+}
+
+// AnalyzeDatabase derives RDS facts. CloudWatch samples arrive late and once a minute at
+// best: every fact carries the measured cadence as its resolution.
+func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
+	var (
+		out   []Database
+		notes []Note
+	)
+	span := tl.Span()
+	names := map[string]bool{}
+	var order []string
+	for _, q := range []string{QRDSCPU, QRDSConnections, QRDSCreditBalance, QRDSFreeableMem} {
+		for _, s := range tl.Set(q) {
+			if n := dbInstance(s); !names[n] {
+				names[n] = true
+				order = append(order, n)
+			}
+		}
+	}
+	if len(order) == 0 {
+		notes = append(notes, note(NoteMissing, "database", "", "no aws_rds_* series in the window — is YACE or cloudwatch_exporter scraped? (CloudWatch data can lag by up to 10 minutes)"))
+		return nil, notes
+	}
+	pick := func(q, inst string) timeline.Series {
+		for _, s := range tl.Set(q) {
+			if dbInstance(s) == inst {
+				return s
+			}
+		}
+		return timeline.Series{}
+	}
+	for _, inst := range order {
+		d := Database{Instance: inst}
+		res := tl.Res(SourceRDS)
+		cpu := pick(QRDSCPU, inst)
+		if iv, ok := timeline.MedianInterval(cpu.Points); ok {
+			// Range results repeat the last value at every step: count only changes.
+			if c, ok := changeCadence(cpu.Points); ok {
+				iv = c
+			}
+			res = max(res, iv)
+			d.Cadence = value(iv.Seconds(), UnitSeconds, time.Time{}, iv, ev(QRDSCPU, cpu))
+		}
+		if len(cpu.Points) > 0 {
+			last := cpu.Points[len(cpu.Points)-1].T
+			if lag := tl.Run.To.Sub(last); lag > 0 {
+				d.Lag = value(lag.Seconds(), UnitSeconds, last, res, ev(QRDSCPU, cpu, last))
+				notes = append(notes, note(NoteInfo, "database", inst, "newest CloudWatch sample is %s before the run end: facts near the end are incomplete", lag.Round(time.Second)))
+			}
+		}
+		base := timeline.Window{From: span.From, To: tl.Run.From}
+		if _, _, mean, ok := timeline.Stats(cpu.Between(base)); ok {
+			d.CPUBaseline = value(mean, UnitPercent, time.Time{}, res, ev(QRDSCPU, cpu, base.From, base.To))
+		}
+		if p, ok := timeline.ArgMax(cpu.Between(span)); ok {
+			d.CPUPeak = value(p.V, UnitPercent, p.T, res, ev(QRDSCPU, cpu, p.T))
+		}
+		conns := pick(QRDSConnections, inst)
+		if _, _, mean, ok := timeline.Stats(conns.Between(base)); ok {
+			d.ConnectionsBaseline = value(mean, UnitCount, time.Time{}, res, ev(QRDSConnections, conns, base.From, base.To))
+		}
+		if p, ok := timeline.ArgMax(conns.Between(span)); ok {
+			d.ConnectionsPeak = value(p.V, UnitCount, p.T, res, ev(QRDSConnections, conns, p.T))
+			if d.ConnectionsBaseline != nil {
+				d.ConnectionsGrowth = value(p.V-d.ConnectionsBaseline.Value, UnitCount, p.T, res, d.ConnectionsPeak.Evidence...)
+			}
+			d.plateau(conns, span, p.V, res)
+			if cfg.PoolPerPod > 0 {
+				ready := tl.Set(QDeploymentReady).Sum(2 * tl.Res(SourceKSM))
+				if r, ok := ready.At(p.T, 2*tl.Res(SourceKSM)); ok {
+					d.PoolCeiling = value(cfg.PoolPerPod*r, UnitCount, p.T, tl.Res(SourceKSM), Evidence{Query: QDeploymentReady, Series: "sum", Times: []time.Time{p.T}})
+					if d.Plateau != nil {
+						d.PlateauText = fmt.Sprintf("plateau %.0f vs pool %g × %g ready replicas = %.0f (%.0f%%)", d.Plateau.Value, cfg.PoolPerPod, r, d.PoolCeiling.Value, 100*d.Plateau.Value/d.PoolCeiling.Value)
+					}
+				}
+			}
+		}
+		credit := pick(QRDSCreditBalance, inst)
+		if ps := credit.Between(span); len(ps) > 0 {
+			a, b := ps[0], ps[len(ps)-1]
+			d.CreditStart = value(a.V, UnitCount, a.T, res, ev(QRDSCreditBalance, credit, a.T))
+			d.CreditEnd = value(b.V, UnitCount, b.T, res, ev(QRDSCreditBalance, credit, b.T))
+			switch diff := b.V - a.V; {
+			case math.Abs(diff) <= 0.01*math.Max(math.Abs(a.V), 1):
+				d.CreditTrend = "flat"
+			case diff > 0:
+				d.CreditTrend = "rising"
+			default:
+				d.CreditTrend = "falling"
+			}
+		}
+		mem := pick(QRDSFreeableMem, inst)
+		if ps := mem.Between(span); len(ps) > 0 {
+			lo := ps[0]
+			for _, p := range ps {
+				if p.V < lo.V {
+					lo = p
+				}
+			}
+			d.FreeableMin = value(lo.V, UnitBytes, lo.T, res, ev(QRDSFreeableMem, mem, lo.T))
+		}
+		out = append(out, d)
+	}
+	return out, notes
+}
+
+// changeCadence is the median time between value changes: the real update cadence when a
+// range query repeats values at every step.
+func changeCadence(ps []timeline.Point) (time.Duration, bool) {
+	var ch []timeline.Point
+	for i, p := range ps {
+		if i == 0 || p.V != ps[i-1].V {
+			ch = append(ch, p)
+		}
+	}
+	if len(ch) < 3 {
+		return 0, false
+	}
+	return timeline.MedianInterval(ch)
+}
+
+func (d *Database) plateau(conns timeline.Series, span timeline.Window, peak float64, res time.Duration) {
+	var run []timeline.Point
+	best := []timeline.Point(nil)
+	for _, p := range conns.Between(span) {
+		if p.V >= 0.95*peak {
+			run = append(run, p)
+			if len(run) > len(best) {
+				best = run
+			}
+			continue
+		}
+		run = nil
+	}
+	distinct := map[time.Time]bool{}
+	for _, p := range best {
+		distinct[p.T] = true
+	}
+	if len(distinct) < 3 || best[len(best)-1].T.Sub(best[0].T) < 2*res {
+		return
+	}
+	_, _, mean, _ := timeline.Stats(best)
+	d.Plateau = value(mean, UnitCount, best[0].T, res, ev(QRDSConnections, conns, best[0].T, best[len(best)-1].T))
+}

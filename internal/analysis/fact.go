@@ -1,0 +1,188 @@
+// Package analysis holds Tidemark's detectors: pure functions from a timeline to the
+// facts people otherwise read off graphs by hand (stages that held, HPA reaction time,
+// start-up gaps, throttling onset, DB connection growth, error bursts) and the events
+// that mark them on a time axis. Every fact carries its resolution and its evidence;
+// missing data gives a note, never a number.
+package analysis
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Evidence names a series and the sample times a fact was read from.
+type Evidence struct {
+	Query  string      `json:"query"`
+	Series string      `json:"series"`
+	Times  []time.Time `json:"times"`
+}
+
+// Fact is one derived number or instant. At is set for instants and for values read at a
+// moment. Resolution is the sample interval of the source it came from: the fact is
+// exact to within it.
+type Fact struct {
+	Value             float64    `json:"value"`
+	Unit              string     `json:"unit"`
+	At                time.Time  `json:"at,omitzero"`
+	ResolutionSeconds float64    `json:"resolution_seconds"`
+	Evidence          []Evidence `json:"evidence,omitempty"`
+}
+
+// Units used by facts.
+const (
+	UnitSeconds  = "seconds"
+	UnitTime     = "time" // the fact is the instant At; Value is its unix time
+	UnitReplicas = "replicas"
+	UnitRatio    = "ratio"
+	UnitPerSec   = "per_second"
+	UnitCores    = "cores"
+	UnitCount    = "count"
+	UnitPercent  = "percent"
+	UnitBytes    = "bytes"
+	UnitVUs      = "vus"
+)
+
+func instant(t time.Time, res time.Duration, ev ...Evidence) *Fact {
+	return &Fact{Value: float64(t.Unix()), Unit: UnitTime, At: t, ResolutionSeconds: res.Seconds(), Evidence: ev}
+}
+
+func spanFact(d time.Duration, res time.Duration, ev ...Evidence) *Fact {
+	return &Fact{Value: d.Seconds(), Unit: UnitSeconds, ResolutionSeconds: res.Seconds(), Evidence: ev}
+}
+
+func value(v float64, unit string, at time.Time, res time.Duration, ev ...Evidence) *Fact {
+	return &Fact{Value: v, Unit: unit, At: at, ResolutionSeconds: res.Seconds(), Evidence: ev}
+}
+
+// between returns the span b − a with the coarser of the two resolutions.
+func between(a, b *Fact) *Fact {
+	if a == nil || b == nil {
+		return nil
+	}
+	res := max(a.ResolutionSeconds, b.ResolutionSeconds)
+	ev := append(append([]Evidence{}, a.Evidence...), b.Evidence...)
+	return &Fact{Value: b.At.Sub(a.At).Seconds(), Unit: UnitSeconds, ResolutionSeconds: res, Evidence: ev}
+}
+
+// ev builds evidence from a series and the times that matter.
+func ev(query string, s timeline.Series, times ...time.Time) Evidence {
+	return Evidence{Query: query, Series: s.String(), Times: times}
+}
+
+// Note explains missing or partial data, or a limit of a fact.
+type Note struct {
+	Level   string `json:"level"` // "missing", "partial" or "info"
+	Section string `json:"section"`
+	Object  string `json:"object,omitempty"`
+	Text    string `json:"text"`
+}
+
+// Note levels.
+const (
+	NoteMissing = "missing"
+	NotePartial = "partial"
+	NoteInfo    = "info"
+)
+
+func note(level, section, object, format string, args ...any) Note {
+	return Note{Level: level, Section: section, Object: object, Text: fmt.Sprintf(format, args...)}
+}
+
+// Event is a moment on the shared time axis, written back as tidemark_event{kind,object}.
+type Event struct {
+	At                time.Time `json:"at"`
+	Kind              string    `json:"kind"`
+	Object            string    `json:"object"`
+	Text              string    `json:"text"`
+	ResolutionSeconds float64   `json:"resolution_seconds"`
+}
+
+// Event kinds.
+const (
+	EventRunStart        = "run_start"
+	EventRunEnd          = "run_end"
+	EventStageStart      = "stage_start"
+	EventLoadEnd         = "load_end"
+	EventMetricCrossed   = "metric_crossed"
+	EventScaleUp         = "scale_up"
+	EventScaleDown       = "scale_down"
+	EventReadyCaughtUp   = "ready_caught_up"
+	EventMaxReached      = "max_reached"
+	EventScaleInStart    = "scale_in_start"
+	EventRecovered       = "recovered_to_min"
+	EventThrottlingOnset = "throttling_onset"
+	EventErrorBurst      = "error_burst"
+)
+
+// Config holds the detectors' thresholds (the catalog's defaults).
+type Config struct {
+	HPATolerance    float64
+	ThrottleOnsets  []float64
+	ErrorBurstRatio float64
+	StageAchievedOK float64
+	ErrorRatioOK    float64
+	// RateWindow is the window of the rate() queries, to explain their lag.
+	RateWindow time.Duration
+	// PoolPerPod is the application's DB connection pool per pod; 0 = unknown.
+	PoolPerPod float64
+}
+
+// DefaultConfig matches the embedded catalog's defaults.
+var DefaultConfig = Config{
+	HPATolerance:    0.1,
+	ThrottleOnsets:  []float64{0.05, 0.25},
+	ErrorBurstRatio: 0.05,
+	StageAchievedOK: 0.95,
+	ErrorRatioOK:    0.01,
+	RateWindow:      time.Minute,
+}
+
+// Query names the detectors read from a timeline (the catalog's required queries).
+const (
+	QScenarioTarget   = "scenario_target"
+	QHTTPReqs         = "http_reqs"
+	QHTTPFailures     = "http_failures"
+	QHTTPReqRate      = "http_req_rate"
+	QIterations       = "iterations"
+	QDropped          = "dropped_iterations"
+	QVUs              = "vus"
+	QLatencyP50       = "latency_p50"
+	QLatencyP95       = "latency_p95"
+	QLatencyP99       = "latency_p99"
+	QHPADeployment    = "hpa_deployment"
+	QHPACurrent       = "hpa_current"
+	QHPADesired       = "hpa_desired"
+	QHPAMin           = "hpa_min"
+	QHPAMax           = "hpa_max"
+	QHPATargetMetric  = "hpa_target_metric"
+	QHPAStatusMetric  = "hpa_status_metric"
+	QHPATolerance     = "hpa_tolerance"
+	QDeploymentSpec   = "deployment_spec_replicas"
+	QDeploymentReady  = "deployment_ready"
+	QPodCreated       = "pod_created"
+	QPodReadyTime     = "pod_ready_time"
+	QPodReady         = "pod_ready"
+	QCPUUsagePod      = "cpu_usage_pod"
+	QCPURequestPod    = "cpu_request_pod"
+	QCPULimitPod      = "cpu_limit_pod"
+	QCPUCFSPeriods    = "cpu_cfs_periods"
+	QCPUThrottled     = "cpu_throttled_ratio"
+	QRDSCPU           = "rds_cpu"
+	QRDSConnections   = "rds_connections"
+	QRDSCreditBalance = "rds_credit_balance"
+	QRDSFreeableMem   = "rds_freeable_memory"
+)
+
+// StageLatencySet names the timeline set holding per-stage quantiles from the native
+// histogram: one point per stage, at the stage's end.
+func StageLatencySet(q float64) string { return fmt.Sprintf("stage_latency_quantile/%g", q) }
+
+// Source names, as in the catalog.
+const (
+	SourceK6       = "k6"
+	SourceKSM      = "ksm"
+	SourceCAdvisor = "cadvisor"
+	SourceRDS      = "rds"
+)

@@ -1,0 +1,260 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Latency sources.
+const (
+	LatencyHistogram  = "native_histogram" // windowed per stage, exact
+	LatencyCumulative = "cumulative_gauge" // k6 trend gauge: all samples since the run began
+)
+
+// StageFacts are the facts of one load stage.
+type StageFacts struct {
+	timeline.Stage
+	// TargetAvg is the mean configured target over the stage (iterations/s or VUs).
+	TargetAvg float64 `json:"target_avg"`
+	// Achieved is the achieved iteration rate of the scenario.
+	Achieved *Fact `json:"achieved,omitempty"`
+	// AchievedRatio is Achieved ÷ TargetAvg for arrival-rate stages.
+	AchievedRatio *Fact   `json:"achieved_ratio,omitempty"`
+	RequestRate   *Fact   `json:"request_rate,omitempty"`
+	MaxVUs        *Fact   `json:"max_vus,omitempty"`
+	Requests      float64 `json:"requests"`
+	Failures      float64 `json:"failures"`
+	ErrorRate     *Fact   `json:"error_rate,omitempty"`
+	Dropped       float64 `json:"dropped_iterations"`
+	P50           *Fact   `json:"p50,omitempty"`
+	P95           *Fact   `json:"p95,omitempty"`
+	P99           *Fact   `json:"p99,omitempty"`
+	LatencySource string  `json:"latency_source,omitempty"`
+	Held          bool    `json:"held"`
+	Why           string  `json:"why"`
+}
+
+// Capacity is the verdict over the stages in order.
+type Capacity struct {
+	LastHeld   *int   `json:"last_held_stage,omitempty"`
+	FirstBroke *int   `json:"first_broke_stage,omitempty"`
+	Text       string `json:"text"`
+}
+
+// Load holds the load facts.
+type Load struct {
+	Scenarios     []string     `json:"scenarios"`
+	Stages        []StageFacts `json:"stages"`
+	Requests      float64      `json:"requests"`
+	Failures      float64      `json:"failures"`
+	ErrorRate     *Fact        `json:"error_rate,omitempty"`
+	Dropped       float64      `json:"dropped_iterations"`
+	PeakRate      *Fact        `json:"peak_request_rate,omitempty"`
+	PeakVUs       *Fact        `json:"peak_vus,omitempty"`
+	P95           *Fact        `json:"p95,omitempty"`
+	CounterResets int          `json:"counter_resets"`
+	// LoadSteps are the starts of ramp-up stages: what the HPA reacts to.
+	LoadSteps []time.Time `json:"load_steps"`
+	// LoadEnd is where the load was taken away: the start of the last ramp-down, else the run end.
+	LoadEnd  time.Time `json:"load_end"`
+	Capacity Capacity  `json:"capacity"`
+}
+
+// AnalyzeLoad cuts the target series into stages and computes per-stage facts.
+func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
+	var (
+		out    Load
+		events []Event
+		notes  []Note
+	)
+	res := tl.Res(SourceK6)
+	span := tl.Span()
+	events = append(events,
+		Event{At: tl.Run.From, Kind: EventRunStart, Object: "run", Text: "run started", ResolutionSeconds: res.Seconds()},
+		Event{At: tl.Run.To, Kind: EventRunEnd, Object: "run", Text: "run ended", ResolutionSeconds: res.Seconds()})
+
+	reqD, r1 := counterDeltas(tl.Set(QHTTPReqs), span.From, res)
+	failD, r2 := counterDeltas(tl.Set(QHTTPFailures), span.From, res)
+	dropD, r3 := counterDeltas(tl.Set(QDropped), span.From, res)
+	out.CounterResets = r1 + r2 + r3
+	if out.CounterResets > 0 {
+		notes = append(notes, note(NoteInfo, "load", "", "%d counter reset(s) in the k6 series (an instance restarted); increases were computed across them", out.CounterResets))
+	}
+	if len(tl.Set(QHTTPReqs)) == 0 {
+		notes = append(notes, note(NoteMissing, "load", "", "no k6_http_reqs_total series for this testid in the window — did the run write with remote write and the testid tag?"))
+	}
+	out.Requests = sumIn(reqD, tl.Run)
+	out.Failures = sumIn(failD, tl.Run)
+	out.Dropped = sumIn(dropD, tl.Run)
+	if out.Requests > 0 {
+		out.ErrorRate = value(out.Failures/out.Requests, UnitRatio, time.Time{}, res, ev(QHTTPFailures, tl.Set(QHTTPFailures).First()), ev(QHTTPReqs, tl.Set(QHTTPReqs).First()))
+	}
+	rate := tl.Set(QHTTPReqRate).First()
+	if p, ok := timeline.ArgMax(rate.Between(tl.Run)); ok {
+		out.PeakRate = value(p.V, UnitPerSec, p.T, res, ev(QHTTPReqRate, rate, p.T))
+	}
+	vus := tl.Set(QVUs).First()
+	if p, ok := timeline.ArgMax(vus.Between(tl.Run)); ok {
+		out.PeakVUs = value(p.V, UnitVUs, p.T, res, ev(QVUs, vus, p.T))
+	}
+	p95 := tl.Set(QLatencyP95).First()
+	if v, ok := lastIn(p95, tl.Run); ok {
+		out.P95 = value(v.V, UnitSeconds, v.T, res, ev(QLatencyP95, p95, v.T))
+	}
+
+	targets := tl.Set(QScenarioTarget)
+	if len(targets) == 0 {
+		notes = append(notes, note(NoteMissing, "load", "", "no tidemark_scenario_target series for this testid: stages and target-vs-achieved are unknown"))
+	}
+	iters := tl.Set(QIterations)
+	for _, ts := range targets {
+		sc, unit := ts.Label("scenario"), ts.Label("unit")
+		out.Scenarios = append(out.Scenarios, sc)
+		tol := stageTolerance(ts, unit)
+		itD, _ := counterDeltas(iters.Match(map[string]string{"scenario": sc}), span.From, res)
+		scReqD, _ := counterDeltas(tl.Set(QHTTPReqs).Match(map[string]string{"scenario": sc}), span.From, res)
+		scFailD, _ := counterDeltas(tl.Set(QHTTPFailures).Match(map[string]string{"scenario": sc}), span.From, res)
+		scDropD, _ := counterDeltas(tl.Set(QDropped).Match(map[string]string{"scenario": sc}), span.From, res)
+		if len(targets) == 1 && len(scReqD) == 0 {
+			// Requests without a scenario label: use the totals.
+			scReqD, scFailD, scDropD = reqD, failD, dropD
+		}
+		for _, st := range timeline.Stages(timeline.Series{Labels: ts.Labels, Points: ts.Between(tl.Run)}, sc, unit, tol) {
+			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res, cfg)
+			out.Stages = append(out.Stages, sf)
+			if st.Kind == timeline.RampUp {
+				out.LoadSteps = append(out.LoadSteps, st.From)
+			}
+			events = append(events, Event{At: st.From, Kind: EventStageStart, Object: sc, ResolutionSeconds: res.Seconds(),
+				Text: fmt.Sprintf("%s %g→%g %s", st.Kind, st.StartTarget, st.EndTarget, unit)})
+		}
+	}
+	slices.SortStableFunc(out.Stages, func(a, b StageFacts) int { return a.From.Compare(b.From) })
+	for i := range out.Stages {
+		out.Stages[i].Index = i // unique across scenarios, in time order
+	}
+	slices.SortFunc(out.LoadSteps, func(a, b time.Time) int { return a.Compare(b) })
+	out.LoadEnd = tl.Run.To
+	for _, st := range out.Stages {
+		if st.Kind == timeline.RampDown {
+			out.LoadEnd = st.From
+		}
+	}
+	events = append(events, Event{At: out.LoadEnd, Kind: EventLoadEnd, Object: "run", Text: "load taken away (last ramp-down or run end)", ResolutionSeconds: res.Seconds()})
+	out.Capacity = capacity(out.Stages)
+	return out, events, notes
+}
+
+// stageTolerance is the slack for cutting a target into stages: whole VUs jitter by one.
+func stageTolerance(s timeline.Series, unit string) float64 {
+	_, hi, _, _ := timeline.Stats(s.Points)
+	tol := 0.01 * hi
+	if unit == "vus" {
+		tol = max(tol, 1)
+	}
+	return max(tol, 1e-9)
+}
+
+func lastIn(s timeline.Series, w timeline.Window) (timeline.Point, bool) {
+	ps := s.Between(w)
+	if len(ps) == 0 {
+		return timeline.Point{}, false
+	}
+	return ps[len(ps)-1], true
+}
+
+func stageFacts(tl *timeline.Timeline, st timeline.Stage, itD, reqD, failD, dropD []timeline.Point, res time.Duration, cfg Config) StageFacts {
+	sf := StageFacts{Stage: st, TargetAvg: (st.StartTarget + st.EndTarget) / 2}
+	d := st.Duration().Seconds()
+	sf.Requests = sumIn(reqD, st.Window)
+	sf.Failures = sumIn(failD, st.Window)
+	sf.Dropped = sumIn(dropD, st.Window)
+	times := []time.Time{st.From, st.To}
+	if d > 0 {
+		if len(itD) > 0 {
+			sf.Achieved = value(sumIn(itD, st.Window)/d, UnitPerSec, time.Time{}, res, Evidence{Query: QIterations, Series: "scenario=" + st.Scenario, Times: times})
+		}
+		if len(reqD) > 0 {
+			sf.RequestRate = value(sf.Requests/d, UnitPerSec, time.Time{}, res, Evidence{Query: QHTTPReqs, Series: "scenario=" + st.Scenario, Times: times})
+		}
+	}
+	if st.Unit == "iterations_per_second" && sf.Achieved != nil && sf.TargetAvg > 0 {
+		sf.AchievedRatio = value(sf.Achieved.Value/sf.TargetAvg, UnitRatio, time.Time{}, res, sf.Achieved.Evidence...)
+	}
+	if sf.Requests > 0 {
+		sf.ErrorRate = value(sf.Failures/sf.Requests, UnitRatio, time.Time{}, res, Evidence{Query: QHTTPFailures, Series: "scenario=" + st.Scenario, Times: times})
+	}
+	vus := tl.Set(QVUs).First()
+	if p, ok := timeline.ArgMax(vus.Between(st.Window)); ok {
+		sf.MaxVUs = value(p.V, UnitVUs, p.T, res, ev(QVUs, vus, p.T))
+	}
+	// Latency: the native histogram's windowed quantile when present, else k6's cumulative gauge at the stage end.
+	for _, l := range []struct {
+		q    float64
+		name string
+		dst  **Fact
+	}{{0.5, QLatencyP50, &sf.P50}, {0.95, QLatencyP95, &sf.P95}, {0.99, QLatencyP99, &sf.P99}} {
+		hs := tl.Set(StageLatencySet(l.q)).First()
+		if v, ok := hs.At(st.To, time.Second); ok && !math.IsNaN(v) {
+			*l.dst = value(v, UnitSeconds, st.To, res, ev(StageLatencySet(l.q), hs, st.To))
+			sf.LatencySource = LatencyHistogram
+			continue
+		}
+		g := tl.Set(l.name).First()
+		if v, ok := g.At(st.To, 2*res); ok {
+			*l.dst = value(v, UnitSeconds, st.To, res, ev(l.name, g, st.To))
+			if sf.LatencySource == "" {
+				sf.LatencySource = LatencyCumulative
+			}
+		}
+	}
+	sf.Held, sf.Why = held(sf, cfg)
+	return sf
+}
+
+func held(sf StageFacts, cfg Config) (bool, string) {
+	if sf.Requests == 0 && sf.Achieved == nil {
+		return false, "no requests measured in this stage"
+	}
+	if sf.ErrorRate != nil && sf.ErrorRate.Value > cfg.ErrorRatioOK {
+		return false, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*sf.ErrorRate.Value, 100*cfg.ErrorRatioOK)
+	}
+	if sf.AchievedRatio != nil && sf.AchievedRatio.Value < cfg.StageAchievedOK && sf.TargetAvg >= 1 {
+		return false, fmt.Sprintf("achieved %.1f%% of target (%.0f dropped iterations)", 100*sf.AchievedRatio.Value, sf.Dropped)
+	}
+	return true, "errors and achieved rate within limits"
+}
+
+func capacity(stages []StageFacts) Capacity {
+	var c Capacity
+	for _, st := range stages {
+		if st.TargetAvg <= 0 || st.Kind == timeline.RampDown || c.FirstBroke != nil {
+			continue
+		}
+		idx := st.Index
+		if st.Held {
+			c.LastHeld = &idx
+		} else {
+			c.FirstBroke = &idx
+		}
+	}
+	desc := func(p *int) string {
+		st := stages[*p]
+		return fmt.Sprintf("stage %d (%s, %s %g→%g %s)", st.Index, st.Scenario, st.Kind, st.StartTarget, st.EndTarget, st.Unit)
+	}
+	switch {
+	case c.LastHeld == nil && c.FirstBroke == nil:
+		c.Text = "no loaded stages to judge"
+	case c.FirstBroke == nil:
+		c.Text = "every stage held; last: " + desc(c.LastHeld)
+	case c.LastHeld == nil:
+		c.Text = "the first loaded stage already broke: " + desc(c.FirstBroke)
+	default:
+		c.Text = "last stage that held: " + desc(c.LastHeld) + "; first that broke: " + desc(c.FirstBroke)
+	}
+	return c
+}
