@@ -1,0 +1,270 @@
+package series_test
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/series/seriestest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// render prints series one per line, sorted, in a stable text form.
+func render(ss []series.Series) string {
+	lines := make([]string, 0, len(ss))
+	for _, s := range ss {
+		var b strings.Builder
+		b.WriteString(s.Name)
+		b.WriteByte('{')
+		for i, l := range s.Labels {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%s=%q", l.Name, l.Value)
+		}
+		b.WriteString("} ")
+		if s.Histogram != nil {
+			b.WriteString(s.Histogram.String())
+		} else {
+			b.WriteString(strconv.FormatFloat(s.Value, 'g', 10, 64))
+		}
+		fmt.Fprintf(&b, "  # %s unit=%q help=%q", s.Type, s.Unit, s.Help)
+		lines = append(lines, b.String())
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  series.Config
+	}{
+		{name: "default", cfg: series.Config{TrendStats: series.DefaultTrendStats, TestID: "run-1"}},
+		{name: "k6_default_p99", cfg: series.Config{TrendStats: []string{"p(99)"}}},
+		{name: "every_stat", cfg: series.Config{
+			TrendStats: []string{"count", "sum", "min", "max", "avg", "med", "p(90)", "p(95)", "p(99)", "p(99.9)", "p(0.95)"},
+			TestID:     "run-1",
+		}},
+		{name: "native_histograms_only", cfg: series.Config{NativeHistograms: true, TestID: "run-1", InstanceID: "2"}},
+		{name: "labels_and_rules", cfg: series.Config{
+			TrendStats: []string{"p(95)", "count"},
+			TestID:     "run-1",
+			InstanceID: "pod-a",
+			Labels:     map[string]string{"team": "checkout", "scenario": "overridden-by-tag", "empty": ""},
+			LabelRules: []series.LabelRule{
+				{Label: "url", Action: series.ActionDrop},
+				{Label: "name", Regex: `http://([^/]+)/.*`, Replacement: "host:$1"},
+				{Label: "error_code", Regex: `1503`, Replacement: ""},
+			},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run := seriestest.NewRun()
+			m, err := series.NewMapper(tc.cfg)
+			require.NoError(t, err)
+			got := render(m.Map(nil, run.Snapshot(1)))
+			path := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, string(want), got)
+		})
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	for _, tc := range []struct {
+		spec, suffix, wantErr string
+	}{
+		{spec: "p(95)", suffix: "p95"},
+		{spec: "p(99.9)", suffix: "p999"},
+		{spec: "p(0.95)", suffix: "p095"},
+		{spec: "p(100)", suffix: "p100"},
+		{spec: " avg ", suffix: "avg"},
+		{spec: "med", suffix: "med"},
+		{spec: "count", suffix: "count"},
+		{spec: "sum", suffix: "sum"},
+		{spec: "min", suffix: "min"},
+		{spec: "max", suffix: "max"},
+		{spec: "p(101)", wantErr: `parse trend stat "p(101)": percentile must be a number from 0 to 100`},
+		{spec: "p(-1)", wantErr: `parse trend stat "p(-1)": percentile must be a number from 0 to 100`},
+		{spec: "p(1e1)", wantErr: `parse trend stat "p(1e1)": percentile must be a number from 0 to 100`},
+		{spec: "p95", wantErr: `parse trend stat "p95": want count, sum, min, max, avg, med or p(x)`},
+		{spec: "mean", wantErr: `parse trend stat "mean": want count, sum, min, max, avg, med or p(x)`},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			t.Parallel()
+			st, err := series.ParseStat(tc.spec)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.suffix, st.Suffix)
+		})
+	}
+	_, err := series.ParseStats([]string{"p(95)", "p(95)", "bad"})
+	require.ErrorContains(t, err, `parse trend stat "p(95)": duplicate`)
+	require.ErrorContains(t, err, `parse trend stat "bad"`)
+	require.Equal(t, []string{"p(99)", "p(95)", "avg"}, series.SplitStats(" p(99), p(95),,avg "))
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cfg     series.Config
+		wantErr string
+	}{
+		{name: "ok", cfg: series.DefaultConfig},
+		{name: "bad regex", cfg: series.Config{LabelRules: []series.LabelRule{{Label: "url", Regex: "("}}},
+			wantErr: "label rule 1 (url): compile regex: error parsing regexp: missing closing ): `^(?:()$`"},
+		{name: "bad action", cfg: series.Config{LabelRules: []series.LabelRule{{Label: "url", Action: "keep"}}},
+			wantErr: `label rule 1 (url): unknown action "keep", want drop or replace`},
+		{name: "empty label", cfg: series.Config{LabelRules: []series.LabelRule{{Action: "drop"}}},
+			wantErr: "label rule 1: label is empty"},
+		{name: "reserved static", cfg: series.Config{Labels: map[string]string{"__name__": "x"}},
+			wantErr: `static label "__name__": name is reserved or empty`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.cfg.Validate()
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestAppendLabels(t *testing.T) {
+	s := series.Series{Name: "k6_x", Labels: []series.Label{{"A", "1"}, {"b", "2"}}}
+	require.Equal(t, []series.Label{{"A", "1"}, {"__name__", "k6_x"}, {"b", "2"}}, s.AppendLabels(nil))
+	s.Labels = []series.Label{{"A", "1"}}
+	require.Equal(t, []series.Label{{"A", "1"}, {"__name__", "k6_x"}}, s.AppendLabels(nil))
+	s.Labels = nil
+	require.Equal(t, []series.Label{{"__name__", "k6_x"}}, s.AppendLabels(nil))
+}
+
+// TestNoVUOrIter: metadata never becomes a label, even if a tag set carries it.
+func TestNoVUOrIter(t *testing.T) {
+	run := seriestest.NewRun()
+	m, err := series.NewMapper(series.Config{})
+	require.NoError(t, err)
+	out := m.Map(nil, []series.Input{{Metric: run.Builtin.Iterations, Tags: run.Tags("vu", "3", "iter", "7", "scenario", "s"), Value: 1}})
+	require.Len(t, out, 1)
+	require.Equal(t, []series.Label{{"scenario", "s"}}, out[0].Labels)
+}
+
+// TestMergeAfterDrop: dropping url makes series collide; they merge into one series
+// per name with summed counters and rates, and merged trends.
+func TestMergeAfterDrop(t *testing.T) {
+	run := seriestest.NewRun()
+	b := run.Builtin
+	m, err := series.NewMapper(series.Config{
+		TrendStats:       []string{"count", "sum", "min", "max", "p(50)"},
+		NativeHistograms: true,
+		LabelRules:       []series.LabelRule{{Label: "url", Action: "drop"}},
+	})
+	require.NoError(t, err)
+	a := run.Tags("url", "/a/1", "status", "200")
+	c := run.Tags("url", "/a/2", "status", "200")
+	in := []series.Input{
+		{Metric: b.HTTPReqs, Tags: a, Value: 5},
+		{Metric: b.HTTPReqs, Tags: c, Value: 7},
+		{Metric: b.HTTPReqFailed, Tags: a, Passes: 1, Total: 5},
+		{Metric: b.HTTPReqFailed, Tags: c, Passes: 1, Total: 7},
+		{Metric: b.VUs, Tags: a, Value: 3},
+		{Metric: b.VUs, Tags: c, Value: 4},
+		{Metric: b.HTTPReqDuration, Tags: a, Trend: seriestest.NewDist(0.1, 0.2, 0.3)},
+		{Metric: b.HTTPReqDuration, Tags: c, Trend: seriestest.NewDist(0.4, 0.5)},
+	}
+	for round := range 2 {
+		out := m.Map(nil, in)
+		byName := map[string]series.Series{}
+		for _, s := range out {
+			_, dup := byName[s.Name]
+			require.False(t, dup, "round %d: %s emitted twice", round, s.Name)
+			require.Equal(t, []series.Label{{"status", "200"}}, s.Labels)
+			byName[s.Name] = s
+		}
+		require.InDelta(t, 12.0, byName["k6_http_reqs_total"].Value, 1e-12)
+		require.InDelta(t, 2.0/12, byName["k6_http_req_failed_rate"].Value, 1e-12)
+		require.InDelta(t, 4.0, byName["k6_vus"].Value, 1e-12)
+		require.InDelta(t, 5.0, byName["k6_http_req_duration_count"].Value, 1e-12)
+		require.InDelta(t, 1.5, byName["k6_http_req_duration_sum"].Value, 1e-12)
+		require.InDelta(t, 0.1, byName["k6_http_req_duration_min"].Value, 1e-12)
+		require.InDelta(t, 0.5, byName["k6_http_req_duration_max"].Value, 1e-12)
+		// Median 0.3 within a schema 3 bucket (≈9% wide).
+		require.InEpsilon(t, 0.3, byName["k6_http_req_duration_p50"].Value, 0.1)
+		h := byName["k6_http_req_duration_seconds"].Histogram
+		require.NotNil(t, h)
+		require.NoError(t, h.Validate())
+		require.Equal(t, uint64(5), h.Count)
+	}
+}
+
+// TestRefsStable: refs identify (name, labels) across snapshots and differ between
+// series.
+func TestRefsStable(t *testing.T) {
+	run := seriestest.NewRun()
+	m, err := series.NewMapper(series.DefaultConfig)
+	require.NoError(t, err)
+	first := m.Map(nil, run.Snapshot(1))
+	second := m.Map(nil, run.Snapshot(2))
+	refs := map[uint64]string{}
+	for _, s := range first {
+		key := fmt.Sprint(s.Name, s.Labels)
+		prev, ok := refs[s.Ref]
+		require.False(t, ok, "ref %d used by %s and %s", s.Ref, prev, key)
+		refs[s.Ref] = key
+	}
+	for _, s := range second {
+		require.Equal(t, refs[s.Ref], fmt.Sprint(s.Name, s.Labels))
+	}
+}
+
+func TestTrueCount(t *testing.T) {
+	// k6 divides the count of a time trend by 1000 (grafana/k6#4582); we do not.
+	run := seriestest.NewRun()
+	m, err := series.NewMapper(series.Config{TrendStats: []string{"count", "max"}})
+	require.NoError(t, err)
+	out := m.Map(nil, []series.Input{{Metric: run.Builtin.HTTPReqDuration, Tags: run.Tags(), Trend: seriestest.NewDist(0.5, 1.5, 2)}})
+	require.Len(t, out, 2)
+	for _, s := range out {
+		switch s.Name {
+		case "k6_http_req_duration_count":
+			require.Equal(t, 3.0, s.Value)
+			require.Empty(t, s.Unit)
+		case "k6_http_req_duration_max":
+			require.Equal(t, 2.0, s.Value)
+			require.Equal(t, "seconds", s.Unit)
+		default:
+			t.Fatalf("unexpected series %s", s.Name)
+		}
+	}
+}
+
+func TestRateWithoutSamples(t *testing.T) {
+	run := seriestest.NewRun()
+	m, err := series.NewMapper(series.Config{})
+	require.NoError(t, err)
+	out := m.Map(nil, []series.Input{{Metric: run.Builtin.Checks, Tags: run.Tags()}, {Metric: nil}})
+	require.Len(t, out, 1)
+	require.Equal(t, 0.0, out[0].Value)
+	require.False(t, math.IsNaN(out[0].Value))
+}
