@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/config"
+	"github.com/prometheus/prometheus/discovery"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/scrape"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+// Config configures the embedded store. Zero fields other than Dir take their value from
+// DefaultConfig.
+type Config struct {
+	// Dir is the TSDB data directory. It is created when missing.
+	Dir string
+	// Retention is how long samples are kept.
+	Retention time.Duration
+	// RetentionSize is the maximum number of bytes kept in storage blocks. Zero means no
+	// limit.
+	RetentionSize int64
+	// OutOfOrderWindow accepts samples up to this much older than the newest sample of
+	// their series. Zero, Prometheus' default, rejects them (remote write answers 400).
+	OutOfOrderWindow time.Duration
+
+	// LookbackDelta is how far back PromQL looks for the latest sample of a series.
+	LookbackDelta time.Duration
+	// QueryTimeout bounds the evaluation of one query.
+	QueryTimeout time.Duration
+	// MaxSamples bounds the number of samples one query may load into memory.
+	MaxSamples int
+
+	// ScrapeTargets are host:port targets scraped every ScrapeInterval as job
+	// ScrapeJobName. They are used only when ScrapeConfigFile is empty.
+	ScrapeTargets []string
+	// ScrapeInterval is the scrape interval of ScrapeTargets.
+	ScrapeInterval time.Duration
+	// ScrapeConfigFile is a Prometheus configuration file. Its global and scrape_configs
+	// sections are used (static_configs and file_sd_configs discovery); rules,
+	// alerting and remote_write sections are ignored.
+	ScrapeConfigFile string
+
+	// MaxLabelsPerSeries rejects remote-written series with more labels than this
+	// (400 Bad Request). Zero means DefaultConfig's value; negative means no limit.
+	MaxLabelsPerSeries int
+	// MaxLabelValueLength rejects remote-written series with a label value longer than
+	// this many bytes (400 Bad Request). Zero means DefaultConfig's value; negative means
+	// no limit.
+	MaxLabelValueLength int
+
+	// ExternalURL is the URL users reach the store at, for the landing page. Optional.
+	ExternalURL string
+	// Version is the version of the program embedding the store, shown on the landing
+	// page. Optional.
+	Version string
+}
+
+// ScrapeJobName is the job label of the targets given in Config.ScrapeTargets.
+const ScrapeJobName = "tidemark"
+
+// DefaultConfig holds the defaults of Config. They follow Prometheus' own defaults.
+var DefaultConfig = Config{
+	Dir:       "tidemark-data",
+	Retention: 15 * 24 * time.Hour, // Prometheus' --storage.tsdb.retention.time default.
+	// The next three are Prometheus' --query.* defaults.
+	LookbackDelta:  5 * time.Minute,
+	QueryTimeout:   2 * time.Minute,
+	MaxSamples:     50_000_000,
+	ScrapeInterval: 15 * time.Second,
+	// Prometheus sets no limit here. k6 series carry about ten labels; 256 is far above
+	// any sane series and far below what exhausts memory.
+	MaxLabelsPerSeries: 256,
+	// Long enough for full URLs used as label values (k6 "url" / "name" tags).
+	MaxLabelValueLength: 16 * 1024,
+}
+
+// ErrLocked is returned by Open when another store (tidemark serve or tidemark run) holds
+// the data directory. Use Discover to find a server holding it.
+var ErrLocked = errors.New("data directory is locked by another tidemark process")
+
+// maxExemplars is the size of the in-memory exemplar ring buffer, Prometheus' default for
+// --storage.exemplars.exemplars-limit when exemplar storage is enabled.
+const maxExemplars = 100_000
+
+// Store is an open embedded Prometheus. Create it with Open; it serves its HTTP API through
+// Handler until Close.
+type Store struct {
+	cfg     Config
+	logger  *slog.Logger
+	db      *tsdb.DB
+	engine  *promql.Engine
+	promCfg *config.Config
+	handler http.Handler
+	started time.Time
+
+	scrape        *scrape.Manager
+	discovery     *discovery.Manager
+	stopDiscovery context.CancelFunc
+	wg            sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (or creates) the TSDB in cfg.Dir, replays its write-ahead log, and starts
+// scraping the configured targets. reg receives the metrics of the TSDB, the query engine,
+// the remote-write receiver and the scrape manager; a nil reg keeps them private. The
+// caller must Close the store.
+func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, error) {
+	cfg = withDefaults(cfg)
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	if err := checkWritable(cfg.Dir); err != nil {
+		return nil, err
+	}
+	promCfg, err := scrapeConfig(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+
+	opts := tsdb.DefaultOptions()
+	opts.RetentionDuration = cfg.Retention.Milliseconds()
+	opts.MaxBytes = cfg.RetentionSize
+	opts.OutOfOrderTimeWindow = cfg.OutOfOrderWindow.Milliseconds()
+	opts.EnableExemplarStorage = true
+	opts.MaxExemplars = maxExemplars
+	db, err := tsdb.Open(cfg.Dir, logger.With("component", "tsdb"), reg, opts, nil)
+	if err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("open tsdb %q: %w: %w", cfg.Dir, ErrLocked, err)
+		}
+		return nil, fmt.Errorf("open tsdb %q: %w", cfg.Dir, err)
+	}
+
+	s := &Store{cfg: cfg, logger: logger, db: db, promCfg: promCfg, started: time.Now()}
+	if err := s.init(reg); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return s, nil
+}
+
+func (s *Store) init(reg prometheus.Registerer) error {
+	p := parser.NewParser(parser.Options{})
+	s.engine = promql.NewEngine(promql.EngineOpts{
+		Logger:               s.logger.With("component", "query engine"),
+		Reg:                  reg,
+		MaxSamples:           s.cfg.MaxSamples,
+		Timeout:              s.cfg.QueryTimeout,
+		LookbackDelta:        s.cfg.LookbackDelta,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+		// Subqueries without a step use the global evaluation interval, as in Prometheus.
+		NoStepSubqueryIntervalFn: func(int64) int64 {
+			return time.Duration(s.promCfg.GlobalConfig.EvaluationInterval).Milliseconds()
+		},
+		Parser: p,
+	})
+
+	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(reg)
+	if err != nil {
+		return fmt.Errorf("register service discovery metrics: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopDiscovery = cancel
+	s.discovery = discovery.NewManager(ctx, s.logger.With("component", "discovery manager scrape"), reg, sdMetrics, discovery.Name("scrape"))
+	if s.discovery == nil {
+		cancel()
+		return errors.New("create discovery manager")
+	}
+	s.scrape, err = scrape.NewManager(&scrape.Options{}, s.logger.With("component", "scrape manager"), nil, nil, s.db, reg)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("create scrape manager: %w", err)
+	}
+	if err := s.applyScrapeConfig(); err != nil {
+		cancel()
+		return err
+	}
+	s.wg.Go(func() { _ = s.discovery.Run() })
+	s.wg.Go(func() { _ = s.scrape.Run(s.discovery.SyncCh()) })
+
+	h, err := s.newHandler(reg, p)
+	if err != nil {
+		s.stopScraping()
+		return err
+	}
+	s.handler = h
+	return nil
+}
+
+func (s *Store) applyScrapeConfig() error {
+	if err := s.scrape.ApplyConfig(s.promCfg); err != nil {
+		return fmt.Errorf("apply scrape config: %w", err)
+	}
+	scfgs, err := s.promCfg.GetScrapeConfigs()
+	if err != nil {
+		return fmt.Errorf("load scrape configs: %w", err)
+	}
+	c := make(map[string]discovery.Configs, len(scfgs))
+	for _, v := range scfgs {
+		c[v.JobName] = v.ServiceDiscoveryConfigs
+	}
+	if err := s.discovery.ApplyConfig(c); err != nil {
+		return fmt.Errorf("apply service discovery config: %w", err)
+	}
+	return nil
+}
+
+// Handler returns the store's HTTP handler: the Prometheus HTTP API under /api/v1 (with
+// the remote-write receiver at /api/v1/write), /-/ready, /-/healthy and a landing page
+// at /. The handler is valid until Close.
+func (s *Store) Handler() http.Handler { return s.handler }
+
+// Dir returns the data directory of the store.
+func (s *Store) Dir() string { return s.cfg.Dir }
+
+// Close stops scraping, flushes and closes the TSDB, and releases its lock. Samples
+// acknowledged before Close are in the write-ahead log and survive a restart. It is safe
+// to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.stopScraping()
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("close tsdb %q: %w", s.cfg.Dir, err)
+		}
+	})
+	return s.closeErr
+}
+
+func (s *Store) stopScraping() {
+	s.scrape.Stop()
+	s.stopDiscovery()
+	s.wg.Wait()
+}
+
+func withDefaults(cfg Config) Config {
+	d := DefaultConfig
+	if cfg.Dir == "" {
+		cfg.Dir = d.Dir
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = d.Retention
+	}
+	if cfg.LookbackDelta <= 0 {
+		cfg.LookbackDelta = d.LookbackDelta
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = d.QueryTimeout
+	}
+	if cfg.MaxSamples <= 0 {
+		cfg.MaxSamples = d.MaxSamples
+	}
+	if cfg.ScrapeInterval <= 0 {
+		cfg.ScrapeInterval = d.ScrapeInterval
+	}
+	if cfg.MaxLabelsPerSeries == 0 {
+		cfg.MaxLabelsPerSeries = d.MaxLabelsPerSeries
+	}
+	if cfg.MaxLabelValueLength == 0 {
+		cfg.MaxLabelValueLength = d.MaxLabelValueLength
+	}
+	return cfg
+}
+
+// checkWritable creates dir when missing and proves that files can be written in it, so
+// that a read-only or full disk fails at start with a clear message rather than at the
+// first write.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tidemark-write-check-*")
+	if err != nil {
+		return fmt.Errorf("data directory %q is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	_, werr := f.Write([]byte("ok"))
+	cerr := f.Close()
+	rerr := os.Remove(name)
+	if err := errors.Join(werr, cerr, rerr); err != nil {
+		return fmt.Errorf("data directory %q is not writable: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// Transport returns an http.RoundTripper that serves every request with Handler inside
+// the process, without a network listener. A remote-write client or a Prometheus API
+// client given &http.Client{Transport: s.Transport()} and any base URL (for example
+// http://tidemark.embedded) writes to and queries this store. It is how tidemark run uses
+// the store when no server holds the data directory.
+func (s *Store) Transport() http.RoundTripper { return handlerTransport{h: s.handler} }
+
+type handlerTransport struct{ h http.Handler }
+
+// RoundTrip implements http.RoundTripper.
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	// A server request has a non-nil body and RequestURI set.
+	r := req.Clone(req.Context())
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	r.RequestURI = req.URL.RequestURI()
+	if r.Host == "" {
+		r.Host = req.URL.Host
+	}
+	rec := &recorder{header: http.Header{}}
+	t.h.ServeHTTP(rec, r)
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	if rec.code == 0 {
+		rec.code = http.StatusOK
+	}
+	return &http.Response{
+		Status:        strconv.Itoa(rec.code) + " " + http.StatusText(rec.code),
+		StatusCode:    rec.code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rec.header,
+		Body:          io.NopCloser(bytes.NewReader(rec.body.Bytes())),
+		ContentLength: int64(rec.body.Len()),
+		Request:       req,
+	}, nil
+}
+
+// recorder is a minimal http.ResponseWriter that keeps the response in memory.
+type recorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
