@@ -245,3 +245,13 @@ func (s Striped) Count(t time.Duration) int64 { return s.Seg.Scale(s.Rate.Count(
 
 // At returns the time of this instance's arrival k.
 func (s Striped) At(k int64) time.Duration { return s.Rate.At(s.Seg.Global(k)) }
+
+// Fraction returns the segment's length (to − from) as a float, the share of a
+// scenario's rate this instance targets.
+func (s Segment) Fraction() float64 {
+	if s.from == nil {
+		return 1
+	}
+	f, _ := new(big.Rat).Sub(s.to, s.from).Float64()
+	return f
+}

@@ -1,0 +1,314 @@
+package executor
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/pacer"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// fakeVU sleeps for work per iteration (honouring ctx) and records what it did.
+type fakeVU struct {
+	id    int64
+	work  time.Duration
+	rec   *recorder
+	iters atomic.Int64
+}
+
+type recorder struct {
+	completed, interrupted atomic.Int64
+	running, maxRunning    atomic.Int64
+	mu                     sync.Mutex
+	ids                    map[int64]int64
+}
+
+func newRecorder() *recorder { return &recorder{ids: map[int64]int64{}} }
+
+func (v *fakeVU) Iterate(ctx context.Context) bool {
+	n := v.rec.running.Add(1)
+	defer v.rec.running.Add(-1)
+	for {
+		m := v.rec.maxRunning.Load()
+		if n <= m || v.rec.maxRunning.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	v.iters.Add(1)
+	v.rec.mu.Lock()
+	v.rec.ids[v.id]++
+	v.rec.mu.Unlock()
+	if v.work > 0 {
+		t := time.NewTimer(v.work)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			v.rec.interrupted.Add(1)
+			return false
+		case <-t.C:
+		}
+	}
+	v.rec.completed.Add(1)
+	return true
+}
+
+func newExec(t *testing.T, sc scenario.Scenario, work time.Duration, seg pacer.Segment) (*Executor, *recorder, *atomic.Int64) {
+	t.Helper()
+	rec := newRecorder()
+	var droppedSamples atomic.Int64
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	tags := metrics.NewTagPool().Intern([]metrics.Tag{{Key: "scenario", Value: sc.Name}})
+	e, err := New(Config{
+		Scenario: &sc,
+		Segment:  seg,
+		NewVU:    func(id int64) VU { return &fakeVU{id: id, work: work, rec: rec} },
+		Pusher: metrics.PusherFunc(func(ss []metrics.Sample) {
+			for _, s := range ss {
+				if s.Metric == b.DroppedIterations && s.Tags == tags {
+					droppedSamples.Add(int64(s.Value))
+				}
+			}
+		}),
+		Dropped: b.DroppedIterations,
+		Tags:    tags,
+	})
+	require.NoError(t, err)
+	return e, rec, &droppedSamples
+}
+
+func runExec(e *Executor) time.Duration {
+	start := time.Now()
+	e.Run(context.Background(), start)
+	return time.Since(start)
+}
+
+func TestExecutorIterationCounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		sc          scenario.Scenario
+		work        time.Duration
+		seg         string
+		completed   int64
+		tolerance   int64
+		dropped     int64
+		maxRunning  int64
+		minDuration time.Duration
+	}{
+		{
+			name:      "shared-iterations shares a total",
+			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 5, Iterations: 100},
+			work:      time.Millisecond,
+			completed: 100, maxRunning: 5,
+		},
+		{
+			name:      "shared-iterations defaults to 1 VU 1 iteration",
+			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations},
+			completed: 1,
+		},
+		{
+			name:      "per-vu-iterations runs each VU's own",
+			sc:        scenario.Scenario{Name: "p", Executor: scenario.PerVUIterations, VUs: 3, Iterations: 7},
+			work:      time.Millisecond,
+			completed: 21, maxRunning: 3,
+		},
+		{
+			name:      "shared-iterations maxDuration drops the rest",
+			sc:        scenario.Scenario{Name: "m", Executor: scenario.SharedIterations, VUs: 2, Iterations: 1000, MaxDuration: 200 * time.Millisecond, GracefulStop: time.Second},
+			work:      10 * time.Millisecond,
+			completed: 40, tolerance: 8, dropped: -1, maxRunning: 2,
+		},
+		{
+			name:      "constant-arrival-rate 1000/s for 1s",
+			sc:        scenario.Scenario{Name: "c", Executor: scenario.ConstantArrivalRate, Rate: 1000, Duration: time.Second, PreAllocatedVUs: 5, MaxVUs: 50, GracefulStop: time.Second},
+			work:      time.Millisecond,
+			completed: 1000, minDuration: time.Second,
+		},
+		{
+			name:      "constant-arrival-rate with timeUnit",
+			sc:        scenario.Scenario{Name: "c", Executor: scenario.ConstantArrivalRate, Rate: 30, TimeUnit: 100 * time.Millisecond, Duration: 500 * time.Millisecond, PreAllocatedVUs: 50},
+			completed: 150,
+		},
+		{
+			name: "ramping-arrival-rate integrates the stages",
+			sc: scenario.Scenario{Name: "r", Executor: scenario.RampingArrivalRate, StartRate: 0, PreAllocatedVUs: 50,
+				Stages: []scenario.Stage{{Duration: 500 * time.Millisecond, Target: 400}, {Duration: 500 * time.Millisecond, Target: 400}}},
+			completed: 300, minDuration: time.Second,
+		},
+		{
+			name:      "segment takes its half of the arrivals",
+			sc:        scenario.Scenario{Name: "c", Executor: scenario.ConstantArrivalRate, Rate: 301, Duration: time.Second, PreAllocatedVUs: 100},
+			seg:       "1/2:1",
+			completed: 150, // the first half owns arrival 0 and every other one: 151
+		},
+		{
+			name:      "segment scales shared iterations",
+			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 3, Iterations: 11},
+			seg:       "0:1/2",
+			work:      10 * time.Millisecond,
+			completed: 6, maxRunning: 2,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			seg := pacer.Segment{}
+			if tc.seg != "" {
+				seg = pacer.MustParseSegment(tc.seg, "")
+			}
+			e, rec, droppedSamples := newExec(t, tc.sc, tc.work, seg)
+			took := runExec(e)
+			st := e.Stats()
+			require.InDelta(t, tc.completed, rec.completed.Load(), float64(tc.tolerance), "stats %+v", e.Stats())
+			require.Equal(t, rec.completed.Load(), st.Iterations)
+			switch {
+			case tc.dropped >= 0:
+				require.Equal(t, tc.dropped, st.Dropped)
+			default:
+				// Every iteration of the total is either started or dropped.
+				require.Equal(t, int64(tc.sc.Iterations), st.Dropped+rec.completed.Load()+rec.interrupted.Load())
+			}
+			require.Equal(t, st.Dropped, droppedSamples.Load())
+			if tc.maxRunning > 0 {
+				require.Equal(t, tc.maxRunning, rec.maxRunning.Load())
+			}
+			require.GreaterOrEqual(t, took, tc.minDuration)
+			require.True(t, st.Done)
+			require.Zero(t, st.VUs)
+		})
+	}
+}
+
+func TestExecutorDropsWhenMaxVUsTooSmall(t *testing.T) {
+	t.Parallel()
+	// 200/s for 0.5 s = 100 arrivals; 2 VUs that take 50 ms each can start ~20.
+	sc := scenario.Scenario{Name: "d", Executor: scenario.ConstantArrivalRate, Rate: 200, Duration: 500 * time.Millisecond, PreAllocatedVUs: 1, MaxVUs: 2, GracefulStop: time.Second}
+	e, rec, droppedSamples := newExec(t, sc, 50*time.Millisecond, pacer.Segment{})
+	runExec(e)
+	st := e.Stats()
+	require.Equal(t, int64(100), st.Iterations+st.Dropped, "every arrival is started or dropped")
+	require.Greater(t, st.Dropped, int64(60))
+	require.Equal(t, st.Dropped, droppedSamples.Load())
+	require.Equal(t, int64(2), st.VUsMax, "VUs are added mid-test up to maxVUs")
+	require.Equal(t, int64(2), rec.maxRunning.Load())
+}
+
+func TestExecutorGracefulStop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                   string
+		graceful               time.Duration
+		completed, interrupted int64
+	}{
+		{name: "iterations longer than gracefulStop are interrupted", graceful: 50 * time.Millisecond, interrupted: 3},
+		{name: "gracefulStop lets running iterations finish", graceful: 2 * time.Second, completed: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := scenario.Scenario{Name: "g", Executor: scenario.ConstantVUs, VUs: 3, Duration: 100 * time.Millisecond, GracefulStop: tc.graceful}
+			e, rec, _ := newExec(t, sc, 400*time.Millisecond, pacer.Segment{})
+			took := runExec(e)
+			require.Equal(t, tc.completed, rec.completed.Load())
+			require.Equal(t, tc.interrupted, rec.interrupted.Load())
+			require.Equal(t, tc.completed, e.Stats().Iterations)
+			require.Equal(t, tc.interrupted, e.Stats().Interrupted)
+			require.Less(t, took, time.Second)
+		})
+	}
+}
+
+func TestExecutorExternalStopHonoursGracefulStop(t *testing.T) {
+	t.Parallel()
+	sc := scenario.Scenario{Name: "x", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Hour, GracefulStop: time.Second}
+	e, rec, _ := newExec(t, sc, 200*time.Millisecond, pacer.Segment{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	e.Run(ctx, start)
+	require.Less(t, time.Since(start), 2*time.Second)
+	require.Zero(t, rec.interrupted.Load(), "running iterations finish within gracefulStop")
+	require.InDelta(t, 4, rec.completed.Load(), 2)
+}
+
+func TestExecutorRampingVUs(t *testing.T) {
+	t.Parallel()
+	sc := scenario.Scenario{
+		Name: "rv", Executor: scenario.RampingVUs, StartVUs: 0, GracefulRampDown: 20 * time.Millisecond,
+		Stages: []scenario.Stage{{Duration: 200 * time.Millisecond, Target: 4}, {Duration: 200 * time.Millisecond, Target: 4}, {Duration: 0, Target: 1}, {Duration: 200 * time.Millisecond, Target: 1}},
+	}
+	e, rec, _ := newExec(t, sc, 30*time.Millisecond, pacer.Segment{})
+	var samples []int64
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(done)
+		for _, at := range []time.Duration{300, 500} {
+			time.Sleep(time.Until(start.Add(at * time.Millisecond)))
+			samples = append(samples, e.Stats().VUs)
+		}
+	}()
+	e.Run(context.Background(), start)
+	<-done
+	require.Equal(t, int64(4), rec.maxRunning.Load())
+	require.Equal(t, int64(4), e.Stats().VUsMax)
+	require.Equal(t, []int64{4, 1}, samples)
+	require.Positive(t, rec.interrupted.Load()+rec.completed.Load())
+	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond)
+}
+
+func TestExecutorRampDownInterruptsAfterGrace(t *testing.T) {
+	t.Parallel()
+	// Two VUs for 100 ms, then one; each iteration takes 300 ms, longer than the
+	// 50 ms gracefulRampDown, so the removed VU's iteration is interrupted while the
+	// remaining one completes within gracefulStop.
+	sc := scenario.Scenario{
+		Name: "rd", Executor: scenario.RampingVUs, StartVUs: 2, GracefulRampDown: 50 * time.Millisecond, GracefulStop: time.Second,
+		Stages: []scenario.Stage{{Duration: 100 * time.Millisecond, Target: 2}, {Duration: 0, Target: 1}, {Duration: 100 * time.Millisecond, Target: 1}},
+	}
+	e, rec, _ := newExec(t, sc, 300*time.Millisecond, pacer.Segment{})
+	runExec(e)
+	require.Equal(t, int64(1), rec.interrupted.Load())
+	require.Equal(t, int64(1), rec.completed.Load())
+}
+
+func TestExecutorTargetsAndStages(t *testing.T) {
+	t.Parallel()
+	sc := scenario.Scenario{Name: "t", Executor: scenario.RampingArrivalRate, StartTime: 10 * time.Second, StartRate: 10, TimeUnit: time.Second, PreAllocatedVUs: 1,
+		Stages: []scenario.Stage{{Duration: 10 * time.Second, Target: 30}, {Duration: 10 * time.Second, Target: 50}}}
+	e, _, _ := newExec(t, sc, 0, pacer.Segment{})
+	require.Equal(t, UnitIterationsPerSecond, e.Unit())
+	require.Zero(t, e.Target(5*time.Second))
+	require.InDelta(t, 20, e.Target(15*time.Second), 1e-9)
+	require.InDelta(t, 50, e.Target(30*time.Second), 1e-9)
+	require.Equal(t, []StageWindow{
+		{Index: 0, Start: 10 * time.Second, End: 20 * time.Second, From: 10, Target: 30, Unit: UnitIterationsPerSecond},
+		{Index: 1, Start: 20 * time.Second, End: 30 * time.Second, From: 30, Target: 50, Unit: UnitIterationsPerSecond},
+	}, e.Stages())
+	require.Equal(t, 30*time.Second, e.MaxEnd(), "startTime + stages + gracefulStop (0 here)")
+
+	cv, _, _ := newExec(t, scenario.Scenario{Name: "v", Executor: scenario.ConstantVUs, VUs: 7, Duration: time.Minute}, 0, pacer.Segment{})
+	require.Equal(t, UnitVUs, cv.Unit())
+	require.InDelta(t, 7, cv.Target(time.Second), 1e-9)
+	require.Equal(t, []StageWindow{{Start: 0, End: time.Minute, From: 7, Target: 7, Unit: UnitVUs}}, cv.Stages())
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sc      scenario.Scenario
+		wantErr string
+	}{
+		{sc: scenario.Scenario{Name: "a", Executor: scenario.ConstantVUs}, wantErr: `scenario "a": constant-vus needs a duration > 0`},
+		{sc: scenario.Scenario{Name: "b", Executor: scenario.RampingVUs}, wantErr: `scenario "b": ramping-vus needs stages`},
+		{sc: scenario.Scenario{Name: "c", Executor: "nope"}, wantErr: `scenario "c": unknown executor "nope"`},
+	} {
+		_, err := New(Config{Scenario: &tc.sc, NewVU: func(int64) VU { return nil }})
+		require.EqualError(t, err, tc.wantErr)
+	}
+}
