@@ -1,0 +1,704 @@
+package sim
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/sim/cfs"
+	"github.com/tidemark/tidemark/internal/sim/hpa"
+)
+
+// StepDuration is the model's time step: one CFS bandwidth slice (sched_cfs_bandwidth_slice_us).
+const StepDuration = 5 * time.Millisecond
+
+// Reasons a request failed, reported in Result.Reason.
+const (
+	ReasonNoEndpoints   = "no_ready_endpoints"       // no Ready pod behind the Service: 503
+	ReasonQueueFull     = "queue_full"               // the pod's accept queue is full: 503
+	ReasonQueueTimeout  = "queue_timeout"            // waited longer than queue.timeout: 503
+	ReasonPoolTimeout   = "pool_timeout"             // no pool connection within pool.timeout: 500
+	ReasonDBConnections = "db_connections_exhausted" // max_connections reached: 500
+	ReasonDownstream    = "downstream_error"         // a called service failed: 502
+	ReasonTimeout       = "timeout"                  // request.timeout elapsed: 504
+	ReasonPodTerminated = "pod_terminated"           // the pod went away mid-request: 502
+)
+
+// Result is how the simulated cluster answered one request.
+type Result struct {
+	// Status is the HTTP status code.
+	Status int
+	// Latency is the simulated time from Submit to the answer.
+	Latency time.Duration
+	// Reason is empty on success, else one of the Reason* constants.
+	Reason string
+	// Pod is the pod that handled the request ("" if none did).
+	Pod string
+}
+
+// Cluster is the simulated cluster: Deployments with pods, their HPAs, metrics-server, CFS
+// bandwidth per container and a database. It runs in simulated time, advanced only by
+// Step and Advance; nothing reads a clock. It is not safe for concurrent use.
+type Cluster struct {
+	p           *Profile
+	start, now  time.Time
+	rng         *rand.Rand
+	services    []*service
+	byName      map[string]*service
+	db          *database
+	msNext      time.Time
+	podSeq      int
+	ipSeq       int
+	initialised bool
+}
+
+type service struct {
+	c            *Cluster
+	spec         *ServiceSpec
+	name         string
+	rsName       string
+	specReplicas int32
+	pods         []*pod
+	rr           int
+	calls        []*service
+	quota        time.Duration
+	hpa          *hpa.Controller
+	hpaNext      time.Time
+	hpaStatus    hpa.Status
+}
+
+type pod struct {
+	svc                     *service
+	name, uid, ip, cid      string
+	created, started        time.Time // started = status.startTime (kubelet accepted the pod)
+	running, appUp, readyAt time.Time
+	isRunning, ready        bool
+	deleting                bool
+	deletedAt               time.Time
+	gone                    bool
+	cpu                     *cfs.Group
+	idleUsage               time.Duration
+	queue                   []*request
+	active                  []*request
+	cpuReqs                 []*request
+	pool                    *pool
+	ms                      []msSample
+}
+
+type msSample struct {
+	at    time.Time
+	usage time.Duration
+}
+
+type stage int
+
+const (
+	stageQueued stage = iota
+	stageCPU
+	stageDBWait
+	stageDB
+	stageCall
+)
+
+type request struct {
+	svc         *service
+	pod         *pod
+	arrived     time.Time
+	deadline    time.Time
+	stage       stage
+	cpuLeft     time.Duration
+	queriesLeft int
+	callIdx     int
+	waitSince   time.Time
+	q           *query
+	hasConn     bool
+	responded   bool
+	finished    bool
+	done        func(Result)
+}
+
+// NewCluster builds the cluster described by p at simulated time start: every Deployment
+// has its initial replicas Ready (created an hour earlier), HPAs have synced before, and
+// metrics-server holds one idle sample. p must come from ParseProfile or LoadProfile.
+func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
+	if p == nil || len(p.Services) == 0 {
+		return nil, fmt.Errorf("new cluster: profile has no services")
+	}
+	c := &Cluster{
+		p: p, start: start, now: start, byName: map[string]*service{},
+		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15)),
+	}
+	if p.Database != nil {
+		c.db = newDatabase(p.Database, p.CloudWatch.Period.D(), start)
+	}
+	hcfg := hpa.Config{
+		SyncPeriod:              p.Controller.SyncPeriod.D(),
+		Tolerance:               *p.Controller.Tolerance,
+		CPUInitializationPeriod: p.Controller.CPUInitializationPeriod.D(),
+		InitialReadinessDelay:   p.Controller.InitialReadinessDelay.D(),
+		DownscaleStabilization:  p.Controller.DownscaleStabilization.D(),
+	}
+	for i := range p.Services {
+		spec := &p.Services[i]
+		s := &service{
+			c: c, spec: spec, name: spec.Name, specReplicas: int32(spec.Replicas),
+			rsName: spec.Name + "-" + templateHash(spec.Name+spec.Image),
+			quota:  cfs.QuotaForLimit(int64(spec.Resources.Limits.CPU), cfs.DefaultPeriod),
+		}
+		if spec.HPA != nil {
+			ctrl, err := hpa.NewController(spec.HPA.hpaSpec(), hcfg)
+			if err != nil {
+				return nil, fmt.Errorf("new cluster: service %s: %w", spec.Name, err)
+			}
+			s.hpa = ctrl
+			// Each HPA is resynced on its own phase of the controller's period.
+			s.hpaNext = start.Add(time.Duration(c.rng.Int64N(int64(hcfg.SyncPeriod))))
+			s.hpaStatus = hpa.Status{CurrentReplicas: s.specReplicas, DesiredReplicas: s.specReplicas}
+		}
+		c.services = append(c.services, s)
+		c.byName[s.name] = s
+	}
+	for _, s := range c.services {
+		for _, call := range s.spec.Request.Calls {
+			s.calls = append(s.calls, c.byName[call])
+		}
+		for range s.specReplicas {
+			pd := c.newPod(s, start.Add(-time.Hour))
+			pd.running, pd.appUp, pd.readyAt = pd.created, pd.created, pd.created.Add(10*time.Second)
+			pd.started = pd.created
+		}
+	}
+	c.msNext = start.Add(time.Duration(c.rng.Int64N(int64(p.MetricsServer.Resolution.D()))))
+	// metrics-server's previous scrape, so the first real one yields a rate.
+	for _, s := range c.services {
+		for _, pd := range s.pods {
+			pd.ms = []msSample{{at: c.msNext.Add(-p.MetricsServer.Resolution.D()), usage: 0}}
+		}
+	}
+	c.lifecycle()
+	return c, nil
+}
+
+const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+func templateHash(s string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	v := h.Sum64()
+	out := make([]byte, 10)
+	for i := range out {
+		out[i] = hashAlphabet[v%uint64(len(hashAlphabet))]
+		v /= uint64(len(hashAlphabet))
+	}
+	return string(out)
+}
+
+func (c *Cluster) randSuffix(n int) string {
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = hashAlphabet[c.rng.IntN(len(hashAlphabet))]
+	}
+	return string(out)
+}
+
+func (c *Cluster) draw(d Dist) time.Duration {
+	return max(d.sample(c.rng.Float64(), c.rng.NormFloat64()), 0)
+}
+
+// newPod creates a pod at t and draws its start-up: scheduling, image pull, app start and
+// the readiness probe schedule.
+func (c *Cluster) newPod(s *service, t time.Time) *pod {
+	c.podSeq++
+	c.ipSeq++
+	pd := &pod{
+		svc: s, created: t,
+		name: s.rsName + "-" + c.randSuffix(5),
+		uid:  fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", c.rng.Uint32(), c.rng.IntN(1<<16), c.rng.IntN(1<<12), c.rng.IntN(1<<12), c.rng.Int64N(1<<48)),
+		ip:   fmt.Sprintf("10.0.%d.%d", (c.ipSeq/250)%250, c.ipSeq%250+2),
+		cid:  fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64()),
+		cpu:  cfs.NewGroup(cfs.Bandwidth{Quota: s.quota, Period: cfs.DefaultPeriod}, c.p.Node.CPUs),
+	}
+	st := s.spec.Startup
+	pd.started = t.Add(c.draw(st.Scheduling))
+	pd.running = pd.started.Add(c.draw(st.ImagePull))
+	pd.appUp = pd.running.Add(c.draw(st.AppStart))
+	// Probes run at running+initialDelay+k*period; the pod is Ready after
+	// success_threshold consecutive successes, the first once the app is up.
+	rp := st.Readiness
+	first := pd.running.Add(rp.InitialDelay.D())
+	if pd.appUp.After(first) {
+		k := math.Ceil(float64(pd.appUp.Sub(first)) / float64(rp.Period.D()))
+		first = first.Add(time.Duration(k) * rp.Period.D())
+	}
+	pd.readyAt = first.Add(time.Duration(rp.SuccessThreshold-1) * rp.Period.D())
+	if c.db != nil && s.spec.Request.DBQueries > 0 {
+		pd.pool = &pool{pod: pd, size: s.spec.Pool.Size}
+	}
+	s.pods = append(s.pods, pd)
+	return pd
+}
+
+// Now returns the simulated time.
+func (c *Cluster) Now() time.Time { return c.now }
+
+// Start returns the simulated time the cluster was built at.
+func (c *Cluster) Start() time.Time { return c.start }
+
+// Profile returns the profile the cluster runs (with defaults filled in).
+func (c *Cluster) Profile() *Profile { return c.p }
+
+// Services returns the service names in profile order.
+func (c *Cluster) Services() []string {
+	out := make([]string, len(c.services))
+	for i, s := range c.services {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Advance runs whole steps until the simulated time reaches to (never past it).
+func (c *Cluster) Advance(to time.Time) {
+	for !c.now.Add(StepDuration).After(to) {
+		c.Step()
+	}
+}
+
+// Submit sends one request to service at the current simulated time. done is called
+// exactly once, possibly before Submit returns (immediate rejections) or from a later
+// Step; it must not call back into the cluster.
+func (c *Cluster) Submit(serviceName string, done func(Result)) error {
+	s, ok := c.byName[serviceName]
+	if !ok {
+		return fmt.Errorf("submit: unknown service %q", serviceName)
+	}
+	c.submit(s, done)
+	return nil
+}
+
+func (c *Cluster) submit(s *service, done func(Result)) *request {
+	r := &request{svc: s, arrived: c.now, done: done}
+	if to := s.spec.Request.Timeout.D(); to > 0 {
+		r.deadline = c.now.Add(to)
+	}
+	var endpoints []*pod
+	for _, pd := range s.pods {
+		if pd.ready && !pd.deleting && !pd.gone {
+			endpoints = append(endpoints, pd)
+		}
+	}
+	if len(endpoints) == 0 {
+		c.respond(r, http.StatusServiceUnavailable, ReasonNoEndpoints)
+		r.finished = true
+		return r
+	}
+	pd := endpoints[s.rr%len(endpoints)]
+	s.rr = (s.rr + 1) % len(endpoints)
+	r.pod = pd
+	if len(pd.queue) >= s.spec.Queue.Max {
+		c.respond(r, http.StatusServiceUnavailable, ReasonQueueFull)
+		r.finished = true
+		return r
+	}
+	pd.queue = append(pd.queue, r)
+	c.admit(pd)
+	return r
+}
+
+func (c *Cluster) respond(r *request, status int, reason string) {
+	if r.responded {
+		return
+	}
+	r.responded = true
+	name := ""
+	if r.pod != nil {
+		name = r.pod.name
+	}
+	if r.done != nil {
+		r.done(Result{Status: status, Latency: c.now.Sub(r.arrived), Reason: reason, Pod: name})
+	}
+}
+
+// finish ends a request's work and answers it if nobody has yet.
+func (c *Cluster) finish(r *request, status int, reason string) {
+	if r.finished {
+		return
+	}
+	r.finished = true
+	if pd := r.pod; pd != nil {
+		if i := slices.Index(pd.active, r); i >= 0 {
+			pd.active = slices.Delete(pd.active, i, i+1)
+		}
+		if r.stage == stageCPU {
+			if i := slices.Index(pd.cpuReqs, r); i >= 0 {
+				pd.cpuReqs = slices.Delete(pd.cpuReqs, i, i+1)
+			}
+		}
+		if r.q != nil {
+			r.q.cancelled = true
+			r.q = nil
+		}
+		if r.hasConn && pd.pool != nil {
+			r.hasConn = false
+			pd.pool.release(c)
+		}
+		c.admit(pd)
+	}
+	c.respond(r, status, reason)
+}
+
+// admit moves queued requests into service while the pod has concurrency left.
+func (c *Cluster) admit(pd *pod) {
+	limit := pd.svc.spec.Concurrency
+	for len(pd.queue) > 0 && (limit == 0 || len(pd.active) < limit) && !pd.gone {
+		r := pd.queue[0]
+		pd.queue = pd.queue[1:]
+		pd.active = append(pd.active, r)
+		spec := pd.svc.spec.Request
+		cost := float64(spec.CPU.D())
+		if spec.CPUJitter > 0 {
+			cost *= 1 + spec.CPUJitter*(2*c.rng.Float64()-1)
+		}
+		r.cpuLeft = max(time.Duration(cost), time.Microsecond)
+		r.queriesLeft = spec.DBQueries
+		r.stage = stageCPU
+		pd.cpuReqs = append(pd.cpuReqs, r)
+	}
+}
+
+// next moves a request past its CPU, query or call stage.
+func (c *Cluster) next(r *request) {
+	if r.finished {
+		return
+	}
+	pd := r.pod
+	if r.queriesLeft > 0 && pd.pool != nil {
+		pd.pool.acquire(c, r)
+		return
+	}
+	if r.callIdx < len(r.svc.calls) {
+		target := r.svc.calls[r.callIdx]
+		r.callIdx++
+		r.stage = stageCall
+		c.submit(target, func(res Result) {
+			if r.finished {
+				return
+			}
+			if res.Status >= 500 {
+				c.finish(r, http.StatusBadGateway, ReasonDownstream)
+				return
+			}
+			c.next(r)
+		})
+		return
+	}
+	c.finish(r, http.StatusOK, "")
+}
+
+// Step advances the simulation by StepDuration.
+func (c *Cluster) Step() {
+	dt := StepDuration
+	c.reconcile()
+	c.lifecycle()
+	c.scrapeMetrics()
+	c.syncHPAs()
+	for _, s := range c.services {
+		for _, pd := range s.pods {
+			if pd.gone {
+				continue
+			}
+			c.expireQueue(pd)
+			c.runCPU(pd, dt)
+		}
+	}
+	if c.db != nil {
+		for _, q := range c.db.step(dt) {
+			r := q.req
+			if q.cancelled || r.finished {
+				continue
+			}
+			r.q = nil
+			r.queriesLeft--
+			r.hasConn = false
+			r.pod.pool.release(c)
+			c.next(r)
+		}
+		for _, s := range c.services {
+			for _, pd := range s.pods {
+				if pd.pool != nil && !pd.gone {
+					pd.pool.expire(c)
+				}
+			}
+		}
+	}
+	c.deadlines()
+	c.now = c.now.Add(dt)
+	if c.db != nil {
+		c.db.account(c.now, dt, c.dbConnections())
+	}
+}
+
+func (c *Cluster) expireQueue(pd *pod) {
+	to := pd.svc.spec.Queue.Timeout.D()
+	if to <= 0 || len(pd.queue) == 0 {
+		return
+	}
+	kept := pd.queue[:0]
+	var expired []*request
+	for _, r := range pd.queue {
+		if c.now.Sub(r.arrived) >= to {
+			expired = append(expired, r)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	pd.queue = kept
+	for _, r := range expired {
+		r.finished = true
+		c.respond(r, http.StatusServiceUnavailable, ReasonQueueTimeout)
+	}
+}
+
+// runCPU lets the CPU-stage requests of one pod run for dt under its CFS bandwidth and
+// shares the CPU time granted equally (water-filling, each request one thread).
+func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
+	threads := pd.svc.spec.Threads
+	idle := time.Duration(int64(pd.svc.spec.IdleCPU) * int64(dt) / 1000)
+	if !pd.isRunning {
+		pd.cpu.Run(dt, 0, 0)
+		return
+	}
+	var demand time.Duration
+	for _, r := range pd.cpuReqs {
+		demand += r.cpuLeft
+	}
+	// The application runs at most threads requests on CPU at once.
+	runnable := min(len(pd.cpuReqs), threads)
+	demand = min(demand, time.Duration(runnable)*dt)
+	if idle > 0 {
+		runnable++
+		demand += idle
+	}
+	granted := pd.cpu.Run(dt, runnable, demand)
+	if idle > 0 {
+		use := min(granted, idle)
+		pd.idleUsage += use
+		granted -= use
+	}
+	if granted <= 0 || len(pd.cpuReqs) == 0 {
+		return
+	}
+	reqs := slices.Clone(pd.cpuReqs)
+	slices.SortFunc(reqs, func(a, b *request) int { return int(a.cpuLeft - b.cpuLeft) })
+	left := granted
+	for i, r := range reqs {
+		share := left / time.Duration(len(reqs)-i)
+		give := min(r.cpuLeft, share, dt)
+		r.cpuLeft -= give
+		left -= give
+	}
+	var doneCPU []*request
+	kept := pd.cpuReqs[:0]
+	for _, r := range pd.cpuReqs {
+		if r.cpuLeft <= 0 {
+			doneCPU = append(doneCPU, r)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	pd.cpuReqs = kept
+	for _, r := range doneCPU {
+		r.stage = stageDB
+		c.next(r)
+	}
+}
+
+func (c *Cluster) deadlines() {
+	for _, s := range c.services {
+		if s.spec.Request.Timeout.D() <= 0 {
+			continue
+		}
+		for _, pd := range s.pods {
+			for _, list := range [][]*request{pd.queue, pd.active} {
+				for _, r := range list {
+					if !r.responded && !c.now.Before(r.deadline) {
+						c.respond(r, http.StatusGatewayTimeout, ReasonTimeout)
+					}
+				}
+			}
+		}
+	}
+}
+
+// reconcile is the Deployment/ReplicaSet controller: it creates or deletes pods until the
+// live pods match spec.replicas.
+func (c *Cluster) reconcile() {
+	for _, s := range c.services {
+		var live []*pod
+		for _, pd := range s.pods {
+			if !pd.deleting && !pd.gone {
+				live = append(live, pd)
+			}
+		}
+		for n := len(live); n < int(s.specReplicas); n++ {
+			c.newPod(s, c.now)
+		}
+		if extra := len(live) - int(s.specReplicas); extra > 0 {
+			// ReplicaSet deletion ranking: not running < running, not ready < ready,
+			// ready for less time < longer, newer < older.
+			slices.SortStableFunc(live, func(a, b *pod) int {
+				if a.isRunning != b.isRunning {
+					if !a.isRunning {
+						return -1
+					}
+					return 1
+				}
+				if a.ready != b.ready {
+					if !a.ready {
+						return -1
+					}
+					return 1
+				}
+				if !a.readyAt.Equal(b.readyAt) {
+					return b.readyAt.Compare(a.readyAt)
+				}
+				return b.created.Compare(a.created)
+			})
+			for _, pd := range live[:extra] {
+				pd.deleting = true
+				pd.deletedAt = c.now
+			}
+		}
+	}
+}
+
+// lifecycle moves pods through Pending → Running → Ready, and removes deleted pods once
+// drained or at the end of their grace period.
+func (c *Cluster) lifecycle() {
+	for _, s := range c.services {
+		kept := s.pods[:0]
+		for _, pd := range s.pods {
+			if !pd.isRunning && !c.now.Before(pd.running) {
+				pd.isRunning = true
+				if pd.pool != nil {
+					pd.pool.warm(c, *s.spec.Pool.Warm)
+				}
+			}
+			if !pd.ready && pd.isRunning && !c.now.Before(pd.readyAt) && !pd.deleting {
+				pd.ready = true
+			}
+			if pd.deleting {
+				drained := len(pd.queue) == 0 && len(pd.active) == 0
+				if drained || c.now.Sub(pd.deletedAt) >= s.spec.TerminationGracePeriod.D() || !pd.isRunning {
+					c.remove(pd)
+					continue
+				}
+			}
+			kept = append(kept, pd)
+		}
+		clear(s.pods[len(kept):])
+		s.pods = kept
+	}
+}
+
+func (c *Cluster) remove(pd *pod) {
+	pd.gone = true
+	pd.ready = false
+	for _, r := range slices.Clone(pd.queue) {
+		r.finished = true
+		c.respond(r, http.StatusBadGateway, ReasonPodTerminated)
+	}
+	pd.queue = nil
+	for _, r := range slices.Clone(pd.active) {
+		c.finish(r, http.StatusBadGateway, ReasonPodTerminated)
+	}
+	if pd.pool != nil {
+		pd.pool.close(c)
+	}
+}
+
+// scrapeMetrics is metrics-server: every resolution it reads each running pod's cumulative
+// CPU and keeps the last two samples.
+func (c *Cluster) scrapeMetrics() {
+	if c.now.Before(c.msNext) {
+		return
+	}
+	c.msNext = c.msNext.Add(c.p.MetricsServer.Resolution.D())
+	for _, s := range c.services {
+		for _, pd := range s.pods {
+			if !pd.isRunning || pd.gone {
+				continue
+			}
+			smp := msSample{at: c.now, usage: pd.cpu.Stats().Usage}
+			if len(pd.ms) >= 2 {
+				pd.ms = append(pd.ms[:0], pd.ms[1], smp)
+			} else {
+				pd.ms = append(pd.ms, smp)
+			}
+		}
+	}
+}
+
+func (pd *pod) metric() (hpa.PodMetric, bool) {
+	if len(pd.ms) < 2 {
+		return hpa.PodMetric{}, false
+	}
+	a, b := pd.ms[0], pd.ms[1]
+	w := b.at.Sub(a.at)
+	if w <= 0 {
+		return hpa.PodMetric{}, false
+	}
+	milli := int64(float64(b.usage-a.usage) / float64(w) * 1000)
+	return hpa.PodMetric{Timestamp: b.at, Window: w, Milli: milli}, true
+}
+
+func (c *Cluster) syncHPAs() {
+	for _, s := range c.services {
+		if s.hpa == nil || c.now.Before(s.hpaNext) {
+			continue
+		}
+		s.hpaNext = s.hpaNext.Add(c.p.Controller.SyncPeriod.D())
+		in := hpa.Input{SpecReplicas: s.specReplicas, Metrics: map[string]hpa.PodMetric{}}
+		for _, pd := range s.pods {
+			hp := hpa.Pod{
+				Name: pd.name, Phase: hpa.PodPending, Deleting: pd.deleting,
+				RequestMilli: int64(s.spec.Resources.Requests.CPU),
+			}
+			if !c.now.Before(pd.started) {
+				hp.Started = pd.started
+				hp.HasReadyCondition = true
+				hp.ReadyTransition = pd.started
+			}
+			if pd.isRunning {
+				hp.Phase = hpa.PodRunning
+			}
+			if pd.ready {
+				hp.Ready, hp.ReadyTransition = true, pd.readyAt
+			}
+			in.Pods = append(in.Pods, hp)
+			if m, ok := pd.metric(); ok {
+				in.Metrics[pd.name] = m
+			}
+		}
+		d := s.hpa.Sync(c.now, in)
+		s.hpaStatus = d.Status
+		if d.Rescale {
+			s.specReplicas = d.Replicas
+		}
+	}
+}
+
+func (c *Cluster) dbConnections() int {
+	n := 0
+	for _, s := range c.services {
+		for _, pd := range s.pods {
+			if pd.pool != nil {
+				n += pd.pool.open
+			}
+		}
+	}
+	return n
+}
