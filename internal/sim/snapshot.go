@@ -82,58 +82,12 @@ type DatabaseSnapshot struct {
 func (c *Cluster) Snapshot() Snapshot {
 	s := Snapshot{At: c.now, Namespace: c.p.Namespace, Node: c.p.Node.Name}
 	for _, svc := range c.services {
-		d := DeploymentSnapshot{Name: svc.name, ReplicaSet: svc.rsName, Image: svc.spec.Image, SpecReplicas: int(svc.specReplicas)}
+		s.Deployments = append(s.Deployments, svc.snapshot())
 		for _, pd := range svc.pods {
-			if pd.gone {
-				continue
-			}
-			if !pd.deleting {
-				d.Replicas++
-				if pd.ready {
-					d.ReadyReplicas++
-				}
-			}
-			ps := PodSnapshot{
-				Name: pd.name, UID: pd.uid, Deployment: svc.name, ReplicaSet: svc.rsName, IP: pd.ip,
-				ContainerID: pd.cid, Image: svc.spec.Image, Created: pd.created,
-				Running: pd.isRunning, Ready: pd.ready, Terminating: pd.deleting,
-				CPURequestCores:    float64(svc.spec.Resources.Requests.CPU) / 1000,
-				CPULimitCores:      float64(svc.spec.Resources.Limits.CPU) / 1000,
-				MemoryRequestBytes: int64(svc.spec.Resources.Requests.Memory),
-				MemoryLimitBytes:   int64(svc.spec.Resources.Limits.Memory),
-				CFS:                pd.cpu.Stats(),
-				CFSQuota:           pd.cpu.Bandwidth().Quota,
-				CFSPeriod:          pd.cpu.Bandwidth().Period,
-				Queued:             len(pd.queue),
-				InFlight:           len(pd.active),
-			}
-			if !c.now.Before(pd.started) {
-				ps.Started = pd.started
-			}
-			if pd.ready {
-				ps.ReadyTime = pd.readyAt
-			}
-			ps.CPUUsageSeconds = ps.CFS.Usage.Seconds()
-			if pd.isRunning {
-				ps.MemoryWorkingSetBytes = float64(svc.spec.Memory.Base) + float64(svc.spec.Memory.PerRequest)*float64(len(pd.queue)+len(pd.active))
-				if lim := svc.spec.Resources.Limits.Memory; lim > 0 {
-					ps.MemoryWorkingSetBytes = min(ps.MemoryWorkingSetBytes, float64(lim))
-				}
-			}
-			s.Pods = append(s.Pods, ps)
-		}
-		d.AvailableReplicas = d.ReadyReplicas
-		if svc.hpa != nil {
-			sp := svc.hpa.Spec()
-			st := svc.hpaStatus
-			d.HPA = &HPASnapshot{
-				MinReplicas: sp.MinReplicas, MaxReplicas: sp.MaxReplicas, TargetCPUUtilization: sp.TargetCPUUtilization,
-				CurrentReplicas: st.CurrentReplicas, DesiredReplicas: st.DesiredReplicas,
-				MetricValid: st.MetricValid, CurrentUtilization: st.CurrentUtilization,
-				CurrentAverageCores: float64(st.CurrentAverageMilli) / 1000, LastScaleTime: st.LastScaleTime,
+			if !pd.gone {
+				s.Pods = append(s.Pods, c.podSnapshot(pd))
 			}
 		}
-		s.Deployments = append(s.Deployments, d)
 	}
 	if db := c.db; db != nil {
 		s.Database = &DatabaseSnapshot{
@@ -145,5 +99,68 @@ func (c *Cluster) Snapshot() Snapshot {
 	return s
 }
 
-// cfsPeriodDefault keeps the exported period in one place for collectors.
-const cfsPeriodDefault = cfs.DefaultPeriod
+// Deployment returns one Deployment's state without copying the whole cluster.
+func (c *Cluster) Deployment(name string) (DeploymentSnapshot, bool) {
+	svc, ok := c.byName[name]
+	if !ok {
+		return DeploymentSnapshot{}, false
+	}
+	return svc.snapshot(), true
+}
+
+func (svc *service) snapshot() DeploymentSnapshot {
+	d := DeploymentSnapshot{Name: svc.name, ReplicaSet: svc.rsName, Image: svc.spec.Image, SpecReplicas: int(svc.specReplicas)}
+	for _, pd := range svc.pods {
+		if pd.gone || pd.deleting {
+			continue
+		}
+		d.Replicas++
+		if pd.ready {
+			d.ReadyReplicas++
+		}
+	}
+	d.AvailableReplicas = d.ReadyReplicas
+	if svc.hpa != nil {
+		sp := svc.hpa.Spec()
+		st := svc.hpaStatus
+		d.HPA = &HPASnapshot{
+			MinReplicas: sp.MinReplicas, MaxReplicas: sp.MaxReplicas, TargetCPUUtilization: sp.TargetCPUUtilization,
+			CurrentReplicas: st.CurrentReplicas, DesiredReplicas: st.DesiredReplicas,
+			MetricValid: st.MetricValid, CurrentUtilization: st.CurrentUtilization,
+			CurrentAverageCores: float64(st.CurrentAverageMilli) / 1000, LastScaleTime: st.LastScaleTime,
+		}
+	}
+	return d
+}
+
+func (c *Cluster) podSnapshot(pd *pod) PodSnapshot {
+	svc := pd.svc
+	ps := PodSnapshot{
+		Name: pd.name, UID: pd.uid, Deployment: svc.name, ReplicaSet: svc.rsName, IP: pd.ip,
+		ContainerID: pd.cid, Image: svc.spec.Image, Created: pd.created,
+		Running: pd.isRunning, Ready: pd.ready, Terminating: pd.deleting,
+		CPURequestCores:    float64(svc.spec.Resources.Requests.CPU) / 1000,
+		CPULimitCores:      float64(svc.spec.Resources.Limits.CPU) / 1000,
+		MemoryRequestBytes: int64(svc.spec.Resources.Requests.Memory),
+		MemoryLimitBytes:   int64(svc.spec.Resources.Limits.Memory),
+		CFS:                pd.cpu.Stats(),
+		CFSQuota:           pd.cpu.Bandwidth().Quota,
+		CFSPeriod:          pd.cpu.Bandwidth().Period,
+		Queued:             len(pd.queue),
+		InFlight:           len(pd.active),
+	}
+	if !c.now.Before(pd.started) {
+		ps.Started = pd.started
+	}
+	if pd.ready {
+		ps.ReadyTime = pd.readyAt
+	}
+	ps.CPUUsageSeconds = ps.CFS.Usage.Seconds()
+	if pd.isRunning {
+		ps.MemoryWorkingSetBytes = float64(svc.spec.Memory.Base) + float64(svc.spec.Memory.PerRequest)*float64(len(pd.queue)+len(pd.active))
+		if lim := svc.spec.Resources.Limits.Memory; lim > 0 {
+			ps.MemoryWorkingSetBytes = min(ps.MemoryWorkingSetBytes, float64(lim))
+		}
+	}
+	return ps
+}
