@@ -26,6 +26,7 @@ func commands() []command {
 	return []command{
 		// Each subcommand adds one line here.
 		serveCmd,
+		dashboardsCmd,
 	}
 }
 

@@ -1,0 +1,165 @@
+package dashboards
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/units"
+)
+
+// annotation is a Prometheus annotation layer of the correlation dashboard.
+type annotation struct {
+	name, query, color, title, text, tagKeys string
+	// valueIsTime: the query's value is the event time in ms (timestamp() * 1000), so the
+	// annotation sits at the event, not at the end of Prometheus' lookback.
+	valueIsTime bool
+}
+
+// annotations are the run's live span (start to end, from tidemark_run_info) and the
+// correlator's events (tidemark_event).
+func annotations() []annotation {
+	return []annotation{
+		{name: "Run", query: "run_info", color: "rgba(31, 120, 193, 0.15)", title: "run $testid", text: "tidemark_run_info: the run is live", tagKeys: ""},
+		{name: "Tidemark events", query: "events", color: "orange", title: "{{kind}}", text: "{{object}}", tagKeys: "kind,object", valueIsTime: true},
+	}
+}
+
+// annotationQuery builds one Prometheus annotation layer.
+func (b *builder) annotationQuery(a annotation) *dashboard.AnnotationQueryBuilder {
+	aq := dashboard.NewAnnotationQueryBuilder().
+		Name(a.name).
+		Datasource(datasource()).
+		Enable(true).
+		IconColor(a.color).
+		Expr(b.expr(a.query)).
+		TitleFormat(a.title).
+		TextFormat(a.text).
+		Step("5s")
+	if a.tagKeys != "" {
+		aq = aq.TagKeys(a.tagKeys)
+	}
+	if a.valueIsTime {
+		aq = aq.UseValueForTime(true)
+	}
+	return aq
+}
+
+// RunCorrelation builds the Run correlation dashboard: one run (testid) on one time axis
+// with a shared crosshair, in rows Load · Autoscaling · CPU · Database · Errors, annotated
+// with the run's start and end and the correlator's events.
+func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
+	b := &builder{exprs: exprs}
+	db := dashboard.NewDashboardBuilder("Tidemark / Run correlation").
+		Uid(RunCorrelationUID).
+		Description("One load-test run against the cluster: offered load, HPA and Deployment replicas, CPU and throttling, the database, and errors, on one time axis.").
+		Tags(tags()).
+		Editable().
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Time("now-1h", "now").
+		Timezone(common.TimeZoneUtc).
+		Refresh("30s").
+		Link(dashboardLink()).
+		WithVariable(datasourceVariable()).
+		WithVariable(queryVariable("testid", "Test ID", "label_values(tidemark_run_info, testid)")).
+		WithVariable(multiAll(queryVariable("namespace", "Namespace", `label_values(kube_deployment_spec_replicas{job="kube-state-metrics"}, namespace)`))).
+		WithVariable(multiAll(queryVariable("workload", "Workload", `label_values(kube_deployment_spec_replicas{job="kube-state-metrics", namespace=~"$namespace"}, deployment)`)))
+	for _, a := range annotations() {
+		db.Annotation(b.annotationQuery(a))
+	}
+
+	db.WithRow(row("Load")).
+		WithPanel(b.graph("Target vs achieved rate", "The configured arrival rate (tidemark_scenario_target) against completed iterations and requests per second.", units.OpsPerSecond, halfWidth,
+			q("scenario_target_rate", "{{scenario}} target"), q("achieved_rate", "{{scenario}} achieved"), q("http_req_rate", "requests/s"))).
+		WithPanel(b.graph("Virtual users", "Active VUs against the configured VUs per scenario.", units.Short, halfWidth,
+			q("vus", "active"), q("target_vus", "{{scenario}} target"))).
+		WithPanel(b.graph("Latency p95 / p99", "k6 http_req_duration trend stats (worst series, cumulative since the run started).", units.Seconds, halfWidth,
+			q("latency_p95", "p95"), q("latency_p99", "p99"))).
+		WithPanel(b.graph("Errors", "Failed requests per second (expected_response=\"false\", or status 0/4xx/5xx) and their share of all requests.", units.RequestsPerSecond, halfWidth,
+			q("http_failure_rate", "failed/s"), q("http_error_ratio", "error ratio")).
+			OverrideByName("error ratio", []dashboard.DynamicConfigValue{
+				{Id: "unit", Value: units.PercentUnit}, {Id: "custom.axisPlacement", Value: "right"},
+			}))
+
+	db.WithRow(row("Autoscaling")).
+		WithPanel(b.graph("HPA replicas", "Per HPA: current and desired replicas (kube-state-metrics, 30 s resolution) between min and max.", units.Short, halfWidth,
+			q("hpa_current", "{{horizontalpodautoscaler}} current"),
+			q("hpa_desired", "{{horizontalpodautoscaler}} desired"),
+			q("hpa_min", "{{horizontalpodautoscaler}} min"),
+			q("hpa_max", "{{horizontalpodautoscaler}} max")).
+			OverrideByRegexp(".* (min|max)$", []dashboard.DynamicConfigValue{
+				{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
+				{Id: "custom.fillOpacity", Value: 0},
+			})).
+		WithPanel(b.graph("Deployment replicas: wanted, ready, available", "Per Deployment: spec replicas (set by the HPA), Ready and available replicas. The space between wanted and ready is the pod start-up gap.", units.Short, halfWidth,
+			q("deployment_spec_replicas", "{{deployment}} wanted"),
+			q("deployment_ready", "{{deployment}} ready"),
+			q("deployment_available", "{{deployment}} available"))).
+		WithPanel(b.graph("Start-up gap: replicas not yet Ready", "Per Deployment: spec replicas minus Ready replicas. Requests routed while this is above zero land on fewer pods than the HPA asked for.", units.Short, fullWidth,
+			q("deployment_not_ready", "{{deployment}} not ready")).
+			DrawStyle(common.GraphDrawStyleBars).
+			FillOpacity(60))
+
+	db.WithRow(row("CPU")).
+		WithPanel(b.graph("CPU per pod: usage vs request vs limit vs HPA target", "Average per pod of each workload, in cores. The HPA scales on usage ÷ request against its target utilization (the dashed line).", units.Short, halfWidth,
+			q("cpu_usage_pod", "{{pod}} usage"),
+			q("cpu_request_pod", "{{pod}} request"),
+			q("cpu_limit_pod", "{{pod}} limit"),
+			q("cpu_hpa_target_pod", "{{workload}} HPA target")).
+			AxisLabel("cores").
+			OverrideByRegexp(".* (request|limit|HPA target)$", []dashboard.DynamicConfigValue{
+				{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
+				{Id: "custom.fillOpacity", Value: 0},
+			})).
+		WithPanel(b.graph("CPU throttled ratio per workload", "Throttled ÷ active CFS periods (cAdvisor). Throttling at the CPU limit raises latency while averaged CPU looks fine; kubernetes-mixin warns at 25 %.", units.PercentUnit, halfWidth,
+			q("cpu_throttled_ratio", "{{workload}}")).
+			Thresholds(ratioThresholds(0.05, 0.25)).
+			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
+		WithPanel(b.graph("CPU throttled ratio per container", "Throttled ÷ active CFS periods per pod and container.", units.PercentUnit, fullWidth,
+			q("cpu_throttled_ratio_container", "{{pod}}/{{container}}")).
+			Thresholds(ratioThresholds(0.05, 0.25)).
+			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
+
+	db.WithRow(row("Database")).
+		WithPanel(b.graph("RDS CPU", "CloudWatch CPUUtilization (60 s resolution; samples can arrive minutes late).", units.Percent, quarterWidth,
+			q("rds_cpu", legendRDS)).Max(100)).
+		WithPanel(b.graph("RDS connections", "CloudWatch DatabaseConnections.", units.Short, quarterWidth,
+			q("rds_connections", legendRDS))).
+		WithPanel(b.graph("RDS CPU credit balance", "CloudWatch CPUCreditBalance (burstable instances).", units.Short, quarterWidth,
+			q("rds_credit_balance", legendRDS))).
+		WithPanel(b.graph("RDS freeable memory", "CloudWatch FreeableMemory.", units.BytesIEC, quarterWidth,
+			q("rds_freeable_memory", legendRDS)))
+
+	db.WithRow(row("Errors")).
+		WithPanel(b.graph("Failed requests by status", "Failed requests per second by status and error_code (status 0 is a transport error).", units.RequestsPerSecond, halfWidth,
+			q("http_failures_by_status", "status={{status}} {{error_code}}")).
+			Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))).
+		WithPanel(b.graph("Failed checks", "Share of failed evaluations per check (cumulative).", units.PercentUnit, halfWidth,
+			q("checks_failed_ratio", "{{check}}"))).
+		WithPanel(b.graph("Dropped iterations/s", "Iterations the generator could not start (short of VUs): the service was not offered the target load.", units.OpsPerSecond, halfWidth,
+			q("dropped_iterations_rate", "{{scenario}}"))).
+		WithPanel(b.graph("Container restarts", "Restarts per pod over the rate window (OOM kills, failed liveness probes).", units.Short, halfWidth,
+			q("container_restarts", "{{pod}}")))
+
+	return finish(b, db)
+}
+
+// RunLink returns the URL of the Run correlation dashboard for one run: its time range
+// and var-testid, as tidemark correlate prints it. grafanaURL is Grafana's base URL, for
+// example http://grafana:3000 or https://example.com/grafana.
+func RunLink(grafanaURL, testID string, from, to time.Time) (string, error) {
+	u, err := url.Parse(grafanaURL)
+	if err != nil {
+		return "", fmt.Errorf("parse grafana url: %w", err)
+	}
+	u = u.JoinPath("d", RunCorrelationUID)
+	v := url.Values{}
+	v.Set("from", strconv.FormatInt(from.UnixMilli(), 10))
+	v.Set("to", strconv.FormatInt(to.UnixMilli(), 10))
+	v.Set("var-testid", testID)
+	u.RawQuery = v.Encode()
+	return u.String(), nil
+}
