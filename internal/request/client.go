@@ -1,0 +1,441 @@
+package request
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// Env is what every VU's client shares: where samples go and how tag sets are
+// interned. It is read-only after construction.
+type Env struct {
+	Pusher  metrics.Pusher
+	Metrics *metrics.Builtin
+	Pool    *metrics.TagPool
+	// UserAgent is sent unless a step sets its own; empty sends none.
+	UserAgent string
+}
+
+// Options configure the transport of one client.
+type Options struct {
+	// TLS is the client TLS configuration (InsecureSkipVerify, MinVersion,
+	// certificates); nil uses Go's defaults.
+	TLS *tls.Config
+	// DialTimeout bounds connecting; default 30 s.
+	DialTimeout time.Duration
+	// ReadBufferSize and WriteBufferSize size the connection's bufio buffers; default
+	// 4 KiB each (net/http's own default). They are most of a VU's memory.
+	ReadBufferSize, WriteBufferSize int
+	// DisableHTTP2 keeps HTTPS on HTTP/1.1.
+	DisableHTTP2 bool
+}
+
+// Client is one VU's HTTP client. It is not safe for concurrent use: a VU runs one
+// request at a time.
+type Client struct {
+	env       *Env
+	transport *http.Transport
+	client    http.Client
+
+	sent, received atomic.Int64 // bytes on the wire, all connections
+	takenS, takenR int64
+
+	tr       tracer
+	trace    *httptrace.ClientTrace
+	lastCtx  context.Context
+	traceCtx context.Context
+
+	samples   []metrics.Sample
+	tags      map[tagKey]*metrics.TagSet
+	scratch   []metrics.Tag
+	body      bytes.Buffer
+	reqBody   bodyReader
+	renderBuf []byte
+}
+
+// NewClient returns a client with its own transport.
+func NewClient(env *Env, opts Options) *Client {
+	c := &Client{env: env, tags: map[tagKey]*metrics.TagSet{}}
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = 30 * time.Second
+	}
+	d := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+	c.transport = &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &countingConn{Conn: conn, c: c}, nil
+		},
+		TLSClientConfig:     opts.TLS,
+		ForceAttemptHTTP2:   !opts.DisableHTTP2,
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 0, // bounded by the request timeout
+		DisableCompression:  true,
+		ReadBufferSize:      opts.ReadBufferSize,
+		WriteBufferSize:     opts.WriteBufferSize,
+	}
+	if opts.DisableHTTP2 {
+		c.transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	c.client = http.Client{
+		Transport: c.transport,
+		// Every redirect hop is its own request with its own samples (k6).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	c.trace = c.tr.clientTrace()
+	return c
+}
+
+// Close drops the client's idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// TakeBytes returns the bytes sent and received on the wire since the last call
+// (k6 emits data_sent/data_received once per iteration).
+func (c *Client) TakeBytes() (sent, received int64) {
+	s, r := c.sent.Load(), c.received.Load()
+	sent, received = s-c.takenS, r-c.takenR
+	c.takenS, c.takenR = s, r
+	return sent, received
+}
+
+// countingConn counts bytes on the wire. Read and Write run on the transport's
+// goroutines, hence the atomics.
+type countingConn struct {
+	net.Conn
+	c *Client
+}
+
+func (cc *countingConn) Read(p []byte) (int, error) {
+	n, err := cc.Conn.Read(p)
+	cc.c.received.Add(int64(n))
+	return n, err
+}
+
+func (cc *countingConn) Write(p []byte) (int, error) {
+	n, err := cc.Conn.Write(p)
+	cc.c.sent.Add(int64(n))
+	return n, err
+}
+
+// tracer records httptrace events as nanoseconds since epoch. Events arrive on the
+// transport's goroutines, hence the atomics.
+type tracer struct {
+	epoch                     time.Time
+	getConn, gotConn          atomic.Int64
+	connectStart, connectDone atomic.Int64
+	tlsStart, tlsDone         atomic.Int64
+	wroteRequest, firstByte   atomic.Int64
+}
+
+func (t *tracer) now() int64 { return int64(time.Since(t.epoch)) }
+
+func (t *tracer) reset() {
+	for _, a := range []*atomic.Int64{&t.getConn, &t.gotConn, &t.connectStart, &t.connectDone, &t.tlsStart, &t.tlsDone, &t.wroteRequest, &t.firstByte} {
+		a.Store(0)
+	}
+}
+
+func (t *tracer) clientTrace() *httptrace.ClientTrace {
+	t.epoch = time.Now()
+	set := func(a *atomic.Int64) { a.Store(t.now()) }
+	setFirst := func(a *atomic.Int64) { a.CompareAndSwap(0, t.now()) }
+	return &httptrace.ClientTrace{
+		GetConn:              func(string) { set(&t.getConn) },
+		GotConn:              func(httptrace.GotConnInfo) { set(&t.gotConn) },
+		ConnectStart:         func(string, string) { setFirst(&t.connectStart) },
+		ConnectDone:          func(string, string, error) { set(&t.connectDone) },
+		TLSHandshakeStart:    func() { set(&t.tlsStart) },
+		TLSHandshakeDone:     func(tls.ConnectionState, error) { set(&t.tlsDone) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { set(&t.wroteRequest) },
+		GotFirstResponseByte: func() { set(&t.firstByte) },
+	}
+}
+
+// Timings are one request's k6 timings (reference/k6.md §3.1).
+type Timings struct {
+	Blocked, Connecting, TLSHandshaking, Sending, Waiting, Receiving time.Duration
+}
+
+// Duration is k6's http_req_duration: sending + waiting + receiving.
+func (t Timings) Duration() time.Duration { return t.Sending + t.Waiting + t.Receiving }
+
+func span(from, to int64) time.Duration {
+	if from == 0 || to < from {
+		return 0
+	}
+	return time.Duration(to - from)
+}
+
+// timings derives k6's timings; end is when the body was read.
+func (t *tracer) timings(end int64) Timings {
+	getConn, gotConn := t.getConn.Load(), t.gotConn.Load()
+	cs, cd := t.connectStart.Load(), t.connectDone.Load()
+	ts, td := t.tlsStart.Load(), t.tlsDone.Load()
+	wrote, first := t.wroteRequest.Load(), t.firstByte.Load()
+	// Sending starts at the last of connect done, TLS done and got conn.
+	sendStart := max(gotConn, cd, td)
+	tm := Timings{
+		Blocked:        span(getConn, gotConn),
+		Connecting:     span(cs, cd),
+		TLSHandshaking: span(ts, td),
+		Sending:        span(sendStart, wrote),
+		Waiting:        span(wrote, first),
+		Receiving:      span(first, end),
+	}
+	return tm
+}
+
+// bodyReader is a reusable request body.
+type bodyReader struct{ bytes.Reader }
+
+func (*bodyReader) Close() error { return nil }
+
+// tagKey identifies a request's tag set within one client.
+type tagKey struct {
+	step     *Step
+	url      string
+	status   int
+	proto    string
+	code     int
+	err      string
+	tls      uint16
+	expected bool
+}
+
+// Outcome is what a request step did.
+type Outcome struct {
+	// Status is the final status, 0 on a transport error.
+	Status int
+	// Err is the transport error, if any.
+	Err error
+	// ChecksFailed counts failed checks.
+	ChecksFailed int
+	// Timings of the final request.
+	Timings Timings
+}
+
+// Do runs step for one VU: the request, its redirects (each its own request with
+// its own samples), and the checks on the final response. It pushes every sample of
+// the step in one Push.
+func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome {
+	c.samples = c.samples[:0]
+	method := st.method
+	target := st.url
+	if !st.staticURL {
+		target = c.render(st.src.URL, vars)
+	}
+	var body []byte
+	if st.src.Body != nil {
+		if st.staticBody {
+			body = st.body
+		} else {
+			body = []byte(c.render(st.src.Body, vars))
+		}
+	}
+	var hdr http.Header
+	if st.staticHeaders {
+		hdr = st.headers
+	} else {
+		hdr = make(http.Header, len(st.src.Headers)+1)
+		for k, v := range st.src.Headers {
+			hdr.Set(k, c.render(v, vars))
+		}
+		if c.env.UserAgent != "" && hdr.Get("User-Agent") == "" {
+			hdr.Set("User-Agent", c.env.UserAgent)
+		}
+	}
+	c.client.Timeout = st.timeout
+	if ctx != c.lastCtx {
+		c.lastCtx = ctx
+		c.traceCtx = httptrace.WithClientTrace(ctx, c.trace)
+	}
+	var out Outcome
+	var resp *http.Response
+	for hop := 0; ; hop++ {
+		resp, out = c.once(st, method, target, hdr, body)
+		if out.Err != nil || hop >= st.redirects || !isRedirect(resp.StatusCode) {
+			break
+		}
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			break
+		}
+		u, err := resp.Request.URL.Parse(loc)
+		if err != nil {
+			break
+		}
+		target = u.String()
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther:
+			if method != http.MethodGet && method != http.MethodHead {
+				method, body = http.MethodGet, nil
+			}
+		}
+	}
+	if len(st.src.Checks) > 0 {
+		if out.Err != nil {
+			resp = nil
+		}
+		out.ChecksFailed = c.check(st, resp, out.Status)
+	}
+	c.env.Pusher.Push(c.samples)
+	return out
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+func (c *Client) render(t *scenario.Template, v *scenario.Vars) string {
+	if t == nil {
+		return ""
+	}
+	if t.Static() {
+		return t.String()
+	}
+	c.renderBuf = t.Render(c.renderBuf[:0], v)
+	return string(c.renderBuf)
+}
+
+// once performs one HTTP request and appends its samples. The response body is
+// drained and closed; when the step's checks need it, it is kept in c.body.
+func (c *Client) once(st *Step, method, target string, hdr http.Header, body []byte) (*http.Response, Outcome) {
+	var rd io.Reader
+	if body != nil {
+		c.reqBody.Reset(body)
+		rd = &c.reqBody
+	}
+	req, err := http.NewRequestWithContext(c.traceCtx, method, target, rd)
+	if err != nil {
+		return nil, c.record(st, target, nil, Timings{}, time.Now(), err)
+	}
+	if body != nil {
+		b := body
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	req.Header = hdr
+	c.tr.reset()
+	resp, err := c.client.Do(req)
+	if err != nil {
+		end := c.tr.now()
+		return nil, c.record(st, target, nil, c.tr.timings(end), time.Now(), err)
+	}
+	if st.needBody {
+		c.body.Reset()
+		_, err = c.body.ReadFrom(resp.Body)
+	} else {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
+	resp.Body.Close()
+	end := c.tr.now()
+	now := time.Now()
+	tm := c.tr.timings(end)
+	if err != nil {
+		return resp, c.record(st, target, nil, tm, now, err)
+	}
+	return resp, c.record(st, target, resp, tm, now, nil)
+}
+
+// record appends one request's samples (k6's measureAndEmitMetrics).
+func (c *Client) record(st *Step, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
+	out := Outcome{Err: err, Timings: tm}
+	k := tagKey{step: st}
+	if !st.staticURL || target != st.url {
+		k.url = target
+	}
+	if resp != nil {
+		out.Status = resp.StatusCode
+		k.status = resp.StatusCode
+		k.proto = resp.Proto
+		if resp.TLS != nil {
+			k.tls = resp.TLS.Version
+		}
+		k.code = StatusCode(resp.StatusCode)
+	}
+	if err != nil {
+		k.code, k.err = Classify(err)
+	}
+	k.expected = err == nil && st.expects(k.status)
+	ts, ok := c.tags[k]
+	if !ok {
+		ts = c.internTags(st, target, k)
+		c.tags[k] = ts
+	}
+	m := c.env.Metrics
+	failed := 1.0
+	if k.expected {
+		failed = 0
+	}
+	c.samples = append(c.samples,
+		metrics.Sample{Metric: m.HTTPReqs, Tags: ts, Time: now, Value: 1},
+		metrics.Sample{Metric: m.HTTPReqFailed, Tags: ts, Time: now, Value: failed},
+		metrics.Sample{Metric: m.HTTPReqDuration, Tags: ts, Time: now, Value: tm.Duration().Seconds()},
+		metrics.Sample{Metric: m.HTTPReqBlocked, Tags: ts, Time: now, Value: tm.Blocked.Seconds()},
+		metrics.Sample{Metric: m.HTTPReqConnecting, Tags: ts, Time: now, Value: tm.Connecting.Seconds()},
+		metrics.Sample{Metric: m.HTTPReqTLSHandshaking, Tags: ts, Time: now, Value: tm.TLSHandshaking.Seconds()},
+		metrics.Sample{Metric: m.HTTPReqSending, Tags: ts, Time: now, Value: tm.Sending.Seconds()},
+		metrics.Sample{Metric: m.HTTPReqWaiting, Tags: ts, Time: now, Value: tm.Waiting.Seconds()},
+		metrics.Sample{Metric: m.HTTPReqReceiving, Tags: ts, Time: now, Value: tm.Receiving.Seconds()},
+	)
+	return out
+}
+
+func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
+	tags := append(c.scratch[:0], st.base...)
+	url := target
+	if st.src.Name != "" {
+		url = st.src.Name
+	}
+	tags = append(tags,
+		metrics.Tag{Key: "method", Value: st.method},
+		metrics.Tag{Key: "url", Value: url},
+		metrics.Tag{Key: "name", Value: url},
+		metrics.Tag{Key: "status", Value: strconv.Itoa(k.status)},
+		metrics.Tag{Key: "proto", Value: k.proto},
+		metrics.Tag{Key: "expected_response", Value: strconv.FormatBool(k.expected)},
+		metrics.Tag{Key: "error", Value: k.err},
+		metrics.Tag{Key: "tls_version", Value: tlsVersion(k.tls)},
+	)
+	if k.code != 0 {
+		tags = append(tags, metrics.Tag{Key: "error_code", Value: strconv.Itoa(k.code)})
+	}
+	tags = append(tags, st.reqTags...)
+	c.scratch = tags[:0]
+	return c.env.Pool.Intern(tags)
+}
+
+func tlsVersion(v uint16) string {
+	switch v {
+	case 0:
+		return ""
+	case tls.VersionTLS10:
+		return "tls1.0"
+	case tls.VersionTLS11:
+		return "tls1.1"
+	case tls.VersionTLS12:
+		return "tls1.2"
+	case tls.VersionTLS13:
+		return "tls1.3"
+	}
+	return "unknown"
+}

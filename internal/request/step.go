@@ -1,0 +1,224 @@
+package request
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// Defaults of a step (k6).
+const (
+	DefaultTimeout   = 60 * time.Second
+	DefaultRedirects = 10
+)
+
+// Step is a scenario step compiled once for all VUs: parsed static parts and the
+// tags every sample of the step carries. It is read-only and shared.
+type Step struct {
+	src           *scenario.Step
+	method        string
+	url           string
+	staticURL     bool
+	body          []byte
+	staticBody    bool
+	headers       http.Header
+	staticHeaders bool
+	timeout       time.Duration
+	redirects     int
+	needBody      bool
+	expected      []scenario.StatusRange
+	base          []metrics.Tag // run tags, scenario tags, scenario, group
+	reqTags       []metrics.Tag
+	checkTags     []*metrics.TagSet
+}
+
+// Source returns the scenario step.
+func (s *Step) Source() *scenario.Step { return s.src }
+
+// Compile prepares step for the VUs of one scenario. base holds the tags of every
+// sample of that scenario (run tags, scenario tags and `scenario`); pool interns
+// the check tag sets.
+func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, userAgent string) (*Step, error) {
+	if step.URL == nil {
+		return nil, fmt.Errorf("compile step %q: no url", step.Name)
+	}
+	s := &Step{
+		src:       step,
+		method:    strings.ToUpper(step.Method),
+		timeout:   step.Timeout,
+		redirects: step.Redirects,
+		expected:  step.Expected,
+	}
+	if s.method == "" {
+		s.method = http.MethodGet
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	if s.redirects < 0 {
+		s.redirects = 0
+	} else if s.redirects == 0 {
+		s.redirects = DefaultRedirects
+	}
+	if len(s.expected) == 0 {
+		s.expected = []scenario.StatusRange{{Min: 200, Max: 399}}
+	}
+	if step.URL.Static() {
+		s.url, s.staticURL = step.URL.String(), true
+		u, err := url.Parse(s.url)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("compile step %q: invalid url %q: expected http(s)://host/path", step.Name, s.url)
+		}
+	}
+	if step.Body == nil || step.Body.Static() {
+		s.staticBody = true
+		if step.Body != nil {
+			s.body = []byte(step.Body.String())
+		}
+	}
+	s.staticHeaders = true
+	for _, v := range step.Headers {
+		if !v.Static() {
+			s.staticHeaders = false
+		}
+	}
+	if s.staticHeaders {
+		s.headers = make(http.Header, len(step.Headers)+1)
+		for k, v := range step.Headers {
+			s.headers.Set(k, v.String())
+		}
+		if userAgent != "" && s.headers.Get("User-Agent") == "" {
+			s.headers.Set("User-Agent", userAgent)
+		}
+	}
+	s.base = append([]metrics.Tag(nil), base...)
+	if g := GroupPath(step.Group); g != "" {
+		s.base = append(s.base, metrics.Tag{Key: "group", Value: g})
+	}
+	for k, v := range step.Tags {
+		s.reqTags = append(s.reqTags, metrics.Tag{Key: k, Value: v})
+	}
+	for _, ch := range step.Checks {
+		switch ch.Kind {
+		case scenario.CheckBodyContains, scenario.CheckBodyRegex, scenario.CheckJSON:
+			s.needBody = true
+		}
+		tags := append(append([]metrics.Tag(nil), s.base...), metrics.Tag{Key: "check", Value: ch.Name})
+		tags = append(tags, s.reqTags...)
+		s.checkTags = append(s.checkTags, pool.Intern(tags))
+	}
+	return s, nil
+}
+
+// GroupPath returns k6's group tag for a group name: "::name"; "" stays "" (the root
+// group, whose empty tag is dropped).
+func GroupPath(name string) string {
+	if name == "" || strings.HasPrefix(name, "::") {
+		return name
+	}
+	return "::" + name
+}
+
+func (s *Step) expects(status int) bool {
+	for _, r := range s.expected {
+		if status >= r.Min && status <= r.Max {
+			return true
+		}
+	}
+	return false
+}
+
+// check evaluates the step's checks on resp (nil after a transport error) and
+// appends one checks sample per check. It returns the number that failed.
+func (c *Client) check(st *Step, resp *http.Response, status int) int {
+	failed := 0
+	now := time.Now()
+	var parsed any
+	parsedOK := false
+	for i, ch := range st.src.Checks {
+		ok := false
+		if resp != nil {
+			switch ch.Kind {
+			case scenario.CheckStatus:
+				if ch.Status != 0 {
+					ok = status == ch.Status
+				} else {
+					ok = st.expects(status)
+				}
+			case scenario.CheckBodyContains:
+				ok = strings.Contains(c.body.String(), ch.Value)
+			case scenario.CheckBodyRegex:
+				ok = ch.Regex != nil && ch.Regex.Regexp != nil && ch.Regex.Match(c.body.Bytes())
+			case scenario.CheckJSON:
+				if !parsedOK {
+					parsedOK = json.Unmarshal(c.body.Bytes(), &parsed) == nil
+				}
+				if parsedOK {
+					v, found := jsonPath(parsed, ch.Path)
+					ok = found && jsonEqual(v, ch.Value)
+				}
+			case scenario.CheckHeader:
+				vals, present := resp.Header[http.CanonicalHeaderKey(ch.Path)]
+				if ch.Value == "" {
+					ok = present
+				} else {
+					for _, v := range vals {
+						if v == ch.Value {
+							ok = true
+						}
+					}
+				}
+			}
+		}
+		v := 0.0
+		if ok {
+			v = 1
+		} else {
+			failed++
+		}
+		c.samples = append(c.samples, metrics.Sample{Metric: c.env.Metrics.Checks, Tags: st.checkTags[i], Time: now, Value: v})
+	}
+	return failed
+}
+
+// jsonPath walks a dotted path ("data.items.0.id"); numbers index arrays.
+func jsonPath(v any, path string) (any, bool) {
+	if path == "" || path == "." {
+		return v, true
+	}
+	for p := range strings.SplitSeq(strings.TrimPrefix(path, "."), ".") {
+		switch n := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = n[p]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			v = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// jsonEqual compares a JSON value with the check's expected text: strings as they
+// are, other values in their JSON form (42, true, null).
+func jsonEqual(v any, want string) bool {
+	if s, ok := v.(string); ok {
+		return s == want
+	}
+	b, err := json.Marshal(v)
+	return err == nil && string(b) == want
+}
