@@ -237,6 +237,10 @@ func LoadProfile(path string) (*Profile, error) {
 // ParseProfile decodes and validates a profile; name prefixes error messages
 // ("file:line: field: what was expected").
 func ParseProfile(data []byte, name string) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, decodeError(name, err, nil)
+	}
 	p := &Profile{}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -244,11 +248,7 @@ func ParseProfile(data []byte, name string) (*Profile, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: profile is empty", name)
 		}
-		return nil, decodeError(name, err)
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, decodeError(name, err)
+		return nil, decodeError(name, err, &root)
 	}
 	if err := p.validate(name, &root); err != nil {
 		return nil, err
@@ -259,11 +259,12 @@ func ParseProfile(data []byte, name string) (*Profile, error) {
 var (
 	lineRe    = regexp.MustCompile(`^line (\d+): (.*)$`)
 	unknownRe = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+	valueRe   = regexp.MustCompile("(?:\"([^\"]*)\"|`([^`]*)`)")
 )
 
-// decodeError rewrites yaml errors as "file:line: message", listing the fields that were
-// expected where a field is unknown.
-func decodeError(name string, err error) error {
+// decodeError rewrites yaml errors as "file:line: field: message", naming the field found
+// at that line in root and listing the fields that were expected where a field is unknown.
+func decodeError(name string, err error, root *yaml.Node) error {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -281,6 +282,14 @@ func decodeError(name string, err error) error {
 		if sm := unknownRe.FindStringSubmatch(m); sm != nil {
 			if fields := knownFields(sm[2]); fields != nil {
 				m = fmt.Sprintf("unknown field %q (expected one of: %s)", sm[1], strings.Join(fields, ", "))
+			}
+		} else if n, _ := strconv.Atoi(line); n > 0 && root != nil {
+			value := ""
+			if vm := valueRe.FindStringSubmatch(m); vm != nil {
+				value = vm[1] + vm[2]
+			}
+			if path := pathAt(root, n, value); path != "" {
+				m = path + ": " + m
 			}
 		}
 		if line != "" {
@@ -374,6 +383,47 @@ func lineOf(root *yaml.Node, path string) int {
 		}
 	}
 	return line
+}
+
+// pathAt returns the path ("services[0].resources.requests.cpu") of the deepest scalar on
+// line equal to value or, without a value, of the outermost node on line; "" if none.
+func pathAt(root *yaml.Node, line int, value string) string {
+	best, bestDepth := "", -1
+	var walk func(n *yaml.Node, path string, depth int)
+	walk = func(n *yaml.Node, path string, depth int) {
+		if n == nil || depth > 64 {
+			return
+		}
+		if path != "" && n.Line == line {
+			switch {
+			case value == "" && bestDepth < 0:
+				// No value to match: the outermost node on the line (a flow mapping).
+				best, bestDepth = path, depth
+			case value != "" && n.Kind == yaml.ScalarNode && n.Value == value && depth > bestDepth:
+				best, bestDepth = path, depth
+			}
+		}
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path, depth)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := n.Content[i].Value
+				if path != "" {
+					p = path + "." + p
+				}
+				walk(n.Content[i+1], p, depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i), depth+1)
+			}
+		}
+	}
+	walk(root, "", 0)
+	return best
 }
 
 var nameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)

@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestExampleProfilesLoad(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"cluster-shoong.yaml", "cluster-throttle-500m.yaml", "cluster-throttle-1000m.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			p, err := LoadProfile("../../examples/" + f)
+			require.NoError(t, err)
+			require.NotEmpty(t, p.Services)
+			_, err = NewCluster(p, simStart)
+			require.NoError(t, err)
+		})
+	}
+	p, err := LoadProfile("../../examples/cluster-shoong.yaml")
+	require.NoError(t, err)
+	require.Equal(t, "shoong", p.Namespace)
+	require.Len(t, p.Services, 4)
+	order := p.Services[0]
+	require.Equal(t, MilliCPU(100), order.Resources.Requests.CPU)
+	require.Equal(t, MilliCPU(200), order.Resources.Limits.CPU)
+	require.Equal(t, Bytes(64<<20), order.Resources.Requests.Memory)
+	require.Equal(t, 5, order.Pool.Size)
+	require.Equal(t, 70, order.HPA.TargetCPUUtilization)
+	require.Equal(t, 2, order.Replicas)
+	require.Equal(t, []string{"kitchen"}, order.Request.Calls)
+	require.Equal(t, 15*time.Second, p.Controller.SyncPeriod.D())
+	require.Equal(t, 5*time.Minute, p.Controller.DownscaleStabilization.D())
+	require.Equal(t, 12.0, p.Database.Credits.EarnPerHour)
+}
+
+const minimal = `name: t
+services:
+  - name: api
+    resources:
+      requests: {cpu: 100m}
+    request:
+      cpu: 10ms
+`
+
+func TestMinimalProfileDefaults(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile([]byte(minimal), "p.yaml")
+	require.NoError(t, err)
+	require.Equal(t, "default", p.Namespace)
+	require.Equal(t, 2, p.Node.CPUs)
+	require.Equal(t, 1, p.Services[0].Replicas)
+	require.Equal(t, 1, p.Services[0].Threads)
+	require.Equal(t, 15*time.Second, p.MetricsServer.Resolution.D())
+	require.Equal(t, time.Minute, p.CloudWatch.Period.D())
+	require.Equal(t, 0.1, *p.Controller.Tolerance)
+	require.Equal(t, 30*time.Second, p.Controller.InitialReadinessDelay.D())
+}
+
+func TestBadProfilesFailClearly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, yaml, wantErr string
+	}{
+		{
+			name: "unknown field lists the expected ones",
+			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpuu: 100m}\n",
+			wantErr: `p.yaml:4: unknown field "cpuu" (expected one of: cpu, memory)`,
+		},
+		{
+			name: "bad cpu quantity",
+			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpu: lots}\n",
+			wantErr: `p.yaml:4: services[0].resources.requests.cpu: invalid cpu quantity "lots": expected millicores like 100m or cores like 0.5`,
+		},
+		{
+			name: "bad duration",
+			yaml: "hpa_controller:\n  sync_period: soon\nservices: []\n",
+			wantErr: `p.yaml:2: hpa_controller.sync_period: invalid duration "soon": expected a duration like 15s or 500ms`,
+		},
+		{
+			name: "wrong type",
+			yaml: "node:\n  cpus: many\nservices: []\n",
+			wantErr: "p.yaml:2: node.cpus: cannot unmarshal !!str `many` into int",
+		},
+		{
+			name:    "empty",
+			yaml:    "",
+			wantErr: "p.yaml: profile is empty",
+		},
+		{
+			name: "hpa max below min",
+			yaml: minimal + "    hpa:\n      min_replicas: 2\n      max_replicas: 1\n      target_cpu_utilization: 70\n",
+			wantErr: "p.yaml:10: services[0].hpa.max_replicas: expected min_replicas (2) to 1000, got 1",
+		},
+		{
+			name: "missing request cpu and bad select policy",
+			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpu: 100m}\n    hpa:\n      max_replicas: 3\n      target_cpu_utilization: 50\n      behavior:\n        scale_up:\n          select_policy: Most\n",
+			wantErr: "p.yaml:2: services[0].request.cpu: expected a positive cpu time per request, like 10ms\n" +
+				"p.yaml:10: services[0].hpa.behavior.scale_up.select_policy: expected Max, Min or Disabled, got \"Most\"",
+		},
+		{
+			name: "unknown call target",
+			yaml: minimal + "      calls: [kitchen]\n",
+			wantErr: `p.yaml:8: services[0].request.calls[0]: expected the name of a service, got "kitchen"`,
+		},
+		{
+			name: "call cycle",
+			yaml: "services:\n  - name: a\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [b]}\n  - name: b\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [a]}\n",
+			wantErr: "p.yaml:1: services: request calls form a cycle: a -> b -> a",
+		},
+		{
+			name: "queries need a database",
+			yaml: minimal + "      db_queries: 2\n",
+			wantErr: "p.yaml:8: services[0].request.db_queries: expected a database section when a service runs queries",
+		},
+		{
+			name: "no services",
+			yaml: "name: x\n",
+			wantErr: "p.yaml:1: services: expected at least one service",
+		},
+		{
+			name: "non-loopback listen",
+			yaml: minimal + "    listen: 0.0.0.0:8080\n",
+			wantErr: `p.yaml:8: services[0].listen: expected a loopback address like 127.0.0.1:8081, got "0.0.0.0:8080"`,
+		},
+		{
+			name: "bad distribution",
+			yaml: minimal + "    startup:\n      image_pull: {min: 5s}\n",
+			wantErr: "p.yaml:9: services[0].startup.image_pull: expected a duration (5s), {min, max} or {median, p95}",
+		},
+		{
+			name: "limit below request",
+			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: 200m}\n    request: {cpu: 1ms}\n",
+			wantErr: "p.yaml:5: services[0].resources.limits.cpu: expected at least the request (500m), got 200m",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseProfile([]byte(tc.yaml), "p.yaml")
+			require.EqualError(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestDistributions(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 5*time.Second, FixedDist(5*time.Second).sample(0.3, 1))
+	u := UniformDist(time.Second, 3*time.Second)
+	require.Equal(t, 2*time.Second, u.sample(0.5, 0))
+	ln := LogNormalDist(2*time.Second, 20*time.Second)
+	require.Equal(t, 2*time.Second, ln.sample(0, 0))
+	require.InDelta(t, float64(20*time.Second), float64(ln.sample(0, 1.6448536269514722)), float64(time.Millisecond))
+	require.Equal(t, 200*time.Second, ln.sample(0, 100), "capped at 10 × p95")
+}
