@@ -386,7 +386,7 @@ func lineOf(root *yaml.Node, path string) int {
 }
 
 // pathAt returns the path ("services[0].resources.requests.cpu") of the deepest scalar on
-// line equal to value or, without a value, of the outermost node on line; "" if none.
+// line equal to value or, without a value, of the outermost scalar or flow node on line; "" if none.
 func pathAt(root *yaml.Node, line int, value string) string {
 	best, bestDepth := "", -1
 	var walk func(n *yaml.Node, path string, depth int)
@@ -396,7 +396,7 @@ func pathAt(root *yaml.Node, line int, value string) string {
 		}
 		if path != "" && n.Line == line {
 			switch {
-			case value == "" && bestDepth < 0:
+			case value == "" && bestDepth < 0 && (n.Kind == yaml.ScalarNode || n.Style&yaml.FlowStyle != 0):
 				// No value to match: the outermost node on the line (a flow mapping).
 				best, bestDepth = path, depth
 			case value != "" && n.Kind == yaml.ScalarNode && n.Value == value && depth > bestDepth:

@@ -65,23 +65,23 @@ func TestBadProfilesFailClearly(t *testing.T) {
 		name, yaml, wantErr string
 	}{
 		{
-			name: "unknown field lists the expected ones",
-			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpuu: 100m}\n",
+			name:    "unknown field lists the expected ones",
+			yaml:    "services:\n  - name: api\n    resources:\n      requests: {cpuu: 100m}\n",
 			wantErr: `p.yaml:4: unknown field "cpuu" (expected one of: cpu, memory)`,
 		},
 		{
-			name: "bad cpu quantity",
-			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpu: lots}\n",
+			name:    "bad cpu quantity",
+			yaml:    "services:\n  - name: api\n    resources:\n      requests: {cpu: lots}\n",
 			wantErr: `p.yaml:4: services[0].resources.requests.cpu: invalid cpu quantity "lots": expected millicores like 100m or cores like 0.5`,
 		},
 		{
-			name: "bad duration",
-			yaml: "hpa_controller:\n  sync_period: soon\nservices: []\n",
+			name:    "bad duration",
+			yaml:    "hpa_controller:\n  sync_period: soon\nservices: []\n",
 			wantErr: `p.yaml:2: hpa_controller.sync_period: invalid duration "soon": expected a duration like 15s or 500ms`,
 		},
 		{
-			name: "wrong type",
-			yaml: "node:\n  cpus: many\nservices: []\n",
+			name:    "wrong type",
+			yaml:    "node:\n  cpus: many\nservices: []\n",
 			wantErr: "p.yaml:2: node.cpus: cannot unmarshal !!str `many` into int",
 		},
 		{
@@ -90,8 +90,8 @@ func TestBadProfilesFailClearly(t *testing.T) {
 			wantErr: "p.yaml: profile is empty",
 		},
 		{
-			name: "hpa max below min",
-			yaml: minimal + "    hpa:\n      min_replicas: 2\n      max_replicas: 1\n      target_cpu_utilization: 70\n",
+			name:    "hpa max below min",
+			yaml:    minimal + "    hpa:\n      min_replicas: 2\n      max_replicas: 1\n      target_cpu_utilization: 70\n",
 			wantErr: "p.yaml:10: services[0].hpa.max_replicas: expected min_replicas (2) to 1000, got 1",
 		},
 		{
@@ -101,38 +101,38 @@ func TestBadProfilesFailClearly(t *testing.T) {
 				"p.yaml:10: services[0].hpa.behavior.scale_up.select_policy: expected Max, Min or Disabled, got \"Most\"",
 		},
 		{
-			name: "unknown call target",
-			yaml: minimal + "      calls: [kitchen]\n",
+			name:    "unknown call target",
+			yaml:    minimal + "      calls: [kitchen]\n",
 			wantErr: `p.yaml:8: services[0].request.calls[0]: expected the name of a service, got "kitchen"`,
 		},
 		{
-			name: "call cycle",
-			yaml: "services:\n  - name: a\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [b]}\n  - name: b\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [a]}\n",
+			name:    "call cycle",
+			yaml:    "services:\n  - name: a\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [b]}\n  - name: b\n    resources: {requests: {cpu: 1}}\n    request: {cpu: 1ms, calls: [a]}\n",
 			wantErr: "p.yaml:1: services: request calls form a cycle: a -> b -> a",
 		},
 		{
-			name: "queries need a database",
-			yaml: minimal + "      db_queries: 2\n",
+			name:    "queries need a database",
+			yaml:    minimal + "      db_queries: 2\n",
 			wantErr: "p.yaml:8: services[0].request.db_queries: expected a database section when a service runs queries",
 		},
 		{
-			name: "no services",
-			yaml: "name: x\n",
+			name:    "no services",
+			yaml:    "name: x\n",
 			wantErr: "p.yaml:1: services: expected at least one service",
 		},
 		{
-			name: "non-loopback listen",
-			yaml: minimal + "    listen: 0.0.0.0:8080\n",
+			name:    "non-loopback listen",
+			yaml:    minimal + "    listen: 0.0.0.0:8080\n",
 			wantErr: `p.yaml:8: services[0].listen: expected a loopback address like 127.0.0.1:8081, got "0.0.0.0:8080"`,
 		},
 		{
-			name: "bad distribution",
-			yaml: minimal + "    startup:\n      image_pull: {min: 5s}\n",
+			name:    "bad distribution",
+			yaml:    minimal + "    startup:\n      image_pull: {min: 5s}\n",
 			wantErr: "p.yaml:9: services[0].startup.image_pull: expected a duration (5s), {min, max} or {median, p95}",
 		},
 		{
-			name: "limit below request",
-			yaml: "services:\n  - name: api\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: 200m}\n    request: {cpu: 1ms}\n",
+			name:    "limit below request",
+			yaml:    "services:\n  - name: api\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: 200m}\n    request: {cpu: 1ms}\n",
 			wantErr: "p.yaml:5: services[0].resources.limits.cpu: expected at least the request (500m), got 200m",
 		},
 	} {
