@@ -1,0 +1,213 @@
+// Package aggregate keeps one sink per time series (metric and tag set) of a load test:
+// counters sum, gauges keep the last value with min and max, rates count passes out of a
+// total, and trends fill a constant-memory histogram (internal/hist). The Store takes
+// samples from thousands of VU goroutines and hands out immutable, consistent Snapshots
+// to the remote-write, exporter, threshold and summary code.
+package aggregate
+
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/hist"
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// numShards spreads series creation over independent copy-on-write maps: a new series
+// copies only its shard's map, so creating n series costs O(n²/numShards) copies, and
+// lookups never take a lock.
+const numShards = 64
+
+// Store aggregates samples per series. It is safe for concurrent use; memory grows with
+// the number of series, never with the number of samples.
+type Store struct {
+	now  func() time.Time
+	seed maphash.Seed
+
+	// mu makes snapshots consistent: Push holds it shared for a whole batch, Snapshot
+	// exclusively, so a snapshot never sees part of a Push.
+	mu     sync.RWMutex
+	shards [numShards]shard
+}
+
+type shard struct {
+	mu     sync.Mutex // Serialises series creation.
+	series atomic.Pointer[map[seriesKey]*series]
+	_      [40]byte // Keeps shards on separate cache lines.
+}
+
+type seriesKey struct {
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+}
+
+// series is one sink with its bookkeeping.
+type series struct {
+	mu     sync.Mutex
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+	first  time.Time
+	last   time.Time
+
+	// Counter: value is the sum. Gauge: value is the last value, min and max.
+	value, min, max float64
+	// Rate.
+	passes, total uint64
+	// Trend.
+	hist *hist.Histogram
+	// snap is the histogram copy handed to the last snapshot, reused while no new
+	// sample arrives (snapshots are taken every few seconds, most series are idle).
+	snap *hist.Histogram
+}
+
+// Option configures a Store.
+type Option func(*options)
+
+type options struct {
+	now func() time.Time
+}
+
+// WithClock sets the clock that timestamps snapshots; the default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// New returns an empty Store.
+func New(opts ...Option) *Store {
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Store{now: o.now, seed: maphash.MakeSeed()}
+	for i := range s.shards {
+		m := map[seriesKey]*series{}
+		s.shards[i].series.Store(&m)
+	}
+	return s
+}
+
+var _ metrics.Pusher = (*Store)(nil)
+
+// Push adds samples to their series, creating series on first use. Samples with a nil
+// Metric are ignored. It does not retain the slice.
+func (s *Store) Push(samples []metrics.Sample) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for i := range samples {
+		smp := &samples[i]
+		if smp.Metric == nil {
+			continue
+		}
+		ser := s.lookup(seriesKey{smp.Metric, smp.Tags})
+		ser.mu.Lock()
+		ser.add(smp)
+		ser.mu.Unlock()
+	}
+}
+
+func (s *Store) lookup(k seriesKey) *series {
+	sh := &s.shards[maphash.Comparable(s.seed, k)%numShards]
+	if ser, ok := (*sh.series.Load())[k]; ok {
+		return ser
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	old := *sh.series.Load()
+	if ser, ok := old[k]; ok {
+		return ser
+	}
+	ser := &series{metric: k.metric, tags: k.tags}
+	if k.metric.Type == metrics.Trend {
+		ser.hist = hist.New()
+	}
+	m := make(map[seriesKey]*series, len(old)+1)
+	for kk, v := range old {
+		m[kk] = v
+	}
+	m[k] = ser
+	sh.series.Store(&m)
+	return ser
+}
+
+func (ser *series) add(smp *metrics.Sample) {
+	first := ser.first.IsZero()
+	if first || smp.Time.Before(ser.first) {
+		ser.first = smp.Time
+	}
+	if smp.Time.After(ser.last) {
+		ser.last = smp.Time
+	}
+	v := smp.Value
+	switch ser.metric.Type {
+	case metrics.Counter:
+		ser.value += v
+	case metrics.Gauge:
+		ser.value = v
+		if first {
+			ser.min, ser.max = v, v
+		} else {
+			ser.min = min(ser.min, v)
+			ser.max = max(ser.max, v)
+		}
+	case metrics.Rate:
+		ser.total++
+		if v != 0 {
+			ser.passes++
+		}
+	case metrics.Trend:
+		ser.hist.Observe(v)
+		ser.snap = nil
+	}
+}
+
+// Len returns the number of series.
+func (s *Store) Len() int {
+	n := 0
+	for i := range s.shards {
+		n += len(*s.shards[i].series.Load())
+	}
+	return n
+}
+
+// Snapshot returns the state of every series at one instant: no Push is half applied.
+// The snapshot is immutable and safe to share between goroutines; it shares nothing
+// mutable with the Store.
+func (s *Store) Snapshot() *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := &Snapshot{Time: s.now()}
+	for i := range s.shards {
+		for _, ser := range *s.shards[i].series.Load() {
+			snap.Series = append(snap.Series, ser.snapshot())
+		}
+	}
+	sortSeries(snap.Series)
+	return snap
+}
+
+// snapshot copies the series; the caller holds Store.mu exclusively.
+func (ser *series) snapshot() Series {
+	out := Series{
+		Metric: ser.metric,
+		Tags:   ser.tags,
+		First:  ser.first,
+		Last:   ser.last,
+		Values: Values{Type: ser.metric.Type},
+	}
+	switch ser.metric.Type {
+	case metrics.Counter:
+		out.Count = ser.value
+	case metrics.Gauge:
+		out.Value, out.Min, out.Max = ser.value, ser.min, ser.max
+	case metrics.Rate:
+		out.Passes, out.Total = ser.passes, ser.total
+	case metrics.Trend:
+		if ser.snap == nil {
+			ser.snap = ser.hist.Clone()
+		}
+		out.Trend = ser.snap
+	}
+	return out
+}
