@@ -253,7 +253,7 @@ func (h *HPA) reaction(load Load, res time.Duration) {
 		}
 	}
 	if !h.LoadStep.IsZero() {
-		h.ReactionFromLoadStep = between(instant(h.LoadStep, 0), h.FirstScaleUp)
+		h.ReactionFromLoadStep = between(instant(h.LoadStep, load.res()), h.FirstScaleUp)
 	}
 	if h.MetricCrossed != nil && !h.MetricCrossed.At.After(h.FirstScaleUp.At) {
 		h.ReactionFromCrossing = between(h.MetricCrossed, h.FirstScaleUp)
@@ -281,7 +281,7 @@ func (h *HPA) atMax(cur timeline.Series, span timeline.Window, load Load, res ti
 	if h.MaxReached != nil {
 		h.HeldAtMax = spanFact(held, res, ev(QHPACurrent, cur))
 		if !h.LoadStep.IsZero() && (h.Baseline == nil || h.Baseline.Value < mx) {
-			h.TimeToMax = between(instant(h.LoadStep, 0), h.MaxReached)
+			h.TimeToMax = between(instant(h.LoadStep, load.res()), h.MaxReached)
 		}
 	}
 }
@@ -312,7 +312,7 @@ func (h *HPA) scaleIn(cur, desired timeline.Series, load Load, res time.Duration
 		return
 	}
 	if !load.LoadEnd.IsZero() {
-		h.ScaleInDelay = between(instant(load.LoadEnd, 0), h.ScaleInStart)
+		h.ScaleInDelay = between(instant(load.LoadEnd, load.res()), h.ScaleInStart)
 	}
 	if h.Min == nil {
 		return
@@ -321,7 +321,7 @@ func (h *HPA) scaleIn(cur, desired timeline.Series, load Load, res time.Duration
 	if p, i, ok := firstAtOrAfter(ps, h.ScaleInStart.At, func(v float64) bool { return v <= h.Min.Value }); ok {
 		h.RecoveredToMin = instant(p.T, res, ev(QHPACurrent, cur, prevTime(ps, i), p.T))
 		if !load.LoadEnd.IsZero() {
-			h.RecoveryAfterLoadEnd = between(instant(load.LoadEnd, 0), h.RecoveredToMin)
+			h.RecoveryAfterLoadEnd = between(instant(load.LoadEnd, load.res()), h.RecoveredToMin)
 		}
 	}
 }

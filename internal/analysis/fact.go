@@ -56,12 +56,13 @@ func value(v float64, unit string, at time.Time, res time.Duration, ev ...Eviden
 	return &Fact{Value: v, Unit: unit, At: at, ResolutionSeconds: res.Seconds(), Evidence: ev}
 }
 
-// between returns the span b − a with the coarser of the two resolutions.
+// between returns the span b − a. Each end is known to within its resolution, so the
+// span is known to within their sum.
 func between(a, b *Fact) *Fact {
 	if a == nil || b == nil {
 		return nil
 	}
-	res := max(a.ResolutionSeconds, b.ResolutionSeconds)
+	res := a.ResolutionSeconds + b.ResolutionSeconds
 	ev := append(append([]Evidence{}, a.Evidence...), b.Evidence...)
 	return &Fact{Value: b.At.Sub(a.At).Seconds(), Unit: UnitSeconds, ResolutionSeconds: res, Evidence: ev}
 }

@@ -62,7 +62,11 @@ type Load struct {
 	// LoadEnd is where the load was taken away: the start of the last ramp-down, else the run end.
 	LoadEnd  time.Time `json:"load_end"`
 	Capacity Capacity  `json:"capacity"`
+	// ResolutionSeconds is the k6 series' interval: load steps and the load end are known to within it.
+	ResolutionSeconds float64 `json:"resolution_seconds"`
 }
+
+func (l Load) res() time.Duration { return time.Duration(l.ResolutionSeconds * float64(time.Second)) }
 
 // AnalyzeLoad cuts the target series into stages and computes per-stage facts.
 func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
@@ -72,6 +76,7 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		notes  []Note
 	)
 	res := tl.Res(SourceK6)
+	out.ResolutionSeconds = res.Seconds()
 	span := tl.Span()
 	events = append(events,
 		Event{At: tl.Run.From, Kind: EventRunStart, Object: "run", Text: "run started", ResolutionSeconds: res.Seconds()},

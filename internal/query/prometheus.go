@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -36,14 +37,27 @@ func merge(w v1.Warnings, infos v1.Infos) v1.Warnings {
 	return w
 }
 
+// classify marks transport, server and client errors as ErrUnavailable; errors the
+// query engine reports about one expression (bad_data, execution) pass unchanged.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var apiErr *v1.Error
+	if errors.As(err, &apiErr) && (apiErr.Type == v1.ErrBadData || apiErr.Type == v1.ErrExec) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
 // Query implements Querier.
 func (p *promAPI) Query(ctx context.Context, expr string, ts time.Time) (model.Value, v1.Warnings, error) {
 	v, w, infos, err := p.api.Query(ctx, expr, ts)
-	return v, merge(w, infos), err
+	return v, merge(w, infos), classify(err)
 }
 
 // QueryRange implements Querier.
 func (p *promAPI) QueryRange(ctx context.Context, expr string, r v1.Range) (model.Value, v1.Warnings, error) {
 	v, w, infos, err := p.api.QueryRange(ctx, expr, r)
-	return v, merge(w, infos), err
+	return v, merge(w, infos), classify(err)
 }

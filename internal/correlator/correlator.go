@@ -1,0 +1,429 @@
+// Package correlator runs one correlation: it finds the run's window from its own series,
+// measures each source's scrape interval, runs the catalog's queries into a timeline,
+// runs the analysis detectors and the catalog's finding rules, and returns a versioned
+// Result (report.json).
+package correlator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// Config is one correlation's input.
+type Config struct {
+	// TestID selects the run (the testid label of its series). Required.
+	TestID string
+	// Namespace and Workload are regexes over namespaces and Deployments; empty = all.
+	Namespace string
+	Workload  string
+	// From and To override the run window found from tidemark_run_info.
+	From, To time.Time
+	// Baseline is the quiet window before the run (default 5m).
+	Baseline time.Duration
+	// After is the cool-down after the run in which scale-in is observed (default 10m).
+	After time.Duration
+	// Lookback is how far back from now to look for the run (default 24h).
+	Lookback time.Duration
+	// Step overrides the per-source steps (default: each source's scrape interval).
+	Step time.Duration
+	// Params overrides catalog params, e.g. db_pool_per_pod.
+	Params map[string]float64
+}
+
+// DefaultConfig holds the defaults applied to zero fields.
+var DefaultConfig = Config{Baseline: 5 * time.Minute, After: 10 * time.Minute, Lookback: 24 * time.Hour}
+
+// ErrRunNotFound means no run-info series was found for the testid.
+var ErrRunNotFound = errors.New("run not found")
+
+// chartQueries are the range results kept in Result.Series for charts.
+func chartQueries() []string {
+	return []string{
+		analysis.QScenarioTarget, analysis.QHTTPReqRate, analysis.QVUs, analysis.QLatencyP95,
+		analysis.QHPACurrent, analysis.QHPADesired, analysis.QHPAMax, analysis.QDeploymentReady,
+		analysis.QCPUUsagePod, analysis.QCPURequestPod, analysis.QCPULimitPod, analysis.QCPUThrottled,
+		analysis.QRDSCPU, analysis.QRDSConnections, analysis.QRDSCreditBalance, analysis.QRDSFreeableMem,
+	}
+}
+
+// windowQueries run before the others, to find the window.
+func isWindowQuery(name string) bool {
+	return name == "run_sample_time" || name == "run_sample_time_min"
+}
+
+// Correlator runs correlations against one Prometheus-compatible API.
+type Correlator struct {
+	runner *query.Runner
+	cat    *query.Catalog
+	logger *slog.Logger
+	now    func() time.Time
+}
+
+type options struct{ now func() time.Time }
+
+// Option configures a Correlator.
+type Option func(*options)
+
+// WithClock sets the clock (default time.Now).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// New returns a Correlator.
+func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Option) *Correlator {
+	o := options{now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	return &Correlator{runner: query.NewRunner(q, cat, logger), cat: cat, logger: logger, now: o.now}
+}
+
+func (cfg *Config) applyDefaults() {
+	if cfg.Baseline <= 0 {
+		cfg.Baseline = DefaultConfig.Baseline
+	}
+	if cfg.After < 0 {
+		cfg.After = 0
+	} else if cfg.After == 0 {
+		cfg.After = DefaultConfig.After
+	}
+	if cfg.Lookback <= 0 {
+		cfg.Lookback = DefaultConfig.Lookback
+	}
+}
+
+// Correlate analyses one run. It fails when the API is unavailable or the run cannot be
+// found; query errors about single expressions and missing data become notes.
+func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.TestID == "" {
+		return nil, errors.New("correlate: testid is empty")
+	}
+	cfg.applyDefaults()
+	now := c.now().UTC()
+	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload,
+		RateWindow: time.Duration(c.cat.Defaults.RateWindow), Params: cfg.Params}
+	res := &Result{SchemaVersion: SchemaVersion, TestID: cfg.TestID, GeneratedAt: now,
+		Filters: Filters{Namespace: orAll(cfg.Namespace), Workload: orAll(cfg.Workload)}}
+
+	run, src, live, err := c.window(ctx, cfg, vars, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Window = Windows{Run: run, From: src, Live: live,
+		Baseline: timeline.Window{From: run.From.Add(-cfg.Baseline), To: run.From},
+		After:    timeline.Window{From: run.To, To: minTime(run.To.Add(cfg.After), now)}}
+	if live {
+		res.Notes = append(res.Notes, analysis.Note{Level: analysis.NotePartial, Section: "run", Text: "the run was still live when correlated: facts after now are missing"})
+	}
+	tl := &timeline.Timeline{Run: run, Baseline: res.Window.Baseline, After: res.Window.After,
+		Sets: map[string]timeline.Set{}, Resolution: map[string]time.Duration{}, Queries: map[string]string{}}
+	span := tl.Span()
+
+	// Resolution of every source: measured from raw samples, else the catalog's assumption.
+	for _, name := range slices.Sorted(maps.Keys(c.cat.Sources)) {
+		s := c.cat.Sources[name]
+		r := time.Duration(s.ScrapeInterval)
+		measured := false
+		lookback := min(run.Duration()+cfg.Baseline, 10*time.Minute)
+		d, err := c.runner.MeasureInterval(ctx, name, vars, minTime(run.To.Add(time.Duration(s.Lag)), now), lookback)
+		switch {
+		case err == nil:
+			r, measured = d, true
+		case errors.Is(err, query.ErrUnavailable):
+			return nil, err
+		default:
+			c.logger.Debug("Could not measure scrape interval", "source", name, "err", err)
+		}
+		tl.Resolution[name] = r
+		res.Sources = append(res.Sources, Source{Name: name, Description: s.Description, ResolutionSeconds: r.Seconds(), Measured: measured, LagSeconds: time.Duration(s.Lag).Seconds()})
+	}
+	step := func(source string) time.Duration {
+		if cfg.Step > 0 {
+			return cfg.Step
+		}
+		return tl.Resolution[source]
+	}
+	tl.Step = cfg.Step
+	if tl.Step <= 0 {
+		tl.Step = slices.Min(slices.Collect(maps.Values(tl.Resolution)))
+	}
+	res.StepSeconds = tl.Step.Seconds()
+
+	// Range queries.
+	for _, name := range slices.Sorted(maps.Keys(c.cat.Queries)) {
+		q := c.cat.Queries[name]
+		if isWindowQuery(name) || q.KindOrDefault() != query.KindRange {
+			continue
+		}
+		r, err := c.runner.Range(ctx, name, vars, span, step(q.Source))
+		qi := Query{Name: name, Source: q.Source, Expr: r.Expr, Series: len(r.Set), Warnings: r.Warnings}
+		if err != nil {
+			if errors.Is(err, query.ErrUnavailable) || ctx.Err() != nil {
+				return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
+			}
+			qi.Error = err.Error()
+			if qe := (*query.Error)(nil); errors.As(err, &qe) {
+				qi.Expr = qe.Expr
+			}
+			res.Notes = append(res.Notes, analysis.Note{Level: analysis.NoteMissing, Section: "query", Object: name, Text: "query failed: " + err.Error()})
+		}
+		tl.Sets[name] = r.Set
+		tl.Queries[name] = qi.Expr
+		res.Queries = append(res.Queries, qi)
+	}
+
+	acfg := c.analysisConfig(cfg)
+	a := analysis.Analyze(tl, acfg)
+	// Per-stage quantiles from the native histogram, when it exists.
+	if err := c.stageLatency(ctx, tl, vars, a.Load.Stages); err != nil {
+		return nil, err
+	}
+	a = analysis.Analyze(tl, acfg)
+	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
+	res.Events = a.Events
+	res.Notes = append(res.Notes, c.coverage(tl, res, cfg)...)
+	res.Notes = append(res.Notes, a.Notes...)
+
+	findings, notes, err := c.findings(ctx, tl, vars)
+	if err != nil {
+		return nil, err
+	}
+	res.Findings, res.Notes = findings, append(res.Notes, notes...)
+
+	res.Series = map[string]timeline.Set{}
+	for _, q := range chartQueries() {
+		if s := tl.Set(q); len(s) > 0 {
+			res.Series[q] = s
+		}
+	}
+	return res, nil
+}
+
+func (c *Correlator) analysisConfig(cfg Config) analysis.Config {
+	d := c.cat.Defaults
+	return analysis.Config{
+		HPATolerance: d.HPATolerance, ThrottleOnsets: d.ThrottleOnsets, ErrorBurstRatio: d.ErrorBurstRatio,
+		StageAchievedOK: d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindow: time.Duration(d.RateWindow),
+		PoolPerPod: c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
+	}
+}
+
+// window finds the run's window: the first and last sample of tidemark_run_info{testid}.
+func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (timeline.Window, string, bool, error) {
+	if !cfg.From.IsZero() && !cfg.To.IsZero() {
+		if !cfg.To.After(cfg.From) {
+			return timeline.Window{}, "", false, fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
+		}
+		return timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, "flags", false, nil
+	}
+	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
+	if !cfg.From.IsZero() {
+		search.From = cfg.From
+	}
+	if !cfg.To.IsZero() {
+		search.To = cfg.To
+	}
+	// Coarse pass: at most ~5000 points over the lookback.
+	coarse := max(search.Duration()/5000, time.Second).Round(time.Second)
+	r, err := c.runner.Range(ctx, "run_sample_time", vars, search, coarse)
+	if err != nil {
+		return timeline.Window{}, "", false, fmt.Errorf("find run %s: %w", cfg.TestID, err)
+	}
+	var pts []timeline.Point
+	for _, s := range r.Set {
+		pts = append(pts, s.Points...)
+	}
+	if len(pts) == 0 {
+		return timeline.Window{}, "", false, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
+			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
+	}
+	first := pts[0].T
+	var lastSample float64
+	for _, p := range pts {
+		first = minTime(first, p.T)
+		lastSample = max(lastSample, p.V)
+	}
+	// Fine pass: the earliest sample timestamp visible just before the first coarse hit.
+	fine := timeline.Window{From: first.Add(-coarse), To: first}
+	fr, err := c.runner.Range(ctx, "run_sample_time_min", vars, fine, max(coarse/1000, time.Second))
+	if err != nil {
+		return timeline.Window{}, "", false, fmt.Errorf("find run %s start: %w", cfg.TestID, err)
+	}
+	startSample := float64(first.Unix())
+	for _, s := range fr.Set {
+		for _, p := range s.Points {
+			startSample = min(startSample, p.V)
+		}
+	}
+	w := timeline.Window{From: unixTime(startSample), To: unixTime(lastSample)}
+	src := "run_info"
+	if !cfg.From.IsZero() {
+		w.From, src = cfg.From.UTC(), "mixed"
+	}
+	if !cfg.To.IsZero() {
+		w.To, src = cfg.To.UTC(), "mixed"
+	}
+	// Still live when the newest sample is fresher than any push interval would allow after an end.
+	live := now.Sub(unixTime(lastSample)) < 30*time.Second
+	return w, src, live, nil
+}
+
+func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, vars query.Vars, stages []analysis.StageFacts) error {
+	for _, q := range []float64{0.5, 0.95, 0.99} {
+		var set timeline.Series
+		for _, st := range stages {
+			if st.Duration() <= 0 {
+				continue
+			}
+			v := vars
+			v.Range, v.Quantile = st.Duration(), q
+			r, err := c.runner.Instant(ctx, "stage_latency_quantile", v, st.To)
+			if err != nil {
+				if errors.Is(err, query.ErrUnavailable) {
+					return err
+				}
+				return nil //nolint:nilerr // a failed optional query leaves the cumulative gauges in place
+			}
+			if len(r.Set) == 0 || r.Set[0].Empty() {
+				if len(set.Points) == 0 {
+					return nil // no native histogram: k6's trend gauges are used instead
+				}
+				continue
+			}
+			p := r.Set[0].Points[0]
+			set.Points = append(set.Points, timeline.Point{T: st.To, V: p.V})
+		}
+		if len(set.Points) > 0 {
+			set.Labels = map[string]string{"quantile": fmt.Sprint(q)}
+			tl.Sets[analysis.StageLatencySet(q)] = timeline.Set{set}
+		}
+	}
+	return nil
+}
+
+// coverage states per source how much of the window had samples, and says clearly when a
+// source had none at all.
+func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config) []analysis.Note {
+	var notes []analysis.Note
+	span := tl.Span()
+	for i, s := range res.Sources {
+		var series int
+		var best float64
+		for name, q := range c.cat.Queries {
+			if q.Source != s.Name {
+				continue
+			}
+			for _, ser := range tl.Set(name) {
+				series++
+				best = max(best, coverageOf(ser, span, tl.Res(s.Name)))
+			}
+		}
+		res.Sources[i].Series, res.Sources[i].Coverage = series, best
+		what := map[string]string{
+			analysis.SourceK6:       "k6 series for testid " + cfg.TestID,
+			analysis.SourceKSM:      "kube-state-metrics series for namespace " + orAll(cfg.Namespace),
+			analysis.SourceCAdvisor: "cAdvisor series for namespace " + orAll(cfg.Namespace),
+			analysis.SourceRDS:      "RDS (YACE/cloudwatch_exporter) series",
+		}[s.Name]
+		if what == "" {
+			what = s.Name + " series"
+		}
+		switch {
+		case series == 0:
+			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "sources", Object: s.Name, Text: fmt.Sprintf("no %s in the window — is it scraped?", what)})
+		case best < 0.9:
+			notes = append(notes, analysis.Note{Level: analysis.NotePartial, Section: "sources", Object: s.Name, Text: fmt.Sprintf("%s cover only %.0f%% of the window", what, 100*best)})
+		}
+	}
+	return notes
+}
+
+// coverageOf is the share of w not inside gaps longer than two resolutions.
+func coverageOf(s timeline.Series, w timeline.Window, res time.Duration) float64 {
+	if w.Duration() <= 0 {
+		return 0
+	}
+	var missing time.Duration
+	for _, g := range timeline.Gaps(s, w, 2*res) {
+		missing += g.Duration()
+	}
+	return max(0, 1-missing.Seconds()/w.Duration().Seconds())
+}
+
+// findings evaluates the catalog's rules over the run and cool-down.
+func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars query.Vars) ([]analysis.Finding, []analysis.Note, error) {
+	var (
+		out   []analysis.Finding
+		notes []analysis.Note
+	)
+	w := timeline.Window{From: tl.Run.From, To: tl.After.To}
+	for _, rule := range c.cat.Findings {
+		var missing []string
+		for _, p := range rule.Requires {
+			if c.cat.Param(p, vars) == 0 {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) > 0 {
+			notes = append(notes, analysis.Note{Level: analysis.NoteInfo, Section: "findings", Object: rule.Name, Text: fmt.Sprintf("rule skipped: set %v to evaluate it", missing)})
+			continue
+		}
+		expr, err := c.cat.RenderRule(rule.Name, vars)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := c.runner.RangeExpr(ctx, "finding/"+rule.Name, expr, w, tl.Step)
+		if err != nil {
+			if errors.Is(err, query.ErrUnavailable) {
+				return nil, nil, err
+			}
+			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "findings", Object: rule.Name, Text: "rule failed: " + err.Error()})
+			continue
+		}
+		for _, s := range r.Set {
+			for _, f := range analysis.Firing(s, tl.Step, time.Duration(rule.For)) {
+				f.Rule, f.Severity, f.Expr = rule.Name, rule.Severity, expr
+				msg, err := c.cat.Message(rule.Name, query.MessageData{Labels: f.Labels, Value: f.Value, From: f.From, To: f.To, Duration: model.Duration(f.Duration()).String()})
+				if err != nil {
+					return nil, nil, err
+				}
+				f.Message = msg
+				f.Evidence = append(f.Evidence, analysis.Evidence{Query: "finding/" + rule.Name, Series: s.String(), Times: []time.Time{f.From, f.To}})
+				for _, q := range rule.Evidence {
+					f.Evidence = append(f.Evidence, analysis.Evidence{Query: q, Series: tl.Queries[q], Times: []time.Time{f.From, f.To}})
+				}
+				out = append(out, f)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return a.From.Compare(b.From) })
+	return out, notes, nil
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return ".+"
+	}
+	return s
+}
+
+func unixTime(v float64) time.Time {
+	sec := int64(v)
+	return time.Unix(sec, int64((v-float64(sec))*1e9)).UTC().Round(time.Millisecond)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,287 @@
+package correlator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/query"
+)
+
+var (
+	t0      = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	runFrom = t0.Add(5*time.Minute + 2*time.Second) // not on any step grid
+	runTo   = runFrom.Add(10 * time.Minute)
+	endAll  = runTo.Add(15 * time.Minute)
+	nowT    = endAll.Add(time.Minute)
+)
+
+func target(d time.Duration) float64 {
+	switch {
+	case d < 2*time.Minute:
+		return 10
+	case d < 7*time.Minute:
+		return 50
+	default:
+		return 0
+	}
+}
+
+// story1 fills a fake Prometheus with a 10→50 RPS spike: the HPA goes 2→4→5 with ready
+// 15 s and 30 s behind; requests fail 20% during the 2 minutes after the spike.
+func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
+	t.Helper()
+	render := func(name string) string {
+		e, err := cat.Render(name, v)
+		require.NoError(t, err)
+		return e
+	}
+	k6 := 5 * time.Second
+	ksm := 15 * time.Second
+	rel := func(d time.Duration) time.Duration { return runFrom.Sub(t0) + d }
+	ksmFrom := t0.Add(-5 * time.Minute)
+	relK := func(d time.Duration) time.Duration { return runFrom.Sub(ksmFrom) + d }
+	hpa := model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order"}
+	runInfo := stream(model.Metric{"testid": "spike-50"}, runFrom, runTo, k6, func(time.Duration) float64 { return 1 })
+	fails := func(d time.Duration) float64 {
+		if d >= 2*time.Minute && d < 4*time.Minute {
+			return 0.2 * target(d)
+		}
+		return 0
+	}
+	_ = rel
+	f := &fakeProm{exprs: map[string]fakeSeries{
+		render("run_sample_time"):                  {streams: []*model.SampleStream{runInfo}, timestamps: true},
+		render("run_sample_time_min"):              {streams: []*model.SampleStream{runInfo}, timestamps: true},
+		"tidemark_run_info{ testid=\"spike-50\" }": {streams: []*model.SampleStream{runInfo}},
+		render("scenario_target"):                  {streams: []*model.SampleStream{stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, runFrom, runTo, k6, target)}},
+		render("http_reqs"):                        {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target)}},
+		render("iterations"):                       {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target)}},
+		render("http_failures"):                    {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails)}},
+		render("http_req_rate"):                    {streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, k6, target)}},
+		render("vus"):                              {streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, k6, func(d time.Duration) float64 { return target(d) / 2 })}},
+		render("hpa_deployment"):                   {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order", "deployment": "order"}, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 1 })}},
+		render("hpa_current"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
+		render("hpa_desired"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
+		render("hpa_min"):                          {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
+		render("hpa_max"):                          {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 5 })}},
+		render("deployment_ready"): {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "deployment": "order"}, ksmFrom, endAll, ksm,
+			steps([]time.Duration{0, relK(165 * time.Second), relK(210 * time.Second), relK(12*time.Minute + 15*time.Second)}, []float64{2, 4, 5, 2}))}},
+		"kube_horizontalpodautoscaler_status_current_replicas{ job=\"kube-state-metrics\", namespace=~\"shoong\" }": {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
+	}, errs: map[string]error{}}
+	// The finding rule "HPA at max while errors" fires from 3:00 to 4:00 of the run.
+	rule, err := cat.RenderRule("hpa_at_max_with_errors", v)
+	require.NoError(t, err)
+	f.exprs[rule] = fakeSeries{streams: []*model.SampleStream{stream(hpa, runFrom.Add(3*time.Minute), runFrom.Add(4*time.Minute), 5*time.Second, func(time.Duration) float64 { return 5 })}, lookback: 5 * time.Second}
+	return f
+}
+
+func newCorrelator(t *testing.T, f *fakeProm) *Correlator {
+	t.Helper()
+	cat, err := query.Default()
+	require.NoError(t, err)
+	return New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return nowT }))
+}
+
+func vars(t *testing.T) (*query.Catalog, query.Vars) {
+	t.Helper()
+	cat, err := query.Default()
+	require.NoError(t, err)
+	return cat, query.Vars{TestID: "spike-50", Namespace: "shoong", RateWindow: time.Duration(cat.Defaults.RateWindow)}
+}
+
+func TestCorrelateStory1(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong"})
+	require.NoError(t, err)
+
+	require.Equal(t, SchemaVersion, res.SchemaVersion)
+	require.Equal(t, "run_info", res.Window.From)
+	require.Equal(t, runFrom, res.Window.Run.From, "start found exactly from the first run-info sample")
+	require.Equal(t, runTo, res.Window.Run.To)
+	require.Equal(t, runFrom.Add(-5*time.Minute), res.Window.Baseline.From)
+	require.Equal(t, runTo.Add(10*time.Minute), res.Window.After.To)
+	require.False(t, res.Window.Live)
+
+	bySource := map[string]Source{}
+	for _, s := range res.Sources {
+		bySource[s.Name] = s
+	}
+	require.True(t, bySource["k6"].Measured)
+	require.InDelta(t, 5, bySource["k6"].ResolutionSeconds, 0)
+	require.True(t, bySource["ksm"].Measured)
+	require.InDelta(t, 15, bySource["ksm"].ResolutionSeconds, 0)
+	require.False(t, bySource["rds"].Measured)
+	require.InDelta(t, 60, bySource["rds"].ResolutionSeconds, 0)
+	require.Equal(t, 0, bySource["rds"].Series)
+	require.InDelta(t, 5, res.StepSeconds, 0)
+
+	// Every range query of the catalog was issued.
+	for _, q := range query.RequiredQueries() {
+		if q == "stage_latency_quantile" {
+			continue
+		}
+		e, err := cat.Render(q, v)
+		require.NoError(t, err)
+		require.True(t, f.askedFor(e), q)
+	}
+
+	require.Len(t, res.Autoscaling, 1)
+	h := res.Autoscaling[0]
+	require.Len(t, h.Steps, 3)
+	// KSM samples sit on a 15 s grid; the run starts 2 s off it, so each transition is
+	// seen up to one scrape interval late: within the stated resolution.
+	within := func(f *analysis.Fact, want float64, msg string) {
+		t.Helper()
+		require.NotNil(t, f, msg)
+		require.InDelta(t, want, f.Value, f.ResolutionSeconds, msg)
+	}
+	within(h.Steps[0].ReadyGap, 15, "gap 2→4")
+	within(h.Steps[1].ReadyGap, 30, "gap 4→5")
+	within(h.ReactionFromLoadStep, 30, "reaction")
+	within(h.ScaleInDelay, 300, "scale-in delay")
+	require.Equal(t, 15.0, h.Steps[0].DesiredAt.ResolutionSeconds)
+
+	require.NotEmpty(t, res.Load.Stages)
+	require.NotNil(t, res.Load.Capacity.LastHeld)
+	require.InDelta(t, 0.2*50*120, res.Errors.Failures, 0.2*50*5+1)
+
+	require.Len(t, res.Findings, 1)
+	fd := res.Findings[0]
+	require.Equal(t, "hpa_at_max_with_errors", fd.Rule)
+	require.Equal(t, "critical", fd.Severity)
+	require.Contains(t, fd.Message, "order at maxReplicas (5) for 1m")
+	require.Equal(t, "finding/hpa_at_max_with_errors", fd.Evidence[0].Query)
+
+	// Missing sources are notes, never numbers.
+	texts := map[string]bool{}
+	for _, n := range res.Notes {
+		texts[n.Text] = true
+	}
+	require.True(t, texts["no cAdvisor series for namespace shoong in the window — is it scraped?"], "%v", res.Notes)
+	require.True(t, texts["no RDS (YACE/cloudwatch_exporter) series in the window — is it scraped?"])
+	require.True(t, texts["rule skipped: set [db_pool_per_pod] to evaluate it"])
+	require.Empty(t, res.CPU)
+	require.Empty(t, res.Database)
+
+	// The result serialises (report.json) and keeps chart series.
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"schema_version":1`)
+	require.Contains(t, res.Series, "hpa_current")
+}
+
+func TestCorrelateWindowFromFlags(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	from, to := runFrom.Add(time.Minute), runTo.Add(-time.Minute)
+	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: from, To: to, Baseline: time.Minute, After: -1})
+	require.NoError(t, err)
+	require.Equal(t, "flags", res.Window.From)
+	require.Equal(t, from, res.Window.Run.From)
+	require.Equal(t, to, res.Window.Run.To)
+	require.Equal(t, from.Add(-time.Minute), res.Window.Baseline.From)
+	require.Equal(t, to, res.Window.After.To)
+	e, err := cat.Render("run_sample_time", v)
+	require.NoError(t, err)
+	require.False(t, f.askedFor(e), "the run window was given: no discovery")
+}
+
+func TestCorrelateErrors(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	hpaCurrent, err := cat.Render("hpa_current", v)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		cfg     Config
+		setup   func(f *fakeProm)
+		wantErr error
+		wantMsg string
+		check   func(t *testing.T, res *Result)
+	}{
+		{name: "no testid", cfg: Config{}, wantMsg: "testid is empty"},
+		{name: "run not found", cfg: Config{TestID: "other"}, wantErr: ErrRunNotFound, wantMsg: `testid="other"`},
+		{
+			name:    "prometheus unavailable",
+			cfg:     Config{TestID: "spike-50", Namespace: "shoong"},
+			setup:   func(f *fakeProm) { f.failAll = errors.New("dial tcp 127.0.0.1:9: connection refused") },
+			wantMsg: "connection refused",
+		},
+		{
+			name: "bad data in one query is a note",
+			cfg:  Config{TestID: "spike-50", Namespace: "shoong"},
+			setup: func(f *fakeProm) {
+				f.errs[hpaCurrent] = &v1.Error{Type: v1.ErrExec, Msg: "found duplicate series for the match group"}
+			},
+			check: func(t *testing.T, res *Result) {
+				var found bool
+				for _, n := range res.Notes {
+					if n.Object == "hpa_current" && n.Level == analysis.NoteMissing {
+						found = true
+						require.Contains(t, n.Text, "duplicate series")
+					}
+				}
+				require.True(t, found)
+				require.Empty(t, res.Autoscaling)
+			},
+		},
+		{name: "to before from", cfg: Config{TestID: "x", From: runTo, To: runFrom}, wantMsg: "is not after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := story1(t, cat, v)
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			q := query.Querier(f)
+			if f.failAll != nil {
+				q = unavailable{f}
+			}
+			cat, err := query.Default()
+			require.NoError(t, err)
+			c := New(q, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return nowT }))
+			res, err := c.Correlate(context.Background(), tc.cfg)
+			if tc.check != nil {
+				require.NoError(t, err)
+				tc.check(t, res)
+				return
+			}
+			require.Error(t, err)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+			}
+			require.ErrorContains(t, err, tc.wantMsg)
+		})
+	}
+}
+
+// unavailable wraps transport failures the way the real adapter does.
+type unavailable struct{ f *fakeProm }
+
+func (u unavailable) Query(ctx context.Context, e string, ts time.Time) (model.Value, v1.Warnings, error) {
+	v, w, err := u.f.Query(ctx, e, ts)
+	if err != nil {
+		err = errors.Join(query.ErrUnavailable, err)
+	}
+	return v, w, err
+}
+
+func (u unavailable) QueryRange(ctx context.Context, e string, r v1.Range) (model.Value, v1.Warnings, error) {
+	v, w, err := u.f.QueryRange(ctx, e, r)
+	if err != nil {
+		err = errors.Join(query.ErrUnavailable, err)
+	}
+	return v, w, err
+}

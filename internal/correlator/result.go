@@ -1,0 +1,77 @@
+package correlator
+
+import (
+	"time"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// SchemaVersion is the version of Result's JSON shape (report.json). Additive changes
+// keep the version; renames and removals bump it.
+const SchemaVersion = 1
+
+// Result is one correlated run: what report.json holds.
+type Result struct {
+	SchemaVersion int       `json:"schema_version"`
+	TestID        string    `json:"testid"`
+	GeneratedAt   time.Time `json:"generated_at"`
+	Window        Windows   `json:"window"`
+	StepSeconds   float64   `json:"step_seconds"`
+	Filters       Filters   `json:"filters"`
+	Sources       []Source  `json:"sources"`
+	Queries       []Query   `json:"queries"`
+
+	Load        analysis.Load          `json:"load"`
+	Autoscaling []analysis.HPA         `json:"autoscaling"`
+	CPU         []analysis.WorkloadCPU `json:"cpu"`
+	Database    []analysis.Database    `json:"database"`
+	Errors      analysis.Errors        `json:"errors"`
+	Findings    []analysis.Finding     `json:"findings"`
+	Events      []analysis.Event       `json:"events"`
+	Notes       []analysis.Note        `json:"notes"`
+
+	// Series holds the chart series (one shared time axis) by query name.
+	Series map[string]timeline.Set `json:"series"`
+}
+
+// Windows are the run's time windows.
+type Windows struct {
+	Run      timeline.Window `json:"run"`
+	Baseline timeline.Window `json:"baseline"`
+	After    timeline.Window `json:"after"`
+	// From tells where the run window came from: "run_info" (the run's own series),
+	// "flags" (--from/--to) or "mixed".
+	From string `json:"from"`
+	// Live is set when the run had not ended when it was correlated.
+	Live bool `json:"live,omitempty"`
+}
+
+// Filters are the namespace and workload regexes applied.
+type Filters struct {
+	Namespace string `json:"namespace"`
+	Workload  string `json:"workload"`
+}
+
+// Source describes one metrics source as seen in this run.
+type Source struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// ResolutionSeconds is the measured sample interval (or the catalog's assumption).
+	ResolutionSeconds float64 `json:"resolution_seconds"`
+	Measured          bool    `json:"measured"`
+	LagSeconds        float64 `json:"lag_seconds,omitempty"`
+	Series            int     `json:"series"`
+	// Coverage is the share of the window in which the source had samples (0–1).
+	Coverage float64 `json:"coverage"`
+}
+
+// Query records one executed catalog query.
+type Query struct {
+	Name     string   `json:"name"`
+	Source   string   `json:"source"`
+	Expr     string   `json:"expr"`
+	Series   int      `json:"series"`
+	Warnings []string `json:"warnings,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
