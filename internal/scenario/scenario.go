@@ -40,6 +40,16 @@ type Test struct {
 	SystemTags []string
 	// Env holds values for ${__ENV.NAME} beyond the process environment.
 	Env map[string]string
+
+	// MaxRedirects is k6's maxRedirects: the default of Step.Redirects (already applied
+	// by Load); default 10.
+	MaxRedirects int
+	// UserAgent is k6's userAgent; Load sets it as the User-Agent header of every step
+	// that has none. Empty means the HTTP client's default.
+	UserAgent string
+	// InsecureSkipTLSVerify is k6's insecureSkipTLSVerify: do not verify server
+	// certificates.
+	InsecureSkipTLSVerify bool
 }
 
 // Threshold is one threshold expression on a metric (k6's `{threshold, abortOnFail,
@@ -156,7 +166,15 @@ type Check struct {
 	Name   string
 	Kind   CheckKind
 	Status int
-	Path   string
-	Value  string
-	Regex  *Regexp
+	// Path is the JSON path (CheckJSON) or the header name (CheckHeader).
+	Path string
+	// Value is the text to find (CheckBodyContains), the regular expression's source
+	// (CheckBodyRegex), the expected value as JSON (CheckJSON) or the expected header
+	// value (CheckHeader); empty for a presence check.
+	Value string
+	Regex *Regexp
+
+	path    []pathElem // parsed Path of a CheckJSON
+	want    any        // decoded Value of a CheckJSON
+	hasWant bool       // false: CheckJSON or CheckHeader only checks presence
 }

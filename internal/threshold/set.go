@@ -1,0 +1,289 @@
+package threshold
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// Def is one threshold as written in a test: its key, its expression and the abort
+// options (k6's `{threshold, abortOnFail, delayAbortEval}` or a bare string).
+type Def struct {
+	Key            string
+	Expr           string
+	AbortOnFail    bool
+	DelayAbortEval time.Duration
+}
+
+// TypeFunc returns the type and value type of the metric called name, and false when
+// there is no such metric.
+type TypeFunc func(name string) (metrics.Type, metrics.ValueType, bool)
+
+// Source gives the current aggregate of one (sub-)metric, in Tidemark's units (time
+// values in seconds, data in bytes). Value returns false when the aggregate has no such
+// value; the threshold then passes, as in k6 (e.g. a Rate with no samples).
+//
+// The Set asks a counter for Count, a gauge for Value, a rate for Rate and a trend for
+// Avg, Min, Max, Med and Percentile; it computes a counter's `rate` itself as Count
+// divided by the elapsed time.
+type Source interface {
+	Value(m Method) (float64, bool)
+}
+
+// SourceFunc adapts a function to the Source interface.
+type SourceFunc func(m Method) (float64, bool)
+
+// Value calls f(m).
+func (f SourceFunc) Value(m Method) (float64, bool) { return f(m) }
+
+var _ Source = SourceFunc(nil)
+
+// Threshold is one parsed threshold of a Set.
+type Threshold struct {
+	Key            *Key
+	Expr           Expr
+	AbortOnFail    bool
+	DelayAbortEval time.Duration
+}
+
+// Metric is a (sub-)metric with thresholds: the unit of evaluation and of the
+// "thresholds on metrics ... have been crossed" message.
+type Metric struct {
+	Key        Key
+	Type       metrics.Type
+	Contains   metrics.ValueType
+	Thresholds []*Threshold
+	// Methods are the distinct methods the thresholds need, for aggregators that only
+	// keep what is asked for (e.g. which percentiles).
+	Methods []Method
+}
+
+// Set holds every threshold of a test and evaluates them. Evaluate may be called from
+// one goroutine while Last is called from others.
+type Set struct {
+	metrics []*Metric
+
+	mu   sync.Mutex
+	last *Result
+}
+
+// NewSet parses defs and checks each method against its metric's type, looked up with
+// typeOf. It returns every problem, joined. Thresholds on the same (sub-)metric,
+// whatever the order or quoting of the selector's tags, are grouped into one Metric;
+// metrics are ordered by name.
+func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
+	s := &Set{}
+	byID := map[string]*Metric{}
+	var errs []error
+	for _, d := range defs {
+		k, err := ParseKey(d.Key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e, err := ParseExpr(d.Expr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
+			continue
+		}
+		if d.DelayAbortEval < 0 {
+			errs = append(errs, fmt.Errorf("%w on %s: delayAbortEval %s is negative", ErrSyntax, k.Name, d.DelayAbortEval))
+			continue
+		}
+		typ, vt, ok := typeOf(k.Metric)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%w on %s: no metric named %q", ErrSyntax, k.Name, k.Metric))
+			continue
+		}
+		if !e.Method.ValidFor(typ) {
+			errs = append(errs, fmt.Errorf("%w %q on %s: method %s is not valid for a %s metric; expected one of %s",
+				ErrSyntax, d.Expr, k.Name, e.Method, typ, MethodsFor(typ)))
+			continue
+		}
+		m := byID[k.ID()]
+		if m == nil {
+			m = &Metric{Key: k, Type: typ, Contains: vt}
+			byID[k.ID()] = m
+			s.metrics = append(s.metrics, m)
+		}
+		m.Thresholds = append(m.Thresholds, &Threshold{Key: &m.Key, Expr: e, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval})
+		if !containsMethod(m.Methods, e.Method) {
+			m.Methods = append(m.Methods, e.Method)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(s.metrics, func(i, j int) bool { return s.metrics[i].Key.Name < s.metrics[j].Key.Name })
+	return s, nil
+}
+
+func containsMethod(ms []Method, m Method) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Metrics returns the (sub-)metrics that have thresholds, ordered by name. The caller
+// must not modify them.
+func (s *Set) Metrics() []*Metric { return s.metrics }
+
+// Outcome is the result of one threshold at one evaluation.
+type Outcome struct {
+	Threshold *Threshold
+	// Value is the observed value in k6's units (milliseconds for time metrics);
+	// meaningful only when HasValue.
+	Value    float64
+	HasValue bool
+	// Skipped is true when the metric had no samples during the run: k6 skips empty
+	// sinks except at the final evaluation.
+	Skipped bool
+	Passed  bool
+}
+
+// Result is one evaluation of a Set.
+type Result struct {
+	// Outcomes has one entry per threshold, in Metrics order.
+	Outcomes []Outcome
+	// Crossed names the (sub-)metrics with at least one failed threshold, sorted.
+	Crossed []string
+	// Abort is true when a failed threshold has abortOnFail and its delayAbortEval is
+	// shorter than the elapsed time. It is never set by the final evaluation.
+	Abort bool
+	// Final is true for the end-of-test evaluation.
+	Final bool
+}
+
+// Err returns nil when no threshold failed, else a *CrossedError.
+func (r *Result) Err() error {
+	if r == nil || len(r.Crossed) == 0 {
+		return nil
+	}
+	return &CrossedError{Metrics: r.Crossed, Abort: r.Abort}
+}
+
+// CrossedError says that thresholds failed; the run exits with code 99.
+type CrossedError struct {
+	// Metrics are the (sub-)metric names with failed thresholds, sorted.
+	Metrics []string
+	// Abort is true when the run was stopped early by abortOnFail.
+	Abort bool
+}
+
+// Error returns k6's message.
+func (e *CrossedError) Error() string {
+	names := strings.Join(e.Metrics, ", ")
+	if e.Abort {
+		return "thresholds on metrics '" + names + "' were crossed; at least one has abortOnFail enabled, stopping test prematurely"
+	}
+	return "thresholds on metrics '" + names + "' have been crossed"
+}
+
+// Evaluate checks every threshold. elapsed is the test's running time (it is the
+// divisor of a counter's rate and decides whether delayAbortEval has passed); final is
+// true for the end-of-test evaluation. source returns the aggregate of a (sub-)metric,
+// or nil when it has no samples yet: during the run such metrics are skipped, and at the
+// final evaluation they count as empty (counter 0, gauge 0, trend stats 0, rate without
+// a value, which passes), as in k6. The engine calls it every 2 s and once at the end.
+func (s *Set) Evaluate(elapsed time.Duration, final bool, source func(*Key) Source) *Result {
+	r := &Result{Final: final}
+	for _, m := range s.metrics {
+		src := source(&m.Key)
+		failed := false
+		for _, th := range m.Thresholds {
+			o := Outcome{Threshold: th, Passed: true}
+			switch {
+			case src == nil && !final:
+				o.Skipped = true
+			default:
+				o.Value, o.HasValue = value(m, th.Expr.Method, src, elapsed)
+				if o.HasValue {
+					o.Passed = th.Expr.Pass(o.Value)
+				}
+			}
+			if !o.Passed {
+				failed = true
+				if th.AbortOnFail && !final && th.DelayAbortEval < elapsed {
+					r.Abort = true
+				}
+			}
+			r.Outcomes = append(r.Outcomes, o)
+		}
+		if failed {
+			r.Crossed = append(r.Crossed, m.Key.Name)
+		}
+	}
+	sort.Strings(r.Crossed)
+	s.mu.Lock()
+	s.last = r
+	s.mu.Unlock()
+	return r
+}
+
+// Last returns the most recent result of Evaluate, or nil before the first.
+func (s *Set) Last() *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// msPerSecond converts Tidemark's seconds to k6's milliseconds for time metrics.
+const msPerSecond = 1000
+
+// value reads one method from src (nil means an empty metric) and converts it to k6's
+// units.
+func value(m *Metric, meth Method, src Source, elapsed time.Duration) (float64, bool) {
+	var (
+		v  float64
+		ok bool
+	)
+	switch {
+	case m.Type == metrics.Counter && meth.Agg == Rate:
+		if src != nil {
+			v, ok = src.Value(Method{Agg: Count})
+		} else {
+			ok = true
+		}
+		if !ok {
+			return 0, false
+		}
+		if elapsed <= 0 {
+			// k6 divides by the run time; before any time has passed there is no rate.
+			return 0, false
+		}
+		v /= elapsed.Seconds()
+	case src != nil:
+		v, ok = src.Value(meth)
+		if !ok {
+			return 0, false
+		}
+	case m.Type == metrics.Rate:
+		// An empty rate has no value: the threshold passes (k6 #2520).
+		return 0, false
+	default:
+		v = 0
+	}
+	if m.Contains == metrics.Time && m.Type != metrics.Rate {
+		v *= msPerSecond
+	}
+	return v, true
+}
+
+// RegistryTypes returns a TypeFunc that looks metrics up in r.
+func RegistryTypes(r *metrics.Registry) TypeFunc {
+	return func(name string) (metrics.Type, metrics.ValueType, bool) {
+		m := r.Get(name)
+		if m == nil {
+			return 0, 0, false
+		}
+		return m.Type, m.Contains, true
+	}
+}

@@ -1,0 +1,323 @@
+package threshold
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+func TestParseExpr(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in      string
+		want    Expr
+		wantErr string
+	}{
+		{in: "p(95)<500", want: Expr{Method: Method{Agg: Percentile, P: 95}, Op: Less, Value: 500}},
+		{in: "p(99.9) <= 1.5", want: Expr{Method: Method{Agg: Percentile, P: 99.9}, Op: LessEqual, Value: 1.5}},
+		{in: " p( 0 )>=0", want: Expr{Method: Method{Agg: Percentile, P: 0}, Op: GreaterEqual, Value: 0}},
+		{in: "p(100)>1e3", want: Expr{Method: Method{Agg: Percentile, P: 100}, Op: Greater, Value: 1000}},
+		{in: "rate<0.01", want: Expr{Method: Method{Agg: Rate}, Op: Less, Value: 0.01}},
+		{in: "count == 10", want: Expr{Method: Method{Agg: Count}, Op: Equal, Value: 10}},
+		{in: "value===3", want: Expr{Method: Method{Agg: Value}, Op: StrictEqual, Value: 3}},
+		{in: "avg!=-2", want: Expr{Method: Method{Agg: Avg}, Op: NotEqual, Value: -2}},
+		{in: "min>1", want: Expr{Method: Method{Agg: Min}, Op: Greater, Value: 1}},
+		{in: "max<+.5", want: Expr{Method: Method{Agg: Max}, Op: Less, Value: 0.5}},
+		{in: "med<=200", want: Expr{Method: Method{Agg: Med}, Op: LessEqual, Value: 200}},
+		{in: "p(95)", wantErr: `invalid threshold expression "p(95)": no operator; expected ` + "`method op value`" + ` with op one of > >= <= < == === !=, e.g. 'p(95)<500'`},
+		{in: "", wantErr: `invalid threshold expression "": no operator; expected ` + "`method op value`" + ` with op one of > >= <= < == === !=, e.g. 'p(95)<500'`},
+		{in: "<500", wantErr: `invalid threshold expression "<500": missing method; expected one of count, rate, value, avg, min, max, med, p(N)`},
+		{in: "p95<500", wantErr: `invalid threshold expression "p95<500": unknown method "p95"; expected one of count, rate, value, avg, min, max, med, p(N)`},
+		{in: "p(101)<500", wantErr: `invalid threshold expression "p(101)<500": percentile "101" out of range; expected p(N) with N a number from 0 to 100, e.g. p(95) or p(99.9)`},
+		{in: "p(-1)<500", wantErr: `invalid threshold expression "p(-1)<500": percentile "-1" out of range; expected p(N) with N a number from 0 to 100, e.g. p(95) or p(99.9)`},
+		{in: "p(NaN)<500", wantErr: `invalid threshold expression "p(NaN)<500": percentile "NaN" out of range; expected p(N) with N a number from 0 to 100, e.g. p(95) or p(99.9)`},
+		{in: "p(95)<500ms", wantErr: `invalid threshold expression "p(95)<500ms": right-hand side "500ms" is not a number`},
+		{in: "p(95)<Inf", wantErr: `invalid threshold expression "p(95)<Inf": right-hand side "Inf" is not a number`},
+		{in: "p(95)<1e999", wantErr: `invalid threshold expression "p(95)<1e999": right-hand side "1e999" is not a number`},
+		{in: "avg<>1", wantErr: `invalid threshold expression "avg<>1": right-hand side ">1" is not a number`},
+		{in: "avg<", wantErr: `invalid threshold expression "avg<": right-hand side "" is not a number`},
+		{in: "AVG<1", wantErr: `invalid threshold expression "AVG<1": unknown method "AVG"; expected one of count, rate, value, avg, min, max, med, p(N)`},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseExpr(tc.in)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				require.ErrorIs(t, err, ErrSyntax)
+				return
+			}
+			require.NoError(t, err)
+			tc.want.Source = tc.in
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestOpCompare(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		op               Op
+		less, eq, greate bool
+	}{
+		{Greater, false, false, true},
+		{GreaterEqual, false, true, true},
+		{LessEqual, true, true, false},
+		{Less, true, false, false},
+		{Equal, false, true, false},
+		{StrictEqual, false, true, false},
+		{NotEqual, true, false, true},
+	} {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.less, tc.op.Compare(1, 2), "1 %s 2", tc.op)
+			require.Equal(t, tc.eq, tc.op.Compare(2, 2), "2 %s 2", tc.op)
+			require.Equal(t, tc.greate, tc.op.Compare(3, 2), "3 %s 2", tc.op)
+			e, err := ParseExpr("avg" + tc.op.String() + "2")
+			require.NoError(t, err)
+			require.Equal(t, tc.op, e.Op)
+		})
+	}
+	require.False(t, Op(0).Compare(1, 1))
+	require.Equal(t, "op(0)", Op(0).String())
+}
+
+func TestMethodValidFor(t *testing.T) {
+	t.Parallel()
+	all := []Method{{Agg: Count}, {Agg: Rate}, {Agg: Value}, {Agg: Avg}, {Agg: Min}, {Agg: Max}, {Agg: Med}, {Agg: Percentile, P: 90}}
+	want := map[metrics.Type][]string{
+		metrics.Counter: {"count", "rate"},
+		metrics.Gauge:   {"value"},
+		metrics.Rate:    {"rate"},
+		metrics.Trend:   {"avg", "min", "max", "med", "p(90)"},
+	}
+	for typ, ok := range want {
+		var got []string
+		for _, m := range all {
+			if m.ValidFor(typ) {
+				got = append(got, m.String())
+			}
+		}
+		require.Equal(t, ok, got, typ.String())
+	}
+	require.Equal(t, "p(99.9)", Method{Agg: Percentile, P: 99.9}.String())
+	require.Equal(t, "agg(0)", Method{}.String())
+}
+
+func TestParseKey(t *testing.T) {
+	t.Parallel()
+	tag := func(k, v string) metrics.Tag { return metrics.Tag{Key: k, Value: v} }
+	for _, tc := range []struct {
+		in      string
+		want    Key
+		wantID  string
+		wantErr string
+	}{
+		{in: "http_req_duration", want: Key{Metric: "http_req_duration", Name: "http_req_duration"}, wantID: "http_req_duration"},
+		{in: " http_reqs ", want: Key{Metric: "http_reqs", Name: "http_reqs"}, wantID: "http_reqs"},
+		{
+			in:     "http_req_duration{scenario:spike}",
+			want:   Key{Metric: "http_req_duration", Tags: []metrics.Tag{tag("scenario", "spike")}, Name: "http_req_duration{scenario:spike}", Suffix: "scenario:spike"},
+			wantID: "http_req_duration{scenario:spike}",
+		},
+		{
+			in:     `http_req_duration{ "status" : '200', method:GET }`,
+			want:   Key{Metric: "http_req_duration", Tags: []metrics.Tag{tag("method", "GET"), tag("status", "200")}, Name: `http_req_duration{"status" : '200', method:GET}`, Suffix: `"status" : '200', method:GET`},
+			wantID: "http_req_duration{method:GET,status:200}",
+		},
+		{
+			in:     "group_duration{group:::individualRequests}",
+			want:   Key{Metric: "group_duration", Tags: []metrics.Tag{tag("group", "::individualRequests")}, Name: "group_duration{group:::individualRequests}", Suffix: "group:::individualRequests"},
+			wantID: "group_duration{group:::individualRequests}",
+		},
+		{in: "", wantErr: "invalid threshold metric: empty name"},
+		{in: "http req", wantErr: `invalid threshold metric "http req": a name has no spaces`},
+		{in: "m{a:1", wantErr: `invalid threshold metric "m{a:1": unmatched curly brace; expected metric{tag:value,...}`},
+		{in: "m}a:1", wantErr: `invalid threshold metric "m}a:1": unmatched curly brace; expected metric{tag:value,...}`},
+		{in: "m}a:1{", wantErr: `invalid threshold metric "m}a:1{": curly brace in the wrong place; expected metric{tag:value,...}`},
+		{in: "m{a:1}x", wantErr: `invalid threshold metric "m{a:1}x": curly brace in the wrong place; expected metric{tag:value,...}`},
+		{in: "{a:1}", wantErr: `invalid threshold metric "{a:1}": bad metric name ""`},
+		{in: "m{ }", wantErr: `invalid threshold metric "m{ }": empty tag selector; expected metric{tag:value,...}`},
+		{in: "m{a}", wantErr: `invalid threshold metric "m{a}": malformed tag "a"; expected tag:value`},
+		{in: "m{a:}", wantErr: `invalid threshold metric "m{a:}": malformed tag "a:"; expected tag:value`},
+		{in: "m{a:1,}", wantErr: `invalid threshold metric "m{a:1,}": malformed tag ""; expected tag:value`},
+		{in: "m{:1}", wantErr: `invalid threshold metric "m{:1}": malformed tag ":1"; expected tag:value`},
+		{in: "m{a:1,a:2}", wantErr: `invalid threshold metric "m{a:1,a:2}": tag "a" given twice`},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseKey(tc.in)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				require.ErrorIs(t, err, ErrSyntax)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.wantID, got.ID())
+		})
+	}
+}
+
+func TestKeyMatch(t *testing.T) {
+	t.Parallel()
+	p := metrics.NewTagPool()
+	ts := p.Intern([]metrics.Tag{{Key: "scenario", Value: "spike"}, {Key: "method", Value: "GET"}})
+	k, err := ParseKey("http_req_duration{scenario:spike}")
+	require.NoError(t, err)
+	require.True(t, k.Match(ts))
+	k2, err := ParseKey("http_req_duration{scenario:load}")
+	require.NoError(t, err)
+	require.False(t, k2.Match(ts))
+	whole, err := ParseKey("http_req_duration")
+	require.NoError(t, err)
+	require.True(t, whole.Match(nil))
+	require.False(t, k.Match(nil))
+	vu, err := ParseKey("http_reqs{vu:1}")
+	require.NoError(t, err)
+	require.True(t, vu.NonIndexable())
+	require.False(t, k.NonIndexable())
+}
+
+func builtinTypes() TypeFunc {
+	r := metrics.NewRegistry()
+	metrics.RegisterBuiltin(r)
+	return RegistryTypes(r)
+}
+
+// fake is a Source with fixed values in Tidemark units.
+type fake map[Method]float64
+
+func (f fake) Value(m Method) (float64, bool) { v, ok := f[m]; return v, ok }
+
+func TestNewSetErrors(t *testing.T) {
+	t.Parallel()
+	_, err := NewSet([]Def{
+		{Key: "http_req_duration", Expr: "rate<1"},
+		{Key: "http_reqs", Expr: "p(95)<1"},
+		{Key: "vus", Expr: "count>1"},
+		{Key: "checks", Expr: "count>1"},
+		{Key: "http_req_durations", Expr: "p(95)<1"},
+		{Key: "http_reqs{a", Expr: "count>1"},
+		{Key: "http_reqs", Expr: "count>"},
+		{Key: "http_reqs", Expr: "count>1", DelayAbortEval: -time.Second},
+	}, builtinTypes())
+	require.EqualError(t, err, `invalid threshold "rate<1" on http_req_duration: method rate is not valid for a trend metric; expected one of avg, min, max, med, p(N)
+invalid threshold "p(95)<1" on http_reqs: method p(95) is not valid for a counter metric; expected one of count, rate
+invalid threshold "count>1" on vus: method count is not valid for a gauge metric; expected one of value
+invalid threshold "count>1" on checks: method count is not valid for a rate metric; expected one of rate
+invalid threshold on http_req_durations: no metric named "http_req_durations"
+invalid threshold metric "http_reqs{a": unmatched curly brace; expected metric{tag:value,...}
+http_reqs: invalid threshold expression "count>": right-hand side "" is not a number
+invalid threshold on http_reqs: delayAbortEval -1s is negative`)
+}
+
+func TestSetEvaluate(t *testing.T) {
+	t.Parallel()
+	s, err := NewSet([]Def{
+		{Key: "http_req_duration", Expr: "p(95)<500"},
+		{Key: "http_req_duration", Expr: "avg<200"},
+		{Key: "http_req_failed", Expr: "rate<0.01"},
+		{Key: "http_reqs", Expr: "rate>=10"},
+		{Key: "http_reqs", Expr: "count>100"},
+		{Key: "vus", Expr: "value<=5"},
+		{Key: "http_req_duration{scenario:spike}", Expr: "max<1000", AbortOnFail: true, DelayAbortEval: 10 * time.Second},
+		{Key: "data_received", Expr: "count>1000"},
+	}, builtinTypes())
+	require.NoError(t, err)
+	var names []string
+	for _, m := range s.Metrics() {
+		names = append(names, m.Key.Name)
+	}
+	require.Equal(t, []string{"data_received", "http_req_duration", "http_req_duration{scenario:spike}", "http_req_failed", "http_reqs", "vus"}, names)
+	require.Equal(t, []Method{{Agg: Percentile, P: 95}, {Agg: Avg}}, s.Metrics()[1].Methods)
+	require.Nil(t, s.Last())
+
+	sources := map[string]Source{
+		"data_received":                     fake{{Agg: Count}: 2000},
+		"http_req_duration":                 fake{{Agg: Percentile, P: 95}: 0.4, {Agg: Avg}: 0.25},
+		"http_req_duration{scenario:spike}": fake{{Agg: Max}: 1.5},
+		"http_req_failed":                   fake{{Agg: Rate}: 0.001},
+		"http_reqs":                         fake{{Agg: Count}: 200},
+		"vus":                               fake{{Agg: Value}: 5},
+	}
+	lookup := func(k *Key) Source { return sources[k.ID()] }
+
+	// At 5 s the spike threshold fails, but its delayAbortEval (10 s) has not passed.
+	r := s.Evaluate(5*time.Second, false, lookup)
+	require.Equal(t, []string{"http_req_duration", "http_req_duration{scenario:spike}"}, r.Crossed)
+	require.False(t, r.Abort)
+	require.Same(t, r, s.Last())
+	byExpr := map[string]Outcome{}
+	for _, o := range r.Outcomes {
+		byExpr[o.Threshold.Key.Name+" "+o.Threshold.Expr.Source] = o
+	}
+	require.InDelta(t, 400, byExpr["http_req_duration p(95)<500"].Value, 1e-9, "seconds become milliseconds")
+	require.True(t, byExpr["http_req_duration p(95)<500"].Passed)
+	require.InDelta(t, 250, byExpr["http_req_duration avg<200"].Value, 1e-9)
+	require.False(t, byExpr["http_req_duration avg<200"].Passed)
+	require.InDelta(t, 40, byExpr["http_reqs rate>=10"].Value, 1e-9, "count / elapsed seconds")
+	require.True(t, byExpr["http_reqs rate>=10"].Passed)
+	require.InDelta(t, 0.001, byExpr["http_req_failed rate<0.01"].Value, 1e-12, "rates are not scaled")
+	require.InDelta(t, 2000, byExpr["data_received count>1000"].Value, 1e-9, "bytes are not scaled")
+	require.EqualError(t, r.Err(), "thresholds on metrics 'http_req_duration, http_req_duration{scenario:spike}' have been crossed")
+
+	// At 10 s the delay has not yet been exceeded (k6 aborts when delay < elapsed).
+	require.False(t, s.Evaluate(10*time.Second, false, lookup).Abort)
+	r = s.Evaluate(11*time.Second, false, lookup)
+	require.True(t, r.Abort)
+	require.EqualError(t, r.Err(), "thresholds on metrics 'http_req_duration, http_req_duration{scenario:spike}' were crossed; at least one has abortOnFail enabled, stopping test prematurely")
+	var ce *CrossedError
+	require.ErrorAs(t, r.Err(), &ce)
+
+	// The final evaluation never aborts.
+	r = s.Evaluate(11*time.Second, true, lookup)
+	require.False(t, r.Abort)
+	require.True(t, r.Final)
+
+	// All passing.
+	sources["http_req_duration"] = fake{{Agg: Percentile, P: 95}: 0.1, {Agg: Avg}: 0.1}
+	sources["http_req_duration{scenario:spike}"] = fake{{Agg: Max}: 0.999}
+	r = s.Evaluate(11*time.Second, true, lookup)
+	require.Empty(t, r.Crossed)
+	require.NoError(t, r.Err())
+}
+
+func TestSetEvaluateEmpty(t *testing.T) {
+	t.Parallel()
+	s, err := NewSet([]Def{
+		{Key: "http_req_failed", Expr: "rate<0.01"},
+		{Key: "http_req_failed", Expr: "rate>0.5"},
+		{Key: "http_reqs", Expr: "count>0"},
+		{Key: "http_reqs", Expr: "rate<1"},
+		{Key: "iteration_duration", Expr: "p(95)>1"},
+		{Key: "vus", Expr: "value>0", AbortOnFail: true},
+	}, builtinTypes())
+	require.NoError(t, err)
+	none := func(*Key) Source { return nil }
+
+	// During the run, empty metrics are skipped.
+	r := s.Evaluate(time.Minute, false, none)
+	require.Empty(t, r.Crossed)
+	require.False(t, r.Abort)
+	for _, o := range r.Outcomes {
+		require.True(t, o.Skipped)
+		require.True(t, o.Passed)
+	}
+
+	// At the end they are evaluated as empty sinks: counter 0, trend 0, gauge 0, and a
+	// rate without samples has no value and passes.
+	r = s.Evaluate(time.Minute, true, none)
+	require.Equal(t, []string{"http_reqs", "iteration_duration", "vus"}, r.Crossed)
+	require.False(t, r.Abort)
+	require.False(t, r.Outcomes[0].HasValue)
+	require.True(t, r.Outcomes[0].Passed)
+	require.True(t, r.Outcomes[1].Passed)
+
+	// A source that lacks a value passes too; a counter rate before any time passed has
+	// no value.
+	r = s.Evaluate(0, false, func(*Key) Source { return fake{} })
+	require.Empty(t, r.Crossed)
+}
