@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -59,7 +60,7 @@ func chartQueries() []string {
 
 // windowQueries run before the others, to find the window.
 func isWindowQuery(name string) bool {
-	return name == "run_sample_time" || name == "run_sample_time_min"
+	return name == "run_seen" || name == "run_sample_time" || name == "run_sample_time_min"
 }
 
 // Correlator runs correlations against one Prometheus-compatible API.
@@ -232,37 +233,42 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	if !cfg.To.IsZero() {
 		search.To = cfg.To
 	}
-	// Coarse pass: at most ~5000 points over the lookback.
+	// Coarse pass: at most ~5000 steps over the lookback, each counting the run-info
+	// samples in the step before it, so no run is missed between steps.
 	coarse := max(search.Duration()/5000, time.Second).Round(time.Second)
-	r, err := c.runner.Range(ctx, "run_sample_time", vars, search, coarse)
+	cv := vars
+	cv.Range = coarse
+	r, err := c.runner.Range(ctx, "run_seen", cv, search, coarse)
 	if err != nil {
 		return timeline.Window{}, "", false, fmt.Errorf("find run %s: %w", cfg.TestID, err)
 	}
-	var pts []timeline.Point
+	var first, last time.Time
 	for _, s := range r.Set {
-		pts = append(pts, s.Points...)
+		for _, p := range s.Points {
+			if p.V <= 0 {
+				continue
+			}
+			if first.IsZero() || p.T.Before(first) {
+				first = p.T
+			}
+			if p.T.After(last) {
+				last = p.T
+			}
+		}
 	}
-	if len(pts) == 0 {
+	if first.IsZero() {
 		return timeline.Window{}, "", false, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
 			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
 	}
-	first := pts[0].T
-	var lastSample float64
-	for _, p := range pts {
-		first = minTime(first, p.T)
-		lastSample = max(lastSample, p.V)
-	}
-	// Fine pass: the earliest sample timestamp visible just before the first coarse hit.
-	fine := timeline.Window{From: first.Add(-coarse), To: first}
-	fr, err := c.runner.Range(ctx, "run_sample_time_min", vars, fine, max(coarse/1000, time.Second))
+	// Fine passes over the first and last coarse steps: the sample timestamps themselves.
+	fine := max(coarse/5000, time.Second)
+	startSample, err := c.sampleTime(ctx, "run_sample_time_min", vars, timeline.Window{From: first.Add(-coarse), To: first}, fine, math.Inf(1), math.Min)
 	if err != nil {
-		return timeline.Window{}, "", false, fmt.Errorf("find run %s start: %w", cfg.TestID, err)
+		return timeline.Window{}, "", false, err
 	}
-	startSample := float64(first.Unix())
-	for _, s := range fr.Set {
-		for _, p := range s.Points {
-			startSample = min(startSample, p.V)
-		}
+	lastSample, err := c.sampleTime(ctx, "run_sample_time", vars, timeline.Window{From: last.Add(-coarse), To: last}, fine, math.Inf(-1), math.Max)
+	if err != nil {
+		return timeline.Window{}, "", false, err
 	}
 	w := timeline.Window{From: unixTime(startSample), To: unixTime(lastSample)}
 	src := "run_info"
@@ -275,6 +281,24 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	// Still live when the newest sample is fresher than any push interval would allow after an end.
 	live := now.Sub(unixTime(lastSample)) < 30*time.Second
 	return w, src, live, nil
+}
+
+// sampleTime folds the values of a timestamp() query over w.
+func (c *Correlator) sampleTime(ctx context.Context, name string, vars query.Vars, w timeline.Window, step time.Duration, init float64, fold func(a, b float64) float64) (float64, error) {
+	r, err := c.runner.Range(ctx, name, vars, w, step)
+	if err != nil {
+		return 0, fmt.Errorf("find run %s bounds: %w", vars.TestID, err)
+	}
+	v := init
+	for _, s := range r.Set {
+		for _, p := range s.Points {
+			v = fold(v, p.V)
+		}
+	}
+	if math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
+	}
+	return v, nil
 }
 
 func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, vars query.Vars, stages []analysis.StageFacts) error {

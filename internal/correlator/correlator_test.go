@@ -58,7 +58,12 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 		return 0
 	}
 	_ = rel
+	seen := v
+	seen.Range = 17 * time.Second // 24 h ÷ 5000, rounded
+	seenExpr, err := cat.Render("run_seen", seen)
+	require.NoError(t, err)
 	f := &fakeProm{exprs: map[string]fakeSeries{
+		seenExpr:                                   {streams: []*model.SampleStream{runInfo}, countOver: true},
 		render("run_sample_time"):                  {streams: []*model.SampleStream{runInfo}, timestamps: true},
 		render("run_sample_time_min"):              {streams: []*model.SampleStream{runInfo}, timestamps: true},
 		"tidemark_run_info{ testid=\"spike-50\" }": {streams: []*model.SampleStream{runInfo}},
@@ -128,7 +133,7 @@ func TestCorrelateStory1(t *testing.T) {
 
 	// Every range query of the catalog was issued.
 	for _, q := range query.RequiredQueries() {
-		if q == "stage_latency_quantile" {
+		if q == "stage_latency_quantile" || q == "run_seen" {
 			continue
 		}
 		e, err := cat.Render(q, v)
@@ -196,6 +201,7 @@ func TestCorrelateWindowFromFlags(t *testing.T) {
 	e, err := cat.Render("run_sample_time", v)
 	require.NoError(t, err)
 	require.False(t, f.askedFor(e), "the run window was given: no discovery")
+	require.False(t, f.askedFor("count_over_time(tidemark_run_info"))
 }
 
 func TestCorrelateErrors(t *testing.T) {

@@ -29,6 +29,8 @@ type fakeSeries struct {
 	streams []*model.SampleStream
 	// timestamps makes the value the sample's own timestamp (timestamp()).
 	timestamps bool
+	// countOver makes the value the number of samples in the step before (count_over_time).
+	countOver bool
 	// lookback overrides the lookback delta: an expression's result ends when its
 	// condition does, not five minutes later.
 	lookback time.Duration
@@ -112,6 +114,18 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 	for _, s := range fs.streams {
 		ns := &model.SampleStream{Metric: s.Metric}
 		for t := r.Start; !t.After(r.End); t = t.Add(r.Step) {
+			if fs.countOver {
+				var n int
+				for _, p := range s.Values {
+					if pt := p.Timestamp.Time(); pt.After(t.Add(-r.Step)) && !pt.After(t) {
+						n++
+					}
+				}
+				if n > 0 {
+					ns.Values = append(ns.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(t.UnixNano()), Value: model.SampleValue(n)})
+				}
+				continue
+			}
 			if v, ok := fs.at(s, t); ok {
 				ns.Values = append(ns.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(t.UnixNano()), Value: v})
 			}
