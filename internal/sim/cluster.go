@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -15,6 +16,10 @@ import (
 
 // StepDuration is the model's time step: one CFS bandwidth slice (sched_cfs_bandwidth_slice_us).
 const StepDuration = 5 * time.Millisecond
+
+// maxRequestsPerPod bounds the requests one pod holds (queued and in progress), so memory
+// stays bounded under any load; beyond it requests are refused like a full queue.
+const maxRequestsPerPod = 20000
 
 // Reasons a request failed, reported in Result.Reason.
 const (
@@ -51,6 +56,7 @@ type Cluster struct {
 	byName      map[string]*service
 	db          *database
 	msNext      time.Time
+	timeouts    deadlineHeap
 	podSeq      int
 	ipSeq       int
 	initialised bool
@@ -298,12 +304,15 @@ func (c *Cluster) submit(s *service, done func(Result)) *request {
 	pd := endpoints[s.rr%len(endpoints)]
 	s.rr = (s.rr + 1) % len(endpoints)
 	r.pod = pd
-	if len(pd.queue) >= s.spec.Queue.Max {
+	if len(pd.queue) >= s.spec.Queue.Max || len(pd.queue)+len(pd.active) >= maxRequestsPerPod {
 		c.respond(r, http.StatusServiceUnavailable, ReasonQueueFull)
 		r.finished = true
 		return r
 	}
 	pd.queue = append(pd.queue, r)
+	if !r.deadline.IsZero() {
+		heap.Push(&c.timeouts, r)
+	}
 	c.admit(pd)
 	return r
 }
@@ -491,15 +500,7 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	if granted <= 0 || len(pd.cpuReqs) == 0 {
 		return
 	}
-	reqs := slices.Clone(pd.cpuReqs)
-	slices.SortFunc(reqs, func(a, b *request) int { return int(a.cpuLeft - b.cpuLeft) })
-	left := granted
-	for i, r := range reqs {
-		share := left / time.Duration(len(reqs)-i)
-		give := min(r.cpuLeft, share, dt)
-		r.cpuLeft -= give
-		left -= give
-	}
+	share(granted, dt, pd.cpuReqs, func(r *request) *time.Duration { return &r.cpuLeft })
 	var doneCPU []*request
 	kept := pd.cpuReqs[:0]
 	for _, r := range pd.cpuReqs {
@@ -516,21 +517,65 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	}
 }
 
-func (c *Cluster) deadlines() {
-	for _, s := range c.services {
-		if s.spec.Request.Timeout.D() <= 0 {
-			continue
+// share hands out total CPU time equally among items (processor sharing), each taking at
+// most its remaining work and at most dt (one thread), and returns what was handed out.
+// The common case, an equal share below everyone's remaining work, is one pass; otherwise
+// it water-fills in order of remaining work.
+func share[T any](total, dt time.Duration, items []T, left func(T) *time.Duration) time.Duration {
+	if len(items) == 0 || total <= 0 {
+		return 0
+	}
+	each := min(total/time.Duration(len(items)), dt)
+	smallest := time.Duration(math.MaxInt64)
+	for _, it := range items {
+		smallest = min(smallest, *left(it))
+	}
+	if each <= smallest {
+		for _, it := range items {
+			*left(it) -= each
 		}
-		for _, pd := range s.pods {
-			for _, list := range [][]*request{pd.queue, pd.active} {
-				for _, r := range list {
-					if !r.responded && !c.now.Before(r.deadline) {
-						c.respond(r, http.StatusGatewayTimeout, ReasonTimeout)
-					}
-				}
-			}
+		return each * time.Duration(len(items))
+	}
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, func(a, b T) int { return int(*left(a) - *left(b)) })
+	rest := total
+	for i, it := range sorted {
+		l := left(it)
+		give := min(*l, rest/time.Duration(len(sorted)-i), dt)
+		*l -= give
+		rest -= give
+	}
+	return total - rest
+}
+
+// deadlines answers 504 to requests whose server-side timeout has passed; their pods keep
+// working on them.
+func (c *Cluster) deadlines() {
+	for len(c.timeouts) > 0 && !c.now.Before(c.timeouts[0].deadline) {
+		r := heap.Pop(&c.timeouts).(*request)
+		if !r.responded {
+			c.respond(r, http.StatusGatewayTimeout, ReasonTimeout)
 		}
 	}
+}
+
+// deadlineHeap orders requests by deadline.
+type deadlineHeap []*request
+
+func (h deadlineHeap) Len() int           { return len(h) }
+func (h deadlineHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h deadlineHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+// Push implements heap.Interface.
+func (h *deadlineHeap) Push(x any) { *h = append(*h, x.(*request)) }
+
+// Pop implements heap.Interface.
+func (h *deadlineHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return r
 }
 
 // reconcile is the Deployment/ReplicaSet controller: it creates or deletes pods until the

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"net/http"
-	"slices"
 	"time"
 )
 
@@ -79,16 +78,7 @@ func (d *database) step(dt time.Duration) []*query {
 	clear(d.queries[len(kept):])
 	d.queries = kept
 	left := d.capacity(dt)
-	slices.SortFunc(cpuPhase, func(a, b *query) int { return int(a.cpuLeft - b.cpuLeft) })
-	var used time.Duration
-	for i, q := range cpuPhase {
-		share := left / time.Duration(len(cpuPhase)-i)
-		give := min(q.cpuLeft, share, dt)
-		q.cpuLeft -= give
-		left -= give
-		used += give
-	}
-	d.lastUsed = used
+	d.lastUsed = share(left, dt, cpuPhase, func(q *query) *time.Duration { return &q.cpuLeft })
 	var done []*query
 	kept = d.queries[:0]
 	for _, q := range d.queries {

@@ -68,7 +68,7 @@ func parseCPU(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if m, ok := strings.CutSuffix(s, "m"); ok {
 		v, err := strconv.ParseInt(m, 10, 64)
-		if err != nil || v < 0 {
+		if err != nil || v < 0 || v > 1e9 {
 			return 0, errors.New("bad millicores")
 		}
 		return v, nil
