@@ -1,0 +1,582 @@
+package remotewrite_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/series/seriestest"
+	"github.com/tidemark/tidemark/remotewrite"
+)
+
+func modelDuration(d time.Duration) model.Duration { return model.Duration(d) }
+
+// counterSource is a run whose http_reqs counter the test sets.
+type counterSource struct {
+	run *seriestest.Run
+	mu  sync.Mutex
+	n   float64
+	// extra series, present while set.
+	extra bool
+}
+
+func newCounterSource() *counterSource { return &counterSource{run: seriestest.NewRun()} }
+
+func (s *counterSource) set(n float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n = n
+}
+
+func (s *counterSource) Snapshot() []series.Input {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := []series.Input{
+		{Metric: s.run.Builtin.HTTPReqs, Tags: s.run.Tags("status", "200"), Value: s.n},
+		{Metric: s.run.Builtin.VUs, Tags: s.run.Tags(), Value: 5},
+	}
+	if s.extra {
+		in = append(in, series.Input{Metric: s.run.Builtin.Iterations, Tags: s.run.Tags("scenario", "gone"), Value: 1})
+	}
+	return in
+}
+
+const reqsKey = `k6_http_reqs_total{status="200",testid="t1"}`
+
+func start(t *testing.T, cfg remotewrite.Config, src series.Snapshotter, logger *slog.Logger, reg prometheus.Registerer) *remotewrite.Client {
+	t.Helper()
+	if logger == nil {
+		logger = promslog.NewNopLogger()
+	}
+	c, err := remotewrite.NewClient(cfg, src, logger, reg, remotewrite.WithUserAgent("tidemark/test"))
+	require.NoError(t, err)
+	c.Start()
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
+
+func TestProtocolV1(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	run := seriestest.NewRun()
+	src := &seriestest.Source{}
+	src.Set(run.Snapshot(1))
+	cfg := testConfig(rc.url())
+	cfg.StaleMarkers = false
+	c := start(t, cfg, src, nil, nil)
+	reqs := rc.waitRequests(t, 1, 5*time.Second)
+	require.NoError(t, c.Stop())
+
+	h := reqs[0].header
+	require.Equal(t, "snappy", h.Get("Content-Encoding"))
+	require.Equal(t, "application/x-protobuf", h.Get("Content-Type"))
+	require.Equal(t, "0.1.0", h.Get("X-Prometheus-Remote-Write-Version"))
+	require.Equal(t, "tidemark/test", h.Get("User-Agent"))
+
+	// Exactly the mapper's series, each with one sample.
+	m, err := series.NewMapper(cfg.Series)
+	require.NoError(t, err)
+	want := map[string]float64{}
+	for _, s := range m.Map(nil, run.Snapshot(1)) {
+		var parts []string
+		for _, l := range s.Labels {
+			parts = append(parts, fmt.Sprintf("%s=%q", l.Name, l.Value))
+		}
+		want[s.Name+"{"+strings.Join(parts, ",")+"}"] = s.Value
+	}
+	got := map[string]float64{}
+	for _, p := range reqs[0].points {
+		require.Nil(t, p.histogram)
+		got[p.series] = p.value
+	}
+	require.Equal(t, want, got)
+	require.Contains(t, got, `k6_http_req_duration_p95{expected_response="true",method="GET",name="http://127.0.0.1/",proto="HTTP/1.1",scenario="default",status="200",testid="t1",url="http://127.0.0.1/"}`)
+	require.Contains(t, got, `tidemark_run_info{testid="t1",version="0.1.0"}`)
+}
+
+func TestProtocolV2Metadata(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	run := seriestest.NewRun()
+	src := &seriestest.Source{}
+	src.Set(run.Snapshot(1))
+	cfg := testConfig(rc.url())
+	cfg.Protocol = remotewrite.Protocol2
+	cfg.Series.NativeHistograms = true
+	cfg.StaleMarkers = false
+	c := start(t, cfg, src, nil, nil)
+	rc.waitRequests(t, 2, 5*time.Second)
+	require.NoError(t, c.Stop())
+
+	reqs := rc.requests()
+	require.Equal(t, "application/x-protobuf;proto=io.prometheus.write.v2.Request", reqs[0].header.Get("Content-Type"))
+	require.Equal(t, "2.0.0", reqs[0].header.Get("X-Prometheus-Remote-Write-Version"))
+	meta := map[string]point{}
+	for _, p := range rc.accepted() {
+		meta[p.series[:strings.IndexByte(p.series, '{')]] = p
+	}
+	for _, tc := range []struct {
+		name, unit string
+		typ        writev2.Metadata_MetricType
+		help       string
+	}{
+		{"k6_http_reqs_total", "", writev2.Metadata_METRIC_TYPE_COUNTER, "k6 counter http_reqs: cumulative sum since the start of the run."},
+		{"k6_data_sent_total", "bytes", writev2.Metadata_METRIC_TYPE_COUNTER, "k6 counter data_sent: cumulative sum since the start of the run."},
+		{"k6_vus", "", writev2.Metadata_METRIC_TYPE_GAUGE, "k6 gauge vus: last value."},
+		{"k6_checks_rate", "", writev2.Metadata_METRIC_TYPE_GAUGE, "k6 rate checks: cumulative share of non-zero samples since the start of the run."},
+		{"k6_http_req_duration_p99", "seconds", writev2.Metadata_METRIC_TYPE_GAUGE, "k6 trend http_req_duration: p(99) in seconds since the start of the run."},
+		{"k6_http_req_duration_seconds", "seconds", writev2.Metadata_METRIC_TYPE_HISTOGRAM, "k6 trend http_req_duration: native histogram of every observation since the start of the run."},
+		{"k6_payload_size_bytes", "bytes", writev2.Metadata_METRIC_TYPE_HISTOGRAM, "k6 trend payload_size: native histogram of every observation since the start of the run."},
+		{"k6_queue_depth", "", writev2.Metadata_METRIC_TYPE_HISTOGRAM, "k6 trend queue_depth: native histogram of every observation since the start of the run."},
+	} {
+		p, ok := meta[tc.name]
+		require.True(t, ok, tc.name)
+		require.Equal(t, tc.typ, p.meta.Type, tc.name)
+		require.Equal(t, tc.unit, p.unit, tc.name)
+		require.Equal(t, tc.help, p.help, tc.name)
+	}
+	h := meta["k6_http_req_duration_seconds"].histogram
+	require.NotNil(t, h)
+	require.Equal(t, uint64(100), h.Count)
+	require.Equal(t, int32(3), h.Schema)
+}
+
+// TestNoGaps: every live series is re-sent at every push, stamped with the push time,
+// even when its value did not change (k6 only sends changed series: grafana/k6#3326).
+func TestNoGaps(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	src := newCounterSource()
+	src.set(7)
+	var mu sync.Mutex
+	clock := time.UnixMilli(1_700_000_000_000)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(5 * time.Second)
+		return clock
+	}
+	cfg := testConfig(rc.url())
+	cfg.StaleMarkers = false
+	c, err := remotewrite.NewClient(cfg, src, promslog.NewNopLogger(), nil, remotewrite.WithClock(now))
+	require.NoError(t, err)
+	c.Start()
+	rc.waitRequests(t, 4, 5*time.Second)
+	require.NoError(t, c.Stop())
+	var ts []int64
+	for _, p := range rc.accepted() {
+		if p.series == reqsKey {
+			require.Equal(t, 7.0, p.value)
+			ts = append(ts, p.ts)
+		}
+	}
+	require.GreaterOrEqual(t, len(ts), 4)
+	for i := 1; i < len(ts); i++ {
+		require.Equal(t, int64(5000), ts[i]-ts[i-1], "one point per push, stamped with the push time")
+	}
+}
+
+func TestRetry5xx(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	rc.setRespond(func(n int, _ request) (int, http.Header, string) {
+		if n < 3 {
+			return http.StatusServiceUnavailable, nil, "overloaded"
+		}
+		return http.StatusNoContent, nil, ""
+	})
+	src := newCounterSource()
+	src.set(42)
+	cfg := testConfig(rc.url())
+	cfg.PushInterval = modelDuration(time.Second) // retries happen within one interval
+	reg := prometheus.NewRegistry()
+	c := start(t, cfg, src, nil, reg)
+	// Wait on the client, not the receiver, so Stop does not cut a request short.
+	require.Eventually(t, func() bool { return c.Stats().Requests > 0 }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, c.Stop())
+	st := c.Stats()
+	require.GreaterOrEqual(t, st.Retries, uint64(3))
+	require.Zero(t, st.Dropped)
+	require.Equal(t, 42.0, rc.latest()[reqsKey].value)
+	require.Equal(t, float64(3*2), gathered(t, reg, "tidemark_remote_write_samples_failed_total"))
+	require.GreaterOrEqual(t, gathered(t, reg, "tidemark_remote_write_samples_retried_total"), float64(3*2))
+}
+
+// gathered returns the value of an unlabelled counter or gauge in reg.
+func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			m := mf.GetMetric()[0]
+			if m.Counter != nil {
+				return m.Counter.GetValue()
+			}
+			return m.Gauge.GetValue()
+		}
+	}
+	t.Fatalf("metric %s not found", name)
+	return 0
+}
+
+func TestRetry429RetryAfter(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	rc.setRespond(func(n int, _ request) (int, http.Header, string) {
+		if n == 0 {
+			return http.StatusTooManyRequests, http.Header{"Retry-After": {"1"}}, "slow down"
+		}
+		return http.StatusNoContent, nil, ""
+	})
+	src := newCounterSource()
+	src.set(1)
+	cfg := testConfig(rc.url())
+	cfg.PushInterval = modelDuration(50 * time.Millisecond)
+	c := start(t, cfg, src, nil, nil)
+	reqs := rc.waitRequests(t, 2, 5*time.Second)
+	require.GreaterOrEqual(t, reqs[1].at.Sub(reqs[0].at), 990*time.Millisecond, "Retry-After honoured, even across newer snapshots")
+	require.NoError(t, c.Stop())
+	require.GreaterOrEqual(t, c.Stats().Retries, uint64(1))
+}
+
+// TestNetworkDownThenUp: the receiver is unreachable, then comes back on the same
+// address; nothing is lost and the backlog coalesces into the newest snapshot.
+func TestNetworkDownThenUp(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // down: connection refused
+
+	rc := &receiver{t: t}
+	u, err := url.Parse("http://" + addr + "/api/v1/write")
+	require.NoError(t, err)
+	src := newCounterSource()
+	cfg := testConfig(&config.URL{URL: u})
+	cfg.PushInterval = modelDuration(20 * time.Millisecond)
+	logger, logs := newLogger(slog.LevelInfo)
+	c := start(t, cfg, src, logger, nil)
+	for i := range 20 {
+		src.set(float64(i))
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Eventually(t, func() bool { return c.Stats().Failed > 0 }, 5*time.Second, 5*time.Millisecond)
+
+	ln, err = net.Listen("tcp", addr)
+	require.NoError(t, err)
+	srv := &http.Server{Handler: http.HandlerFunc(rc.handle), ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	src.set(1000)
+	require.Eventually(t, func() bool { return rc.latest()[reqsKey].value == 1000 }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, c.Stop())
+
+	st := c.Stats()
+	require.Positive(t, st.Retries)
+	require.Positive(t, st.Superseded, "the backlog coalesced")
+	require.Zero(t, st.Dropped)
+	require.Len(t, logs.lines("Remote write failed, retrying"), 1, "one warning per outage, not one per attempt")
+	require.Len(t, logs.lines("Remote write recovered"), 1)
+	// The receiver never saw an old value after a newer one.
+	var last float64 = -1
+	for _, p := range rc.accepted() {
+		if p.series == reqsKey && !isStale(p.value) {
+			require.GreaterOrEqual(t, p.value, last)
+			last = p.value
+		}
+	}
+}
+
+// TestCoalescingBacklog: while the receiver fails, snapshots are not queued: at most
+// one is in flight, and the first accepted request after recovery carries the newest
+// value.
+func TestCoalescingBacklog(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	var mu sync.Mutex
+	down := true
+	rc.setRespond(func(int, request) (int, http.Header, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return http.StatusInternalServerError, nil, "disk full"
+		}
+		return http.StatusNoContent, nil, ""
+	})
+	src := newCounterSource()
+	cfg := testConfig(rc.url())
+	cfg.PushInterval = modelDuration(10 * time.Millisecond)
+	cfg.Queue.MaxBackoff = modelDuration(100 * time.Millisecond)
+	c := start(t, cfg, src, nil, nil)
+	for i := range 30 {
+		src.set(float64(i))
+		time.Sleep(10 * time.Millisecond)
+	}
+	failedRequests := len(rc.requests())
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	require.Eventually(t, func() bool { return rc.latest()[reqsKey].value == 29 }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, c.Stop())
+	// Exponential backoff: far fewer attempts than 300 ms / 10 ms pushes × retries.
+	require.Less(t, failedRequests, 20)
+	first := rc.accepted()
+	require.NotEmpty(t, first)
+	for _, p := range first {
+		if p.series == reqsKey {
+			require.Equal(t, 29.0, p.value, "the first accepted value is the newest, not a queued old one")
+			break
+		}
+	}
+	require.Positive(t, c.Stats().Superseded)
+	require.Zero(t, c.Stats().Dropped)
+}
+
+// TestNonRetryable4xx: a rejection gives one clear log line with the receiver's message
+// and status, is counted as dropped, is not retried, and the stream continues.
+func TestNonRetryable4xx(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		msg    string
+		hint   string
+	}{
+		{http.StatusNotFound, "remote write receiver needs to be enabled", "check the URL path"},
+		{http.StatusUnauthorized, "invalid credentials", "check the credentials"},
+		{http.StatusRequestEntityTooLarge, "request body too large", "lower queue_config.max_samples_per_send"},
+		{http.StatusBadRequest, "out of order sample", "out of order"},
+	} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			t.Parallel()
+			rc := newReceiver(t)
+			rc.setRespond(func(int, request) (int, http.Header, string) { return tc.status, nil, tc.msg })
+			src := newCounterSource()
+			src.set(3)
+			cfg := testConfig(rc.url())
+			cfg.PushInterval = modelDuration(20 * time.Millisecond)
+			cfg.StaleMarkers = false
+			logger, logs := newLogger(slog.LevelInfo)
+			c := start(t, cfg, src, logger, nil)
+			rc.waitRequests(t, 5, 5*time.Second)
+			require.NoError(t, c.Stop())
+			st := c.Stats()
+			require.Zero(t, st.Retries, "no retry storm")
+			var received uint64
+			for _, r := range rc.requests() {
+				received += uint64(r.n)
+			}
+			require.Equal(t, received, st.Failed, "each sample sent once")
+			// A request cut short by Stop is superseded by the final push.
+			require.Equal(t, st.Failed, st.Dropped+st.Superseded)
+			lines := logs.lines("Remote write rejected")
+			require.Len(t, lines, 1, "one message")
+			require.Contains(t, lines[0], fmt.Sprint("status=", tc.status))
+			require.Contains(t, lines[0], tc.msg)
+			require.Contains(t, lines[0], tc.hint)
+		})
+	}
+}
+
+// Test413HalvesBatches: after a 413, later pushes use smaller requests.
+func Test413HalvesBatches(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	rc.setRespond(func(_ int, r request) (int, http.Header, string) {
+		if len(r.points) > 8 {
+			return http.StatusRequestEntityTooLarge, nil, "too large"
+		}
+		return http.StatusNoContent, nil, ""
+	})
+	run := seriestest.NewRun()
+	src := &seriestest.Source{}
+	src.Set(run.Snapshot(1))
+	cfg := testConfig(rc.url())
+	cfg.Queue.MaxSamplesPerSend = 32
+	c := start(t, cfg, src, nil, nil)
+	require.Eventually(t, func() bool { return len(rc.latest()) > 20 }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, c.Stop())
+	require.Positive(t, c.Stats().Dropped)
+}
+
+// TestHistogramSeparation: native histograms travel in their own requests, so a
+// receiver that rejects them still gets every float series.
+func TestHistogramSeparation(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	rc.setRespond(func(_ int, r request) (int, http.Header, string) {
+		if r.hasHistograms() {
+			return http.StatusBadRequest, nil, "native histograms are disabled"
+		}
+		return http.StatusNoContent, nil, ""
+	})
+	run := seriestest.NewRun()
+	src := &seriestest.Source{}
+	src.Set(run.Snapshot(1))
+	cfg := testConfig(rc.url())
+	cfg.Series.NativeHistograms = true
+	cfg.StaleMarkers = false
+	logger, logs := newLogger(slog.LevelInfo)
+	c := start(t, cfg, src, logger, nil)
+	rc.waitRequests(t, 4, 5*time.Second)
+	require.NoError(t, c.Stop())
+	m, err := series.NewMapper(cfg.Series)
+	require.NoError(t, err)
+	floats := 0
+	for _, s := range m.Map(nil, run.Snapshot(1)) {
+		if s.Histogram == nil {
+			floats++
+		}
+	}
+	require.Len(t, rc.latest(), floats, "every float series arrived")
+	lines := logs.lines("Remote write rejected")
+	require.Len(t, lines, 1)
+	require.Contains(t, lines[0], "kind=histograms")
+	require.Contains(t, lines[0], "native-histograms")
+}
+
+// TestStaleMarkers: at Stop, every series ever sent gets a stale marker after its last
+// sample, including a series that left the snapshot.
+func TestStaleMarkers(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []string{remotewrite.Protocol1, remotewrite.Protocol2} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
+			rc := newReceiver(t)
+			src := newCounterSource()
+			src.extra = true
+			cfg := testConfig(rc.url())
+			cfg.Protocol = protocol
+			cfg.Series.NativeHistograms = true
+			cfg.Series.TrendStats = []string{"p(95)"}
+			run := src.run
+			hist := &seriestest.Source{}
+			hist.Set([]series.Input{{Metric: run.Builtin.HTTPReqDuration, Tags: run.Tags(), Trend: seriestest.NewDist(0.1, 0.2)}})
+			both := series.SnapshotFunc(func() []series.Input { return append(src.Snapshot(), hist.Snapshot()...) })
+			c := start(t, cfg, both, nil, nil)
+			rc.waitRequests(t, 2, 5*time.Second)
+			src.mu.Lock()
+			src.extra = false
+			src.mu.Unlock()
+			require.NoError(t, c.Stop())
+
+			last := map[string]point{}
+			lastData := map[string]int64{}
+			for _, p := range rc.accepted() {
+				last[p.series] = p
+				if p.histogram != nil || !isStale(p.value) {
+					lastData[p.series] = p.ts
+				}
+			}
+			require.Len(t, last, 5) // reqs, vus, iterations{gone}, p95, histogram
+			for k, p := range last {
+				require.Nil(t, p.histogram, k)
+				require.True(t, isStale(p.value), "%s ends with a stale marker", k)
+				require.Greater(t, p.ts, lastData[k], k)
+			}
+		})
+	}
+}
+
+func TestNoStaleMarkersWhenDisabled(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	src := newCounterSource()
+	cfg := testConfig(rc.url())
+	cfg.StaleMarkers = false
+	c := start(t, cfg, src, nil, nil)
+	rc.waitRequests(t, 1, 5*time.Second)
+	require.NoError(t, c.Stop())
+	for _, p := range rc.accepted() {
+		require.False(t, isStale(p.value))
+	}
+}
+
+// TestFinalFlush: Stop sends the newest values even before the first tick, and gives
+// up after the final flush timeout when the receiver is down, counting the loss.
+func TestFinalFlush(t *testing.T) {
+	t.Parallel()
+	t.Run("before first tick", func(t *testing.T) {
+		t.Parallel()
+		rc := newReceiver(t)
+		src := newCounterSource()
+		src.set(11)
+		cfg := testConfig(rc.url())
+		cfg.PushInterval = modelDuration(time.Hour)
+		c := start(t, cfg, src, nil, nil)
+		require.NoError(t, c.Stop())
+		require.NoError(t, c.Stop(), "idempotent")
+		reqs := rc.requests()
+		require.Len(t, reqs, 2, "final push, then stale markers")
+		require.Equal(t, 11.0, rc.latest()[reqsKey].value)
+		require.Equal(t, "remote write: 4 samples in 2 requests, 0 retries, 0 dropped", c.Stats().String())
+	})
+	t.Run("receiver down", func(t *testing.T) {
+		t.Parallel()
+		rc := newReceiver(t)
+		rc.setRespond(func(int, request) (int, http.Header, string) { return http.StatusBadGateway, nil, "no upstream" })
+		src := newCounterSource()
+		cfg := testConfig(rc.url())
+		cfg.PushInterval = modelDuration(time.Hour)
+		cfg.Queue.FinalFlushTimeout = modelDuration(200 * time.Millisecond)
+		c := start(t, cfg, src, nil, nil)
+		begin := time.Now()
+		err := c.Stop()
+		require.Less(t, time.Since(begin), 2*time.Second)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorContains(t, err, "final remote write flush")
+		require.Equal(t, uint64(4), c.Stats().Dropped) // 2 samples + 2 stale markers
+	})
+	t.Run("never started", func(t *testing.T) {
+		t.Parallel()
+		c, err := remotewrite.NewClient(testConfig(newReceiver(t).url()), newCounterSource(), promslog.NewNopLogger(), nil)
+		require.NoError(t, err)
+		require.NoError(t, c.Stop())
+		c.Start() // after Stop: no-op
+		require.NoError(t, c.Stop())
+	})
+}
+
+func TestSelfMetricsLint(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	reg := prometheus.NewRegistry()
+	c := start(t, testConfig(rc.url()), newCounterSource(), nil, reg)
+	rc.waitRequests(t, 1, 5*time.Second)
+	require.NoError(t, c.Stop())
+	problems, err := testutil.GatherAndLint(reg)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	n, err := testutil.GatherAndCount(reg, "tidemark_remote_write_samples_total", "tidemark_remote_write_last_success_timestamp_seconds")
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, float64(c.Stats().Samples), gathered(t, reg, "tidemark_remote_write_samples_total"))
+	// A second client on the same registry is an error, not a panic.
+	_, err = remotewrite.NewClient(testConfig(rc.url()), newCounterSource(), promslog.NewNopLogger(), reg)
+	require.ErrorContains(t, err, "register remote write metrics")
+}
+
+func TestStatsString(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped",
+		remotewrite.Stats{Samples: 48210, Requests: 61, Retries: 2}.String())
+	require.Equal(t, "remote write: 1,000,000 samples in 1 requests, 1 retry, 12 dropped",
+		remotewrite.Stats{Samples: 1_000_000, Requests: 1, Retries: 1, Dropped: 12}.String())
+	require.Equal(t, "remote write: 0 samples in 0 requests, 0 retries, 0 dropped", remotewrite.Stats{}.String())
+}
