@@ -167,10 +167,16 @@ func LoadFile(path string) (Config, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
+	// Decode through a type without UnmarshalYAML: yaml.v3 forgets KnownFields inside
+	// custom unmarshalers, and a misspelt key must be an error.
+	type plain Config
+	if err := dec.Decode((*plain)(&cfg)); err != nil {
 		return Config{}, fmt.Errorf("parse remote write config %q: %w", path, err)
 	}
 	cfg.HTTPClientConfig.SetDirectory(filepath.Dir(path))
+	if err := cfg.validate(false); err != nil {
+		return Config{}, fmt.Errorf("remote write config %q: %w", path, err)
+	}
 	return cfg, nil
 }
 
