@@ -96,8 +96,14 @@ func (e *Executor) runArrivalRate(s *stopper) {
 		case <-t.C:
 		}
 	}
-	// Every arrival is dispatched; let the VUs finish (the stopper closes stopping
-	// at the scheduled end or when they are all done).
-	<-s.stopping
+	// Every arrival is dispatched; the scenario still lasts its whole duration.
+	if wait := time.Until(s.begin.Add(e.dur)); wait > 0 {
+		t.Reset(wait)
+		select {
+		case <-s.stopping:
+		case <-t.C:
+		}
+	}
+	s.stop()
 	wg.Wait()
 }

@@ -310,7 +310,13 @@ func (e *Executor) Run(ctx context.Context, start time.Time) {
 		case <-t.C:
 		}
 	}
-	s := newStopper(ctx, e.dur, e.sc.GracefulStop)
+	dur := e.dur
+	if e.rate != nil {
+		// The dispatcher ends an arrival-rate scenario itself, after the last
+		// arrival due at the end has been handed out.
+		dur = -1
+	}
+	s := newStopper(ctx, dur, e.sc.GracefulStop)
 	defer s.finish()
 	switch e.kind {
 	case scenario.SharedIterations, scenario.PerVUIterations:
@@ -348,6 +354,8 @@ func (e *Executor) drop(n int64) {
 // gracefulStop after stopping unless every VU has returned first.
 type stopper struct {
 	begin    time.Time
+	end      chan struct{} // closed by stop
+	endOnce  sync.Once
 	stopping chan struct{}
 	iterCtx  context.Context
 	cancel   context.CancelFunc
@@ -355,19 +363,26 @@ type stopper struct {
 	wg       sync.WaitGroup
 }
 
+// newStopper starts the stop logic; a negative dur means the scenario ends only by
+// stop (or ctx).
 func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
-	s := &stopper{begin: time.Now(), stopping: make(chan struct{}), finished: make(chan struct{})}
+	s := &stopper{begin: time.Now(), end: make(chan struct{}), stopping: make(chan struct{}), finished: make(chan struct{})}
 	// The iteration context does not derive from ctx: an external stop must honour
 	// gracefulStop, not interrupt iterations at once.
 	s.iterCtx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		end := time.NewTimer(dur)
-		defer end.Stop()
+		var endC <-chan time.Time
+		if dur >= 0 {
+			end := time.NewTimer(dur)
+			defer end.Stop()
+			endC = end.C
+		}
 		select {
 		case <-ctx.Done():
-		case <-end.C:
+		case <-endC:
+		case <-s.end:
 		case <-s.finished:
 		}
 		close(s.stopping)
@@ -381,6 +396,9 @@ func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
 	}()
 	return s
 }
+
+// stop ends the scenario: no new iterations from now on.
+func (s *stopper) stop() { s.endOnce.Do(func() { close(s.end) }) }
 
 // isStopping reports whether new iterations must not start.
 func (s *stopper) isStopping() bool {

@@ -1,0 +1,490 @@
+// Package engine runs a load test end to end: it builds the VUs and executors of every
+// scenario, pushes k6's built-in samples plus Tidemark's run metadata
+// (tidemark_run_info, tidemark_scenario_target) into a metrics.Pusher, evaluates
+// thresholds every 2 s and at the end, stops on abortOnFail or on the caller's signal
+// while honouring gracefulStop, and reports the run window, stage windows and the
+// k6 exit code.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/executor"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/pacer"
+	"github.com/tidemark/tidemark/internal/request"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// Exit codes of a run (k6 errext/exitcodes, reference/k6.md §3.4).
+const (
+	ExitOK               = 0
+	ExitThresholdsFailed = 99
+	ExitExternalAbort    = 105
+)
+
+// Names of Tidemark's run metadata metrics. They are gauges and are not k6 metrics:
+// sinks must not give them the k6_ prefix.
+const (
+	RunInfoMetric        = "tidemark_run_info"
+	ScenarioTargetMetric = "tidemark_scenario_target"
+)
+
+// Intervals (k6: vus/vus_max every 1 s, thresholds every 2 s).
+const (
+	gaugeInterval     = time.Second
+	thresholdInterval = 2 * time.Second
+)
+
+// Thresholds evaluates a test's thresholds against what has been pushed so far.
+// The engine calls it every 2 s during the run and once with final set after every
+// sample has been pushed. It reports whether any threshold is crossed and whether an
+// abortOnFail threshold asks the run to stop.
+type Thresholds interface {
+	Evaluate(elapsed time.Duration, final bool) (crossed, abort bool)
+}
+
+// ThresholdsFunc adapts a function to Thresholds.
+type ThresholdsFunc func(elapsed time.Duration, final bool) (crossed, abort bool)
+
+// Evaluate calls f.
+func (f ThresholdsFunc) Evaluate(elapsed time.Duration, final bool) (crossed, abort bool) {
+	return f(elapsed, final)
+}
+
+var _ Thresholds = ThresholdsFunc(nil)
+
+// Config is one run.
+type Config struct {
+	// Test is the loaded test; required.
+	Test *scenario.Test
+	// TestID is added to every sample as the `testid` tag; required.
+	TestID string
+	// Tags are extra run tags (--tag k=v); they win over the test's tags.
+	Tags map[string]string
+	// Segment is this instance's execution segment (zero: the whole test).
+	Segment pacer.Segment
+	// Pusher receives every sample; required. It must not block.
+	Pusher metrics.Pusher
+	// Registry holds the metrics; nil makes a new one. Share it with thresholds and
+	// the summary so metric pointers match.
+	Registry *metrics.Registry
+	// Thresholds may be nil (no thresholds, or --no-thresholds).
+	Thresholds Thresholds
+	// HTTP configures every VU's transport.
+	HTTP request.Options
+	// UserAgent is sent by requests that set none.
+	UserAgent string
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Engine is a prepared run.
+type Engine struct {
+	cfg     Config
+	logger  *slog.Logger
+	reg     *metrics.Registry
+	builtin *metrics.Builtin
+	runInfo *metrics.Metric
+	target  *metrics.Metric
+	pool    *metrics.TagPool
+	runTags *metrics.TagSet
+	scens   []*scenarioRun
+	env     *request.Env
+	started time.Time
+	startMu sync.Mutex
+}
+
+type scenarioRun struct {
+	sc         *scenario.Scenario
+	exec       *executor.Executor
+	steps      []compiledStep
+	tags       *metrics.TagSet // run tags + scenario tags + scenario
+	targetTags *metrics.TagSet // run tags + scenario + unit
+}
+
+type compiledStep struct {
+	req   *request.Step // nil for a pause-only step
+	sleep scenario.Think
+}
+
+// New validates and prepares a run: it compiles every step and builds the executors.
+// Its errors are configuration errors (exit code 104).
+func New(cfg Config) (*Engine, error) {
+	if cfg.Test == nil || cfg.Pusher == nil {
+		return nil, errors.New("new engine: test and pusher are required")
+	}
+	if cfg.TestID == "" {
+		return nil, errors.New("new engine: empty test id")
+	}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewTagPool()}
+	if e.logger == nil {
+		e.logger = slog.New(slog.DiscardHandler)
+	}
+	if e.reg == nil {
+		e.reg = metrics.NewRegistry()
+	}
+	e.builtin = metrics.RegisterBuiltin(e.reg)
+	var err error
+	if e.runInfo, err = e.reg.New(RunInfoMetric, metrics.Gauge, metrics.Default); err != nil {
+		return nil, fmt.Errorf("new engine: %w", err)
+	}
+	if e.target, err = e.reg.New(ScenarioTargetMetric, metrics.Gauge, metrics.Default); err != nil {
+		return nil, fmt.Errorf("new engine: %w", err)
+	}
+	run := make([]metrics.Tag, 0, len(cfg.Test.Tags)+len(cfg.Tags)+1)
+	for k, v := range cfg.Test.Tags {
+		run = append(run, metrics.Tag{Key: k, Value: v})
+	}
+	for k, v := range cfg.Tags {
+		run = append(run, metrics.Tag{Key: k, Value: v})
+	}
+	run = append(run, metrics.Tag{Key: "testid", Value: cfg.TestID})
+	e.runTags = e.pool.Intern(run)
+	e.env = &request.Env{Pusher: cfg.Pusher, Metrics: e.builtin, Pool: e.pool, UserAgent: cfg.UserAgent}
+
+	var errs []error
+	for _, sc := range cfg.Test.Scenarios {
+		sr, err := e.prepare(sc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.scens = append(e.scens, sr)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(e.scens) == 0 {
+		return nil, errors.New("new engine: the test has no scenarios")
+	}
+	return e, nil
+}
+
+func (e *Engine) prepare(sc *scenario.Scenario) (*scenarioRun, error) {
+	base := append([]metrics.Tag(nil), e.runTags.Tags()...)
+	for k, v := range sc.Tags {
+		base = append(base, metrics.Tag{Key: k, Value: v})
+	}
+	base = append(base, metrics.Tag{Key: "scenario", Value: sc.Name})
+	sr := &scenarioRun{sc: sc}
+	sr.tags = e.pool.Intern(append([]metrics.Tag(nil), base...))
+	baseTags := sr.tags.Tags()
+	for i := range sc.Flow.Steps {
+		st := &sc.Flow.Steps[i]
+		cs := compiledStep{sleep: st.Sleep}
+		if st.URL != nil {
+			rs, err := request.Compile(st, baseTags, e.pool, e.cfg.UserAgent)
+			if err != nil {
+				return nil, fmt.Errorf("scenario %q step %d: %w", sc.Name, i+1, err)
+			}
+			cs.req = rs
+		}
+		sr.steps = append(sr.steps, cs)
+	}
+	ex, err := executor.New(executor.Config{
+		Scenario: sc,
+		Segment:  e.cfg.Segment,
+		NewVU:    func(id int64) executor.VU { return e.newVU(sr, id) },
+		Pusher:   e.cfg.Pusher,
+		Dropped:  e.builtin.DroppedIterations,
+		Tags:     sr.tags,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sr.exec = ex
+	sr.targetTags = e.pool.With(e.runTags, metrics.Tag{Key: "scenario", Value: sc.Name}, metrics.Tag{Key: "unit", Value: ex.Unit()})
+	return sr, nil
+}
+
+// Registry returns the run's metric registry.
+func (e *Engine) Registry() *metrics.Registry { return e.reg }
+
+// Builtin returns k6's built-in metrics as registered for this run.
+func (e *Engine) Builtin() *metrics.Builtin { return e.builtin }
+
+// RunTags returns the tags of every sample (test tags, --tag tags, testid).
+func (e *Engine) RunTags() *metrics.TagSet { return e.runTags }
+
+// Duration returns the planned length of the run: the latest scenario end,
+// gracefulStop excluded.
+func (e *Engine) Duration() time.Duration {
+	var d time.Duration
+	for _, s := range e.scens {
+		d = max(d, s.exec.StartTime()+s.exec.Duration())
+	}
+	return d
+}
+
+// MaxDuration returns the longest the run can take: the latest scenario end with
+// gracefulStop.
+func (e *Engine) MaxDuration() time.Duration {
+	var d time.Duration
+	for _, s := range e.scens {
+		d = max(d, s.exec.MaxEnd())
+	}
+	return d
+}
+
+// ScenarioStatus is one scenario's progress.
+type ScenarioStatus struct {
+	Name     string
+	Executor scenario.Executor
+	// Elapsed since the scenario's own start (0 before it), and its planned
+	// Duration.
+	Elapsed, Duration time.Duration
+	// Target is the configured target now, in Unit.
+	Target float64
+	Unit   string
+	executor.Stats
+}
+
+// Status returns every scenario's progress, in the test's order.
+func (e *Engine) Status() []ScenarioStatus {
+	e.startMu.Lock()
+	started := e.started
+	e.startMu.Unlock()
+	var now time.Duration
+	if !started.IsZero() {
+		now = time.Since(started)
+	}
+	out := make([]ScenarioStatus, 0, len(e.scens))
+	for _, s := range e.scens {
+		el := min(max(now-s.exec.StartTime(), 0), s.exec.Duration())
+		out = append(out, ScenarioStatus{
+			Name: s.sc.Name, Executor: s.exec.Kind(), Elapsed: el, Duration: s.exec.Duration(),
+			Target: s.exec.Target(now), Unit: s.exec.Unit(), Stats: s.exec.Stats(),
+		})
+	}
+	return out
+}
+
+// StageWindow is one stage of one scenario, in wall-clock time.
+type StageWindow struct {
+	Scenario     string
+	Index        int
+	Start, End   time.Time
+	From, Target float64
+	Unit         string
+}
+
+// Result is how a run went.
+type Result struct {
+	TestID     string
+	Start, End time.Time
+	// ExitCode is 0, 99 (thresholds crossed, or aborted by abortOnFail) or 105
+	// (interrupted by the caller).
+	ExitCode    int
+	Interrupted bool
+	Aborted     bool
+	Crossed     bool
+	// Stages are the stage windows that began before the run ended, clipped to it.
+	Stages []StageWindow
+	// Scenarios is every scenario's final status.
+	Scenarios []ScenarioStatus
+}
+
+// Run runs the test and returns once every scenario has stopped and the final
+// thresholds have been evaluated. Canceling ctx stops the run like SIGINT in k6: no
+// new iterations, running ones get gracefulStop; the result is then Interrupted with
+// exit code 105.
+func (e *Engine) Run(ctx context.Context) Result {
+	for _, s := range e.scens {
+		s.exec.Init()
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+	e.startMu.Lock()
+	e.started = start
+	e.startMu.Unlock()
+	e.logger.Info("Run started", "testid", e.cfg.TestID, "scenarios", len(e.scens))
+
+	var wg sync.WaitGroup
+	for _, s := range e.scens {
+		wg.Go(func() { s.exec.Run(runCtx, start) })
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+
+	res := Result{TestID: e.cfg.TestID, Start: start}
+	e.emitGauges(start, time.Now())
+	tick := time.NewTicker(gaugeInterval)
+	defer tick.Stop()
+	lastEval := start
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case now := <-tick.C:
+			e.emitGauges(start, now)
+			if e.cfg.Thresholds != nil && !res.Aborted && now.Sub(lastEval) >= thresholdInterval-gaugeInterval/2 {
+				lastEval = now
+				if _, abort := e.cfg.Thresholds.Evaluate(now.Sub(start), false); abort {
+					res.Aborted = true
+					e.logger.Warn("Threshold with abortOnFail crossed, stopping the run")
+					cancel()
+				}
+			}
+		}
+	}
+	end := time.Now()
+	e.emitGauges(start, end)
+	res.End = end
+	res.Interrupted = ctx.Err() != nil
+	if e.cfg.Thresholds != nil {
+		res.Crossed, _ = e.cfg.Thresholds.Evaluate(end.Sub(start), true)
+	}
+	switch {
+	case res.Interrupted:
+		res.ExitCode = ExitExternalAbort
+	case res.Crossed || res.Aborted:
+		res.ExitCode = ExitThresholdsFailed
+	}
+	res.Stages = e.stages(start, end)
+	res.Scenarios = e.Status()
+	e.logger.Info("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(), "exit_code", res.ExitCode)
+	return res
+}
+
+// emitGauges pushes vus and vus_max (run tags only, as k6), tidemark_run_info and
+// every scenario's target.
+func (e *Engine) emitGauges(start, now time.Time) {
+	var vus, vusMax int64
+	samples := make([]metrics.Sample, 0, 3+len(e.scens))
+	for _, s := range e.scens {
+		st := s.exec.Stats()
+		vus += st.VUs
+		vusMax += st.VUsMax
+		samples = append(samples, metrics.Sample{Metric: e.target, Tags: s.targetTags, Time: now, Value: s.exec.Target(now.Sub(start))})
+	}
+	samples = append(samples,
+		metrics.Sample{Metric: e.builtin.VUs, Tags: e.runTags, Time: now, Value: float64(vus)},
+		metrics.Sample{Metric: e.builtin.VUsMax, Tags: e.runTags, Time: now, Value: float64(vusMax)},
+		metrics.Sample{Metric: e.runInfo, Tags: e.runTags, Time: now, Value: 1},
+	)
+	e.cfg.Pusher.Push(samples)
+}
+
+func (e *Engine) stages(start, end time.Time) []StageWindow {
+	var out []StageWindow
+	for _, s := range e.scens {
+		for _, w := range s.exec.Stages() {
+			ws, we := start.Add(w.Start), start.Add(w.End)
+			if !ws.Before(end) {
+				continue
+			}
+			if we.After(end) {
+				we = end
+			}
+			out = append(out, StageWindow{Scenario: s.sc.Name, Index: w.Index, Start: ws, End: we, From: w.From, Target: w.Target, Unit: w.Unit})
+		}
+	}
+	return out
+}
+
+// DefaultTestID returns `<scenario-file-stem>-<UTC yyyymmdd-hhmmss>`.
+func DefaultTestID(path string, now time.Time) string {
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if stem == "" || stem == "." {
+		stem = "run"
+	}
+	return stem + "-" + now.UTC().Format("20060102-150405")
+}
+
+// vu is one VU running a scenario's flow.
+type vu struct {
+	sr     *scenarioRun
+	e      *Engine
+	client *request.Client
+	vars   scenario.Vars
+	iter   int64
+	buf    [4]metrics.Sample
+}
+
+func (e *Engine) newVU(sr *scenarioRun, id int64) executor.VU {
+	v := &vu{sr: sr, e: e, client: request.NewClient(e.env, e.cfg.HTTP)}
+	v.vars.VU = id
+	v.vars.Rand = rand.New(rand.NewPCG(uint64(id), rand.Uint64()))
+	return v
+}
+
+// Iterate runs the scenario's steps once and pushes the iteration's samples
+// (iterations and iteration_duration only when complete; data_sent and
+// data_received always, as bytes went on the wire either way).
+func (v *vu) Iterate(ctx context.Context) bool {
+	start := time.Now()
+	v.vars.Iter = v.iter
+	v.iter++
+	complete := true
+	for i := range v.sr.steps {
+		st := &v.sr.steps[i]
+		if ctx.Err() != nil {
+			complete = false
+			break
+		}
+		if st.req != nil {
+			v.client.Do(ctx, st.req, &v.vars)
+		}
+		if d := think(st.sleep, v.vars.Rand); d > 0 && !sleep(ctx, d) {
+			complete = false
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		complete = false
+	}
+	now := time.Now()
+	sent, recv := v.client.TakeBytes()
+	b := v.e.builtin
+	tags := v.sr.tags
+	s := v.buf[:0]
+	if complete {
+		s = append(s,
+			metrics.Sample{Metric: b.Iterations, Tags: tags, Time: now, Value: 1},
+			metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: now, Value: now.Sub(start).Seconds()},
+		)
+	}
+	if sent > 0 || recv > 0 {
+		s = append(s,
+			metrics.Sample{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent)},
+			metrics.Sample{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv)},
+		)
+	}
+	if len(s) > 0 {
+		v.e.cfg.Pusher.Push(s)
+	}
+	return complete
+}
+
+func think(t scenario.Think, r interface{ Int64N(int64) int64 }) time.Duration {
+	if t.Max > t.Min {
+		return t.Min + time.Duration(r.Int64N(int64(t.Max-t.Min)+1))
+	}
+	return t.Min
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

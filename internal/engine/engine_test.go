@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// sink counts pushed samples by metric name and checks invariants on every sample.
+type sink struct {
+	t      *testing.T
+	mu     sync.Mutex
+	sums   map[string]float64
+	counts map[string]int
+	tags   map[string]*metrics.TagSet
+}
+
+func newSink(t *testing.T) *sink {
+	return &sink{t: t, sums: map[string]float64{}, counts: map[string]int{}, tags: map[string]*metrics.TagSet{}}
+}
+
+func (s *sink) Push(ss []metrics.Sample) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range ss {
+		if v, _ := x.Tags.Get("testid"); v != "tid" {
+			s.t.Errorf("sample of %s without testid: %s", x.Metric.Name, x.Tags)
+		}
+		for _, bad := range []string{"vu", "iter"} {
+			if _, ok := x.Tags.Get(bad); ok {
+				s.t.Errorf("sample of %s tagged %s", x.Metric.Name, bad)
+			}
+		}
+		s.sums[x.Metric.Name] += x.Value
+		s.counts[x.Metric.Name]++
+		s.tags[x.Metric.Name] = x.Tags
+	}
+}
+
+func (s *sink) sum(name string) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sums[name]
+}
+
+func (s *sink) tagsOf(name string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	for _, t := range s.tags[name].Tags() {
+		out[t.Key] = t.Value
+	}
+	return out
+}
+
+func startTarget(t *testing.T, cfg target.Config) (*target.Server, string) {
+	t.Helper()
+	ts, err := target.New(cfg)
+	require.NoError(t, err)
+	srv := httptest.NewServer(ts)
+	t.Cleanup(srv.Close)
+	return ts, srv.URL
+}
+
+func flow(t *testing.T, url string) scenario.Flow {
+	t.Helper()
+	u, err := scenario.ParseTemplate(url)
+	require.NoError(t, err)
+	return scenario.Flow{Steps: []scenario.Step{{Name: "root", URL: u, Checks: []scenario.Check{{Name: "ok", Kind: scenario.CheckStatus, Status: 200}}}}}
+}
+
+func newEngine(t *testing.T, p metrics.Pusher, th Thresholds, scs ...*scenario.Scenario) *Engine {
+	t.Helper()
+	for _, sc := range scs {
+		if sc.GracefulStop == 0 {
+			sc.GracefulStop = 30 * time.Second
+		}
+	}
+	e, err := New(Config{Test: &scenario.Test{Scenarios: scs, Tags: map[string]string{"env": "test"}}, TestID: "tid", Tags: map[string]string{"instance_id": "1"}, Pusher: p, Thresholds: th})
+	require.NoError(t, err)
+	return e
+}
+
+func TestRunRequestCountsMatchTarget(t *testing.T) {
+	t.Parallel()
+	ts, url := startTarget(t, target.Config{})
+	s := newSink(t)
+	e := newEngine(t, s, nil,
+		&scenario.Scenario{Name: "closed", Executor: scenario.ConstantVUs, VUs: 4, Duration: 500 * time.Millisecond, Flow: flow(t, url+"/a")},
+		&scenario.Scenario{Name: "open", Executor: scenario.ConstantArrivalRate, StartTime: 600 * time.Millisecond, Rate: 200, Duration: time.Second, PreAllocatedVUs: 20, MaxVUs: 200, Flow: flow(t, url+"/b")},
+	)
+	res := e.Run(context.Background())
+	require.Equal(t, ExitOK, res.ExitCode)
+	require.Equal(t, float64(ts.Stats().Requests), s.sum("http_reqs"), "the engine counts what the target served")
+	require.Equal(t, s.sum("http_reqs"), s.sum("iterations"), "one request per iteration")
+	open := res.Scenarios[1]
+	require.Equal(t, int64(200), open.Iterations+open.Dropped, "constant-arrival-rate 200/s for 1 s")
+	require.LessOrEqual(t, open.Dropped, int64(4), "a busy race-enabled test box may drop a few")
+	require.Equal(t, float64(open.Dropped), s.sum("dropped_iterations"))
+	require.Equal(t, s.sum("http_reqs"), s.sum("checks"))
+	require.Positive(t, s.sum("data_sent"))
+	require.Positive(t, s.sum("data_received"))
+	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1"}, s.tagsOf("vus"), "vus carries run tags only")
+	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1"}, s.tagsOf("tidemark_run_info"))
+	require.GreaterOrEqual(t, res.End.Sub(res.Start), 1600*time.Millisecond, "startTime delays the second scenario")
+	require.Len(t, res.Stages, 2)
+	require.Equal(t, res.Start.Add(600*time.Millisecond), res.Stages[1].Start)
+}
+
+func TestRunDroppedIterations(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}})
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "d", Executor: scenario.ConstantArrivalRate, Rate: 100, Duration: time.Second, PreAllocatedVUs: 1, MaxVUs: 3, Flow: flow(t, url)})
+	res := e.Run(context.Background())
+	st := res.Scenarios[0]
+	require.Equal(t, int64(100), st.Iterations+st.Dropped)
+	require.Greater(t, st.Dropped, int64(50))
+	require.InDelta(t, float64(st.Dropped), s.sum("dropped_iterations"), 0)
+	require.Equal(t, int64(3), st.VUsMax)
+	tags := s.tagsOf("dropped_iterations")
+	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1", "scenario": "d"}, tags, "dropped_iterations: run tags and scenario only")
+}
+
+func TestRunThresholdsAndAbort(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	for _, tc := range []struct {
+		name     string
+		th       ThresholdsFunc
+		exit     int
+		aborted  bool
+		maxTaken time.Duration
+	}{
+		{name: "passing", th: func(time.Duration, bool) (bool, bool) { return false, false }, exit: ExitOK},
+		{name: "crossed at the end", th: func(_ time.Duration, final bool) (bool, bool) { return final, false }, exit: ExitThresholdsFailed},
+		{name: "abortOnFail stops early", th: func(time.Duration, bool) (bool, bool) { return true, true }, exit: ExitThresholdsFailed, aborted: true, maxTaken: 4 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSink(t)
+			dur := 1500 * time.Millisecond
+			if tc.aborted {
+				dur = time.Minute
+			}
+			var calls, finals int
+			var mu sync.Mutex
+			th := ThresholdsFunc(func(el time.Duration, final bool) (bool, bool) {
+				mu.Lock()
+				calls++
+				if final {
+					finals++
+				}
+				mu.Unlock()
+				return tc.th(el, final)
+			})
+			e := newEngine(t, s, th, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: dur, GracefulStop: time.Second, Flow: flow(t, url)})
+			res := e.Run(context.Background())
+			require.Equal(t, tc.exit, res.ExitCode)
+			require.Equal(t, tc.aborted, res.Aborted)
+			require.Equal(t, 1, finals, "one final evaluation")
+			if tc.maxTaken > 0 {
+				require.Less(t, res.End.Sub(res.Start), tc.maxTaken)
+				require.GreaterOrEqual(t, calls, 2)
+			}
+		})
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 200 * time.Millisecond}})
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: time.Hour, GracefulStop: 5 * time.Second, Flow: flow(t, url)})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	res := e.Run(ctx)
+	require.Equal(t, ExitExternalAbort, res.ExitCode)
+	require.True(t, res.Interrupted)
+	require.Less(t, res.End.Sub(res.Start), 2*time.Second)
+	require.Zero(t, res.Scenarios[0].Interrupted, "gracefulStop let the running iterations finish")
+	require.Equal(t, float64(res.Scenarios[0].Iterations), s.sum("iterations"))
+}
+
+func TestScenarioTargetSamples(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "r", Executor: scenario.RampingArrivalRate, StartRate: 10, PreAllocatedVUs: 5,
+		Stages: []scenario.Stage{{Duration: 1200 * time.Millisecond, Target: 10}}, Flow: flow(t, url)})
+	res := e.Run(context.Background())
+	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1", "scenario": "r", "unit": "iterations_per_second"}, s.tagsOf("tidemark_scenario_target"))
+	require.GreaterOrEqual(t, s.counts["tidemark_scenario_target"], 2)
+	require.Equal(t, []StageWindow{{Scenario: "r", Index: 0, Start: res.Start, End: res.Start.Add(1200 * time.Millisecond), From: 10, Target: 10, Unit: "iterations_per_second"}}, res.Stages)
+	require.Equal(t, int64(12), res.Scenarios[0].Iterations+res.Scenarios[0].Dropped, "10/s for 1.2 s, the last one at the end")
+}
+
+func TestNewRejectsBadSteps(t *testing.T) {
+	t.Parallel()
+	u, err := scenario.ParseTemplate("localhost:8080/x")
+	require.NoError(t, err)
+	_, err = New(Config{TestID: "x", Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Test: &scenario.Test{Scenarios: []*scenario.Scenario{
+		{Name: "bad", Executor: scenario.ConstantVUs, Duration: time.Second, Flow: scenario.Flow{Steps: []scenario.Step{{Name: "s", URL: u}}}},
+	}}})
+	require.EqualError(t, err, `scenario "bad" step 1: compile step "s": invalid url "localhost:8080/x": expected http(s)://host/path`)
+}
+
+func TestDefaultTestID(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 1, 2, 3, 0, time.FixedZone("x", 3600))
+	require.Equal(t, "spike-20261130-000203", DefaultTestID("examples/spike.yaml", now))
+	require.Equal(t, "run-20261130-000203", DefaultTestID("", now))
+}
