@@ -39,6 +39,8 @@ type HPASnapshot struct {
 	CurrentUtilization  int32
 	CurrentAverageCores float64
 	LastScaleTime       time.Time
+	// Reason is the controller's last AbleToScale/ScalingLimited reason.
+	Reason string
 }
 
 // PodSnapshot is one pod with its single container.
@@ -128,6 +130,7 @@ func (svc *service) snapshot() DeploymentSnapshot {
 			CurrentReplicas: st.CurrentReplicas, DesiredReplicas: st.DesiredReplicas,
 			MetricValid: st.MetricValid, CurrentUtilization: st.CurrentUtilization,
 			CurrentAverageCores: float64(st.CurrentAverageMilli) / 1000, LastScaleTime: st.LastScaleTime,
+			Reason: st.Reason,
 		}
 	}
 	return d
