@@ -60,6 +60,22 @@ func parseJSONPath(s string) ([]pathElem, error) {
 	return out, nil
 }
 
+// dottedPath writes a parsed path with indexes as plain numbers: data.items.0.id.
+func dottedPath(path []pathElem) string {
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if p.isIndex {
+			b.WriteString(strconv.Itoa(p.idx))
+		} else {
+			b.WriteString(p.key)
+		}
+	}
+	return b.String()
+}
+
 // decodeJSON decodes data (known to be valid JSON) to the representation that
 // encoding/json uses for `any`, with numbers as float64.
 func decodeJSON(data []byte) any {

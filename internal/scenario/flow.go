@@ -67,7 +67,7 @@ func (d *decoder) step(n *yaml.Node, field string, env map[string]string, defs t
 			d.errorf(at, join(field, "url"), "missing url; expected a request step with url (http or https), or a pause with only sleep")
 			return Step{}, false
 		}
-		return s, good
+		return Step{Sleep: s.Sleep}, good
 	}
 	if v, ok := f.get("name"); ok {
 		s.Name, ok = d.str(v, join(field, "name"))
@@ -462,7 +462,7 @@ func (d *decoder) check(n *yaml.Node, field string) (Check, bool) {
 			d.errorf(v, kf, "bad JSON path %q: %v; expected a dotted path with [i] indexes such as data.items[0].id", s, err)
 			return Check{}, false
 		}
-		c.Kind, c.Path, c.path = CheckJSON, s, path
+		c.Kind, c.Path, c.path = CheckJSON, dottedPath(path), path
 		def = s + " is present"
 		if hasEq {
 			var b strings.Builder
@@ -473,6 +473,9 @@ func (d *decoder) check(n *yaml.Node, field string) (Check, bool) {
 			c.want = decodeJSON([]byte(c.Value))
 			c.hasWant = true
 			def = s + " is " + c.Value
+			if str, ok := c.want.(string); ok {
+				c.Value = str
+			}
 		}
 	case "header":
 		s, ok := d.str(v, kf)

@@ -223,8 +223,7 @@ type testDefaults struct {
 }
 
 func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
-	known := append(topFields(), unsupportedK6Options()...)
-	f, ok := d.mapping(root, "", known)
+	f, ok := d.mappingWith(root, "", topFields(), unsupportedK6Options())
 	if !ok {
 		return nil
 	}
@@ -232,11 +231,6 @@ func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
 		SummaryTrendStats: DefaultSummaryTrendStats(),
 		SystemTags:        DefaultSystemTags(),
 		MaxRedirects:      DefaultMaxRedirects,
-	}
-	for _, e := range f.list {
-		if slices.Contains(unsupportedK6Options(), e.name) {
-			d.errorf(e.key, e.name, "k6 option %q is not supported by Tidemark; remove it", e.name)
-		}
 	}
 	if n, ok := f.get("tags"); ok {
 		t.Tags = d.stringMap(n, "tags")
@@ -448,15 +442,11 @@ func (d *decoder) scenarioMap(n *yaml.Node, flows map[string]*yaml.Node, env map
 }
 
 func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env map[string]string, defs testDefaults) *Scenario {
-	all := allScenarioFields()
-	f, ok := d.mapping(e.val, field, append(slices.Clone(all), "options"))
+	f, ok := d.mappingWith(e.val, field, allScenarioFields(), []string{"options"})
 	if !ok {
 		return nil
 	}
 	sc := &Scenario{Name: e.name, Line: e.key.Line}
-	if n, ok := f.get("options"); ok {
-		d.errorf(n, join(field, "options"), "scenario options (k6 browser) are not supported by Tidemark; remove them")
-	}
 	en, ok := f.get("executor")
 	if !ok {
 		d.errorf(e.key, join(field, "executor"), "missing executor; expected one of %s", strings.Join(executorNames(), ", "))
@@ -479,9 +469,7 @@ func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env 
 	allowed := append(commonScenarioFields(), executorFields(sc.Executor)...)
 	for _, kv := range f.list {
 		if !slices.Contains(allowed, kv.name) {
-			if kv.name != "options" {
-				d.errorf(kv.key, join(field, kv.name), "option not valid for executor %q; its options are %s", sc.Executor, strings.Join(allowed, ", "))
-			}
+			d.errorf(kv.key, join(field, kv.name), "option not valid for executor %q; its options are %s", sc.Executor, strings.Join(allowed, ", "))
 			continue
 		}
 		set[kv.name] = kv.val
@@ -499,7 +487,11 @@ func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env 
 		}
 	}
 	if len(missing) > 0 {
-		d.errorf(en, field, "missing required option %s; executor %q needs %s", quoteList(missing), sc.Executor, strings.Join(requiredFields(sc.Executor), ", "))
+		what := "option"
+		if len(missing) > 1 {
+			what = "options"
+		}
+		d.errorf(en, field, "missing required %s %s; executor %q needs %s", what, strings.Join(missing, ", "), sc.Executor, strings.Join(requiredFields(sc.Executor), ", "))
 	}
 	d.options(sc, set, func(opt string) string { return join(field, opt) })
 

@@ -115,6 +115,12 @@ func (f *fields) get(name string) (*yaml.Node, bool) {
 // as unknown with a suggestion. Merge keys (`<<: *anchor`) are expanded; a key given
 // twice is an error.
 func (d *decoder) mapping(n *yaml.Node, field string, known []string) (*fields, bool) {
+	return d.mappingWith(n, field, known, nil)
+}
+
+// mappingWith is mapping where the keys in unsupported are recognised k6 options that
+// Tidemark does not support, reported as such.
+func (d *decoder) mappingWith(n *yaml.Node, field string, known, unsupported []string) (*fields, bool) {
 	n = d.resolve(n)
 	if n == nil {
 		return nil, false
@@ -124,11 +130,11 @@ func (d *decoder) mapping(n *yaml.Node, field string, known []string) (*fields, 
 		return nil, false
 	}
 	f := &fields{by: map[string]kv{}}
-	d.addEntries(f, n, field, known, 0)
+	d.addEntries(f, n, field, known, unsupported, 0)
 	return f, true
 }
 
-func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known []string, depth int) {
+func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known, unsupported []string, depth int) {
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := d.resolve(n.Content[i]), n.Content[i+1]
@@ -148,6 +154,10 @@ func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known []stri
 			if depth == 0 {
 				d.errorf(k, join(field, name), "field given twice (first on line %d)", prev.key.Line)
 			}
+			continue
+		}
+		if slices.Contains(unsupported, name) {
+			d.errorf(k, join(field, name), "k6 option %q is not supported by Tidemark; remove it", name)
 			continue
 		}
 		if known != nil && !slices.Contains(known, name) {
@@ -170,11 +180,11 @@ func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known []stri
 		}
 		switch m.Kind {
 		case yaml.MappingNode:
-			d.addEntries(f, m, field, known, depth+1)
+			d.addEntries(f, m, field, known, unsupported, depth+1)
 		case yaml.SequenceNode:
 			for _, c := range m.Content {
 				if c = d.resolve(c); c != nil && c.Kind == yaml.MappingNode {
-					d.addEntries(f, c, field, known, depth+1)
+					d.addEntries(f, c, field, known, unsupported, depth+1)
 				} else if c != nil {
 					d.errorf(c, field, "merge key expects mappings, got %s", describe(c))
 				}

@@ -166,11 +166,14 @@ type Check struct {
 	Name   string
 	Kind   CheckKind
 	Status int
-	// Path is the JSON path (CheckJSON) or the header name (CheckHeader).
+	// Path is the header name (CheckHeader) or the JSON path (CheckJSON) in dotted
+	// form with array indexes as numbers: the file's `data.items[0].id` is
+	// `data.items.0.id` here.
 	Path string
 	// Value is the text to find (CheckBodyContains), the regular expression's source
-	// (CheckBodyRegex), the expected value as JSON (CheckJSON) or the expected header
-	// value (CheckHeader); empty for a presence check.
+	// (CheckBodyRegex), the expected header value (CheckHeader), or the expected JSON
+	// value (CheckJSON): a string as it is, any other value in its JSON form (42,
+	// true, null). It is empty for a presence check. Eval implements these semantics.
 	Value string
 	Regex *Regexp
 

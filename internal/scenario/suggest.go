@@ -61,17 +61,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-// quoteList returns `"a", "b" or "c"`-style lists for messages: `a, b, c`.
-func quoteList(items []string) string {
-	var b strings.Builder
-	for i, s := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('"')
-		b.WriteString(s)
-		b.WriteByte('"')
-	}
-	return b.String()
-}
