@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,11 @@ type Config struct {
 	UserAgent string
 	// Logger; nil discards.
 	Logger *slog.Logger
+	// OnBoundary, when set, is called with the offset from the run start at every
+	// stage boundary of any scenario that falls inside the run (not at 0), so that
+	// the caller can snapshot its aggregates for the per-stage table. Calls come
+	// from one goroutine, in order, close to the boundary.
+	OnBoundary func(offset time.Duration)
 }
 
 // Engine is a prepared run.
@@ -319,6 +325,16 @@ func (e *Engine) Run(ctx context.Context) Result {
 		close(done)
 	}()
 
+	if e.cfg.OnBoundary != nil {
+		stopB := make(chan struct{})
+		var bwg sync.WaitGroup
+		bwg.Go(func() { e.boundaries(start, stopB) })
+		defer func() {
+			close(stopB)
+			bwg.Wait()
+		}()
+	}
+
 	res := Result{TestID: e.cfg.TestID, Start: start}
 	e.emitGauges(start, time.Now())
 	tick := time.NewTicker(gaugeInterval)
@@ -358,6 +374,39 @@ loop:
 	res.Scenarios = e.Status()
 	e.logger.Info("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(), "exit_code", res.ExitCode)
 	return res
+}
+
+// Boundaries returns the distinct stage boundaries of every scenario as offsets
+// from the run start, after 0, sorted.
+func (e *Engine) Boundaries() []time.Duration {
+	seen := map[time.Duration]bool{}
+	var out []time.Duration
+	for _, s := range e.scens {
+		for _, w := range s.exec.Stages() {
+			for _, b := range []time.Duration{w.Start, w.End} {
+				if b > 0 && !seen[b] {
+					seen[b] = true
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (e *Engine) boundaries(start time.Time, stop <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for _, b := range e.Boundaries() {
+		t.Reset(time.Until(start.Add(b)))
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			e.cfg.OnBoundary(b)
+		}
+	}
 }
 
 // emitGauges pushes vus and vus_max (run tags only, as k6), tidemark_run_info and

@@ -219,3 +219,29 @@ func TestDefaultTestID(t *testing.T) {
 	require.Equal(t, "spike-20261130-000203", DefaultTestID("examples/spike.yaml", now))
 	require.Equal(t, "run-20261130-000203", DefaultTestID("", now))
 }
+
+func TestOnBoundary(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	var mu sync.Mutex
+	var got []time.Duration
+	e, err := New(Config{TestID: "tid", Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Test: &scenario.Test{Scenarios: []*scenario.Scenario{
+		{Name: "a", Executor: scenario.RampingVUs, GracefulRampDown: time.Second, GracefulStop: time.Second, Flow: flow(t, url),
+			Stages: []scenario.Stage{{Duration: 200 * time.Millisecond, Target: 1}, {Duration: 300 * time.Millisecond, Target: 1}}},
+		{Name: "b", Executor: scenario.ConstantVUs, StartTime: 100 * time.Millisecond, VUs: 1, Duration: 100 * time.Millisecond, GracefulStop: time.Second, Flow: flow(t, url)},
+	}}, OnBoundary: func(d time.Duration) {
+		mu.Lock()
+		got = append(got, d)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond}
+	require.Equal(t, want, e.Boundaries())
+	e.Run(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	// The boundary at the very end races with the run's end; callers use their
+	// final snapshot there.
+	require.GreaterOrEqual(t, len(got), 2)
+	require.Equal(t, want[:len(got)], got)
+}
