@@ -1,0 +1,180 @@
+package summary
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"time"
+)
+
+// WriteExport writes the `--summary-export` file: k6's legacy JSON (reference/k6.md
+// §3.3). metrics.<key> is the flat values object (a rate's `rate` renamed `value`) with
+// thresholds as {expr: failed}; root_group holds groups and checks keyed by name. Time
+// values are milliseconds, as in k6.
+func WriteExport(w io.Writer, in Input) error {
+	r, err := newReport(in)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		RootGroup legacyGroup               `json:"root_group"`
+		Metrics   map[string]map[string]any `json:"metrics"`
+	}{
+		RootGroup: legacyGroupOf(r.checks.root),
+		Metrics:   map[string]map[string]any{},
+	}
+	for _, e := range r.entries {
+		m := map[string]any{}
+		for k, v := range e.values {
+			if k == "rate" && e.metric.Type.String() == "rate" {
+				k = "value"
+			}
+			m[k] = finite(v)
+		}
+		if ths := in.Thresholds[e.key]; len(ths) > 0 {
+			failed := map[string]bool{}
+			for _, th := range ths {
+				failed[th.Expr] = !th.OK
+			}
+			m["thresholds"] = failed
+		}
+		out.Metrics[e.key] = m
+	}
+	return writeJSON(w, out)
+}
+
+// WriteData writes the `--summary-file`: the `data` object k6 passes to handleSummary
+// (root_group, options, state, metrics with type, contains, values and thresholds)
+// plus Tidemark's per-stage table as `stages`.
+func WriteData(w io.Writer, in Input) error {
+	r, err := newReport(in)
+	if err != nil {
+		return err
+	}
+	rows, err := r.stageRows()
+	if err != nil {
+		return err
+	}
+	type threshold struct {
+		OK bool `json:"ok"`
+	}
+	type metric struct {
+		Type       string               `json:"type"`
+		Contains   string               `json:"contains"`
+		Values     map[string]float64   `json:"values"`
+		Thresholds map[string]threshold `json:"thresholds,omitempty"`
+	}
+	out := struct {
+		RootGroup dataGroup `json:"root_group"`
+		Options   struct {
+			SummaryTrendStats []string `json:"summaryTrendStats"`
+			SummaryTimeUnit   string   `json:"summaryTimeUnit"`
+			NoColor           bool     `json:"noColor"`
+		} `json:"options"`
+		State struct {
+			IsStdOutTTY       bool    `json:"isStdOutTTY"`
+			IsStdErrTTY       bool    `json:"isStdErrTTY"`
+			TestRunDurationMs float64 `json:"testRunDurationMs"`
+		} `json:"state"`
+		Metrics map[string]metric `json:"metrics"`
+		Stages  []stageRow        `json:"stages"`
+	}{
+		RootGroup: dataGroupOf(r.checks.root),
+		Metrics:   map[string]metric{},
+		Stages:    rows,
+	}
+	out.Options.SummaryTrendStats = r.trendStats
+	out.Options.SummaryTimeUnit = r.timeUnit
+	out.Options.NoColor = !in.Color
+	out.State.IsStdOutTTY = in.StdoutTTY
+	out.State.IsStdErrTTY = in.StderrTTY
+	out.State.TestRunDurationMs = float64(in.Duration) / float64(time.Millisecond)
+	for _, e := range r.entries {
+		m := metric{Type: e.metric.Type.String(), Contains: e.metric.Contains.String(), Values: map[string]float64{}}
+		for k, v := range e.values {
+			m.Values[k] = finite(v)
+		}
+		if ths := in.Thresholds[e.key]; len(ths) > 0 {
+			m.Thresholds = map[string]threshold{}
+			for _, th := range ths {
+				m.Thresholds[th.Expr] = threshold{OK: th.OK}
+			}
+		}
+		out.Metrics[e.key] = m
+	}
+	return writeJSON(w, out)
+}
+
+// dataCheck is a check in both JSON shapes.
+type dataCheck struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	ID     string `json:"id"`
+	Passes uint64 `json:"passes"`
+	Fails  uint64 `json:"fails"`
+}
+
+// dataGroup is a group in handleSummary's data: groups and checks are arrays.
+type dataGroup struct {
+	Name   string      `json:"name"`
+	Path   string      `json:"path"`
+	ID     string      `json:"id"`
+	Groups []dataGroup `json:"groups"`
+	Checks []dataCheck `json:"checks"`
+}
+
+// legacyGroup is a group in the legacy export: groups and checks are keyed by name.
+type legacyGroup struct {
+	Name   string                 `json:"name"`
+	Path   string                 `json:"path"`
+	ID     string                 `json:"id"`
+	Groups map[string]legacyGroup `json:"groups"`
+	Checks map[string]dataCheck   `json:"checks"`
+}
+
+func checkOf(c *check) dataCheck {
+	return dataCheck{Name: c.name, Path: c.path, ID: id(c.path), Passes: c.passes, Fails: c.fails}
+}
+
+func dataGroupOf(g *group) dataGroup {
+	out := dataGroup{Name: g.name, Path: g.path, ID: id(g.path), Groups: []dataGroup{}, Checks: []dataCheck{}}
+	for _, sub := range g.groups {
+		out.Groups = append(out.Groups, dataGroupOf(sub))
+	}
+	for _, c := range g.checks {
+		out.Checks = append(out.Checks, checkOf(c))
+	}
+	return out
+}
+
+func legacyGroupOf(g *group) legacyGroup {
+	out := legacyGroup{Name: g.name, Path: g.path, ID: id(g.path), Groups: map[string]legacyGroup{}, Checks: map[string]dataCheck{}}
+	for _, sub := range g.groups {
+		out.Groups[sub.name] = legacyGroupOf(sub)
+	}
+	for _, c := range g.checks {
+		out.Checks[c.name] = checkOf(c)
+	}
+	return out
+}
+
+// finite replaces values JSON cannot carry: NaN becomes 0 and ±Inf the largest float.
+func finite(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
+}
+
+// writeJSON writes v indented by four spaces, as k6's JSON.stringify(data, null, 4).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "    ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,188 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// stageRow is one computed row of the per-stage table. Durations are milliseconds and
+// rates per second; a nil pointer means the window had no such samples.
+type stageRow struct {
+	Scenario string  `json:"scenario"`
+	Stage    int     `json:"stage"`
+	StartMs  float64 `json:"startMs"` // Offset from the run start.
+	EndMs    float64 `json:"endMs"`
+	Target   float64 `json:"target"`
+	// TargetUnit is "vus" or "iterations/<timeUnit>".
+	TargetUnit string `json:"targetUnit"`
+	// Achieved is in the target's unit: iterations per TimeUnit completed in the window,
+	// or the VUs active at its end.
+	Achieved     float64  `json:"achieved"`
+	Iterations   float64  `json:"iterations"`
+	RequestRate  float64  `json:"httpReqRate"`
+	P50          *float64 `json:"p50Ms"`
+	P95          *float64 `json:"p95Ms"`
+	P99          *float64 `json:"p99Ms"`
+	ErrorRate    *float64 `json:"errorRate"`
+	Dropped      float64  `json:"droppedIterations"`
+	unitTimeUnit time.Duration
+}
+
+// stageRows computes the per-stage windows from the cumulative snapshots: every
+// quantity is the difference between the snapshots at the window's end and start, for
+// the series tagged with the stage's scenario.
+func (r *report) stageRows() ([]stageRow, error) {
+	rows := make([]stageRow, 0, len(r.in.Stages))
+	for _, st := range r.in.Stages {
+		if st.To == nil {
+			return nil, fmt.Errorf("stage %d of scenario %q has no end snapshot", st.Index, st.Scenario)
+		}
+		win, err := st.To.Since(st.From)
+		if err != nil {
+			return nil, fmt.Errorf("stage %d of scenario %q: %w", st.Index, st.Scenario, err)
+		}
+		secs := st.End.Sub(st.Start).Seconds()
+		perSec := func(x float64) float64 {
+			if secs <= 0 {
+				return 0
+			}
+			return x / secs
+		}
+		sel := []metrics.Tag{{Key: "scenario", Value: st.Scenario}}
+		row := stageRow{
+			Scenario:     st.Scenario,
+			Stage:        st.Index,
+			StartMs:      ms(st.Start.Sub(r.in.Start)),
+			EndMs:        ms(st.End.Sub(r.in.Start)),
+			Target:       st.Target,
+			unitTimeUnit: st.TimeUnit,
+		}
+		if it, ok := valuesOf(win, "iterations", sel); ok {
+			row.Iterations = it.Count
+		}
+		if st.TimeUnit > 0 {
+			row.TargetUnit = "iterations/" + unitName(st.TimeUnit)
+			row.Achieved = perSec(row.Iterations) * st.TimeUnit.Seconds()
+		} else {
+			row.TargetUnit = "vus"
+			if v, ok := valuesOf(win, "vus", nil); ok {
+				row.Achieved = v.Value
+			}
+		}
+		if reqs, ok := valuesOf(win, "http_reqs", sel); ok {
+			row.RequestRate = perSec(reqs.Count)
+		}
+		if d, ok := valuesOf(win, "http_req_duration", sel); ok {
+			for _, q := range []struct {
+				dst **float64
+				q   float64
+			}{{&row.P50, 0.5}, {&row.P95, 0.95}, {&row.P99, 0.99}} {
+				v := d.Trend.Quantile(q.q) * 1000
+				*q.dst = &v
+			}
+		}
+		if f, ok := valuesOf(win, "http_req_failed", sel); ok {
+			v := f.Rate()
+			row.ErrorRate = &v
+		}
+		if d, ok := valuesOf(win, "dropped_iterations", sel); ok {
+			row.Dropped = d.Count
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// unitName prints a time unit the way a rate reads: "s" for 1s, "1m" for a minute.
+func unitName(d time.Duration) string {
+	if d == time.Second {
+		return "s"
+	}
+	return d.String()
+}
+
+// offset prints a window bound relative to the run start, to a tenth of a second.
+func offset(msec float64) string {
+	return (time.Duration(msec * float64(time.Millisecond))).Round(100 * time.Millisecond).String()
+}
+
+// stageLines renders the per-stage table with aligned columns: text columns left,
+// numbers right.
+func (r *report) stageLines(p palette, rows []stageRow) []string {
+	header := []string{"stage", "window", "target", "achieved", "req/s", "p50", "p95", "p99", "errors", "dropped"}
+	leftAligned := 2
+	dur := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return formatDuration(*v, r.timeUnit)
+	}
+	cells := make([][]string, len(rows))
+	alert := make([][]bool, len(rows))
+	for i, row := range rows {
+		target, achieved := jsNumber(row.Target)+" VUs", jsNumber(row.Achieved)+" VUs"
+		if row.unitTimeUnit > 0 {
+			u := "/" + unitName(row.unitTimeUnit)
+			target = jsNumber(row.Target) + u
+			achieved = fixedNoTrailingZeros(row.Achieved, 2) + u
+		}
+		errs := "-"
+		if row.ErrorRate != nil {
+			errs = formatRate(*row.ErrorRate)
+		}
+		cells[i] = []string{
+			fmt.Sprintf("%s #%d", row.Scenario, row.Stage+1),
+			offset(row.StartMs) + "-" + offset(row.EndMs),
+			target,
+			achieved,
+			fixedNoTrailingZeros(row.RequestRate, 2),
+			dur(row.P50), dur(row.P95), dur(row.P99),
+			errs,
+			jsNumber(row.Dropped),
+		}
+		alert[i] = make([]bool, len(header))
+		alert[i][8] = row.ErrorRate != nil && *row.ErrorRate > 0
+		alert[i][9] = row.Dropped > 0
+	}
+	widths := make([]int, len(header))
+	for c, h := range header {
+		widths[c] = width(h)
+		for _, row := range cells {
+			widths[c] = max(widths[c], width(row[c]))
+		}
+	}
+	render := func(row []string, style func(c int, s string) string) string {
+		var b strings.Builder
+		b.WriteString(indent(2))
+		for c, s := range row {
+			if c > 0 {
+				b.WriteString("  ")
+			}
+			gap := pad(widths[c] - width(s))
+			switch {
+			case c < leftAligned && c == len(row)-1:
+				b.WriteString(style(c, s))
+			case c < leftAligned:
+				b.WriteString(style(c, s) + gap)
+			default:
+				b.WriteString(gap + style(c, s))
+			}
+		}
+		return b.String()
+	}
+	out := []string{render(header, func(_ int, s string) string { return p.paint(s, sgrBold) })}
+	for i, row := range cells {
+		out = append(out, render(row, func(c int, s string) string {
+			if alert[i][c] {
+				return p.paint(s, sgrRed)
+			}
+			return s
+		}))
+	}
+	return out
+}

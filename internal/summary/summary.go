@@ -1,0 +1,308 @@
+// Package summary writes the end of a test run: k6's compact text summary followed by
+// Tidemark's per-stage table, the `--summary-export` JSON in k6's legacy shape, and the
+// `--summary-file` JSON in the shape of k6's handleSummary data (reference/k6.md §3.2,
+// §3.3). It reads a final aggregate.Snapshot; it never touches the live Store.
+package summary
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// DefaultTrendStats returns k6's default summaryTrendStats.
+func DefaultTrendStats() []string {
+	return []string{"avg", "min", "med", "max", "p(90)", "p(95)"}
+}
+
+// Threshold is the final result of one threshold expression.
+type Threshold struct {
+	// Expr is the expression as written, e.g. "p(95)<500".
+	Expr string
+	// OK is false when the threshold failed.
+	OK bool
+	// Value is what the expression observed, in Tidemark's base units (seconds for
+	// time metrics, as internal/aggregate returns them, not k6's milliseconds). As k6
+	// does, the summary prints the value from the snapshot; Value is the fallback for
+	// an aggregation it cannot compute.
+	Value float64
+}
+
+// Stage is one stage window of one scenario, as the engine ran it. From and To are
+// cumulative snapshots of the run's Store taken at Start and End; From is nil for a
+// window that starts with the run.
+type Stage struct {
+	Scenario string
+	// Index is the stage's position in the scenario, from 0.
+	Index      int
+	Start, End time.Time
+	// Target is the stage's target: VUs when TimeUnit is 0, otherwise iterations per
+	// TimeUnit (arrival-rate executors).
+	Target   float64
+	TimeUnit time.Duration
+	From, To *aggregate.Snapshot
+}
+
+// Input is everything the summary shows.
+type Input struct {
+	// Test supplies summaryTrendStats and summaryTimeUnit; nil means k6's defaults.
+	Test *scenario.Test
+	// Snapshot is the final state of the run's Store.
+	Snapshot *aggregate.Snapshot
+	// Registry resolves the type of thresholded metrics that got no samples; optional.
+	Registry *metrics.Registry
+	// Start is when the run started; Duration is how long it ran (k6's
+	// testRunDuration, the denominator of counter rates).
+	Start    time.Time
+	Duration time.Duration
+	// Thresholds maps a metric key, "name" or "name{tag:value,...}", to its results in
+	// the order they were defined.
+	Thresholds map[string][]Threshold
+	// Stages are the per-stage windows, in the order to print them.
+	Stages []Stage
+	// Extra lines printed after the summary, e.g. "remote write: 48,210 samples in 61
+	// requests, 2 retries, 0 dropped".
+	Extra []string
+	// Color enables ANSI colours; set it only when stdout is a terminal.
+	Color bool
+	// StdoutTTY and StderrTTY are reported in the --summary-file state.
+	StdoutTTY, StderrTTY bool
+}
+
+// errNoSnapshot is returned when Input.Snapshot is nil.
+var errNoSnapshot = errors.New("summary needs a snapshot")
+
+// entry is one metric or sub-metric of the report with its k6 values.
+type entry struct {
+	key    string // "http_req_duration" or "http_req_duration{expected_response:true}"
+	metric *metrics.Metric
+	vals   aggregate.Values
+	has    bool // whether any sample reached it
+	// values are k6's values: milliseconds for time metrics.
+	values map[string]float64
+}
+
+func (e *entry) isSub() bool { return strings.Contains(e.key, "{") }
+
+// report is the data all three outputs are built from.
+type report struct {
+	in         Input
+	trendStats []string
+	timeUnit   string
+	entries    []*entry          // every metric and sub-metric with samples or thresholds, sorted
+	byKey      map[string]*entry // by key
+	checks     *checkTree
+}
+
+// expectedResponse is the sub-metric k6 creates by itself (reference/k6.md §3.2).
+const expectedResponse = "http_req_duration{expected_response:true}"
+
+func newReport(in Input) (*report, error) {
+	if in.Snapshot == nil {
+		return nil, errNoSnapshot
+	}
+	r := &report{in: in, trendStats: DefaultTrendStats(), byKey: map[string]*entry{}}
+	if in.Test != nil {
+		if len(in.Test.SummaryTrendStats) > 0 {
+			r.trendStats = in.Test.SummaryTrendStats
+		}
+		r.timeUnit = in.Test.SummaryTimeUnit
+	}
+	for _, s := range r.trendStats {
+		if _, err := (aggregate.Values{Type: metrics.Trend}).Stat(s); err != nil {
+			return nil, fmt.Errorf("summary trend stats: %w", err)
+		}
+	}
+	snap := in.Snapshot
+	for _, m := range snap.Metrics() {
+		if err := r.add(m.Name, m, nil); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]string, 0, len(in.Thresholds)+1)
+	for k := range in.Thresholds {
+		keys = append(keys, k)
+	}
+	if _, ok := in.Thresholds[expectedResponse]; !ok {
+		keys = append(keys, expectedResponse)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, ok := r.byKey[k]; ok {
+			continue
+		}
+		name, tags, err := ParseKey(k)
+		if err != nil {
+			return nil, err
+		}
+		m := r.metricNamed(name)
+		if m == nil && in.Registry != nil {
+			m = in.Registry.Get(name)
+		}
+		if m == nil {
+			m = guessMetric(name, in.Thresholds[k])
+		}
+		if m == nil {
+			continue // The automatic expected_response sub-metric of a run without HTTP.
+		}
+		if err := r.add(k, m, tags); err != nil {
+			return nil, err
+		}
+	}
+	// Drop entries with neither samples nor thresholds (the automatic sub-metric).
+	r.entries = slices.DeleteFunc(r.entries, func(e *entry) bool {
+		_, th := in.Thresholds[e.key]
+		if !e.has && !th {
+			delete(r.byKey, e.key)
+			return true
+		}
+		return false
+	})
+	slices.SortStableFunc(r.entries, func(a, b *entry) int { return compareKeys(a.key, b.key) })
+	r.checks = buildChecks(snap)
+	return r, nil
+}
+
+// metricNamed returns the snapshot's metric called name, or nil.
+func (r *report) metricNamed(name string) *metrics.Metric {
+	if s, ok := r.in.Snapshot.Metric(name); ok {
+		return s.Metric
+	}
+	return nil
+}
+
+// guessMetric types a thresholded metric that has no samples and is not in the
+// registry, from the methods its expressions use.
+func guessMetric(name string, ths []Threshold) *metrics.Metric {
+	if len(ths) == 0 {
+		return nil
+	}
+	t := metrics.Trend
+	switch thresholdMethod(ths[0].Expr) {
+	case "count":
+		t = metrics.Counter
+	case "rate":
+		t = metrics.Rate
+	case "value":
+		t = metrics.Gauge
+	}
+	return &metrics.Metric{Name: name, Type: t}
+}
+
+func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
+	name, _, _ := strings.Cut(key, "{")
+	s, ok := r.in.Snapshot.Submetric(name, tags)
+	vals := aggregate.Values{Type: m.Type}
+	if ok {
+		vals = s.Values
+	}
+	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty()}
+	v, err := r.k6Values(m, vals)
+	if err != nil {
+		return fmt.Errorf("summarize %s: %w", key, err)
+	}
+	e.values = v
+	r.entries = append(r.entries, e)
+	r.byKey[key] = e
+	return nil
+}
+
+// k6Values returns the values k6 reports for a sink, in k6's units: counter {count,
+// rate}, gauge {value, min, max}, rate {rate, passes, fails}, trend one key per trend
+// stat. Time values are milliseconds.
+func (r *report) k6Values(m *metrics.Metric, v aggregate.Values) (map[string]float64, error) {
+	scale := 1.0
+	if m.Contains == metrics.Time {
+		scale = 1000
+	}
+	switch m.Type {
+	case metrics.Counter:
+		rate := 0.0
+		if r.in.Duration > 0 {
+			rate = v.Count / r.in.Duration.Seconds()
+		}
+		return map[string]float64{"count": v.Count * scale, "rate": rate * scale}, nil
+	case metrics.Gauge:
+		return map[string]float64{"value": v.Value * scale, "min": v.Min * scale, "max": v.Max * scale}, nil
+	case metrics.Rate:
+		return map[string]float64{"rate": v.Rate(), "passes": float64(v.Passes), "fails": float64(v.Fails())}, nil
+	}
+	out := make(map[string]float64, len(r.trendStats))
+	for _, st := range r.trendStats {
+		x, err := r.trendStat(m, v, st)
+		if err != nil {
+			return nil, err
+		}
+		out[st] = x
+	}
+	return out, nil
+}
+
+// trendStat returns one trend stat in k6's units.
+func (r *report) trendStat(m *metrics.Metric, v aggregate.Values, stat string) (float64, error) {
+	x, err := v.Stat(stat)
+	if err != nil {
+		return 0, err
+	}
+	if m.Contains == metrics.Time && stat != "count" {
+		x *= 1000
+	}
+	return x, nil
+}
+
+// ParseKey splits a threshold metric key "name{k:v,k2:v2}" into the metric name and its
+// sub-metric tags, trimming spaces and quotes around keys and values as k6 does.
+func ParseKey(key string) (string, []metrics.Tag, error) {
+	name, rest, ok := strings.Cut(strings.TrimSpace(key), "{")
+	name = strings.TrimSpace(name)
+	if !ok {
+		return name, nil, nil
+	}
+	inner, ok := strings.CutSuffix(strings.TrimSpace(rest), "}")
+	if !ok {
+		return "", nil, fmt.Errorf("parse sub-metric %q: missing closing brace", key)
+	}
+	var tags []metrics.Tag
+	for pair := range strings.SplitSeq(inner, ",") {
+		if strings.TrimSpace(pair) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(pair, ":")
+		if !ok {
+			return "", nil, fmt.Errorf("parse sub-metric %q: tag %q is not key:value", key, strings.TrimSpace(pair))
+		}
+		tags = append(tags, metrics.Tag{Key: strings.Trim(k, " \"'"), Value: strings.Trim(v, " \"'")})
+	}
+	return name, tags, nil
+}
+
+// compareKeys orders metric keys by parent name, then sub-metric suffix, as k6 does.
+func compareKeys(a, b string) int {
+	pa, sa, _ := strings.Cut(a, "{")
+	pb, sb, _ := strings.Cut(b, "{")
+	if c := strings.Compare(pa, pb); c != 0 {
+		return c
+	}
+	if (a == pa) != (b == pb) {
+		if a == pa {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(sa, sb)
+}
+
+// thresholdMethod returns the aggregation of an expression: "p(95)<500" → "p(95)".
+func thresholdMethod(expr string) string {
+	i := strings.IndexAny(expr, "=><!")
+	if i < 0 {
+		return strings.TrimSpace(expr)
+	}
+	return strings.TrimSpace(expr[:i])
+}

@@ -1,0 +1,393 @@
+package summary
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// run is a synthetic test run: a ramping-arrival-rate scenario "load" with two stages
+// (10/s for 30 s, then 50/s for 30 s), HTTP requests with some 500s, checks in the root
+// group and in a group, custom metrics, VU gauges and dropped iterations.
+type run struct {
+	reg   *metrics.Registry
+	b     *metrics.Builtin
+	pool  *metrics.TagPool
+	store *aggregate.Store
+	start time.Time
+	now   time.Time
+}
+
+func newRun() *run {
+	reg := metrics.NewRegistry()
+	r := &run{reg: reg, b: metrics.RegisterBuiltin(reg), pool: metrics.NewTagPool(), start: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}
+	r.now = r.start
+	r.store = aggregate.New(aggregate.WithClock(func() time.Time { return r.now }))
+	return r
+}
+
+func (r *run) tags(kv ...string) *metrics.TagSet {
+	var ts []metrics.Tag
+	for i := 0; i+1 < len(kv); i += 2 {
+		ts = append(ts, metrics.Tag{Key: kv[i], Value: kv[i+1]})
+	}
+	return r.pool.Intern(ts)
+}
+
+// stage pushes one stage's samples: rps iterations per second for 30 s, each one GET
+// whose latency is lognormal around median, failing every failEvery-th request.
+func (r *run) stage(rng *rand.Rand, from time.Duration, rps int, median float64, failEvery, dropped int) {
+	custom, _ := r.reg.New("custom_waiting_time", metrics.Trend, metrics.Default)
+	orders, _ := r.reg.New("orders", metrics.Counter, metrics.Default)
+	ok := r.tags("scenario", "load", "method", "GET", "name", "home", "url", "home", "status", "200", "expected_response", "true", "proto", "HTTP/1.1")
+	bad := r.tags("scenario", "load", "method", "GET", "name", "home", "url", "home", "status", "500", "expected_response", "false", "proto", "HTTP/1.1", "error_code", "1500")
+	sc := r.tags("scenario", "load")
+	chk200 := r.tags("scenario", "load", "check", "status is 200")
+	chkBody := r.tags("scenario", "load", "check", "body has id", "group", "::api")
+	chkNested := r.tags("scenario", "load", "check", "fast", "group", "::api::orders")
+	n := rps * 30
+	for i := range n {
+		at := r.start.Add(from + time.Duration(i)*time.Second/time.Duration(rps))
+		d := median * math.Exp(0.5*rng.NormFloat64())
+		failed := failEvery > 0 && i%failEvery == failEvery-1
+		tags, fail := ok, 0.0
+		if failed {
+			tags, fail = bad, 1
+		}
+		pass := 1.0
+		if failed {
+			pass = 0
+		}
+		r.store.Push([]metrics.Sample{
+			{Metric: r.b.HTTPReqs, Tags: tags, Time: at, Value: 1},
+			{Metric: r.b.HTTPReqFailed, Tags: tags, Time: at, Value: fail},
+			{Metric: r.b.HTTPReqDuration, Tags: tags, Time: at, Value: d},
+			{Metric: r.b.HTTPReqWaiting, Tags: tags, Time: at, Value: d * 0.9},
+			{Metric: r.b.Checks, Tags: chk200, Time: at, Value: pass},
+			{Metric: r.b.Checks, Tags: chkBody, Time: at.Add(time.Millisecond), Value: 1},
+			{Metric: r.b.Checks, Tags: chkNested, Time: at.Add(2 * time.Millisecond), Value: boolf(d < median*1.5)},
+			{Metric: r.b.Iterations, Tags: sc, Time: at, Value: 1},
+			{Metric: r.b.IterationDuration, Tags: sc, Time: at, Value: d + 0.0012},
+			{Metric: r.b.DataSent, Tags: sc, Time: at, Value: 87},
+			{Metric: r.b.DataReceived, Tags: sc, Time: at, Value: 1234},
+			{Metric: custom, Tags: sc, Time: at, Value: float64(120 + i%60)},
+			{Metric: orders, Tags: sc, Time: at, Value: float64(i % 3)},
+		})
+	}
+	for s := range 30 {
+		at := r.start.Add(from + time.Duration(s)*time.Second)
+		r.store.Push([]metrics.Sample{
+			{Metric: r.b.VUs, Tags: r.tags(), Time: at, Value: float64(rps/5 + s%3)},
+			{Metric: r.b.VUsMax, Tags: r.tags(), Time: at, Value: float64(rps / 2)},
+		})
+	}
+	if dropped > 0 {
+		r.store.Push([]metrics.Sample{{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start.Add(from + time.Second), Value: float64(dropped)}})
+	}
+	r.now = r.start.Add(from + 30*time.Second)
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fullInput builds the synthetic run and the summary input for it.
+func fullInput(t *testing.T) Input {
+	t.Helper()
+	r := newRun()
+	rng := rand.New(rand.NewPCG(42, 42))
+	r.stage(rng, 0, 10, 0.045, 0, 0)
+	mid := r.store.Snapshot()
+	r.stage(rng, 30*time.Second, 50, 0.180, 40, 17)
+	final := r.store.Snapshot()
+	return Input{
+		Test:     &scenario.Test{SummaryTrendStats: []string{"avg", "min", "med", "max", "p(90)", "p(95)"}},
+		Snapshot: final,
+		Registry: r.reg,
+		Start:    r.start,
+		Duration: 60*time.Second + 1500*time.Millisecond,
+		Thresholds: map[string][]Threshold{
+			"http_req_duration":                         {{Expr: "p(95)<500", OK: true}, {Expr: "avg<100", OK: false}},
+			"http_req_duration{expected_response:true}": {{Expr: "p(99.9)<1000", OK: true}},
+			"http_req_failed":                           {{Expr: "rate<0.01", OK: false}},
+			"http_reqs":                                 {{Expr: "count>1000", OK: true}, {Expr: "rate>10", OK: true}},
+			"checks":                                    {{Expr: "rate>0.9", OK: true}},
+			"vus":                                       {{Expr: "value<100", OK: true}},
+			"iteration_duration{scenario:load}":         {{Expr: "p(99)<2000", OK: true}},
+			"ws_connecting":                             {{Expr: "p(95)<100", OK: true}},
+		},
+		Stages: []Stage{
+			{Scenario: "load", Index: 0, Start: r.start, End: r.start.Add(30 * time.Second), Target: 10, TimeUnit: time.Second, To: mid},
+			{Scenario: "load", Index: 1, Start: r.start.Add(30 * time.Second), End: r.start.Add(60 * time.Second), Target: 50, TimeUnit: time.Second, From: mid, To: final},
+		},
+		Extra: []string{
+			"remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped",
+			"data stored in /tmp/tidemark/load-20261130-020000",
+		},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create %s", path)
+	require.Equal(t, string(want), string(got), "golden file %s differs; run go test -update after checking the diff", path)
+}
+
+func TestGolden(t *testing.T) {
+	in := fullInput(t)
+	for _, tc := range []struct {
+		file  string
+		write func(*bytes.Buffer, Input) error
+		color bool
+	}{
+		{"summary.golden", func(b *bytes.Buffer, in Input) error { return WriteText(b, in) }, false},
+		{"summary_color.golden", func(b *bytes.Buffer, in Input) error { return WriteText(b, in) }, true},
+		{"export.golden.json", func(b *bytes.Buffer, in Input) error { return WriteExport(b, in) }, false},
+		{"data.golden.json", func(b *bytes.Buffer, in Input) error { return WriteData(b, in) }, false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			in := in
+			in.Color = tc.color
+			var b bytes.Buffer
+			require.NoError(t, tc.write(&b, in))
+			golden(t, tc.file, b.Bytes())
+		})
+	}
+}
+
+func text(t *testing.T, in Input) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, in))
+	return b.String()
+}
+
+// TestTextLayout checks k6's layout rules on the full run independently of the golden
+// file: section framing, dot alignment, value columns, sub-metric lines, checks.
+func TestTextLayout(t *testing.T) {
+	t.Parallel()
+	out := text(t, fullInput(t))
+	require.True(t, strings.HasPrefix(out, "\n\n  █ THRESHOLDS \n\n    checks\n    ✓ 'rate>0.9' rate=92.18%\n\n    http_req_duration\n"), "k6 frames the summary with a blank line and a titled section")
+	require.True(t, strings.HasSuffix(out, "\n\n"))
+	require.NotContains(t, out, "\x1b[", "no colour unless asked")
+
+	// Sub-metric thresholds of a thresholded parent are indented under it, by their tags.
+	require.Contains(t, out, "    ✓ 'p(95)<500' p(95)=")
+	require.Contains(t, out, "    ✗ 'avg<100' avg=")
+	require.Contains(t, out, "\n      {expected_response:true}\n      ✓ 'p(99.9)<1000' p(99.9)=")
+	// A sub-metric whose parent has no threshold is shown by its full key.
+	require.Contains(t, out, "\n    iteration_duration{scenario:load}\n    ✓ 'p(99)<2000' p(99)=")
+	require.Contains(t, out, "    ✗ 'rate<0.01' rate=2.05%")
+	require.Contains(t, out, "    ✓ 'count>1000' count=1800\n    ✓ 'rate>10' rate=29.268293/s\n")
+	require.Contains(t, out, "    ✓ 'value<100' value=")
+	// A thresholded metric without samples still shows, with empty values.
+	require.Contains(t, out, "    ws_connecting\n    ✓ 'p(95)<100' p(95)=0\n")
+
+	// Checks: own column widths, then one line per check, failures with their share.
+	require.Contains(t, out, "\n  █ TOTAL RESULTS \n\n    checks_total.......: 5400   87.804878/s\n    checks_succeeded...: ")
+	require.Regexp(t, `\n    checks_failed\.\.\.\.\.\.: \d+\.\d\d% +\d+ out of 5400\n`, out)
+	require.Contains(t, out, "\n    ✗ status is 200\n      ↳  97% — ✓ 1763 / ✗ 37\n    ✓ body has id\n    ✗ fast\n      ↳  ")
+
+	// Metric lines: every colon of TOTAL RESULTS in one column, and at least 3 dots.
+	total := out[strings.Index(out, "TOTAL RESULTS"):strings.Index(out, "█ STAGES")]
+	col := -1
+	for _, line := range strings.Split(total, "\n") {
+		if !strings.Contains(line, "...:") || strings.HasPrefix(line, "    checks_") {
+			continue
+		}
+		c := width(line[:strings.Index(line, "...:")])
+		if col < 0 {
+			col = c
+		}
+		require.Equal(t, col, c, "misaligned line %q", line)
+	}
+	require.Positive(t, col)
+	require.Regexp(t, `\n      \{ expected_response:true \}\.{3}: avg=`, total, "the longest name gets exactly three dots")
+	// Compact mode hides checks, http_req_waiting; categories in k6's order.
+	require.NotContains(t, total, "http_req_waiting")
+	require.NotRegexp(t, `\n    checks\.`, total)
+	require.Less(t, strings.Index(total, "CUSTOM"), strings.Index(total, "HTTP"))
+	require.Less(t, strings.Index(total, "HTTP"), strings.Index(total, "EXECUTION"))
+	require.Less(t, strings.Index(total, "EXECUTION"), strings.Index(total, "NETWORK"))
+	require.Regexp(t, `\n    orders\.+: 1800   29\.268293/s\n`, total)
+	require.Regexp(t, `\n    data_received\.+: 2\.2 MB +36 kB/s\n`, total)
+	require.Regexp(t, `\n    vus\.+: 12 +min=2 +max=12 *\n`, total)
+	require.Regexp(t, `\n    http_req_failed\.+: 2\.05% +37 out of 1800\n`, total)
+	require.Regexp(t, `\n    custom_waiting_time\.+: avg=149\.5 +min=120 `, total)
+
+	// The stage table: one row per stage, numbers right-aligned.
+	stages := out[strings.Index(out, "█ STAGES"):]
+	require.Contains(t, stages, "    stage    window    target  achieved  req/s")
+	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0\n`, stages)
+	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17\n`, stages)
+	require.Contains(t, out, "\n  remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped\n  data stored in /tmp/tidemark/load-20261130-020000\n\n\n")
+}
+
+func TestTextColor(t *testing.T) {
+	t.Parallel()
+	in := fullInput(t)
+	in.Color = true
+	out := text(t, in)
+	require.Contains(t, out, "█ \x1b[1mTHRESHOLDS\x1b[0m \n")
+	require.Contains(t, out, "\x1b[32m✓\x1b[0m \x1b[37m'p(95)<500'\x1b[0m \x1b[37mp(95)\x1b[0m=\x1b[36m")
+	require.Contains(t, out, "\x1b[31m✗\x1b[0m")
+	require.Contains(t, out, "\x1b[2;37m...:\x1b[0m")
+	require.Contains(t, out, "\x1b[32m✓ body has id\x1b[0m")
+	// Colour codes never shift the alignment: stripped, the text equals the plain one.
+	in.Color = false
+	plain := text(t, in)
+	require.Equal(t, plain, regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, ""))
+}
+
+func TestTextMinimal(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{
+		{Metric: r.b.Iterations, Tags: r.tags("scenario", "default"), Time: r.start, Value: 1},
+		{Metric: r.b.IterationDuration, Tags: r.tags("scenario", "default"), Time: r.start, Value: 0.000000123},
+		{Metric: r.b.VUs, Tags: r.tags(), Time: r.start, Value: 1},
+	})
+	out := text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second})
+	require.Equal(t, "\n\n  █ TOTAL RESULTS \n\n"+
+		"    EXECUTION\n"+
+		"    iteration_duration...: avg=123ns min=123ns med=123ns max=123ns p(90)=123ns p(95)=123ns\n"+
+		"    iterations...........: 1 1/s\n"+
+		"    vus..................: 1 min=1 max=1\n"+
+		"\n\n\n", out)
+}
+
+func TestTextTimeUnitAndTrendStats(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	tags := r.tags("scenario", "default")
+	for _, v := range []float64{0.001, 0.002, 0.0035, 120} {
+		r.store.Push([]metrics.Sample{{Metric: r.b.HTTPReqDuration, Tags: tags, Time: r.start, Value: v}})
+	}
+	in := Input{
+		Test:     &scenario.Test{SummaryTrendStats: []string{"count", "sum", "p(99.9)", "max"}, SummaryTimeUnit: "ms"},
+		Snapshot: r.store.Snapshot(), Duration: time.Second,
+	}
+	require.Contains(t, text(t, in), "    http_req_duration...: count=4 sum=120006.50ms p(99.9)=119640.01ms max=120000.00ms\n")
+	in.Test.SummaryTimeUnit = ""
+	require.Contains(t, text(t, in), "    http_req_duration...: count=4 sum=2m0s p(99.9)=1m59s max=2m0s\n")
+	in.Test.SummaryTrendStats = []string{"p(95", "avg"}
+	require.ErrorIs(t, WriteText(&bytes.Buffer{}, in), aggregate.ErrUnknownStat)
+	require.ErrorIs(t, WriteText(&bytes.Buffer{}, Input{}), errNoSnapshot)
+}
+
+func TestExportShape(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	require.NoError(t, WriteExport(&b, fullInput(t)))
+	var got struct {
+		RootGroup struct {
+			Name, Path, ID string
+			Groups         map[string]struct {
+				Name, Path, ID string
+				Groups         map[string]json.RawMessage
+				Checks         map[string]struct {
+					Name, Path, ID string
+					Passes, Fails  uint64
+				}
+			}
+			Checks map[string]struct {
+				Path          string
+				Passes, Fails uint64
+			}
+		} `json:"root_group"`
+		Metrics map[string]map[string]any
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	require.Equal(t, "d41d8cd98f00b204e9800998ecf8427e", got.RootGroup.ID, "k6's id of the root group, md5 of the empty path")
+	require.Equal(t, "::api", got.RootGroup.Groups["api"].Path)
+	require.Equal(t, "::api::body has id", got.RootGroup.Groups["api"].Checks["body has id"].Path)
+	require.Equal(t, uint64(1800), got.RootGroup.Groups["api"].Checks["body has id"].Passes)
+	require.Contains(t, got.RootGroup.Groups["api"].Groups, "orders")
+	require.Equal(t, uint64(37), got.RootGroup.Checks["status is 200"].Fails)
+	checks := got.Metrics["checks"]
+	require.Contains(t, checks, "value", "a rate's rate is renamed value")
+	require.NotContains(t, checks, "rate")
+	require.Equal(t, map[string]any{"rate>0.9": false}, checks["thresholds"], "thresholds map to failed")
+	require.Equal(t, map[string]any{"p(95)<500": false, "avg<100": true}, got.Metrics["http_req_duration"]["thresholds"])
+	require.Equal(t, 1800.0, got.Metrics["http_reqs"]["count"])
+	require.InDelta(t, 180, got.Metrics["http_req_duration"]["med"], 60, "trend values are milliseconds")
+	require.Contains(t, got.Metrics, "http_req_duration{expected_response:true}")
+	require.Equal(t, map[string]any{"value": 12.0, "min": 2.0, "max": 12.0, "thresholds": map[string]any{"value<100": false}}, got.Metrics["vus"])
+}
+
+func TestDataShape(t *testing.T) {
+	t.Parallel()
+	in := fullInput(t)
+	in.StdoutTTY = true
+	var b bytes.Buffer
+	require.NoError(t, WriteData(&b, in))
+	var got struct {
+		RootGroup struct {
+			ID     string
+			Groups []struct{ Name string }
+			Checks []struct {
+				Name   string
+				Passes uint64
+			}
+		} `json:"root_group"`
+		Options struct {
+			SummaryTrendStats []string
+			SummaryTimeUnit   string
+			NoColor           bool
+		}
+		State struct {
+			IsStdOutTTY, IsStdErrTTY bool
+			TestRunDurationMs        float64
+		}
+		Metrics map[string]struct {
+			Type, Contains string
+			Values         map[string]float64
+			Thresholds     map[string]struct{ OK bool }
+		}
+		Stages []map[string]any
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	require.Equal(t, "status is 200", got.RootGroup.Checks[0].Name)
+	require.Equal(t, "api", got.RootGroup.Groups[0].Name)
+	require.Equal(t, []string{"avg", "min", "med", "max", "p(90)", "p(95)"}, got.Options.SummaryTrendStats)
+	require.True(t, got.Options.NoColor)
+	require.True(t, got.State.IsStdOutTTY)
+	require.InDelta(t, 61500.0, got.State.TestRunDurationMs, 1e-9)
+	dur := got.Metrics["http_req_duration"]
+	require.Equal(t, "trend", dur.Type)
+	require.Equal(t, "time", dur.Contains)
+	require.False(t, dur.Thresholds["avg<100"].OK)
+	require.Len(t, dur.Values, 6)
+	require.Equal(t, "data", got.Metrics["data_sent"].Contains)
+	require.Equal(t, map[string]float64{"rate": 37.0 / 1800, "passes": 37, "fails": 1763}, got.Metrics["http_req_failed"].Values)
+	require.Contains(t, got.Metrics, "ws_connecting", "thresholded metrics appear without samples")
+	require.Len(t, got.Stages, 2)
+	require.Equal(t, 10.0, got.Stages[0]["achieved"])
+	require.Equal(t, 17.0, got.Stages[1]["droppedIterations"])
+	require.Equal(t, 0.0, got.Stages[0]["errorRate"])
+}
