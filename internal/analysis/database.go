@@ -11,7 +11,7 @@ import (
 // Database holds the facts of one RDS instance.
 type Database struct {
 	Instance string `json:"instance"`
-	// Cadence is the measured spacing of CloudWatch samples.
+	// Cadence is the spacing of CloudWatch samples (the source's resolution).
 	Cadence *Fact `json:"cadence,omitempty"`
 	// Lag is how far the newest sample trails the end of the window.
 	Lag                 *Fact `json:"lag,omitempty"`
@@ -74,14 +74,9 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 		d := Database{Instance: inst}
 		res := tl.Res(SourceRDS)
 		cpu := pick(QRDSCPU, inst)
-		if iv, ok := timeline.MedianInterval(cpu.Points); ok {
-			// Range results repeat the last value at every step: count only changes.
-			if c, ok := changeCadence(cpu.Points); ok {
-				iv = c
-			}
-			res = max(res, iv)
-			d.Cadence = value(iv.Seconds(), UnitSeconds, time.Time{}, iv, ev(QRDSCPU, cpu))
-		}
+		// The cadence is the source's sample interval, measured from raw samples by the
+		// caller (range results repeat values at every step and cannot show it).
+		d.Cadence = value(res.Seconds(), UnitSeconds, time.Time{}, res, ev(QRDSCPU, cpu))
 		if len(cpu.Points) > 0 {
 			last := cpu.Points[len(cpu.Points)-1].T
 			if lag := tl.Run.To.Sub(last); lag > 0 {
@@ -143,21 +138,6 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 		out = append(out, d)
 	}
 	return out, notes
-}
-
-// changeCadence is the median time between value changes: the real update cadence when a
-// range query repeats values at every step.
-func changeCadence(ps []timeline.Point) (time.Duration, bool) {
-	var ch []timeline.Point
-	for i, p := range ps {
-		if i == 0 || p.V != ps[i-1].V {
-			ch = append(ch, p)
-		}
-	}
-	if len(ch) < 3 {
-		return 0, false
-	}
-	return timeline.MedianInterval(ch)
 }
 
 func (d *Database) plateau(conns timeline.Series, span timeline.Window, peak float64, res time.Duration) {

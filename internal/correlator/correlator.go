@@ -346,9 +346,13 @@ func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config) []
 			if q.Source != s.Name {
 				continue
 			}
+			w := span
+			if s.Name == analysis.SourceK6 {
+				w = tl.Run // the load series exist only while the run is live
+			}
 			for _, ser := range tl.Set(name) {
 				series++
-				best = max(best, coverageOf(ser, span, tl.Res(s.Name)))
+				best = max(best, coverageOf(ser, w, tl.Res(s.Name)))
 			}
 		}
 		res.Sources[i].Series, res.Sources[i].Coverage = series, best

@@ -1,0 +1,446 @@
+//go:build integration
+
+package correlator
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/query"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/story1.om from the generator")
+
+// Story 1's 10→50 RPS spike, as the fixture's truth. Offsets are seconds from the run start.
+var (
+	fxRunFrom = time.Date(2026, 3, 1, 10, 0, 2, 0, time.UTC)
+	fxRunTo   = fxRunFrom.Add(10 * time.Minute)
+	fxFrom    = fxRunFrom.Add(-10 * time.Minute)
+	fxTo      = fxRunTo.Add(16 * time.Minute)
+)
+
+const (
+	fxTestID     = "spike-50"
+	fxK6Step     = 5   // k6 remote-write push interval
+	fxKSMStep    = 15  // kube-state-metrics scrape interval
+	fxKSMOffset  = 7   // KSM scrapes 7 s after the k6 grid
+	fxCadvStep   = 15  // cAdvisor scrape interval
+	fxCadvOffset = 3   //
+	fxRDSStep    = 60  // CloudWatch minute
+	fxScaleUp1   = 150 // desired 2→4
+	fxReady1     = 165 // ready 4
+	fxScaleUp2   = 180 // desired 4→5 (max)
+	fxReady2     = 210 // ready 5
+	fxLoadStep   = 120 // 10→50 RPS
+	fxLoadEnd    = 420 // ramp-down starts
+	fxScaleIn    = 720 // desired 5→2 (5 min stabilisation after the ramp-down)
+	fxFailRate   = 10.0
+)
+
+func fxTarget(r float64) float64 {
+	switch {
+	case r < fxLoadStep:
+		return 10
+	case r < fxLoadEnd:
+		return 50
+	case r < 540:
+		return 50 * (1 - (r-fxLoadEnd)/120)
+	default:
+		return 0
+	}
+}
+
+func fxFailures(r float64) float64 {
+	if r >= fxLoadStep && r < 240 {
+		return fxFailRate
+	}
+	return 0
+}
+
+func stepFn(points ...float64) func(r float64) float64 {
+	// points: v0, t1, v1, t2, v2, …
+	return func(r float64) float64 {
+		v := points[0]
+		for i := 1; i+1 < len(points); i += 2 {
+			if r >= points[i] {
+				v = points[i+1]
+			}
+		}
+		return v
+	}
+}
+
+// integral of f over [a, b] with a fine fixed step (the functions are piecewise linear).
+func integral(f func(float64) float64, a, b float64) float64 {
+	const dt = 0.01
+	var s float64
+	for x := a; x < b-1e-9; x += dt {
+		s += f(x+dt/2) * dt
+	}
+	return s
+}
+
+type omSeries struct {
+	name   string
+	labels string
+	lines  []string
+}
+
+type omWriter struct{ series []*omSeries }
+
+func (w *omWriter) add(name, labels string, from, to, step, offset float64, f func(r float64) (float64, bool)) {
+	s := &omSeries{name: name, labels: labels}
+	for r := from + offset; r <= to; r += step {
+		v, ok := f(r)
+		if !ok {
+			continue
+		}
+		ts := fxRunFrom.Add(time.Duration(r * float64(time.Second)))
+		s.lines = append(s.lines, fmt.Sprintf("%s{%s} %s %d.%03d", name, labels, fmtFloat(v), ts.Unix(), ts.Nanosecond()/1e6))
+	}
+	if len(s.lines) > 0 {
+		w.series = append(w.series, s)
+	}
+}
+
+func fmtFloat(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.6g", v)
+}
+
+func (w *omWriter) String() string {
+	slices.SortStableFunc(w.series, func(a, b *omSeries) int { return strings.Compare(a.name, b.name) })
+	var b strings.Builder
+	for _, s := range w.series {
+		for _, l := range s.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString("# EOF\n")
+	return b.String()
+}
+
+type fxPod struct {
+	name, rs       string
+	created, ready float64 // offsets; ready < 0: ready before the window
+	deleted        float64
+	request, limit float64 // cores; limit 0 = none
+}
+
+// story1OpenMetrics generates the fixture.
+func story1OpenMetrics() string {
+	w := &omWriter{}
+	from, to := fxFrom.Sub(fxRunFrom).Seconds(), fxTo.Sub(fxRunFrom).Seconds()
+	run := fxRunTo.Sub(fxRunFrom).Seconds()
+	always := func(v float64) func(float64) (float64, bool) { return func(float64) (float64, bool) { return v, true } }
+	inRun := func(f func(float64) float64) func(float64) (float64, bool) {
+		return func(r float64) (float64, bool) { return f(r), r >= 0 && r <= run }
+	}
+	k6 := fmt.Sprintf(`testid=%q`, fxTestID)
+
+	// Load (k6 names, pushed every 5 s while the run is live).
+	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, fxK6Step, 0, inRun(func(float64) float64 { return 1 }))
+	w.add("tidemark_scenario_target", k6+`,scenario="spike",unit="iterations_per_second"`, 0, run, fxK6Step, 0, inRun(fxTarget))
+	ok := func(r float64) float64 { return fxTarget(r) - fxFailures(r) }
+	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
+		inRun(func(r float64) float64 { return integral(ok, 0, r) }))
+	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="503",expected_response="false"`, 0, run, fxK6Step, 0,
+		func(r float64) (float64, bool) {
+			v := integral(fxFailures, 0, r)
+			return v, r <= run && v > 0
+		})
+	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, 0, inRun(func(r float64) float64 { return integral(fxTarget, 0, r) }))
+	w.add("k6_vus", k6, 0, run, fxK6Step, 0, inRun(func(r float64) float64 { return math.Ceil(fxTarget(r) / 2) }))
+	w.add("k6_http_req_duration_p95", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
+		inRun(func(r float64) float64 { return 0.15 + math.Max(0, math.Min(r, 300)-fxLoadStep)/100 }))
+
+	// kube-state-metrics.
+	ksm := `job="kube-state-metrics",namespace="shoong"`
+	hpa := ksm + `,horizontalpodautoscaler="order"`
+	replicas := stepFn(2, fxScaleUp1, 4, fxScaleUp2, 5, fxScaleIn, 2)
+	ready := stepFn(2, fxReady1, 4, fxReady2, 5, fxScaleIn+15, 2)
+	kAdd := func(name, labels string, f func(float64) (float64, bool)) {
+		w.add(name, labels, from, to, fxKSMStep, fxKSMOffset, f)
+	}
+	fn := func(f func(float64) float64) func(float64) (float64, bool) {
+		return func(r float64) (float64, bool) { return f(r), true }
+	}
+	kAdd("kube_horizontalpodautoscaler_info", hpa+`,scaletargetref_api_version="apps/v1",scaletargetref_kind="Deployment",scaletargetref_name="order"`, always(1))
+	kAdd("kube_horizontalpodautoscaler_status_current_replicas", hpa, fn(replicas))
+	kAdd("kube_horizontalpodautoscaler_status_desired_replicas", hpa, fn(replicas))
+	kAdd("kube_horizontalpodautoscaler_spec_min_replicas", hpa, always(2))
+	kAdd("kube_horizontalpodautoscaler_spec_max_replicas", hpa, always(5))
+	kAdd("kube_horizontalpodautoscaler_spec_target_metric", hpa+`,metric_name="cpu",metric_target_type="utilization"`, always(70))
+	kAdd("kube_horizontalpodautoscaler_status_target_metric", hpa+`,metric_name="cpu",metric_target_type="utilization"`, fn(stepFn(30, 135, 111, 240, 80, 450, 20)))
+	kAdd("kube_horizontalpodautoscaler_status_target_metric", hpa+`,metric_name="cpu",metric_target_type="average"`, fn(stepFn(0.03, 135, 0.111, 240, 0.08, 450, 0.02)))
+	kAdd("kube_deployment_spec_replicas", ksm+`,deployment="order"`, fn(replicas))
+	kAdd("kube_deployment_status_replicas_ready", ksm+`,deployment="order"`, fn(ready))
+	kAdd("kube_deployment_spec_replicas", ksm+`,deployment="delivery"`, always(2))
+	kAdd("kube_deployment_status_replicas_ready", ksm+`,deployment="delivery"`, always(2))
+	kAdd("kube_replicaset_owner", ksm+`,replicaset="order-7d9f",owner_kind="Deployment",owner_name="order",owner_is_controller="true"`, always(1))
+	kAdd("kube_replicaset_owner", ksm+`,replicaset="delivery-5c4b",owner_kind="Deployment",owner_name="delivery",owner_is_controller="true"`, always(1))
+	long := -3600.0
+	pods := []fxPod{
+		{name: "order-7d9f-a", rs: "order-7d9f", created: long, ready: long, deleted: math.Inf(1), request: 0.1, limit: 0.2},
+		{name: "order-7d9f-b", rs: "order-7d9f", created: long, ready: long, deleted: math.Inf(1), request: 0.1, limit: 0.2},
+		{name: "order-7d9f-c", rs: "order-7d9f", created: fxScaleUp1 + 1, ready: fxReady1 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
+		{name: "order-7d9f-d", rs: "order-7d9f", created: fxScaleUp1 + 1, ready: fxReady1 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
+		{name: "order-7d9f-e", rs: "order-7d9f", created: fxScaleUp2 + 1, ready: fxReady2 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
+		{name: "delivery-5c4b-a", rs: "delivery-5c4b", created: long, ready: long, deleted: math.Inf(1), request: 0.05},
+		{name: "delivery-5c4b-b", rs: "delivery-5c4b", created: long, ready: long, deleted: math.Inf(1), request: 0.05},
+	}
+	usage := stepFn(0.03, fxLoadStep, 0.12, 240, 0.08, fxLoadEnd, 0.02)
+	throttled := stepFn(0, 135, 0.1, fxScaleUp1, 0.3, 240, 0.02, fxLoadEnd, 0)
+	for _, p := range pods {
+		pl := ksm + fmt.Sprintf(`,pod=%q,uid="uid-%s"`, p.name, p.name)
+		alive := func(f func(float64) float64) func(float64) (float64, bool) {
+			return func(r float64) (float64, bool) { return f(r), r >= p.created && r < p.deleted }
+		}
+		at := func(off float64) float64 { return float64(fxRunFrom.Add(time.Duration(off) * time.Second).Unix()) }
+		kAdd("kube_pod_owner", pl+fmt.Sprintf(`,owner_kind="ReplicaSet",owner_name=%q,owner_is_controller="true"`, p.rs), alive(func(float64) float64 { return 1 }))
+		kAdd("kube_pod_created", pl, alive(func(float64) float64 { return at(p.created) }))
+		kAdd("kube_pod_status_ready", pl+`,condition="true"`, alive(func(r float64) float64 {
+			if r >= p.ready {
+				return 1
+			}
+			return 0
+		}))
+		kAdd("kube_pod_status_ready_time", pl, func(r float64) (float64, bool) { return at(p.ready), r >= p.ready && r < p.deleted })
+		cl := pl + `,container="app",node="node-1"`
+		kAdd("kube_pod_container_resource_requests", cl+`,resource="cpu",unit="core"`, alive(func(float64) float64 { return p.request }))
+		if p.limit > 0 {
+			kAdd("kube_pod_container_resource_limits", cl+`,resource="cpu",unit="core"`, alive(func(float64) float64 { return p.limit }))
+		}
+
+		// cAdvisor: counters from the pod's creation (or the window start).
+		start := math.Max(p.created, from)
+		cad := fmt.Sprintf(`job="kubelet",metrics_path="/metrics/cadvisor",namespace="shoong",pod=%q,container="app",image="app:1",id="/kubepods/%s/app"`, p.name, p.name)
+		cAdd := func(name, labels string, f func(float64) float64) {
+			w.add(name, labels, from, to, fxCadvStep, fxCadvOffset, func(r float64) (float64, bool) {
+				return integral(f, start, r), r >= p.created && r < p.deleted
+			})
+		}
+		if p.limit == 0 { // delivery: no CPU limit, so no CFS series at all
+			cAdd("container_cpu_usage_seconds_total", cad+`,cpu="total"`, func(float64) float64 { return 0.01 })
+			continue
+		}
+		cAdd("container_cpu_usage_seconds_total", cad+`,cpu="total"`, usage)
+		cAdd("container_cpu_cfs_periods_total", cad, func(float64) float64 { return 10 })
+		cAdd("container_cpu_cfs_throttled_periods_total", cad, func(r float64) float64 { return 10 * throttled(r) })
+		// The sandbox and the pod-level cgroup must be filtered out by container!="POD", container!="".
+		sandbox := fmt.Sprintf(`job="kubelet",metrics_path="/metrics/cadvisor",namespace="shoong",pod=%q,container="POD",image="pause:3.9",id="/kubepods/%s/pause"`, p.name, p.name)
+		cAdd("container_cpu_usage_seconds_total", sandbox+`,cpu="total"`, func(float64) float64 { return 5 })
+		cAdd("container_cpu_cfs_throttled_periods_total", sandbox, func(float64) float64 { return 10 })
+		cAdd("container_cpu_cfs_periods_total", sandbox, func(float64) float64 { return 10 })
+	}
+
+	// RDS through YACE, on CloudWatch minutes.
+	rds := `job="yace",name="arn:aws:rds:eu-west-1:123456789012:db:shoong-db",dimension_DBInstanceIdentifier="shoong-db",region="eu-west-1"`
+	rAdd := func(name string, f func(float64) float64) {
+		w.add(name, rds, from, to, fxRDSStep, -2, func(r float64) (float64, bool) { return f(r), r >= from })
+	}
+	rAdd("aws_rds_cpuutilization_average", stepFn(5, 180, 12, fxScaleIn, 5))
+	rAdd("aws_rds_database_connections_average", stepFn(20, 180, 35, 240, 41, 780, 22))
+	rAdd("aws_rds_cpucredit_balance_average", func(r float64) float64 { return 100 + math.Floor((r+600)/60) })
+	rAdd("aws_rds_freeable_memory_average", func(r float64) float64 {
+		if r >= 298 && r < 358 {
+			return 3e8
+		}
+		return 4e8
+	})
+	return w.String()
+}
+
+func TestStory1FixtureIsGenerated(t *testing.T) {
+	path := filepath.Join("testdata", "story1.om")
+	got := story1OpenMetrics()
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got, "testdata/story1.om is stale: go test -tags integration -run TestStory1FixtureIsGenerated -update ./internal/correlator/")
+}
+
+// TestCorrelatePrometheusStory1 loads story 1's spike into a real Prometheus 2.42 with
+// promtool and checks that the correlated facts equal the fixture's truth within the
+// stated resolution (one scrape interval per end of a span; rate-derived facts also lag
+// by up to the rate window).
+func TestCorrelatePrometheusStory1(t *testing.T) {
+	promtool := "/usr/bin/promtool"
+	_, err := os.Stat(promtool)
+	require.NoError(t, err, "promtool is required (apt-get install prometheus)")
+
+	prom := promtest.StartPrometheus(t)
+	blocks := t.TempDir()
+	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet", filepath.Join("testdata", "story1.om"), blocks).CombinedOutput()
+	require.NoError(t, err, "promtool: %s", out)
+	// Move the blocks into the running server's data directory; the TSDB loads new blocks
+	// on its once-a-minute reload.
+	entries, err := os.ReadDir(blocks)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		require.NoError(t, os.Rename(filepath.Join(blocks, e.Name()), filepath.Join(prom.DataDir, e.Name())))
+	}
+	promtest.Poll(t, 150*time.Second, time.Second, func() (bool, error) {
+		v, err := promtest.Query(context.Background(), prom.URL, `count(tidemark_run_info)`, fxRunFrom.Add(time.Minute))
+		if err != nil {
+			return false, err
+		}
+		return promtest.NonEmpty(v), nil
+	})
+
+	q, err := query.NewPrometheus(prom.URL, nil)
+	require.NoError(t, err)
+	cat, err := query.Default()
+	require.NoError(t, err)
+	c := New(q, cat, promslog.NewNopLogger())
+	start := time.Now()
+	res, err := c.Correlate(context.Background(), Config{
+		TestID: fxTestID, Namespace: "shoong", Lookback: time.Since(fxFrom) + time.Hour,
+		Params: map[string]float64{"db_pool_per_pod": 8},
+	})
+	require.NoError(t, err)
+	t.Logf("correlated in %s", time.Since(start))
+	for _, n := range res.Notes {
+		t.Logf("note: %s/%s %s: %s", n.Section, n.Object, n.Level, n.Text)
+	}
+	for _, q := range res.Queries {
+		require.Empty(t, q.Error, q.Name)
+	}
+
+	// Window and resolutions.
+	require.Equal(t, fxRunFrom, res.Window.Run.From)
+	require.Equal(t, fxRunTo, res.Window.Run.To)
+	res_ := map[string]Source{}
+	for _, s := range res.Sources {
+		res_[s.Name] = s
+		require.True(t, s.Measured, s.Name)
+		require.Greater(t, s.Series, 0, s.Name)
+	}
+	require.InDelta(t, fxK6Step, res_["k6"].ResolutionSeconds, 0)
+	require.InDelta(t, fxKSMStep, res_["ksm"].ResolutionSeconds, 0)
+	require.InDelta(t, fxCadvStep, res_["cadvisor"].ResolutionSeconds, 0)
+	require.InDelta(t, fxRDSStep, res_["rds"].ResolutionSeconds, 0)
+
+	within := func(f *analysis.Fact, want float64, msg string) {
+		t.Helper()
+		require.NotNil(t, f, msg)
+		require.InDelta(t, want, f.Value, f.ResolutionSeconds, msg)
+		require.Positive(t, f.ResolutionSeconds, msg)
+	}
+	withinAt := func(f *analysis.Fact, off float64, slack time.Duration, msg string) {
+		t.Helper()
+		require.NotNil(t, f, msg)
+		want := fxRunFrom.Add(time.Duration(off) * time.Second)
+		require.False(t, f.At.Before(want.Add(-time.Second)), "%s: %s is before the truth %s", msg, f.At, want)
+		require.LessOrEqual(t, f.At.Sub(want), slack, "%s: %s vs truth %s", msg, f.At, want)
+	}
+	ksmRes := time.Duration(fxKSMStep) * time.Second
+
+	// Load.
+	require.InDelta(t, 19200, res.Load.Requests, 1)
+	require.InDelta(t, 1200, res.Load.Failures, 1)
+	require.Equal(t, []time.Time{fxRunFrom.Add((fxLoadStep - fxK6Step) * time.Second)}, res.Load.LoadSteps, "the jump happens between two pushes")
+	require.Equal(t, fxRunFrom.Add(fxLoadEnd*time.Second), res.Load.LoadEnd)
+	require.NotNil(t, res.Load.Capacity.LastHeld)
+	require.NotNil(t, res.Load.Capacity.FirstBroke)
+	require.InDelta(t, 10, res.Load.Stages[*res.Load.Capacity.LastHeld].EndTarget, 0)
+
+	// Autoscaling.
+	require.Len(t, res.Autoscaling, 1)
+	h := res.Autoscaling[0]
+	require.Equal(t, "order", h.Deployment)
+	require.InDelta(t, 2, h.Baseline.Value, 0)
+	require.Len(t, h.Steps, 3)
+	withinAt(h.Steps[0].DesiredAt, fxScaleUp1, ksmRes, "scale-up 1")
+	withinAt(h.Steps[1].DesiredAt, fxScaleUp2, ksmRes, "scale-up 2")
+	withinAt(h.Steps[2].DesiredAt, fxScaleIn, ksmRes, "scale-in")
+	within(h.Steps[0].ReadyGap, fxReady1-fxScaleUp1, "gap 2→4")
+	within(h.Steps[1].ReadyGap, fxReady2-fxScaleUp2, "gap 4→5")
+	within(h.ReactionFromLoadStep, fxScaleUp1-fxLoadStep, "reaction from load step")
+	withinAt(h.MetricCrossed, 135, ksmRes, "metric crossed")
+	within(h.ReactionFromCrossing, fxScaleUp1-135, "reaction from crossing")
+	within(h.TimeToMax, fxScaleUp2-fxLoadStep, "time to max")
+	within(h.HeldAtMax, fxScaleIn-fxScaleUp2, "held at max")
+	within(h.ScaleInDelay, fxScaleIn-fxLoadEnd, "scale-in delay")
+	within(h.RecoveryAfterLoadEnd, fxScaleIn-fxLoadEnd, "recovery")
+	startups := map[string]float64{}
+	for _, p := range h.Pods {
+		require.NotNil(t, p.Startup, p.Pod)
+		startups[p.Pod] = p.Startup.Value
+	}
+	require.Equal(t, map[string]float64{"order-7d9f-c": 13, "order-7d9f-d": 13, "order-7d9f-e": 28}, startups)
+
+	// CPU.
+	byWl := map[string]analysis.WorkloadCPU{}
+	for _, w := range res.CPU {
+		byWl[w.Workload] = w
+	}
+	require.Len(t, byWl, 2)
+	order := byWl["order"]
+	require.InDelta(t, 0.07, order.HPATarget.Value, 1e-9)
+	require.InDelta(t, 0.2, order.Limit.Value, 1e-9)
+	require.InDelta(t, 0.12, order.PeakUsage.Value, 0.005, "the pause container is filtered out")
+	require.InDelta(t, 0.3, order.PeakThrottled.Value, 0.01, "the sandbox's periods are filtered out")
+	require.Len(t, order.Onsets, 2)
+	rw := time.Duration(cat.Defaults.RateWindow) + time.Duration(fxCadvStep)*time.Second
+	withinAt(order.Onsets[0].At, 135, rw, "throttling > 5%")
+	withinAt(order.Onsets[1].At, fxScaleUp1, rw, "throttling > 25%")
+	require.InDelta(t, 25, order.Onsets[0].VUs.Value, 0)
+	require.True(t, byWl["delivery"].NoLimit)
+
+	// Database.
+	require.Len(t, res.Database, 1)
+	d := res.Database[0]
+	require.InDelta(t, 5, d.CPUBaseline.Value, 0)
+	require.InDelta(t, 12, d.CPUPeak.Value, 0)
+	require.InDelta(t, 21, d.ConnectionsGrowth.Value, 0)
+	require.InDelta(t, 41, d.Plateau.Value, 0)
+	require.Equal(t, "rising", d.CreditTrend)
+	require.InDelta(t, 3e8, d.FreeableMin.Value, 0)
+	require.InDelta(t, 60, d.Cadence.Value, 0)
+
+	// Errors: 450 of 1200 failures fell in the two start-up gaps (15 s and 30 s at 10/s).
+	require.Len(t, res.Errors.Bursts, 1)
+	require.InDelta(t, 1, res.Errors.Bursts[0].Share, 1e-9)
+	require.InDelta(t, 450.0/1200, res.Errors.InGapShare.Value, 2*fxFailRate*fxKSMStep/1200)
+
+	// Findings kept as data in the catalog fire on real Prometheus.
+	rules := map[string]bool{}
+	for _, f := range res.Findings {
+		rules[f.Rule] = true
+	}
+	for _, want := range []string{"hpa_at_max_with_errors", "ready_lagging_during_errors", "throttled_below_limit"} {
+		require.True(t, rules[want], "finding %s; got %v", want, keys(rules))
+	}
+	require.Less(t, time.Since(start), 10*time.Second)
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
