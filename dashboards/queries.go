@@ -138,7 +138,7 @@ func BuiltinExprs() ExprTable {
 		"load_target_rate":              `sum by (scenario) (tidemark_scenario_target{` + selLoad + `, unit="iterations_per_second"})`,
 		"load_target_vus":               `sum by (scenario) (tidemark_scenario_target{` + selLoad + `, unit="vus"})`,
 		"load_hist_latency_quantile":    `histogram_quantile($quantile, sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_avg":         `histogram_avg(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
+		"load_hist_latency_avg":         `histogram_sum(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `)) / histogram_count(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
 		"load_hist_req_rate":            `histogram_count(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
 		"load_hist_iteration_quantile":  `histogram_quantile($quantile, sum(` + rate("k6_iteration_duration_seconds", selLoad) + `))`,
 		"load_hist_latency_table_p50":   `histogram_quantile(0.5, sum by (name, method, status) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,

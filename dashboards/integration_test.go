@@ -1,0 +1,360 @@
+//go:build integration
+
+package dashboards
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/histogram"
+	"github.com/prometheus/prometheus/prompb"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/promtest"
+)
+
+// itestID is the testid of the run the integration test loads.
+const itestID = "itest-1"
+
+// series is one time series being generated: its labels and a value per timestamp
+// (NaN: no sample), or a native histogram per timestamp.
+type series struct {
+	labels map[string]string
+	value  func(t time.Duration) float64
+	hist   func(t time.Duration) *histogram.Histogram
+	every  time.Duration
+}
+
+// runData is a 15-minute story-1-like run plus the cluster series around it, with the
+// cadences of deploy/prometheus: k6 pushes every 5 s, kube-state-metrics every 5 s,
+// cAdvisor every 10 s, YACE every 60 s.
+func runData() []series {
+	const run = 15 * time.Minute
+	live := func(t time.Duration) bool { return t >= 30*time.Second && t <= run }
+	// Offered load: 10 req/s, spike to 50 req/s from minute 5 to minute 10.
+	rps := func(t time.Duration) float64 {
+		if t >= 5*time.Minute && t < 10*time.Minute {
+			return 50
+		}
+		return 10
+	}
+	// counter integrates rate f from the run start, sampled only while the run is live.
+	counter := func(f func(time.Duration) float64) func(time.Duration) float64 {
+		return func(t time.Duration) float64 {
+			if !live(t) {
+				return math.NaN()
+			}
+			var c float64
+			for s := 30 * time.Second; s < t; s += time.Second {
+				c += f(s)
+			}
+			return c
+		}
+	}
+	gauge := func(v func(time.Duration) float64) func(time.Duration) float64 {
+		return func(t time.Duration) float64 {
+			if !live(t) {
+				return math.NaN()
+			}
+			return v(t)
+		}
+	}
+	always := func(v float64) func(time.Duration) float64 { return func(time.Duration) float64 { return v } }
+	failShare := func(t time.Duration) float64 {
+		if t >= 5*time.Minute && t < 7*time.Minute {
+			return 0.16
+		}
+		return 0.01
+	}
+	k6 := func(name string, extra ...string) map[string]string {
+		l := map[string]string{"__name__": name, "testid": itestID, "instance_id": "1"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return l
+	}
+	req := func(status, expected string) []string {
+		return []string{"scenario", "spike", "method", "GET", "name", "http://order/api", "url", "http://order/api", "status", status, "expected_response", expected, "proto", "HTTP/1.1"}
+	}
+	var out []series
+	add := func(l map[string]string, every time.Duration, v func(time.Duration) float64) {
+		out = append(out, series{labels: l, value: v, every: every})
+	}
+	s5 := 5 * time.Second
+
+	// --- k6 series and run metadata -----------------------------------------------------
+	add(k6("tidemark_run_info", "version", "dev"), s5, gauge(always(1)))
+	add(k6("tidemark_scenario_target", "scenario", "spike", "unit", "iterations_per_second"), s5, gauge(rps))
+	add(k6("tidemark_scenario_target", "scenario", "soak", "unit", "vus"), s5, gauge(always(5)))
+	add(k6("k6_vus"), s5, gauge(func(t time.Duration) float64 { return rps(t) / 2 }))
+	add(k6("k6_vus_max"), s5, gauge(always(200)))
+	add(k6("k6_http_reqs_total", req("200", "true")...), s5, counter(func(t time.Duration) float64 { return rps(t) * (1 - failShare(t)) }))
+	add(k6("k6_http_reqs_total", append(req("503", "false"), "error_code", "1503")...), s5, counter(func(t time.Duration) float64 { return rps(t) * failShare(t) }))
+	add(k6("k6_http_req_failed_rate", req("200", "true")...), s5, gauge(always(0)))
+	add(k6("k6_http_req_failed_rate", append(req("503", "false"), "error_code", "1503")...), s5, gauge(always(1)))
+	add(k6("k6_iterations_total", "scenario", "spike"), s5, counter(rps))
+	add(k6("k6_iterations_total", "scenario", "soak"), s5, counter(always(2)))
+	add(k6("k6_dropped_iterations_total", "scenario", "spike"), s5, counter(func(t time.Duration) float64 { return rps(t) / 100 }))
+	add(k6("k6_data_sent_total", "scenario", "spike"), s5, counter(func(t time.Duration) float64 { return rps(t) * 200 }))
+	add(k6("k6_data_received_total", "scenario", "spike"), s5, counter(func(t time.Duration) float64 { return rps(t) * 1500 }))
+	add(k6("k6_checks_rate", "scenario", "spike", "check", "status is 200"), s5, gauge(always(0.95)))
+	latency := func(base float64) func(time.Duration) float64 {
+		return gauge(func(t time.Duration) float64 { return base * rps(t) / 10 })
+	}
+	for _, trend := range k6Trends() {
+		add(k6("k6_"+trend+"_p99", req("200", "true")...), s5, latency(0.01))
+	}
+	for _, stat := range []string{"min", "max", "p95"} {
+		add(k6("k6_http_req_duration_"+stat, req("200", "true")...), s5, latency(0.02))
+		add(k6("k6_http_req_duration_"+stat, req("503", "false")...), s5, latency(0.5))
+	}
+	add(k6("k6_http_req_duration_p99", req("503", "false")...), s5, latency(0.6))
+	add(k6("k6_iteration_duration_p99", "scenario", "spike"), s5, latency(0.05))
+	// Native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM).
+	hist := func(scale float64) func(time.Duration) *histogram.Histogram {
+		c := counter(func(t time.Duration) float64 { return rps(t) * scale })
+		return func(t time.Duration) *histogram.Histogram {
+			n := c(t)
+			if math.IsNaN(n) {
+				return nil
+			}
+			// Schema 0: buckets (1/16,1/8], (1/8,1/4], (1/4,1/2] hold 50 %, 30 %, 20 %.
+			b := []uint64{uint64(n * 0.5), uint64(n * 0.3), uint64(n * 0.2)}
+			return &histogram.Histogram{
+				Schema: 0, ZeroThreshold: 1e-128, Count: b[0] + b[1] + b[2], Sum: n * 0.15,
+				PositiveSpans:   []histogram.Span{{Offset: -3, Length: 3}},
+				PositiveBuckets: []int64{int64(b[0]), int64(b[1]) - int64(b[0]), int64(b[2]) - int64(b[1])},
+			}
+		}
+	}
+	out = append(out,
+		series{labels: k6("k6_http_req_duration_seconds", req("200", "true")...), hist: hist(0.9), every: s5},
+		series{labels: k6("k6_http_req_duration_seconds", req("503", "false")...), hist: hist(0.1), every: s5},
+		series{labels: k6("k6_iteration_duration_seconds", "scenario", "spike"), hist: hist(1), every: s5},
+	)
+	// The correlator's write-back: one sample per event.
+	add(k6("tidemark_event", "kind", "hpa_scale_up", "object", "order"), s5, func(t time.Duration) float64 {
+		if t == 5*time.Minute+15*time.Second {
+			return 1
+		}
+		return math.NaN()
+	})
+
+	// --- kube-state-metrics (namespace shop, deployment order, HPA order 2→4→5) --------
+	ksm := func(name string, extra ...string) map[string]string {
+		l := map[string]string{"__name__": name, "job": "kube-state-metrics", "namespace": "shop", "instance": "ksm:8080"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return l
+	}
+	replicas := func(t time.Duration) float64 {
+		switch {
+		case t >= 5*time.Minute+15*time.Second && t < 6*time.Minute:
+			return 4
+		case t >= 6*time.Minute && t < 13*time.Minute:
+			return 5
+		}
+		return 2
+	}
+	ready := func(t time.Duration) float64 { return replicas(t - 20*time.Second) }
+	hpa := []string{"horizontalpodautoscaler", "order"}
+	add(ksm("kube_horizontalpodautoscaler_info", "horizontalpodautoscaler", "order", "scaletargetref_kind", "Deployment", "scaletargetref_name", "order"), s5, always(1))
+	add(ksm("kube_horizontalpodautoscaler_status_current_replicas", hpa...), s5, replicas)
+	add(ksm("kube_horizontalpodautoscaler_status_desired_replicas", hpa...), s5, func(t time.Duration) float64 { return replicas(t + 10*time.Second) })
+	add(ksm("kube_horizontalpodautoscaler_spec_min_replicas", hpa...), s5, always(2))
+	add(ksm("kube_horizontalpodautoscaler_spec_max_replicas", hpa...), s5, always(5))
+	add(ksm("kube_horizontalpodautoscaler_spec_target_metric", "horizontalpodautoscaler", "order", "metric_name", "cpu", "metric_target_type", "utilization"), s5, always(70))
+	add(ksm("kube_deployment_spec_replicas", "deployment", "order"), s5, replicas)
+	add(ksm("kube_deployment_status_replicas_ready", "deployment", "order"), s5, ready)
+	add(ksm("kube_deployment_status_replicas_available", "deployment", "order"), s5, ready)
+	add(ksm("kube_replicaset_owner", "replicaset", "order-5d9f", "owner_kind", "Deployment", "owner_name", "order", "owner_is_controller", "true"), s5, always(1))
+	pods := []string{"order-5d9f-a", "order-5d9f-b"}
+	for _, pod := range pods {
+		add(ksm("kube_pod_owner", "pod", pod, "uid", pod, "owner_kind", "ReplicaSet", "owner_name", "order-5d9f", "owner_is_controller", "true"), s5, always(1))
+		add(ksm("kube_pod_container_resource_requests", "pod", pod, "uid", pod, "container", "app", "node", "n1", "resource", "cpu", "unit", "core"), s5, always(0.1))
+		add(ksm("kube_pod_container_resource_limits", "pod", pod, "uid", pod, "container", "app", "node", "n1", "resource", "cpu", "unit", "core"), s5, always(0.2))
+		add(ksm("kube_pod_container_status_restarts_total", "pod", pod, "uid", pod, "container", "app"), s5, always(0))
+	}
+
+	// --- cAdvisor through the kubelet -----------------------------------------------------
+	s10 := 10 * time.Second
+	cad := func(name, pod string) map[string]string {
+		return map[string]string{"__name__": name, "job": "kubelet", "metrics_path": "/metrics/cadvisor", "namespace": "shop",
+			"pod": pod, "container": "app", "image": "order:1", "name": "k8s_app_" + pod, "id": "/kubepods/" + pod, "instance": "n1:10250"}
+	}
+	integrate := func(f func(time.Duration) float64) func(time.Duration) float64 {
+		return func(t time.Duration) float64 {
+			var c float64
+			for s := time.Duration(0); s < t; s += time.Second {
+				c += f(s)
+			}
+			return c
+		}
+	}
+	cpu := func(t time.Duration) float64 { return math.Min(0.2, 0.012*rps(t)/replicas(t)*2) }
+	for _, pod := range pods {
+		add(cad("container_cpu_usage_seconds_total", pod), s10, integrate(cpu))
+		add(cad("container_cpu_cfs_periods_total", pod), s10, integrate(always(10)))
+		add(cad("container_cpu_cfs_throttled_periods_total", pod), s10, integrate(func(t time.Duration) float64 { return 10 * cpu(t) / 0.2 * 0.3 }))
+	}
+
+	// --- RDS through YACE ---------------------------------------------------------------------
+	s60 := time.Minute
+	rds := func(name string) map[string]string {
+		return map[string]string{"__name__": name, "job": "yace", "name": "arn:aws:rds:eu-west-1:1:db:orders", "dimension_DBInstanceIdentifier": "orders", "region": "eu-west-1"}
+	}
+	add(rds("aws_rds_cpuutilization_average"), s60, func(t time.Duration) float64 { return rps(t) / 4 })
+	add(rds("aws_rds_database_connections_average"), s60, func(t time.Duration) float64 { return 10 + replicas(t)*5 })
+	add(rds("aws_rds_cpucredit_balance_average"), s60, always(140))
+	add(rds("aws_rds_freeable_memory_average"), s60, always(300<<20))
+	return out
+}
+
+// writeRun remote-writes the run's series, timestamps from start on, into Prometheus.
+func writeRun(t *testing.T, writeURL string, start time.Time, length time.Duration) {
+	t.Helper()
+	var req prompb.WriteRequest
+	for _, s := range runData() {
+		ts := prompb.TimeSeries{}
+		names := make([]string, 0, len(s.labels))
+		for n := range s.labels {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			ts.Labels = append(ts.Labels, prompb.Label{Name: n, Value: s.labels[n]})
+		}
+		for off := time.Duration(0); off <= length; off += s.every {
+			ms := start.Add(off).UnixMilli()
+			if s.hist != nil {
+				if h := s.hist(off); h != nil {
+					ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, h))
+				}
+				continue
+			}
+			if v := s.value(off); !math.IsNaN(v) {
+				ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+			}
+		}
+		req.Timeseries = append(req.Timeseries, ts)
+	}
+	raw, err := req.Marshal()
+	require.NoError(t, err)
+	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
+	require.NoError(t, err)
+	hreq.Header.Set("Content-Encoding", "snappy")
+	hreq.Header.Set("Content-Type", "application/x-protobuf")
+	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
+	resp, err := http.DefaultClient.Do(hreq)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+}
+
+// TestEveryPanelQueryReturnsData loads a run plus cluster series into a real Prometheus
+// and runs every panel's and annotation's query the way Grafana would (variables
+// substituted, range queries over the run, instant queries at its end): each must
+// return data. The variables' label_values queries must offer the run and the workload.
+func TestEveryPanelQueryReturnsData(t *testing.T) {
+	prom := promtest.StartPrometheus(t)
+	length := 16 * time.Minute
+	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
+	writeRun(t, prom.WriteURL(), start, length)
+	promtest.WaitForQuery(t, prom.URL, `count(k6_vus{testid="`+itestID+`"} @ `+fmt.Sprint(start.Add(time.Minute).Unix())+`)`, 30*time.Second, promtest.NonEmpty)
+
+	client, err := api.NewClient(api.Config{Address: prom.URL})
+	require.NoError(t, err)
+	papi := v1.NewAPI(client)
+	ctx := context.Background()
+
+	qs := generatedQueries(t)
+	require.NotEmpty(t, qs)
+	for _, qu := range qs {
+		expr, _ := interpolate(qu.Expr, testVars(itestID))
+		name := qu.Dashboard + " / " + qu.Panel + " / " + qu.RefID
+		var v model.Value
+		if qu.Instant {
+			v, _, _, err = papi.Query(ctx, expr, start.Add(15*time.Minute))
+		} else {
+			v, _, _, err = papi.QueryRange(ctx, expr, v1.Range{Start: start, End: start.Add(length), Step: 15 * time.Second})
+		}
+		require.NoError(t, err, "%s:\n%s", name, expr)
+		require.True(t, promtest.NonEmpty(v), "%s returned no data:\n%s", name, expr)
+	}
+
+	// Template variables resolve to the run and the cluster objects.
+	for _, tc := range []struct {
+		dashboard, variable, want string
+	}{
+		{LoadUID, "testid", itestID},
+		{RunCorrelationUID, "testid", itestID},
+		{RunCorrelationUID, "namespace", "shop"},
+		{RunCorrelationUID, "workload", "order"},
+	} {
+		def := variableDefinition(t, tc.dashboard, tc.variable)
+		m := regexp.MustCompile(`^label_values\((.+), (\w+)\)$`).FindStringSubmatch(def)
+		require.NotNil(t, m, "%s: %s is not label_values(selector, label): %q", tc.dashboard, tc.variable, def)
+		sel, _ := interpolate(m[1], testVars(itestID))
+		vals := labelValues(t, prom.URL, m[2], sel, start, start.Add(length))
+		require.Contains(t, vals, tc.want, "%s: variable %s (%s)", tc.dashboard, tc.variable, def)
+	}
+}
+
+// variableDefinition returns the query of a dashboard's template variable.
+func variableDefinition(t *testing.T, uid, name string) string {
+	t.Helper()
+	exprs, err := DefaultExprs()
+	require.NoError(t, err)
+	built, err := All(exprs)
+	require.NoError(t, err)
+	for _, b := range built {
+		if b.UID != uid {
+			continue
+		}
+		for _, v := range b.Dashboard.Templating.List {
+			if v.Name == name && v.Query != nil && v.Query.String != nil {
+				return *v.Query.String
+			}
+		}
+	}
+	t.Fatalf("dashboard %s has no query variable %s", uid, name)
+	return ""
+}
+
+// labelValues asks the label-values API what Grafana's label_values(selector, label) gets.
+func labelValues(t *testing.T, base, label, selector string, start, end time.Time) []string {
+	t.Helper()
+	u := base + "/api/v1/label/" + label + "/values?" + url.Values{
+		"match[]": {selector},
+		"start":   {fmt.Sprint(start.Unix())},
+		"end":     {fmt.Sprint(end.Unix())},
+	}.Encode()
+	resp, err := http.Get(u)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Status string   `json:"status"`
+		Data   []string `json:"data"`
+		Error  string   `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.Equal(t, "success", body.Status, "%s: %s", strings.TrimPrefix(u, base), body.Error)
+	return body.Data
+}
