@@ -151,4 +151,3 @@ func TestServerListenError(t *testing.T) {
 	require.ErrorContains(t, again.Start(), "listen on "+srv.Addr())
 	require.NoError(t, again.Stop())
 }
-
