@@ -27,6 +27,7 @@ func commands() []command {
 		// Each subcommand adds one line here.
 		serveCmd,
 		dashboardsCmd,
+		simulateCmd,
 	}
 }
 

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/tidemark/tidemark/internal/sim"
+)
+
+type simulateConfig struct {
+	profile       string
+	listenAddress string
+	webConfigFile string
+	serviceAddrs  map[string]string
+	fast          bool
+	fastWindow    time.Duration
+}
+
+// simulateCmd is `tidemark simulate`: the simulated cluster alone.
+func simulateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+	cfg := &simulateConfig{serviceAddrs: map[string]string{}}
+	cmd := app.Command("simulate", "Run a simulated cluster (services with HPA, pods, CFS throttling, a database) from a YAML profile: "+
+		"one HTTP endpoint per service for load tests, and kube-state-metrics, cAdvisor and YACE RDS series on /metrics.")
+	cmd.Arg("profile", "Cluster profile (YAML), e.g. examples/cluster-shoong.yaml.").Required().StringVar(&cfg.profile)
+	cmd.Flag("web.listen-address", "Address of the metrics endpoint (/metrics, /metrics/kube-state-metrics, /metrics/cadvisor, /metrics/rds). Port 0 picks a free port.").
+		Default("127.0.0.1:0").StringVar(&cfg.listenAddress)
+	cmd.Flag("web.config.file", "Path to a web configuration file (TLS, basic auth) for the metrics endpoint.").StringVar(&cfg.webConfigFile)
+	cmd.Flag("service.listen-address", "NAME=ADDRESS for one service's endpoint, overriding the profile. Repeatable. Default 127.0.0.1 with a free port.").
+		StringMapVar(&cfg.serviceAddrs)
+	cmd.Flag("fast", "Shorten the HPA downscale stabilisation window for demos (says so in the output and in tidemark_sim_info).").BoolVar(&cfg.fast)
+	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window used with --fast.").
+		Default(sim.FastDownscaleStabilization.String()).DurationVar(&cfg.fastWindow)
+	return cmd, func() int {
+		logger := g.logger()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := simulate(ctx, cfg, logger, g.stdout); err != nil {
+			logger.Error("Simulation failed", "err", err)
+			var cfgErr simulateConfigError
+			if errors.As(err, &cfgErr) {
+				return exitInvalidConfig
+			}
+			return exitGeneric
+		}
+		return exitOK
+	}
+}
+
+// simulateConfigError marks a bad profile or flag.
+type simulateConfigError struct{ error }
+
+func (e simulateConfigError) Unwrap() error { return e.error }
+
+// simulate runs the simulated cluster until ctx is done.
+func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, stdout io.Writer) error {
+	p, err := sim.LoadProfile(cfg.profile)
+	if err != nil {
+		return simulateConfigError{err}
+	}
+	opts := []sim.Option{sim.WithMetricsAddress(cfg.listenAddress), sim.WithWebConfigFile(cfg.webConfigFile)}
+	for name, addr := range cfg.serviceAddrs {
+		opts = append(opts, sim.WithServiceAddress(name, addr))
+	}
+	realWindow := p.Controller.DownscaleStabilization.D()
+	if cfg.fast {
+		opts = append(opts, sim.WithFast(cfg.fastWindow))
+	}
+	srv, err := sim.NewServer(p, logger, opts...)
+	if err != nil {
+		return simulateConfigError{err}
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	printSimulation(stdout, srv, cfg.fast, realWindow)
+	<-ctx.Done()
+	return srv.Stop()
+}
+
+func printSimulation(w io.Writer, srv *sim.Server, fast bool, realWindow time.Duration) {
+	p := srv.Profile()
+	fmt.Fprintf(w, "Simulated cluster %q (namespace %s) is running in real time.\n\n", p.Name, p.Namespace)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	urls := srv.ServiceURLs()
+	names := make([]string, 0, len(urls))
+	for n := range urls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(tw, "  service %s\t%s\n", n, urls[n])
+	}
+	base := strings.TrimSuffix(srv.MetricsURL(), sim.MetricsPath)
+	fmt.Fprintf(tw, "  metrics (all)\t%s\n", srv.MetricsURL())
+	fmt.Fprintf(tw, "  kube-state-metrics\t%s\n", base+sim.KubeStateMetricsPath)
+	fmt.Fprintf(tw, "  cAdvisor\t%s\n", base+sim.CadvisorPath)
+	fmt.Fprintf(tw, "  RDS (YACE names)\t%s\n", base+sim.RDSPath)
+	_ = tw.Flush()
+	if fast {
+		fmt.Fprintf(w, "\nFAST MODE: the HPA downscale stabilisation window is %s instead of %s; scale-in happens sooner than on a real cluster. "+
+			"tidemark_sim_info{fast=\"true\"} records it.\n", p.Controller.DownscaleStabilization.D(), realWindow)
+	}
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+}
