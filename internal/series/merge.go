@@ -47,7 +47,13 @@ func (a *acc) input() Input {
 	case 1:
 		in.Trend = a.dists[0]
 	default:
-		in.Trend = mergeDistributions(a.dists)
+		// Aggregate histograms merge exactly; anything else through its native
+		// histogram.
+		if d := mergeHists(a.dists); d != nil {
+			in.Trend = d
+		} else {
+			in.Trend = mergeDistributions(a.dists)
+		}
 	}
 	return in
 }

@@ -10,9 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/series/seriestest"
 )
@@ -267,4 +270,78 @@ func TestRateWithoutSamples(t *testing.T) {
 	require.Len(t, out, 1)
 	require.Equal(t, 0.0, out[0].Value)
 	require.False(t, math.IsNaN(out[0].Value))
+}
+
+// TestFromAggregate maps a real aggregate store: values, trend stats within the
+// histogram's error, native histograms, and exact merging after a label drop.
+func TestFromAggregate(t *testing.T) {
+	run := seriestest.NewRun()
+	b := run.Builtin
+	store := aggregate.New()
+	a := run.Tags("url", "/a", "status", "200")
+	c := run.Tags("url", "/b", "status", "200")
+	now := time.Now()
+	var samples []metrics.Sample
+	var all []float64
+	for i := range 1000 {
+		tags := a
+		if i%3 == 0 {
+			tags = c
+		}
+		v := 0.001 * float64(i+1)
+		all = append(all, v)
+		samples = append(samples,
+			metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: now, Value: 1},
+			metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: now, Value: v},
+			metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: now, Value: float64(i % 2)},
+		)
+	}
+	samples = append(samples, metrics.Sample{Metric: b.VUs, Tags: run.Tags(), Time: now, Value: 7})
+	store.Push(samples)
+	exact := seriestest.NewDist(all...)
+
+	for _, tc := range []struct {
+		name   string
+		rules  []series.LabelRule
+		series int
+	}{
+		{name: "per url", series: 2},
+		{name: "url dropped", rules: []series.LabelRule{{Label: "url", Action: series.ActionDrop}}, series: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := series.NewMapper(series.Config{TrendStats: []string{"count", "p(95)", "max"}, NativeHistograms: true, LabelRules: tc.rules})
+			require.NoError(t, err)
+			out := m.Map(nil, series.FromAggregate(store).Snapshot())
+			var reqs, count float64
+			var hcount uint64
+			n := 0
+			for _, s := range out {
+				switch s.Name {
+				case "k6_http_reqs_total":
+					reqs += s.Value
+					n++
+				case "k6_http_req_duration_count":
+					count += s.Value
+				case "k6_vus":
+					require.Equal(t, 7.0, s.Value)
+				case "k6_http_req_duration_seconds":
+					require.Equal(t, int32(3), s.Histogram.Schema)
+					require.NoError(t, s.Histogram.Validate())
+					hcount += s.Histogram.Count
+				case "k6_http_req_duration_p95":
+					if len(tc.rules) > 0 {
+						require.InEpsilon(t, exact.Quantile(0.95), s.Value, 0.003, "exact merge keeps schema-7 precision")
+					}
+				case "k6_http_req_duration_max":
+					if len(tc.rules) > 0 {
+						require.Equal(t, 1.0, s.Value)
+					}
+				}
+			}
+			require.Equal(t, tc.series, n)
+			require.Equal(t, 1000.0, reqs)
+			require.Equal(t, 1000.0, count)
+			require.Equal(t, uint64(1000), hcount)
+		})
+	}
 }
