@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -212,7 +213,8 @@ func (d *decoder) url(n *yaml.Node, field string, env map[string]string) *Templa
 }
 
 func unwrapURLError(err error) error {
-	if ue, ok := err.(*url.Error); ok {
+	var ue *url.Error
+	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err

@@ -223,7 +223,15 @@ type testDefaults struct {
 }
 
 func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
-	f, ok := d.mappingWith(root, "", topFields(), unsupportedK6Options())
+	f, ok := d.mappingWith(root, "", topFields(), func(name string) string {
+		switch {
+		case slices.Contains(unsupportedK6Options(), name):
+			return fmt.Sprintf("k6 option %q is not supported by Tidemark; remove it", name)
+		case slices.Contains(allScenarioFields(), name):
+			return fmt.Sprintf("%s is a scenario option; expected it inside a scenario: scenarios: {NAME: {executor: ..., %s: ...}}", name, name)
+		}
+		return ""
+	})
 	if !ok {
 		return nil
 	}
@@ -290,9 +298,20 @@ func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
 			d.errorf(n, "flow", "both flow and flows.default are given; expected one of them")
 		}
 		flows[DefaultScenarioName] = n
+		d.topFlow = true
 	}
 
+	d.usedFlows = map[string]bool{}
 	t.Scenarios = d.scenarios(f, flows, env, defs)
+	if len(d.errs) == 0 {
+		// Check flows no scenario runs too, so that a mistake in one is found before a
+		// scenario starts using it.
+		for _, name := range slices.Sorted(maps.Keys(flows)) {
+			if !d.usedFlows[name] {
+				d.flow(flows[name], d.flowField(name), env, defs)
+			}
+		}
+	}
 	if n, ok := f.get("thresholds"); ok {
 		t.Thresholds = d.thresholds(n)
 	}
@@ -442,7 +461,12 @@ func (d *decoder) scenarioMap(n *yaml.Node, flows map[string]*yaml.Node, env map
 }
 
 func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env map[string]string, defs testDefaults) *Scenario {
-	f, ok := d.mappingWith(e.val, field, allScenarioFields(), []string{"options"})
+	f, ok := d.mappingWith(e.val, field, allScenarioFields(), func(name string) string {
+		if name == "options" {
+			return "scenario options (k6 browser) are not supported by Tidemark; remove them"
+		}
+		return ""
+	})
 	if !ok {
 		return nil
 	}
@@ -526,13 +550,8 @@ func (d *decoder) scenarioFlow(f *fields, field string, flows map[string]*yaml.N
 			d.errorf(exec, join(field, "exec"), "no flow named %q; expected one of the names under flows (%s)%s", name, strings.Join(known, ", "), didYouMean(name, known))
 			return Flow{}
 		}
-		fieldName := "flows." + name
-		if name == DefaultScenarioName {
-			if _, top := flows[DefaultScenarioName]; top {
-				fieldName = "flow"
-			}
-		}
-		return d.flow(n, fieldName, env, defs)
+		d.usedFlows[name] = true
+		return d.flow(n, d.flowField(name), env, defs)
 	}
 	n, ok := flows[DefaultScenarioName]
 	if !ok {
@@ -544,7 +563,17 @@ func (d *decoder) scenarioFlow(f *fields, field string, flows map[string]*yaml.N
 			Msg: "no flow; expected a list of steps under flow (here or at the top level), e.g. flow: [{url: \"http://127.0.0.1:8099/\"}]"})
 		return Flow{}
 	}
-	return d.flow(n, "flow", env, defs)
+	d.usedFlows[DefaultScenarioName] = true
+	return d.flow(n, d.flowField(DefaultScenarioName), env, defs)
+}
+
+// flowField names the flow called name for messages: the top-level `flow` or
+// `flows.NAME`.
+func (d *decoder) flowField(name string) string {
+	if name == DefaultScenarioName && d.topFlow {
+		return "flow"
+	}
+	return "flows." + name
 }
 
 // options decodes and validates executor options present in set, applies k6's
@@ -765,8 +794,10 @@ func (d *decoder) thresholds(n *yaml.Node) map[string][]Threshold {
 			d.errorf(e.key, field, "vu and iter are not tags in Tidemark, so this sub-metric would match nothing; expected other tags such as scenario, name, status or method")
 			continue
 		}
-		items, ok := d.sequence(e.val, field, true)
-		if !ok {
+		var items []*yaml.Node
+		if r := d.resolve(e.val); r != nil && r.Kind == yaml.MappingNode {
+			items = []*yaml.Node{r} // one {threshold, abortOnFail} without a list
+		} else if items, ok = d.sequence(e.val, field, true); !ok {
 			continue
 		}
 		if len(items) == 0 {

@@ -603,7 +603,7 @@ scenarios:
 	}
 	b.WriteString("flow: [{url: 'http://h/', body: *a8}]\n")
 	_, err = Parse("t.yaml", []byte(b.String()))
-	require.Error(t, err)
+	require.ErrorContains(t, err, ": document too large or too deeply aliased; expected at most 100000 values")
 }
 
 func TestErrorFormat(t *testing.T) {
@@ -613,4 +613,56 @@ func TestErrorFormat(t *testing.T) {
 	require.Equal(t, "a: bad", (&Error{Field: "a", Msg: "bad"}).Error())
 	inner := errors.New("inner")
 	require.ErrorIs(t, Errors{{Msg: "x", Err: inner}}, inner)
+}
+
+func TestLoadMoreErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in, wantErr string
+	}{
+		{
+			name:    "scenario option at the top level",
+			in:      "rate: 10\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: rate: rate is a scenario option; expected it inside a scenario: scenarios: {NAME: {executor: ..., rate: ...}}`,
+		},
+		{
+			name:    "k6 browser options",
+			in:      "scenarios: {s: {executor: shared-iterations, options: {}}}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: scenarios.s.options: scenario options (k6 browser) are not supported by Tidemark; remove them`,
+		},
+		{
+			name:    "unused flow is checked",
+			in:      "flows: {spare: [{url: 'ftp://h/'}]}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: flows.spare[0].url: invalid URL "ftp://h/": scheme "ftp" is not supported; expected http or https`,
+		},
+		{
+			name:    "flows.default without a top-level flow",
+			in:      "flows: {default: [{url: 'h'}]}",
+			wantErr: `t.yaml:1: flows.default[0].url: invalid URL "h": no scheme; expected an absolute URL such as http://127.0.0.1:8099/`,
+		},
+		{
+			name:    "flow and flows.default",
+			in:      "flows: {default: [{url: 'http://h/'}]}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:2: flow: both flow and flows.default are given; expected one of them`,
+		},
+		{
+			name:    "flow and exec",
+			in:      "scenarios: {s: {executor: shared-iterations, exec: x, flow: [{url: 'http://h/'}]}}\nflows: {x: [{url: 'http://h/'}]}",
+			wantErr: `t.yaml:1: scenarios.s.exec: both flow and exec are given; expected one of them`,
+		},
+		{
+			name:    "threshold as a single object",
+			in:      "thresholds: {http_reqs: {threshold: 'count<1', abortOnFail: maybe}}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: thresholds.http_reqs[0].abortOnFail: expected true or false, got "maybe"`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("t.yaml", []byte(tc.in))
+			require.EqualError(t, err, tc.wantErr)
+		})
+	}
+	tst, err := Parse("t.yaml", []byte("thresholds: {http_reqs: {threshold: 'count<1', abortOnFail: true}}\nflow: [{url: 'http://h/'}]"))
+	require.NoError(t, err)
+	require.Equal(t, []Threshold{{Expr: "count<1", AbortOnFail: true, Line: 1}}, tst.Thresholds["http_reqs"])
 }

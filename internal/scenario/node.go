@@ -14,7 +14,7 @@ import (
 
 // nodeBudget bounds the nodes one file may expand to through YAML aliases, so that a
 // "billion laughs" document fails instead of exhausting memory.
-const nodeBudget = 1_000_000
+const nodeBudget = 100_000
 
 // decoder walks a yaml.Node tree and collects every problem it finds.
 type decoder struct {
@@ -22,6 +22,10 @@ type decoder struct {
 	errs      Errors
 	budget    int
 	exhausted bool
+	// usedFlows are the flows some scenario runs.
+	usedFlows map[string]bool
+	// topFlow is true when the file has a top-level flow (the flow named "default").
+	topFlow bool
 }
 
 // errorf records a problem at n (its line) in field.
@@ -118,9 +122,10 @@ func (d *decoder) mapping(n *yaml.Node, field string, known []string) (*fields, 
 	return d.mappingWith(n, field, known, nil)
 }
 
-// mappingWith is mapping where the keys in unsupported are recognised k6 options that
-// Tidemark does not support, reported as such.
-func (d *decoder) mappingWith(n *yaml.Node, field string, known, unsupported []string) (*fields, bool) {
+// mappingWith is mapping where hint explains keys outside known that are not typos:
+// it returns the message for such a key (e.g. a k6 option Tidemark does not support),
+// or "" to report the key as unknown.
+func (d *decoder) mappingWith(n *yaml.Node, field string, known []string, hint func(string) string) (*fields, bool) {
 	n = d.resolve(n)
 	if n == nil {
 		return nil, false
@@ -130,11 +135,11 @@ func (d *decoder) mappingWith(n *yaml.Node, field string, known, unsupported []s
 		return nil, false
 	}
 	f := &fields{by: map[string]kv{}}
-	d.addEntries(f, n, field, known, unsupported, 0)
+	d.addEntries(f, n, field, known, hint, 0)
 	return f, true
 }
 
-func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known, unsupported []string, depth int) {
+func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known []string, hint func(string) string, depth int) {
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := d.resolve(n.Content[i]), n.Content[i+1]
@@ -156,11 +161,13 @@ func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known, unsup
 			}
 			continue
 		}
-		if slices.Contains(unsupported, name) {
-			d.errorf(k, join(field, name), "k6 option %q is not supported by Tidemark; remove it", name)
-			continue
-		}
 		if known != nil && !slices.Contains(known, name) {
+			if hint != nil {
+				if msg := hint(name); msg != "" {
+					d.errorf(k, join(field, name), "%s", msg)
+					continue
+				}
+			}
 			d.errorf(k, join(field, name), "unknown field %q; expected one of %s%s", name, strings.Join(known, ", "), didYouMean(name, known))
 			continue
 		}
@@ -180,11 +187,11 @@ func (d *decoder) addEntries(f *fields, n *yaml.Node, field string, known, unsup
 		}
 		switch m.Kind {
 		case yaml.MappingNode:
-			d.addEntries(f, m, field, known, unsupported, depth+1)
+			d.addEntries(f, m, field, known, hint, depth+1)
 		case yaml.SequenceNode:
 			for _, c := range m.Content {
 				if c = d.resolve(c); c != nil && c.Kind == yaml.MappingNode {
-					d.addEntries(f, c, field, known, unsupported, depth+1)
+					d.addEntries(f, c, field, known, hint, depth+1)
 				} else if c != nil {
 					d.errorf(c, field, "merge key expects mappings, got %s", describe(c))
 				}
