@@ -25,6 +25,8 @@ type command func(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fun
 func commands() []command {
 	return []command{
 		// Each subcommand adds one line here.
+		runCmd,
+		targetCmd,
 		serveCmd,
 		dashboardsCmd,
 		simulateCmd,

@@ -313,7 +313,7 @@ func (e *Engine) Run(ctx context.Context) Result {
 	e.startMu.Lock()
 	e.started = start
 	e.startMu.Unlock()
-	e.logger.Info("Run started", "testid", e.cfg.TestID, "scenarios", len(e.scens))
+	e.logger.Debug("Run started", "testid", e.cfg.TestID, "scenarios", len(e.scens))
 
 	var wg sync.WaitGroup
 	for _, s := range e.scens {
@@ -372,7 +372,7 @@ loop:
 	}
 	res.Stages = e.stages(start, end)
 	res.Scenarios = e.Status()
-	e.logger.Info("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(), "exit_code", res.ExitCode)
+	e.logger.Debug("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(), "exit_code", res.ExitCode)
 	return res
 }
 

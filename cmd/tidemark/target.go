@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// defaultTargetAddress is where `tidemark target` listens: loopback only.
+const defaultTargetAddress = "127.0.0.1:8099"
+
+type targetConfig struct {
+	listen      string
+	latency     string
+	cpuWork     time.Duration
+	errorRatio  float64
+	errorStatus int
+	bodySize    int
+}
+
+// targetCmd is `tidemark target`: the built-in HTTP target for examples, tests and
+// benchmarks.
+func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+	cfg := &targetConfig{}
+	cmd := app.Command("target", "Run the built-in HTTP target: a loopback server with configurable latency, CPU work "+
+		"and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus). "+
+		"Query parameters override per request: ?delay=1s&status=503&size=100&cpu=1ms.")
+	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
+	cmd.Flag("latency", "Added latency: a duration (10ms), fixed:D, uniform:MIN,MAX, normal:MEAN,STDDEV or lognormal:MEDIAN,SIGMA.").
+		Default("0").StringVar(&cfg.latency)
+	cmd.Flag("cpu-work", "Busy CPU time per request, e.g. 200us.").Default("0s").DurationVar(&cfg.cpuWork)
+	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
+	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
+	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
+	return cmd, func() int { return runTarget(cfg, g) }
+}
+
+func runTarget(cfg *targetConfig, g *globals) int {
+	logger := g.logger()
+	lat, err := target.ParseLatency(cfg.latency)
+	if err != nil {
+		logger.Error("Invalid --latency", "err", err)
+		return exitInvalidConfig
+	}
+	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize})
+	if err != nil {
+		logger.Error("Invalid target configuration", "err", err)
+		return exitInvalidConfig
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(target.NewCollector(srv))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", srv)
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		logger.Error("Failed to listen", "err", err, "address", cfg.listen)
+		return exitGeneric
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	logger.Info("Target listening", "address", ln.Addr().String(), "latency", lat.String(), "cpu_work_seconds", cfg.cpuWork.Seconds(),
+		"error_ratio", cfg.errorRatio, "error_status", cfg.errorStatus, "body_size", cfg.bodySize)
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("Target server failed", "err", err)
+		return exitGeneric
+	}
+	st := srv.Stats()
+	logger.Info("Target stopped", "requests", st.Requests, "errors", st.Errors)
+	return exitOK
+}
