@@ -132,3 +132,33 @@ func TestSuggest(t *testing.T) {
 	require.Equal(t, "", suggest("xyz", c))
 	require.Equal(t, "", suggest("a", nil))
 }
+
+// TestCheckValueCanonical pins Check.Value of JSON checks to what json.Marshal makes of
+// the decoded field, so that code comparing texts agrees with Eval.
+func TestCheckValueCanonical(t *testing.T) {
+	t.Parallel()
+	tst, err := Parse("t.yaml", []byte(`
+flow:
+  - url: http://h/
+    checks:
+      - {jsonPath: a, equals: {z: 1, a: [1e3, "x<y"]}}
+      - {jsonPath: a, equals: 100000000000000000000}
+      - {jsonPath: a, equals: 2.50}
+      - {jsonPath: a, equals: "42"}
+      - {jsonPath: a, equals: ~}
+`))
+	require.NoError(t, err)
+	var got []string
+	for _, c := range tst.Scenarios[0].Flow.Steps[0].Checks {
+		got = append(got, c.Value)
+	}
+	require.Equal(t, []string{`{"a":[1000,"x\u003cy"],"z":1}`, "100000000000000000000", "2.5", "42", "null"}, got)
+	require.Equal(t, `a is {"z":1,"a":[1000,"x<y"]}`, tst.Scenarios[0].Flow.Steps[0].Checks[0].Name)
+	c := tst.Scenarios[0].Flow.Steps[0].Checks
+	require.True(t, c[0].Eval(200, nil, []byte(`{"a":{"a":[1000.0,"x<y"],"z":1}}`)))
+	require.True(t, c[1].Eval(200, nil, []byte(`{"a":1e20}`)))
+	require.True(t, c[3].Eval(200, nil, []byte(`{"a":"42"}`)))
+	require.False(t, c[3].Eval(200, nil, []byte(`{"a":42}`)), "a string is not a number")
+	require.True(t, c[4].Eval(200, nil, []byte(`{"a":null}`)))
+	require.False(t, c[4].Eval(200, nil, []byte(`{}`)), "a missing field is not null")
+}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -471,12 +472,16 @@ func (d *decoder) check(n *yaml.Node, field string) (Check, bool) {
 			if !d.jsonValue(&b, eq, join(field, "equals")) {
 				return Check{}, false
 			}
-			c.Value = b.String()
-			c.want = decodeJSON([]byte(c.Value))
+			c.want = decodeJSON([]byte(b.String()))
 			c.hasWant = true
-			def = s + " is " + c.Value
+			def = s + " is " + b.String()
+			// Value is the canonical JSON of the expected value (what json.Marshal
+			// makes of the decoded response field: sorted keys, Go's number format),
+			// so comparing texts agrees with Eval; a string is kept as it is.
 			if str, ok := c.want.(string); ok {
 				c.Value = str
+			} else if canon, err := json.Marshal(c.want); err == nil {
+				c.Value = string(canon)
 			}
 		}
 	case "header":

@@ -172,8 +172,9 @@ type Check struct {
 	Path string
 	// Value is the text to find (CheckBodyContains), the regular expression's source
 	// (CheckBodyRegex), the expected header value (CheckHeader), or the expected JSON
-	// value (CheckJSON): a string as it is, any other value in its JSON form (42,
-	// true, null). It is empty for a presence check. Eval implements these semantics.
+	// value (CheckJSON): a string as it is, any other value as json.Marshal writes it
+	// once decoded (42, true, null, {"a":1} with sorted keys). It is empty for a
+	// presence check. Eval implements these semantics.
 	Value string
 	Regex *Regexp
 
