@@ -87,12 +87,28 @@ func stepFn(points ...float64) func(r float64) float64 {
 
 // integral of f over [a, b] with a fine fixed step (the functions are piecewise linear).
 func integral(f func(float64) float64, a, b float64) float64 {
-	const dt = 0.01
+	if b <= a {
+		return 0
+	}
+	n := int(math.Ceil((b - a) / 0.01))
+	h := (b - a) / float64(n)
 	var s float64
-	for x := a; x < b-1e-9; x += dt {
-		s += f(x+dt/2) * dt
+	for i := range n {
+		s += f(a+(float64(i)+0.5)*h) * h
 	}
 	return s
+}
+
+// cumulative returns a counter over f starting at start; call it with increasing r.
+func cumulative(f func(float64) float64, start float64) func(r float64) float64 {
+	last, acc := start, 0.0
+	return func(r float64) float64 {
+		if r > last {
+			acc += integral(f, last, r)
+			last = r
+		}
+		return acc
+	}
 }
 
 type omSeries struct {
@@ -101,7 +117,10 @@ type omSeries struct {
 	lines  []string
 }
 
-type omWriter struct{ series []*omSeries }
+type omWriter struct {
+	base   time.Time // offset 0
+	series []*omSeries
+}
 
 func (w *omWriter) add(name, labels string, from, to, step, offset float64, f func(r float64) (float64, bool)) {
 	s := &omSeries{name: name, labels: labels}
@@ -110,7 +129,7 @@ func (w *omWriter) add(name, labels string, from, to, step, offset float64, f fu
 		if !ok {
 			continue
 		}
-		ts := fxRunFrom.Add(time.Duration(r * float64(time.Second)))
+		ts := w.base.Add(time.Duration(r * float64(time.Second)))
 		s.lines = append(s.lines, fmt.Sprintf("%s{%s} %s %d.%03d", name, labels, fmtFloat(v), ts.Unix(), ts.Nanosecond()/1e6))
 	}
 	if len(s.lines) > 0 {
@@ -147,7 +166,7 @@ type fxPod struct {
 
 // story1OpenMetrics generates the fixture.
 func story1OpenMetrics() string {
-	w := &omWriter{}
+	w := &omWriter{base: fxRunFrom}
 	from, to := fxFrom.Sub(fxRunFrom).Seconds(), fxTo.Sub(fxRunFrom).Seconds()
 	run := fxRunTo.Sub(fxRunFrom).Seconds()
 	always := func(v float64) func(float64) (float64, bool) { return func(float64) (float64, bool) { return v, true } }
@@ -161,13 +180,14 @@ func story1OpenMetrics() string {
 	w.add("tidemark_scenario_target", k6+`,scenario="spike",unit="iterations_per_second"`, 0, run, fxK6Step, 0, inRun(fxTarget))
 	ok := func(r float64) float64 { return fxTarget(r) - fxFailures(r) }
 	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
-		inRun(func(r float64) float64 { return integral(ok, 0, r) }))
+		inRun(cumulative(ok, 0)))
+	failed := cumulative(fxFailures, 0)
 	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="503",expected_response="false"`, 0, run, fxK6Step, 0,
 		func(r float64) (float64, bool) {
-			v := integral(fxFailures, 0, r)
+			v := failed(r)
 			return v, r <= run && v > 0
 		})
-	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, 0, inRun(func(r float64) float64 { return integral(fxTarget, 0, r) }))
+	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, 0, inRun(cumulative(fxTarget, 0)))
 	w.add("k6_vus", k6, 0, run, fxK6Step, 0, inRun(func(r float64) float64 { return math.Ceil(fxTarget(r) / 2) }))
 	w.add("k6_http_req_duration_p95", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
 		inRun(func(r float64) float64 { return 0.15 + math.Max(0, math.Min(r, 300)-fxLoadStep)/100 }))
@@ -234,8 +254,9 @@ func story1OpenMetrics() string {
 		start := math.Max(p.created, from)
 		cad := fmt.Sprintf(`job="kubelet",metrics_path="/metrics/cadvisor",namespace="shoong",pod=%q,container="app",image="app:1",id="/kubepods/%s/app"`, p.name, p.name)
 		cAdd := func(name, labels string, f func(float64) float64) {
+			c := cumulative(f, start)
 			w.add(name, labels, from, to, fxCadvStep, fxCadvOffset, func(r float64) (float64, bool) {
-				return integral(f, start, r), r >= p.created && r < p.deleted
+				return c(r), r >= p.created && r < p.deleted
 			})
 		}
 		if p.limit == 0 { // delivery: no CPU limit, so no CFS series at all
@@ -269,46 +290,66 @@ func story1OpenMetrics() string {
 	return w.String()
 }
 
-func TestStory1FixtureIsGenerated(t *testing.T) {
-	path := filepath.Join("testdata", "story1.om")
-	got := story1OpenMetrics()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+func TestFixturesAreGenerated(t *testing.T) {
+	for file, gen := range map[string]func() string{"story1.om": story1OpenMetrics, "story3.om": story3OpenMetrics} {
+		path := filepath.Join("testdata", file)
+		got := gen()
+		if *update {
+			require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Equal(t, string(want), got, "testdata/%s is stale: go test -tags integration -run TestFixturesAreGenerated ./internal/correlator/ -args -update", file)
 	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), got, "testdata/story1.om is stale: go test -tags integration -run TestStory1FixtureIsGenerated -update ./internal/correlator/")
 }
 
-// TestCorrelatePrometheusStory1 loads story 1's spike into a real Prometheus 2.42 with
-// promtool and checks that the correlated facts equal the fixture's truth within the
-// stated resolution (one scrape interval per end of a span; rate-derived facts also lag
-// by up to the rate window).
-func TestCorrelatePrometheusStory1(t *testing.T) {
+// loadFixtures starts a real Prometheus and loads OpenMetrics fixtures into it with
+// promtool, waiting until the server has picked up the blocks.
+func loadFixtures(t *testing.T, files ...string) *promtest.Server {
+	t.Helper()
 	promtool := "/usr/bin/promtool"
 	_, err := os.Stat(promtool)
 	require.NoError(t, err, "promtool is required (apt-get install prometheus)")
-
 	prom := promtest.StartPrometheus(t)
-	blocks := t.TempDir()
-	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet", filepath.Join("testdata", "story1.om"), blocks).CombinedOutput()
-	require.NoError(t, err, "promtool: %s", out)
-	// Move the blocks into the running server's data directory; the TSDB loads new blocks
-	// on its once-a-minute reload.
-	entries, err := os.ReadDir(blocks)
-	require.NoError(t, err)
-	require.NotEmpty(t, entries)
-	for _, e := range entries {
-		require.NoError(t, os.Rename(filepath.Join(blocks, e.Name()), filepath.Join(prom.DataDir, e.Name())))
+	for _, f := range files {
+		blocks := t.TempDir()
+		out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet", filepath.Join("testdata", f), blocks).CombinedOutput()
+		require.NoError(t, err, "promtool: %s", out)
+		// Move the blocks into the running server's data directory; the TSDB loads new
+		// blocks on its once-a-minute reload.
+		entries, err := os.ReadDir(blocks)
+		require.NoError(t, err)
+		require.NotEmpty(t, entries)
+		for _, e := range entries {
+			require.NoError(t, os.Rename(filepath.Join(blocks, e.Name()), filepath.Join(prom.DataDir, e.Name())))
+		}
 	}
 	promtest.Poll(t, 150*time.Second, time.Second, func() (bool, error) {
-		v, err := promtest.Query(context.Background(), prom.URL, `count(tidemark_run_info)`, fxRunFrom.Add(time.Minute))
-		if err != nil {
-			return false, err
+		ok := true
+		for _, at := range []time.Time{fxRunFrom.Add(time.Minute), s3RunFrom.Add(time.Minute)} {
+			v, err := promtest.Query(context.Background(), prom.URL, `count(tidemark_run_info)`, at)
+			if err != nil {
+				return false, err
+			}
+			ok = ok && promtest.NonEmpty(v)
 		}
-		return promtest.NonEmpty(v), nil
+		return ok, nil
 	})
+	return prom
+}
 
+// TestCorrelatePrometheus runs the correlator against a real Prometheus 2.42 holding the
+// seed stories as promtool-created blocks.
+func TestCorrelatePrometheus(t *testing.T) {
+	prom := loadFixtures(t, "story1.om", "story3.om")
+	t.Run("story1 spike", func(t *testing.T) { testStory1(t, prom) })
+	t.Run("story3 throttling", func(t *testing.T) { testStory3(t, prom) })
+}
+
+// testStory1 checks that the facts of story 1's spike equal the fixture's truth within
+// the stated resolution (one scrape interval per end of a span; rate-derived facts also
+// lag by up to the rate window).
+func testStory1(t *testing.T, prom *promtest.Server) {
 	q, err := query.NewPrometheus(prom.URL, nil)
 	require.NoError(t, err)
 	cat, err := query.Default()
