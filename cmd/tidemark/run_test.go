@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// startTestTarget serves the built-in target on loopback for one test.
+func startTestTarget(t *testing.T, cfg target.Config) (*target.Server, string) {
+	t.Helper()
+	ts, err := target.New(cfg)
+	require.NoError(t, err)
+	srv := httptest.NewServer(ts)
+	t.Cleanup(srv.Close)
+	return ts, srv.URL
+}
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "test.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+type exported struct {
+	Metrics map[string]map[string]any `json:"metrics"`
+}
+
+func runScenario(t *testing.T, file string, args ...string) (int, string, string, exported) {
+	t.Helper()
+	export := filepath.Join(t.TempDir(), "export.json")
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"run", "--quiet", "--summary-export", export, "--testid", "it"}, append(args, file)...), &stdout, &stderr)
+	var ex exported
+	if b, err := os.ReadFile(export); err == nil {
+		require.NoError(t, json.Unmarshal(b, &ex))
+	}
+	return code, stdout.String(), stderr.String(), ex
+}
+
+func count(ex exported, key string) float64 {
+	v, _ := ex.Metrics[key]["count"].(float64)
+	return v
+}
+
+// TestRunExecutorsMatchSchedules runs every executor in parallel against the target
+// and checks, through thresholds and the export, that each did what its schedule
+// says and that the target served exactly the requests the engine counted.
+func TestRunExecutorsMatchSchedules(t *testing.T) {
+	t.Parallel()
+	ts, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, `
+scenarios:
+  shared:   { executor: shared-iterations, vus: 5, iterations: 100 }
+  pervu:    { executor: per-vu-iterations, vus: 3, iterations: 10 }
+  constant: { executor: constant-vus, vus: 2, duration: 2s }
+  ramp:     { executor: ramping-vus, startVUs: 0, stages: [{duration: 1s, target: 3}, {duration: 1s, target: 0}] }
+  car:      { executor: constant-arrival-rate, rate: 200, duration: 10s, preAllocatedVUs: 10, maxVUs: 100 }
+  rar:      { executor: ramping-arrival-rate, startRate: 0, preAllocatedVUs: 10, maxVUs: 100,
+              stages: [{duration: 2s, target: 100}, {duration: 1s, target: 100}] }
+thresholds:
+  'iterations{scenario:shared}': ['count==100']
+  'iterations{scenario:pervu}': ['count==30']
+  'iterations{scenario:car}': ['count>=1980', 'count<=2020']
+  'iterations{scenario:rar}': ['count>=198', 'count<=202']
+  'iterations{scenario:constant}': ['count>0']
+  'iterations{scenario:ramp}': ['count>0']
+  http_req_failed: ['rate==0']
+flow:
+  - url: `+url+`/
+    checks: [{ status: 200 }]
+`)
+	code, stdout, stderr, ex := runScenario(t, file)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	require.Equal(t, float64(ts.Stats().Requests), count(ex, "http_reqs"), "the target served exactly what the engine counted")
+	require.Equal(t, count(ex, "http_reqs"), count(ex, "iterations"))
+	require.Contains(t, stdout, "testid: it")
+}
+
+func TestRunDroppedIterations(t *testing.T) {
+	t.Parallel()
+	_, url := startTestTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}})
+	file := writeScenario(t, `
+scenarios:
+  open: { executor: constant-arrival-rate, rate: 100, duration: 2s, preAllocatedVUs: 2, maxVUs: 5 }
+flow:
+  - url: `+url+`/
+`)
+	code, stdout, _, ex := runScenario(t, file)
+	require.Equal(t, exitOK, code, stdout)
+	dropped, iters := count(ex, "dropped_iterations"), count(ex, "iterations")
+	require.Greater(t, dropped, 100.0, "5 VUs at 100 ms per iteration start at most ~100 of 200")
+	require.InDelta(t, 200, dropped+iters, 0, "every arrival is started or dropped")
+	require.Contains(t, stdout, "dropped_iterations")
+}
+
+func TestRunThresholdExitCodes(t *testing.T) {
+	t.Parallel()
+	_, url := startTestTarget(t, target.Config{})
+	for _, tc := range []struct {
+		name, thresholds string
+		args             []string
+		want             int
+	}{
+		{name: "pass", thresholds: `http_req_duration: ['p(95)<5000']`, want: exitOK},
+		{name: "fail", thresholds: `http_req_duration: ['p(95)<0']`, want: exitThresholdsFailed},
+		{name: "no-thresholds", thresholds: `http_req_duration: ['p(95)<0']`, args: []string{"--no-thresholds"}, want: exitOK},
+		{name: "invalid threshold", thresholds: `http_req_duration: ['rate<1']`, want: exitInvalidConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeScenario(t, "vus: 1\nduration: 1s\nthresholds:\n  "+tc.thresholds+"\nflow:\n  - url: "+url+"/\n")
+			code, stdout, stderr, _ := runScenario(t, file, tc.args...)
+			require.Equal(t, tc.want, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			if tc.want == exitThresholdsFailed {
+				require.Contains(t, stderr, "thresholds on metrics 'http_req_duration' have been crossed")
+			}
+		})
+	}
+}
+
+func TestRunInvalidScenario(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body string
+		args       []string
+	}{
+		{name: "unknown executor", body: "scenarios:\n  a: { executor: nope }\n"},
+		{name: "bad segment", body: "vus: 1\nduration: 1s\nflow:\n  - url: http://127.0.0.1:1/\n", args: []string{"--execution-segment", "3/2"}},
+		{name: "bad tag", body: "vus: 1\nduration: 1s\nflow:\n  - url: http://127.0.0.1:1/\n", args: []string{"--tag", "novalue"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr, _ := runScenario(t, writeScenario(t, tc.body), tc.args...)
+			require.Equal(t, exitInvalidConfig, code)
+			require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one clear message: %s", stderr)
+		})
+	}
+	code, _, stderr, _ := runScenario(t, filepath.Join(t.TempDir(), "missing.yaml"))
+	require.Equal(t, exitInvalidConfig, code)
+	require.Contains(t, stderr, "missing.yaml")
+}
+
+// TestRunSIGTERM builds the binary, interrupts a run with SIGTERM and expects exit
+// code 105 with the summary printed.
+func TestRunSIGTERM(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "tidemark")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	ts, url := startTestTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 50 * time.Millisecond}})
+	file := writeScenario(t, "vus: 3\nduration: 1m\nflow:\n  - url: "+url+"/\n")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--testid", "sig", file)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return ts.Stats().Requests >= 10 }, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the run did not stop after SIGTERM")
+	}
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit error: %v", err)
+	require.Equal(t, exitExternalAbort, ee.ExitCode(), "stderr:\n%s", stderr.String())
+	require.Contains(t, stdout.String(), "TOTAL RESULTS")
+	require.Contains(t, stdout.String(), "http_reqs")
+	require.Contains(t, stderr.String(), "interrupted")
+}
