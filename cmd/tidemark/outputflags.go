@@ -1,0 +1,221 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+
+	"github.com/tidemark/tidemark/exporter"
+	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/remotewrite"
+)
+
+// outputFlags are the flags of `tidemark run` that send the run's series somewhere
+// while it is live: remote write (push) and the exporter (pull).
+//
+// Precedence, lowest first: defaults, --remote-write.config.file, k6's
+// K6_PROMETHEUS_RW_* environment variables, flags given on the command line.
+type outputFlags struct {
+	rwURL          string
+	rwProtocol     string
+	rwInterval     time.Duration
+	rwTrendStats   string
+	rwNative       bool
+	rwStale        bool
+	rwConfigFile   string
+	rwLabels       []string
+	rwDropLabels   []string
+	instanceID     string
+	exporterListen string
+	webConfigFile  string
+
+	set struct {
+		url, protocol, interval, trendStats, native, stale bool
+	}
+	// environ returns the environment in os.Environ form (tests replace it).
+	environ func() []string
+}
+
+// addOutputFlags registers the output flags on the run command.
+func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
+	f := &outputFlags{environ: os.Environ}
+	cmd.Flag("remote-write.url", "Push the run's k6-compatible series to this Prometheus remote-write endpoint (e.g. http://prometheus:9090/api/v1/write). Also K6_PROMETHEUS_RW_SERVER_URL.").
+		IsSetByUser(&f.set.url).StringVar(&f.rwURL)
+	cmd.Flag("remote-write.protocol", "Remote-write protocol: 1.0 (as k6) or 2.0 (with type/help/unit metadata).").
+		Default(remotewrite.Protocol1).IsSetByUser(&f.set.protocol).EnumVar(&f.rwProtocol, remotewrite.Protocol1, remotewrite.Protocol2)
+	cmd.Flag("remote-write.push-interval", "How often every live series is pushed. Also K6_PROMETHEUS_RW_PUSH_INTERVAL.").
+		Default(time.Duration(remotewrite.DefaultConfig.PushInterval).String()).IsSetByUser(&f.set.interval).DurationVar(&f.rwInterval)
+	cmd.Flag("remote-write.trend-stats", "Trend stats sent as gauges k6_<trend>_<stat>, comma-separated (count,sum,min,max,avg,med,p(N)); empty for none. Also K6_PROMETHEUS_RW_TREND_STATS.").
+		Default(strings.Join(series.DefaultTrendStats, ",")).IsSetByUser(&f.set.trendStats).StringVar(&f.rwTrendStats)
+	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3). Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM.").
+		IsSetByUser(&f.set.native).BoolVar(&f.rwNative)
+	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, so they vanish from instant queries at once. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
+		Default("true").IsSetByUser(&f.set.stale).BoolVar(&f.rwStale)
+	cmd.Flag("remote-write.config.file", "YAML file with the remote-write settings: auth (basic_auth, authorization, oauth2, sigv4), tls_config, proxy_url, headers, queue_config, label_rules.").
+		StringVar(&f.rwConfigFile)
+	cmd.Flag("remote-write.label", "Static label k=v added to every pushed or exported series (a tag of the same name wins). Repeatable. Also K6_PROMETHEUS_RW_LABELS.").
+		StringsVar(&f.rwLabels)
+	cmd.Flag("remote-write.drop-label", "Tag not to turn into a label, e.g. url for high-cardinality URLs. Repeatable; series that become equal are merged.").
+		StringsVar(&f.rwDropLabels)
+	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: the Kubernetes Job completion index (JOB_COMPLETION_INDEX), else the host name.").
+		StringVar(&f.instanceID)
+	cmd.Flag("exporter.listen-address", "Serve the run's series on /metrics at this address (e.g. :9464) for Prometheus to scrape.").
+		StringVar(&f.exporterListen)
+	cmd.Flag("web.config.file", "exporter-toolkit web configuration (TLS, basic auth) for --exporter.listen-address.").
+		StringVar(&f.webConfigFile)
+	return f
+}
+
+// defaultInstanceID is the Job completion index of an Indexed Job, else the host name.
+func defaultInstanceID(environ []string) string {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "JOB_COMPLETION_INDEX="); ok && v != "" {
+			return v
+		}
+	}
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// remoteWriteConfig composes the remote-write configuration. enabled is false when no
+// URL is configured anywhere.
+func (f *outputFlags) remoteWriteConfig(testID, instanceID string) (remotewrite.Config, bool, error) {
+	cfg := remotewrite.DefaultConfig
+	cfg.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
+	if f.rwConfigFile != "" {
+		var err error
+		if cfg, err = remotewrite.LoadFile(f.rwConfigFile); err != nil {
+			return cfg, false, err
+		}
+	}
+	if _, err := cfg.ApplyK6Env(f.environ()); err != nil {
+		return cfg, false, err
+	}
+	if f.set.url {
+		u, err := url.Parse(f.rwURL)
+		if err != nil {
+			return cfg, false, fmt.Errorf("--remote-write.url: %w", err)
+		}
+		cfg.URL = &config.URL{URL: u}
+	}
+	if f.set.protocol {
+		cfg.Protocol = f.rwProtocol
+	}
+	if f.set.interval {
+		cfg.PushInterval = model.Duration(f.rwInterval)
+	}
+	if f.set.trendStats {
+		cfg.Series.TrendStats = series.SplitStats(f.rwTrendStats)
+	}
+	if f.set.native {
+		cfg.Series.NativeHistograms = f.rwNative
+	}
+	if f.set.stale {
+		cfg.StaleMarkers = f.rwStale
+	}
+	if err := f.applySeriesFlags(&cfg.Series, testID, instanceID); err != nil {
+		return cfg, false, err
+	}
+	if cfg.URL == nil || cfg.URL.URL == nil || cfg.URL.String() == "" {
+		return cfg, false, nil
+	}
+	return cfg, true, cfg.Validate()
+}
+
+// applySeriesFlags adds --remote-write.label, --remote-write.drop-label, the test id
+// and the instance id.
+func (f *outputFlags) applySeriesFlags(c *series.Config, testID, instanceID string) error {
+	labels, err := remotewrite.ParseLabels(f.rwLabels)
+	if err != nil {
+		return fmt.Errorf("--remote-write.label: %w", err)
+	}
+	if len(labels) > 0 && c.Labels == nil {
+		c.Labels = map[string]string{}
+	}
+	for k, v := range labels {
+		c.Labels[k] = v
+	}
+	for _, l := range f.rwDropLabels {
+		c.LabelRules = append(c.LabelRules, series.LabelRule{Label: l, Action: series.ActionDrop})
+	}
+	c.TestID, c.InstanceID = testID, instanceID
+	return c.Validate()
+}
+
+// build returns the run's output sinks. store is the run's aggregate store; runTags
+// are the run's tags (testid included). The sinks read the store while the run is
+// live; none is returned when no output is configured.
+func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
+	instanceID := f.instanceID
+	if instanceID == "" {
+		instanceID = defaultInstanceID(f.environ())
+	}
+	testID := runTags[series.LabelTestID]
+	src := series.FromAggregate(store)
+	reg := prometheus.NewRegistry()
+	var sinks []runSink
+
+	rwCfg, enabled, err := f.remoteWriteConfig(testID, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	if enabled {
+		client, err := remotewrite.NewClient(rwCfg, src, logger, reg)
+		if err != nil {
+			return nil, err
+		}
+		sinks = append(sinks, &remoteWriteSink{client})
+	}
+
+	if f.exporterListen != "" {
+		// The exporter shares the naming (trend stats, histograms, labels) with remote
+		// write, so scraped and pushed series are the same.
+		scfg := rwCfg.Series
+		col, err := exporter.NewCollector(src, scfg, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		if err := errors.Join(reg.Register(col), reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
+			return nil, fmt.Errorf("register exporter collectors: %w", err)
+		}
+		srv := exporter.NewServer(exporter.ServerConfig{ListenAddress: f.exporterListen, WebConfigFile: f.webConfigFile}, reg, logger)
+		// Listen now, so a busy port is a configuration error before the run starts.
+		if err := srv.Start(); err != nil {
+			return nil, err
+		}
+		sinks = append(sinks, &exporterSink{srv})
+	}
+	return sinks, nil
+}
+
+// remoteWriteSink adapts a remote-write client to a runSink.
+type remoteWriteSink struct{ c *remotewrite.Client }
+
+func (s *remoteWriteSink) Start()          { s.c.Start() }
+func (s *remoteWriteSink) Stop() error     { return s.c.Stop() }
+func (s *remoteWriteSink) Extra() []string { return []string{s.c.Stats().String()} }
+
+// exporterSink adapts the exporter's server to a runSink. It is already listening.
+type exporterSink struct{ s *exporter.Server }
+
+func (s *exporterSink) Start()          {}
+func (s *exporterSink) Stop() error     { return s.s.Stop() }
+func (s *exporterSink) Extra() []string { return []string{"exporter: served on " + s.s.Addr()} }
+
+var (
+	_ runSink = (*remoteWriteSink)(nil)
+	_ runSink = (*exporterSink)(nil)
+)
