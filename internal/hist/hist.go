@@ -65,11 +65,13 @@ func (h *Histogram) Observe(v float64) {
 	if v != v { // NaN
 		return
 	}
-	if h.count == 0 {
+	switch {
+	case h.count == 0:
 		h.min, h.max = v, v
-	} else {
-		h.min = math.Min(h.min, v)
-		h.max = math.Max(h.max, v)
+	case v < h.min:
+		h.min = v
+	case v > h.max:
+		h.max = v
 	}
 	h.count++
 	h.sum += v
@@ -253,11 +255,19 @@ func (h *Histogram) String() string {
 
 // key returns the schema-7 bucket of v > 0: the k with 2^((k-1)/128) < v ≤ 2^(k/128).
 func key(v float64) int32 {
-	if math.IsInf(v, 1) {
-		return infKey
+	bits := math.Float64bits(v)
+	biased := int32(bits>>52) & 0x7ff
+	if biased == 0 || biased == 0x7ff { // Subnormal or infinite: the slow path.
+		if math.IsInf(v, 1) {
+			return infKey
+		}
+		frac, exp := math.Frexp(v) // v = frac * 2^exp, frac in [0.5, 1)
+		return int32(octaveIndex(frac)) + int32(exp-1)*perOctave
 	}
-	frac, exp := math.Frexp(v) // v = frac * 2^exp, frac in [0.5, 1)
-	return int32(octaveIndex(frac)) + int32(exp-1)*perOctave
+	// A normal v is frac * 2^exp with frac in [0.5, 1) sharing v's mantissa and
+	// exp = biased - 1022, so Frexp reduces to bit operations.
+	frac := math.Float64frombits(bits&(1<<52-1) | 1022<<52)
+	return int32(octaveIndex(frac)) + (biased-1023)*perOctave
 }
 
 // lutBits is the number of leading mantissa bits that index lut. 2^10 slices of [0.5, 1)

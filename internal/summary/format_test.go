@@ -161,6 +161,14 @@ func TestCompareKeys(t *testing.T) {
 	require.Negative(t, compareKeys("http_req_duration{a:b}", "http_req_duration{b:a}"))
 	require.Negative(t, compareKeys("http_req_duration{z:z}", "http_req_failed"))
 	require.Zero(t, compareKeys("a", "a"))
+	// JavaScript's localeCompare: case-insensitive first, punctuation before digits
+	// before letters.
+	require.Negative(t, compareKeys("apdex", "Bytes"))
+	require.Negative(t, compareKeys("m_1", "m1"))
+	require.Negative(t, compareKeys("m1", "ma"))
+	require.Negative(t, compareKeys("http_req_duration", "http_reqs"))
+	require.Negative(t, compareKeys("abc", "ABC"))
+	require.Negative(t, compareKeys("ab", "abc"))
 }
 
 func TestThresholdMethod(t *testing.T) {

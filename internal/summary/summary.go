@@ -5,11 +5,13 @@
 package summary
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/metrics"
@@ -282,11 +284,12 @@ func ParseKey(key string) (string, []metrics.Tag, error) {
 	return name, tags, nil
 }
 
-// compareKeys orders metric keys by parent name, then sub-metric suffix, as k6 does.
+// compareKeys orders metric keys by parent name, then sub-metric suffix, as k6 does
+// with JavaScript's localeCompare.
 func compareKeys(a, b string) int {
 	pa, sa, _ := strings.Cut(a, "{")
 	pb, sb, _ := strings.Cut(b, "{")
-	if c := strings.Compare(pa, pb); c != 0 {
+	if c := localeCompare(pa, pb); c != 0 {
 		return c
 	}
 	if (a == pa) != (b == pb) {
@@ -295,7 +298,40 @@ func compareKeys(a, b string) int {
 		}
 		return 1
 	}
-	return strings.Compare(sa, sb)
+	return localeCompare(sa, sb)
+}
+
+// localeCompare approximates the root-locale collation JavaScript's localeCompare uses
+// for the characters of metric names and tags: punctuation before digits before
+// letters, letters compared without case first, lowercase before uppercase on a tie.
+func localeCompare(a, b string) int {
+	class := func(r rune) int {
+		switch {
+		case unicode.IsLetter(r):
+			return 2
+		case unicode.IsDigit(r):
+			return 1
+		}
+		return 0
+	}
+	ra, rb := []rune(a), []rune(b)
+	caseTie := 0
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		x, y := ra[i], rb[i]
+		if c := cmp.Compare(class(x), class(y)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(unicode.ToLower(x), unicode.ToLower(y)); c != 0 {
+			return c
+		}
+		if caseTie == 0 && x != y {
+			caseTie = -cmp.Compare(x, y) // 'a' (0x61) sorts before 'A' (0x41).
+		}
+	}
+	if c := cmp.Compare(len(ra), len(rb)); c != 0 {
+		return c
+	}
+	return caseTie
 }
 
 // thresholdMethod returns the aggregation of an expression: "p(95)<500" → "p(95)".
