@@ -1,0 +1,432 @@
+package deploy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+const kustomizeDir = "kubernetes"
+
+// object is one Kubernetes manifest, decoded generically.
+type object struct {
+	file string
+	raw  map[string]any
+}
+
+func (o object) kind() string { return str(o.raw, "kind") }
+func (o object) name() string { return str(o.raw, "metadata", "name") }
+func (o object) id() string   { return o.kind() + "/" + o.name() + " (" + o.file + ")" }
+
+// get walks nested maps by keys.
+func get(m any, keys ...string) any {
+	for _, k := range keys {
+		mm, ok := m.(map[string]any)
+		if !ok {
+			return nil
+		}
+		m = mm[k]
+	}
+	return m
+}
+
+func str(m any, keys ...string) string {
+	s, _ := get(m, keys...).(string)
+	return s
+}
+
+func list(m any, keys ...string) []any {
+	l, _ := get(m, keys...).([]any)
+	return l
+}
+
+// decodeAll decodes every YAML document of a file.
+func decodeAll(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	var out []map[string]any
+	for {
+		var doc map[string]any
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, path)
+		if doc != nil {
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// kustomization is the part of kustomization.yaml the tests check.
+type kustomization struct {
+	Namespace          string   `yaml:"namespace"`
+	Resources          []string `yaml:"resources"`
+	ConfigMapGenerator []struct {
+		Name    string   `yaml:"name"`
+		Files   []string `yaml:"files"`
+		Options struct {
+			DisableNameSuffixHash bool `yaml:"disableNameSuffixHash"`
+		} `yaml:"options"`
+	} `yaml:"configMapGenerator"`
+	Images []struct {
+		Name, NewName, NewTag string
+	} `yaml:"images"`
+}
+
+func loadKustomization(t *testing.T) kustomization {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(kustomizeDir, "kustomization.yaml"))
+	require.NoError(t, err)
+	var k kustomization
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	require.NoError(t, dec.Decode(&k))
+	return k
+}
+
+// manifests loads every resource of the kustomization, plus the generated ConfigMaps
+// (with the generator's files as data keys).
+func manifests(t *testing.T) []object {
+	t.Helper()
+	k := loadKustomization(t)
+	var out []object
+	for _, r := range k.Resources {
+		for _, doc := range decodeAll(t, filepath.Join(kustomizeDir, r)) {
+			out = append(out, object{file: r, raw: doc})
+		}
+	}
+	for _, g := range k.ConfigMapGenerator {
+		data := map[string]any{}
+		for _, f := range g.Files {
+			raw, err := os.ReadFile(filepath.Join(kustomizeDir, f))
+			require.NoError(t, err)
+			data[filepath.Base(f)] = string(raw)
+		}
+		out = append(out, object{file: "configMapGenerator", raw: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": g.Name}, "data": data,
+		}})
+	}
+	return out
+}
+
+func byKind(objs []object, kind string) map[string]object {
+	out := map[string]object{}
+	for _, o := range objs {
+		if o.kind() == kind {
+			out[o.name()] = o
+		}
+	}
+	return out
+}
+
+// podSpecs returns the pod templates of CronJobs, Jobs and Deployments.
+func podSpecs(objs []object) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, o := range objs {
+		var spec any
+		switch o.kind() {
+		case "CronJob":
+			spec = get(o.raw, "spec", "jobTemplate", "spec", "template", "spec")
+		case "Job", "Deployment":
+			spec = get(o.raw, "spec", "template", "spec")
+		default:
+			continue
+		}
+		m, _ := spec.(map[string]any)
+		out[o.id()] = m
+	}
+	return out
+}
+
+func TestKustomizationFilesExist(t *testing.T) {
+	t.Parallel()
+	k := loadKustomization(t)
+	require.Equal(t, "loadtest", k.Namespace)
+	require.NotEmpty(t, k.Resources)
+	for _, r := range k.Resources {
+		require.FileExists(t, filepath.Join(kustomizeDir, r))
+	}
+	for _, g := range k.ConfigMapGenerator {
+		require.True(t, g.Options.DisableNameSuffixHash, "generated ConfigMap %s: Jobs created from the CronJob refer to it by a stable name", g.Name)
+		for _, f := range g.Files {
+			require.FileExists(t, filepath.Join(kustomizeDir, f))
+		}
+	}
+	// Every YAML file in the directory is used: no forgotten manifest.
+	entries, err := os.ReadDir(kustomizeDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "kustomization.yaml" || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		require.Contains(t, k.Resources, e.Name(), "%s is not listed in kustomization.yaml", e.Name())
+	}
+}
+
+func TestManifestsParse(t *testing.T) {
+	t.Parallel()
+	objs := manifests(t)
+	require.NotEmpty(t, objs)
+	for _, o := range objs {
+		require.NotEmpty(t, str(o.raw, "apiVersion"), o.id())
+		require.NotEmpty(t, o.kind(), o.file)
+		require.NotEmpty(t, o.name(), o.file)
+		if o.kind() != "Namespace" {
+			ns := str(o.raw, "metadata", "namespace")
+			require.True(t, ns == "" || ns == "loadtest", "%s: namespace %q (kustomize sets loadtest)", o.id(), ns)
+		}
+	}
+}
+
+func TestNamespaceDisablesIstio(t *testing.T) {
+	t.Parallel()
+	ns, ok := byKind(manifests(t), "Namespace")["loadtest"]
+	require.True(t, ok)
+	require.Equal(t, "disabled", str(ns.raw, "metadata", "labels", "istio-injection"))
+	require.Equal(t, "restricted", str(ns.raw, "metadata", "labels", "pod-security.kubernetes.io/enforce"))
+}
+
+func TestCronJobsAreSuspended(t *testing.T) {
+	t.Parallel()
+	cronjobs := byKind(manifests(t), "CronJob")
+	require.Contains(t, cronjobs, "tidemark-load-test")
+	require.Contains(t, cronjobs, "tidemark-correlate")
+	for name, cj := range cronjobs {
+		require.Equal(t, true, get(cj.raw, "spec", "suspend"), "CronJob %s must be suspended: runs start with kubectl create job --from=cronjob/%s", name, name)
+		require.Equal(t, "Forbid", str(cj.raw, "spec", "concurrencyPolicy"), name)
+		require.Equal(t, "Never", str(cj.raw, "spec", "jobTemplate", "spec", "template", "spec", "restartPolicy"), name)
+	}
+	// A load test is never retried by the Job controller.
+	require.Equal(t, 0, get(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", "backoffLimit"))
+	args := list(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+	require.Len(t, args, 1)
+	require.Equal(t, "run", list(args[0], "args")[0])
+	args = list(cronjobs["tidemark-correlate"].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+	require.Equal(t, "correlate", list(args[0], "args")[0])
+}
+
+// TestReferencesResolve checks every name one manifest uses for another: service
+// accounts, ConfigMaps (volumes, envFrom, configMapKeyRef with its key), volume mounts,
+// role bindings, and the scenario file the runner is given.
+func TestReferencesResolve(t *testing.T) {
+	t.Parallel()
+	objs := manifests(t)
+	sas := byKind(objs, "ServiceAccount")
+	cms := byKind(objs, "ConfigMap")
+	roles := byKind(objs, "Role")
+	var errs []string
+	fail := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	cmKey := func(where, name, key string) {
+		cm, ok := cms[name]
+		if !ok {
+			fail("%s: ConfigMap %q not defined", where, name)
+			return
+		}
+		if key == "" {
+			return
+		}
+		if _, ok := get(cm.raw, "data", key).(string); !ok {
+			fail("%s: ConfigMap %q has no key %q", where, name, key)
+		}
+	}
+	for id, spec := range podSpecs(objs) {
+		require.NotNil(t, spec, id)
+		if sa := str(spec, "serviceAccountName"); sa == "" {
+			fail("%s: no serviceAccountName (would run as default)", id)
+		} else if _, ok := sas[sa]; !ok {
+			fail("%s: ServiceAccount %q not defined", id, sa)
+		}
+		volumes := map[string]any{}
+		for _, v := range list(spec, "volumes") {
+			volumes[str(v, "name")] = v
+			if cm := str(v, "configMap", "name"); cm != "" {
+				cmKey(id+" volume "+str(v, "name"), cm, "")
+			}
+		}
+		for _, c := range list(spec, "containers") {
+			cid := id + " container " + str(c, "name")
+			mounts := map[string]string{}
+			for _, m := range list(c, "volumeMounts") {
+				if _, ok := volumes[str(m, "name")]; !ok {
+					fail("%s: volume %q not defined", cid, str(m, "name"))
+				}
+				mounts[str(m, "mountPath")] = str(m, "name")
+			}
+			for _, e := range list(c, "envFrom") {
+				if cm := str(e, "configMapRef", "name"); cm != "" {
+					cmKey(cid+" envFrom", cm, "")
+				}
+			}
+			env := map[string]bool{}
+			for _, e := range list(c, "envFrom") {
+				for k := range asMap(get(cms[str(e, "configMapRef", "name")].raw, "data")) {
+					env[k] = true
+				}
+			}
+			for _, e := range list(c, "env") {
+				env[str(e, "name")] = true
+				if ref := get(e, "valueFrom", "configMapKeyRef"); ref != nil {
+					cmKey(cid+" env "+str(e, "name"), str(ref, "name"), str(ref, "key"))
+				}
+			}
+			// $(VAR) in args must be defined, or Kubernetes passes it literally.
+			for _, a := range list(c, "args") {
+				s, _ := a.(string)
+				for _, v := range varRefs(s) {
+					if !env[v] {
+						fail("%s: arg %q uses $(%s), which is not in its environment", cid, s, v)
+					}
+				}
+				// A path argument under a ConfigMap mount must be a key of that ConfigMap.
+				for mount, vol := range mounts {
+					if rest, ok := strings.CutPrefix(s, mount+"/"); ok {
+						cm := str(volumes[vol], "configMap", "name")
+						if cm != "" {
+							cmKey(cid+" arg "+s, cm, rest)
+						}
+					}
+				}
+			}
+		}
+	}
+	for name, rb := range byKind(objs, "RoleBinding") {
+		if str(rb.raw, "roleRef", "kind") == "Role" {
+			if _, ok := roles[str(rb.raw, "roleRef", "name")]; !ok {
+				fail("RoleBinding %s: Role %q not defined", name, str(rb.raw, "roleRef", "name"))
+			}
+		}
+	}
+	for name, r := range roles {
+		for _, rule := range list(r.raw, "rules") {
+			if !slices.Contains(list(rule, "resources"), any("configmaps")) {
+				continue
+			}
+			for _, rn := range list(rule, "resourceNames") {
+				cmKey("Role "+name, rn.(string), "")
+			}
+		}
+	}
+	require.Empty(t, errs)
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// varRefs returns the names of $(VAR) references in a container argument.
+func varRefs(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "$(")
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], ')')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+2:i+j])
+		s = s[i+j:]
+	}
+}
+
+// TestNoPrivilegedSettings: the jobs run as non-root with no privileges, no host access
+// and no Kubernetes API token, and no ServiceAccount is granted anything.
+func TestNoPrivilegedSettings(t *testing.T) {
+	t.Parallel()
+	objs := manifests(t)
+	for id, spec := range podSpecs(objs) {
+		require.Equal(t, false, get(spec, "automountServiceAccountToken"), "%s: jobs need no API token", id)
+		for _, k := range []string{"hostNetwork", "hostPID", "hostIPC"} {
+			require.NotEqual(t, true, get(spec, k), "%s: %s", id, k)
+		}
+		require.Equal(t, true, get(spec, "securityContext", "runAsNonRoot"), id)
+		require.Equal(t, "RuntimeDefault", str(spec, "securityContext", "seccompProfile", "type"), id)
+		for _, v := range list(spec, "volumes") {
+			require.Nil(t, get(v, "hostPath"), "%s: hostPath volume %s", id, str(v, "name"))
+		}
+		for _, c := range append(list(spec, "containers"), list(spec, "initContainers")...) {
+			sc := get(c, "securityContext")
+			require.NotEqual(t, true, get(sc, "privileged"), id)
+			require.Equal(t, false, get(sc, "allowPrivilegeEscalation"), id)
+			require.Equal(t, true, get(sc, "readOnlyRootFilesystem"), id)
+			require.Equal(t, []any{"ALL"}, list(sc, "capabilities", "drop"), id)
+			require.Empty(t, list(sc, "capabilities", "add"), id)
+		}
+	}
+	for name, sa := range byKind(objs, "ServiceAccount") {
+		require.Equal(t, false, get(sa.raw, "automountServiceAccountToken"), name)
+	}
+	for _, kind := range []string{"RoleBinding", "ClusterRoleBinding"} {
+		for name, rb := range byKind(objs, kind) {
+			for _, s := range list(rb.raw, "subjects") {
+				require.NotEqual(t, "ServiceAccount", str(s, "kind"), "%s %s grants API access to a job's ServiceAccount", kind, name)
+			}
+		}
+	}
+	require.Empty(t, byKind(objs, "ClusterRole"), "nothing here needs cluster-wide permissions")
+	// The trigger Role may create Jobs and read their pods, and never deletes or escalates.
+	for name, r := range byKind(objs, "Role") {
+		for _, rule := range list(r.raw, "rules") {
+			for _, v := range list(rule, "verbs") {
+				require.Contains(t, []any{"get", "list", "watch", "create", "update", "patch"}, v, "Role %s", name)
+			}
+			require.NotContains(t, list(rule, "resources"), any("secrets"), "Role %s", name)
+			require.NotContains(t, list(rule, "verbs"), any("*"), "Role %s", name)
+		}
+	}
+}
+
+// TestRunnerIsNotCPULimited: a CPU-throttled generator reports its own throttling as
+// the service's latency.
+func TestRunnerIsNotCPULimited(t *testing.T) {
+	t.Parallel()
+	cj := byKind(manifests(t), "CronJob")["tidemark-load-test"]
+	c := list(cj.raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")[0]
+	require.NotEmpty(t, str(c, "resources", "requests", "cpu"))
+	require.Empty(t, str(c, "resources", "limits", "cpu"))
+}
+
+// TestScenarioConfigMapLoads: the scenario in the ConfigMap is one `tidemark run` accepts.
+func TestScenarioConfigMapLoads(t *testing.T) {
+	t.Parallel()
+	cms := byKind(manifests(t), "ConfigMap")
+	settings := cms["tidemark-settings"]
+	target := str(settings.raw, "data", "TARGET_URL")
+	require.NotEmpty(t, target)
+	for key, v := range asMap(get(cms["tidemark-scenarios"].raw, "data")) {
+		test, err := scenario.Parse(key, []byte(v.(string)), map[string]string{"TARGET_URL": target})
+		require.NoError(t, err, key)
+		require.NotNil(t, test)
+	}
+}
+
+func TestReadmeShowsTheTrigger(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	for _, want := range []string{
+		"kubectl -n loadtest create job --from=cronjob/tidemark-load-test",
+		"kubectl -n loadtest create job --from=cronjob/tidemark-correlate",
+		"--web.enable-remote-write-receiver",
+		"tidemark dashboards generate --output.dir",
+		"tidemark dashboards push",
+	} {
+		require.Contains(t, string(raw), want)
+	}
+}
