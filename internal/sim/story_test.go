@@ -28,6 +28,7 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	lastSpec := 2
 	var allReady time.Duration // first time order has 5 Ready replicas
 	var scaleIn time.Duration  // first time order's spec drops after the spike
+	var connsBefore, connsPeak float64
 	outs := openLoop(t, c, "order", 15*time.Minute, func(d time.Duration) float64 {
 		switch {
 		case d < spikeAt:
@@ -39,6 +40,15 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	}, func() {
 		now := c.Now().Sub(simStart)
 		d, _ := c.Deployment("order")
+		if now == spikeAt || now == dropAt {
+			db := c.Snapshot().Database
+			require.True(t, db.Published)
+			if now == spikeAt {
+				connsBefore = db.CloudWatch.DatabaseConnections
+			} else {
+				connsPeak = db.CloudWatch.DatabaseConnections
+			}
+		}
 		if d.SpecReplicas != lastSpec {
 			if d.SpecReplicas < lastSpec && scaleIn == 0 {
 				scaleIn = now
@@ -94,6 +104,9 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	require.Positive(t, failBefore, "the spike must cause failures before the new pods are Ready")
 	require.Greater(t, float64(failBefore)/float64(failBefore+failAfter), 0.8)
 	require.Less(t, float64(failAfter)/float64(after), 0.01)
+
+	// DB connections grow with replicas (Prisma pools of 5 per pod), as CloudWatch shows.
+	require.Greater(t, connsPeak, connsBefore+10)
 
 	// Scale-in only after the downscale stabilisation window (5 m) past the drop.
 	require.NotZero(t, scaleIn)

@@ -1,0 +1,237 @@
+package sim
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func newTestCluster(t *testing.T, yaml string) *Cluster {
+	t.Helper()
+	p, err := ParseProfile([]byte(yaml), "test.yaml")
+	require.NoError(t, err)
+	c, err := NewCluster(p, simStart)
+	require.NoError(t, err)
+	return c
+}
+
+func countBy(outs []*outcome) map[string]int {
+	m := map[string]int{}
+	for _, o := range outs {
+		key := http.StatusText(o.res.Status)
+		if o.res.Reason != "" {
+			key = o.res.Reason
+		}
+		m[key]++
+	}
+	return m
+}
+
+func TestHPAStatusReportsSpecReplicasAtLastSync(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}, limits: {cpu: 400m}}
+    threads: 4
+    request: {cpu: 20ms}
+    startup: {image_pull: 20s}
+    hpa: {min_replicas: 2, max_replicas: 10, target_cpu_utilization: 50}
+`)
+	var first, next *DeploymentSnapshot
+	openLoop(t, c, "api", 3*time.Minute, func(time.Duration) float64 { return 30 }, func() {
+		d, _ := c.Deployment("api")
+		switch {
+		case first == nil && d.SpecReplicas != 2:
+			first = &d
+		case first != nil && next == nil && d.HPA.CurrentReplicas != 2:
+			next = &d
+		}
+	})
+	require.NotNil(t, first)
+	require.NotNil(t, next)
+	// The sync that scaled wrote current = the spec it found (2) and desired = the new spec.
+	require.Equal(t, int32(2), first.HPA.CurrentReplicas)
+	require.Equal(t, int32(first.SpecReplicas), first.HPA.DesiredReplicas)
+	require.Equal(t, 4, first.SpecReplicas, "legacy scale-up limit max(2×2, 4)")
+	// The new pods take 20 s to pull: at the next sync the spec is 4 but only 2 are Ready.
+	require.Equal(t, int32(4), next.HPA.CurrentReplicas)
+	require.Equal(t, 2, next.ReadyReplicas)
+}
+
+func TestBehaviorPolicyLimitsScaleUpInCluster(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}, limits: {cpu: 1}}
+    threads: 8
+    request: {cpu: 20ms}
+    hpa:
+      min_replicas: 2
+      max_replicas: 10
+      target_cpu_utilization: 50
+      behavior:
+        scale_up:
+          policies: [{type: Pods, value: 1, period_seconds: 60}]
+`)
+	var changes []time.Duration
+	var specs []int
+	last := 2
+	openLoop(t, c, "api", 4*time.Minute, func(time.Duration) float64 { return 50 }, func() {
+		d, _ := c.Deployment("api")
+		if d.SpecReplicas != last {
+			last = d.SpecReplicas
+			changes = append(changes, c.Now().Sub(simStart))
+			specs = append(specs, d.SpecReplicas)
+		}
+	})
+	require.GreaterOrEqual(t, len(specs), 3)
+	for i, s := range specs {
+		require.Equal(t, 3+i, s, "one pod per period")
+		if i > 0 {
+			require.GreaterOrEqual(t, changes[i]-changes[i-1], 60*time.Second)
+		}
+	}
+}
+
+func TestRequestsFailAsTheModelDictates(t *testing.T) {
+	t.Parallel()
+	t.Run("no ready endpoints", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+`)
+		for _, pd := range c.byName["api"].pods {
+			pd.ready = false
+		}
+		var got Result
+		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
+		require.Equal(t, Result{Status: 503, Reason: ReasonNoEndpoints}, got)
+	})
+	t.Run("pool timeout", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}}
+    threads: 8
+    request: {cpu: 1ms, db_queries: 1}
+    pool: {size: 1, timeout: 500ms}
+database:
+  query_latency: 200ms
+`)
+		outs := openLoop(t, c, "api", 10*time.Second, func(time.Duration) float64 { return 20 }, nil)
+		counts := countBy(outs)
+		require.Positive(t, counts[ReasonPoolTimeout])
+		require.Positive(t, counts["OK"])
+	})
+	t.Run("database max connections", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: api
+    replicas: 3
+    resources: {requests: {cpu: 100m}}
+    threads: 8
+    request: {cpu: 1ms, db_queries: 1}
+    pool: {size: 5, warm: 0}
+database:
+  max_connections: 4
+  base_connections: 1
+  query_latency: 100ms
+`)
+		outs := openLoop(t, c, "api", 5*time.Second, func(time.Duration) float64 { return 100 }, nil)
+		require.Positive(t, countBy(outs)[ReasonDBConnections])
+		require.Equal(t, 4, c.Snapshot().Database.Connections)
+	})
+	t.Run("queue full and server timeout", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}
+    concurrency: 1
+    queue: {max: 5}
+    request: {cpu: 50ms, timeout: 2s}
+`)
+		outs := openLoop(t, c, "api", 10*time.Second, func(time.Duration) float64 { return 20 }, nil)
+		counts := countBy(outs)
+		require.Positive(t, counts[ReasonQueueFull])
+		require.Positive(t, counts["OK"])
+	})
+	t.Run("downstream failure", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: front
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms, calls: [back]}
+  - name: back
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+`)
+		for _, pd := range c.byName["back"].pods {
+			pd.ready, pd.readyAt = false, simStart.Add(time.Hour) // readiness probe failing
+		}
+		outs := openLoop(t, c, "front", time.Second, func(time.Duration) float64 { return 10 }, nil)
+		require.Equal(t, map[string]int{ReasonDownstream: 10}, countBy(outs))
+		require.Equal(t, 502, outs[0].res.Status)
+	})
+}
+
+func TestIdleScaleDownDrainsAndRemovesPods(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `hpa_controller: {downscale_stabilization: 30s}
+services:
+  - name: api
+    replicas: 4
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+    hpa: {min_replicas: 1, max_replicas: 4, target_cpu_utilization: 50}
+`)
+	before := map[string]bool{}
+	for _, p := range c.Snapshot().Pods {
+		before[p.Name] = true
+	}
+	c.Advance(simStart.Add(2 * time.Minute))
+	d, _ := c.Deployment("api")
+	require.Equal(t, 1, d.SpecReplicas, "idle: scaled to min after the 30 s window")
+	require.Equal(t, 1, d.ReadyReplicas)
+	require.Len(t, c.Snapshot().Pods, 1, "terminated pods drained and removed")
+}
+
+func TestDatabaseMetricsFollowLoad(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: api
+    replicas: 2
+    resources: {requests: {cpu: 1}}
+    threads: 16
+    request: {cpu: 1ms, db_queries: 4}
+    pool: {size: 10}
+database:
+  vcpus: 2
+  query_cpu: 20ms
+  query_latency: 1ms
+  background_cpu_percent: 2
+  credits: {initial: 1, earn_per_hour: 12, max: 288, baseline_percent: 20}
+`)
+	// Idle minute: CloudWatch publishes background CPU only.
+	c.Advance(simStart.Add(61 * time.Second))
+	db := c.Snapshot().Database
+	require.True(t, db.Published)
+	require.InDelta(t, 2.0, db.CloudWatch.CPUUtilization, 0.01)
+	idleFree := db.CloudWatch.FreeableMemory
+	// 40 RPS × 4 queries × 20 ms = 3.2 vCPU demanded of 2: saturated, credits drain.
+	outs := openLoop(t, c, "api", 3*time.Minute, func(time.Duration) float64 { return 40 }, nil)
+	db = c.Snapshot().Database
+	require.Zero(t, db.CPUCreditBalance, "credits spent")
+	require.Greater(t, db.Connections, 2)
+	require.Less(t, db.CloudWatch.FreeableMemory, idleFree)
+	// At zero credits the instance is held to its 20% baseline.
+	require.InDelta(t, 20.0, db.CloudWatch.CPUUtilization, 1.0)
+	var lat []time.Duration
+	for _, o := range outs[len(outs)/2:] {
+		lat = append(lat, o.res.Latency)
+	}
+	require.Greater(t, percentile(lat, 0.5), time.Second, "queries slow down when the database is saturated")
+}
