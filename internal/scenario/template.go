@@ -199,31 +199,35 @@ func validEnvName(s string) bool {
 func (t *Template) bind(env map[string]string) (*Template, []string) {
 	var missing []string
 	out := &Template{src: t.src, parts: make([]part, 0, len(t.parts))}
-	add := func(s string) {
-		if n := len(out.parts); n > 0 && out.parts[n-1].kind == varLiteral {
-			out.parts[n-1].lit += s
-			return
+	// Adjacent literals are joined in lit, so that a bound template has as few parts
+	// as possible; a builder keeps that linear in the template's length.
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			out.parts = append(out.parts, part{lit: lit.String()})
+			lit.Reset()
 		}
-		out.parts = append(out.parts, part{lit: s})
 	}
 	for _, p := range t.parts {
 		switch p.kind {
 		case varLiteral:
-			add(p.lit)
+			lit.WriteString(p.lit)
 		case varEnv:
 			v, ok := env[p.name]
 			switch {
 			case v != "":
-				add(v)
+				lit.WriteString(v)
 			case p.hasDef:
-				add(p.def)
+				lit.WriteString(p.def)
 			case !ok:
 				missing = append(missing, p.name)
 			}
 		default:
+			flush()
 			out.parts = append(out.parts, p)
 		}
 	}
+	flush()
 	// The source of a bound template shows the values, so that messages and the
 	// default `name` tag show what is actually requested.
 	var src strings.Builder

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -158,4 +159,17 @@ func BenchmarkTemplateRender(b *testing.B) {
 	for b.Loop() {
 		buf = tpl.Render(buf[:0], v)
 	}
+}
+
+// TestTemplateLarge guards against quadratic parsing and binding of long templates.
+func TestTemplateLarge(t *testing.T) {
+	t.Parallel()
+	src := strings.Repeat("a${__ENV.A}$${x}$", 50_000)
+	tpl, err := ParseTemplate(src)
+	require.NoError(t, err)
+	b, missing := tpl.bind(map[string]string{"A": "b"})
+	require.Empty(t, missing)
+	require.True(t, b.Static())
+	require.Len(t, b.parts, 1)
+	require.Equal(t, strings.Repeat("ab${x}$", 50_000), string(b.Render(nil, nil)))
 }
