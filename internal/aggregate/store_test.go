@@ -378,8 +378,8 @@ func heapInUse() uint64 {
 // TestConstantMemoryPerSeries pushes 1M and then 4M more samples into the same series
 // of every type; the heap must not grow with the sample count.
 func TestConstantMemoryPerSeries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("pushes 5M samples")
+	if testing.Short() || raceEnabled {
+		t.Skip("pushes 5M samples; measures the heap, which the race detector inflates")
 	}
 	f := newFixture()
 	s := New()
