@@ -104,7 +104,7 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 			FillOpacity(60))
 
 	db.WithRow(row("CPU")).
-		WithPanel(b.graph("CPU per pod: usage vs request vs limit vs HPA target", "Average per pod of each workload, in cores. The HPA scales on usage ÷ request against its target utilization (the dashed line).", units.Short, halfWidth,
+		WithPanel(b.graph("CPU per pod: usage vs request vs limit vs HPA target", "Per pod, in cores: usage against request and limit, and the HPA's CPU target per pod (request × target utilization). The HPA scales on the pods' average usage ÷ request.", units.Short, halfWidth,
 			q("cpu_usage_pod", "{{pod}} usage"),
 			q("cpu_request_pod", "{{pod}} request"),
 			q("cpu_limit_pod", "{{pod}} limit"),

@@ -13,3 +13,5 @@
 // [Exprs]); the generated JSON is committed under dashboards/generated and a test fails
 // when it drifts from what the builders produce.
 package dashboards
+
+//go:generate go run ../cmd/tidemark dashboards generate --output.dir generated

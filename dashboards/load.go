@@ -92,6 +92,8 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 	db.WithRow(row("HTTP")).
 		WithPanel(b.graph("HTTP latency timings ($quantile_stat)", "Each phase of a request (k6 http_req_* trends), chosen trend stat, cumulative since the run started.", units.Seconds, halfWidth,
 			latency...)).
+		WithPanel(b.graph("HTTP request duration by expected_response ($quantile_stat)", "Successful and failed requests apart: failures that return fast pull the overall latency down.", units.Seconds, halfWidth,
+			q("load_latency_stat_expected", "expected_response={{expected_response}}"))).
 		WithPanel(b.graph("Iteration duration ($quantile_stat)", "k6 iteration_duration, chosen trend stat.", units.Seconds, halfWidth,
 			q("load_iteration_duration_stat", "iteration_duration $quantile_stat"))).
 		WithPanel(b.table("HTTP latency stats per request", "http_req_duration min, max, p95 and p99 per name, method and status (needs K6_PROMETHEUS_RW_TREND_STATS ⊇ min,max,p(95),p(99); Tidemark sends them by default).", units.Seconds, fullWidth,
@@ -99,7 +101,7 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 			q("load_latency_table_p95", "p95"), q("load_latency_table_p99", "p99"))).
 		WithPanel(b.graph("Data sent and received", "Bytes per second on the wire.", units.BytesPerSecondSI, halfWidth,
 			q("load_data_sent", "sent"), q("load_data_received", "received"))).
-		WithPanel(b.graph("Iterations/s", "Completed iterations per scenario.", units.OpsPerSecond, halfWidth,
+		WithPanel(b.graph("Iterations/s", "Completed iterations per scenario.", units.OpsPerSecond, fullWidth,
 			q("load_iterations_rate", "{{scenario}}")))
 
 	db.WithRow(row("Checks")).

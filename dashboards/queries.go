@@ -123,6 +123,7 @@ func BuiltinExprs() ExprTable {
 		"load_http_req_rate_expected":   `sum by (expected_response) (` + rate("k6_http_reqs_total", selLoad) + `)`,
 		"load_http_failure_ratio":       `(sum(` + failures(selLoad) + `) or vector(0)) / sum(` + rate("k6_http_reqs_total", selLoad) + `)`,
 		"load_latency_stat":             `avg(k6_http_req_duration_$quantile_stat{` + selLoad + `})`,
+		"load_latency_stat_expected":    `avg by (expected_response) (k6_http_req_duration_$quantile_stat{` + selLoad + `})`,
 		"load_iteration_duration_stat":  `avg(k6_iteration_duration_$quantile_stat{` + selLoad + `})`,
 		"load_latency_table_min":        `avg by (name, method, status) (k6_http_req_duration_min{` + selLoad + `})`,
 		"load_latency_table_max":        `avg by (name, method, status) (k6_http_req_duration_max{` + selLoad + `})`,
