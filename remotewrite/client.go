@@ -387,7 +387,7 @@ func (c *Client) sendBatch(ctx context.Context, batch []series.Series, ts int64,
 			level = slog.LevelError
 		}
 		c.logger.Log(ctx, level, "Remote write rejected by the receiver; not retrying, samples dropped",
-			"status", perr.status, "message", perr.msg, "kind", kind, "samples", len(batch), "hint", hint(perr.status, kind))
+			"status", perr.status, "message", perr.msg, "kind", kind, "samples", len(batch), "hint", hint(perr.status, kind, perr.msg))
 		if perr.status == http.StatusRequestEntityTooLarge && c.maxSamples > 1 {
 			c.maxSamples = max(1, c.maxSamples/2)
 			c.logger.Warn("Halving remote write batch size after 413", "max_samples_per_send", c.maxSamples)
@@ -396,18 +396,19 @@ func (c *Client) sendBatch(ctx context.Context, batch []series.Series, ts int64,
 	}
 }
 
-func hint(status int, kind string) string {
+func hint(status int, kind, msg string) string {
+	lower := strings.ToLower(msg)
 	switch {
+	case status == http.StatusRequestEntityTooLarge || strings.Contains(lower, "too big") || strings.Contains(lower, "too large"):
+		return "request too large: lower queue_config.max_samples_per_send"
 	case status == http.StatusNotFound:
 		return "check the URL path (Prometheus: /api/v1/write, started with --web.enable-remote-write-receiver)"
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return "check the credentials (basic_auth, authorization, sigv4) and tenant headers"
-	case status == http.StatusRequestEntityTooLarge:
-		return "request too large: lower queue_config.max_samples_per_send"
 	case kind == "histograms":
 		return "the receiver may not accept native histograms (Prometheus: --enable-feature=native-histograms)"
 	case status == http.StatusBadRequest:
-		return "the receiver refused the samples (out of order, duplicate, or invalid labels)"
+		return "the receiver refused the samples; see its message (out of order, duplicate or invalid labels are common causes)"
 	}
 	return ""
 }
