@@ -104,7 +104,9 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 		return nil, fmt.Errorf("create landing page: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", av1))
+	apiHandler := http.StripPrefix("/api/v1", av1)
+	mux.Handle("/api/v1/", apiHandler)
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gogo/protobuf/proto"
+	"github.com/klauspost/compress/snappy"
+	"github.com/prometheus/prometheus/prompb"
+	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
+)
+
+// maxWriteBody bounds the compressed remote-write body kept for diagnosis; the receiver
+// itself refuses bodies over 32 MiB.
+const maxWriteBody = 32<<20 + 1
+
+// clearWriteErrors wraps the remote-write receiver so that a rejected request (4xx) says
+// which stage failed. Prometheus' receiver answers a corrupt body with a bare
+// "s2: corrupt input" or "unexpected EOF"; this names the stage and the message type.
+// Successful requests pass through untouched; the body is diagnosed again only after a
+// rejection.
+func clearWriteErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxWriteBody))
+		if err != nil {
+			http.Error(w, "remote write: read body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		cw := &errorCapture{ResponseWriter: w}
+		next.ServeHTTP(cw, r)
+		if cw.code < http.StatusBadRequest || cw.code >= http.StatusInternalServerError {
+			return
+		}
+		msg := diagnoseWrite(r.Header.Get("Content-Type"), body, strings.TrimSpace(cw.body.String()))
+		http.Error(w, msg, cw.code)
+	})
+}
+
+// diagnoseWrite returns the message for a rejected remote-write body.
+func diagnoseWrite(contentType string, body []byte, orig string) string {
+	if rest, ok := strings.CutPrefix(orig, "s2: "); ok {
+		return "remote write: decompress body (snappy block format): " + rest
+	}
+	raw, err := snappy.Decode(nil, body)
+	if err != nil {
+		return "remote write: " + orig
+	}
+	var (
+		msg  proto.Message = &prompb.WriteRequest{}
+		name               = "prometheus.WriteRequest"
+	)
+	if strings.Contains(contentType, "io.prometheus.write.v2.Request") {
+		msg, name = &writev2.Request{}, "io.prometheus.write.v2.Request"
+	}
+	if err := proto.Unmarshal(raw, msg); err != nil {
+		return fmt.Sprintf("remote write: decode %s (protobuf): %v", name, err)
+	}
+	return "remote write: " + orig
+}
+
+// errorCapture forwards a successful response and holds back an error response (status
+// 400..499) for clearWriteErrors to rewrite.
+type errorCapture struct {
+	http.ResponseWriter
+	code int
+	body bytes.Buffer
+}
+
+func (c *errorCapture) WriteHeader(code int) {
+	if c.code != 0 {
+		return
+	}
+	c.code = code
+	if code < http.StatusBadRequest || code >= http.StatusInternalServerError {
+		c.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (c *errorCapture) Write(b []byte) (int, error) {
+	if c.code == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.code >= http.StatusBadRequest && c.code < http.StatusInternalServerError {
+		return c.body.Write(b)
+	}
+	return c.ResponseWriter.Write(b)
+}
