@@ -171,7 +171,7 @@ func row(title string) *dashboard.RowBuilder {
 	return dashboard.NewRowBuilder(title)
 }
 
-// percentThresholds colours ratios green below warn, orange from warn, red from crit.
+// ratioThresholds colours ratios green below warn, orange from warn, red from crit.
 func ratioThresholds(warn, crit float64) *dashboard.ThresholdsConfigBuilder {
 	return dashboard.NewThresholdsConfigBuilder().
 		Mode(dashboard.ThresholdsModeAbsolute).

@@ -1,0 +1,81 @@
+//go:build integration
+
+package dashboards
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/sim"
+)
+
+// TestClusterPanelsOnTheSimulatedCluster scrapes the simulated cluster (story 1's
+// profile) with a real Prometheus, under the job names and labels of
+// deploy/prometheus/prometheus.yml, and checks every cluster panel of the correlation
+// dashboard (autoscaling, CPU, database) returns data from the simulator's series: the
+// dashboards and the simulator agree on names, labels and joins.
+func TestClusterPanelsOnTheSimulatedCluster(t *testing.T) {
+	p, err := sim.LoadProfile("../examples/cluster-shoong.yaml")
+	require.NoError(t, err)
+	srv, err := sim.NewServer(p, promslog.NewNopLogger())
+	require.NoError(t, err)
+	require.NoError(t, srv.Start(context.Background()))
+	t.Cleanup(func() { _ = srv.Stop() })
+	u, err := url.Parse(srv.MetricsURL())
+	require.NoError(t, err)
+
+	job := func(name, path string, extra string) string {
+		return fmt.Sprintf(`  - job_name: %s
+    scrape_interval: 1s
+    scrape_timeout: 1s
+    honor_labels: true
+    metrics_path: %s
+    static_configs:
+      - targets: [%q]
+%s`, name, path, u.Host, extra)
+	}
+	cfg := "global:\n  scrape_interval: 1s\nscrape_configs:\n" +
+		job("kube-state-metrics", sim.KubeStateMetricsPath, "") +
+		job("kubelet-cadvisor", sim.CadvisorPath, `    relabel_configs:
+      - target_label: job
+        replacement: kubelet
+      - target_label: metrics_path
+        replacement: /metrics/cadvisor
+`) +
+		job("yace", sim.RDSPath, "")
+	prom := promtest.StartPrometheus(t, promtest.WithConfig(cfg))
+
+	client, err := api.NewClient(api.Config{Address: prom.URL})
+	require.NoError(t, err)
+	papi := v1.NewAPI(client)
+
+	vars := testVars("unused")
+	vars["namespace"] = []string{p.Namespace}
+	vars["__rate_interval"] = []string{"5s"}
+	checked := 0
+	for _, qu := range generatedQueries(t) {
+		if qu.Dashboard != RunCorrelationUID || strings.Contains(qu.Expr, "k6_") || strings.Contains(qu.Expr, "tidemark_") {
+			continue
+		}
+		expr, _ := interpolate(qu.Expr, vars)
+		name := qu.Panel + " / " + qu.RefID
+		// Poll until the scrapes have filled the rate windows (or the deadline passes).
+		require.Eventually(t, func() bool {
+			now := time.Now()
+			v, _, _, err := papi.QueryRange(context.Background(), expr, v1.Range{Start: now.Add(-10 * time.Second), End: now, Step: time.Second})
+			return err == nil && promtest.NonEmpty(v)
+		}, 60*time.Second, 250*time.Millisecond, "%s returned no data from the simulated cluster:\n%s", name, expr)
+		checked++
+	}
+	require.GreaterOrEqual(t, checked, 15)
+}
