@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,8 +44,27 @@ func NewCollector(src series.Snapshotter, cfg series.Config, start time.Time) (*
 func (c *Collector) Describe(chan<- *prometheus.Desc) {}
 
 // Collect sends the current value of every series.
+//
+// A plain-number trend's native histogram is named k6_<trend>, so its exposition has
+// k6_<trend>_count and _sum lines; the count and sum stat gauges of that trend would
+// clash with them and are left out (the histogram carries the same values).
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	for _, s := range c.mapper.Map(nil, c.src.Snapshot()) {
+	ss := c.mapper.Map(nil, c.src.Snapshot())
+	hists := map[string]bool{}
+	for _, s := range ss {
+		if s.Type == series.Histogram {
+			hists[s.Name] = true
+		}
+	}
+	for _, s := range ss {
+		if s.Type == series.Gauge && len(hists) > 0 {
+			if base, ok := strings.CutSuffix(s.Name, "_count"); ok && hists[base] {
+				continue
+			}
+			if base, ok := strings.CutSuffix(s.Name, "_sum"); ok && hists[base] {
+				continue
+			}
+		}
 		names := make([]string, len(s.Labels))
 		values := make([]string, len(s.Labels))
 		for i, l := range s.Labels {

@@ -151,3 +151,25 @@ func TestServerListenError(t *testing.T) {
 	require.ErrorContains(t, again.Start(), "listen on "+srv.Addr())
 	require.NoError(t, again.Stop())
 }
+
+// TestNoClashWithNativeHistograms: a plain-number trend's histogram k6_<trend> owns
+// the _count and _sum lines, so the stat gauges of the same names are left out and
+// gathering succeeds.
+func TestNoClashWithNativeHistograms(t *testing.T) {
+	src, _ := source()
+	c, err := exporter.NewCollector(src, series.Config{TrendStats: []string{"count", "sum", "max"}, NativeHistograms: true}, time.Now())
+	require.NoError(t, err)
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(c))
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	require.True(t, names["k6_queue_depth"])
+	require.True(t, names["k6_queue_depth_max"])
+	require.False(t, names["k6_queue_depth_count"])
+	require.True(t, names["k6_http_req_duration_count"], "time trends' histograms are _seconds: no clash")
+	require.True(t, names["k6_http_req_duration_seconds"])
+}
