@@ -18,8 +18,9 @@ import (
 const StepDuration = 5 * time.Millisecond
 
 // maxRequestsPerPod bounds the requests one pod holds (queued and in progress), so memory
-// stays bounded under any load; beyond it requests are refused like a full queue.
-const maxRequestsPerPod = 20000
+// and the cost of a step stay bounded under any load; beyond it requests are refused like
+// a full queue. 4096 is the listen backlog limit (net.core.somaxconn) since Linux 5.4.
+const maxRequestsPerPod = 4096
 
 // Reasons a request failed, reported in Result.Reason.
 const (
