@@ -36,6 +36,7 @@
 //
 // # Profiles
 //
-// A Profile is YAML (see examples/cluster-*.yaml); LoadProfile decodes it with unknown
+// A Profile is YAML (every field with its default: testdata/reference-profile.yaml; examples:
+// examples/cluster-*.yaml). LoadProfile decodes it with unknown
 // fields rejected and reports errors as "file:line: field: what was expected".
 package sim

@@ -154,3 +154,22 @@ func TestDistributions(t *testing.T) {
 	require.InDelta(t, float64(20*time.Second), float64(ln.sample(0, 1.6448536269514722)), float64(time.Millisecond))
 	require.Equal(t, 200*time.Second, ln.sample(0, 100), "capped at 10 × p95")
 }
+
+func TestReferenceProfile(t *testing.T) {
+	t.Parallel()
+	p, err := LoadProfile("testdata/reference-profile.yaml")
+	require.NoError(t, err)
+	def, err := ParseProfile([]byte(minimal), "p.yaml")
+	require.NoError(t, err)
+	// The reference spells out the defaults: both parse to the same controller settings.
+	require.Equal(t, def.Controller, p.Controller)
+	require.Equal(t, def.MetricsServer, p.MetricsServer)
+	require.Equal(t, def.Node, p.Node)
+	s, d := p.Services[0], def.Services[0]
+	require.Equal(t, d.Threads, s.Threads)
+	require.Equal(t, d.Queue, s.Queue)
+	require.Equal(t, d.Startup.Readiness, s.Startup.Readiness)
+	require.Equal(t, d.TerminationGracePeriod, s.TerminationGracePeriod)
+	_, err = NewCluster(p, simStart)
+	require.NoError(t, err)
+}
