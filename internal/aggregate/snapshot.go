@@ -271,16 +271,8 @@ func (s *Snapshot) Since(earlier *Snapshot) (*Snapshot, error) {
 	return out, nil
 }
 
-// sortSeries orders series by metric name, then by their tags pair by pair.
-func sortSeries(ss []Series) {
-	slices.SortFunc(ss, func(a, b Series) int {
-		if c := strings.Compare(a.Metric.Name, b.Metric.Name); c != 0 {
-			return c
-		}
-		return compareTags(a.Tags.Tags(), b.Tags.Tags())
-	})
-}
-
+// compareTags orders tag sets pair by pair: snapshots list the series of a metric in
+// this order.
 func compareTags(a, b []metrics.Tag) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if c := strings.Compare(a[i].Key, b[i].Key); c != 0 {

@@ -7,6 +7,8 @@ package aggregate
 
 import (
 	"hash/maphash"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +32,9 @@ type Store struct {
 	// exclusively, so a snapshot never sees part of a Push.
 	mu     sync.RWMutex
 	shards [numShards]shard
+	// ordered lists every series in snapshot order; Snapshot rebuilds it, under mu,
+	// when series were added since.
+	ordered []*series
 }
 
 type shard struct {
@@ -55,11 +60,12 @@ type series struct {
 	value, min, max float64
 	// Rate.
 	passes, total uint64
-	// Trend.
-	hist *hist.Histogram
-	// snap is the histogram copy handed to the last snapshot, reused while no new
-	// sample arrives (snapshots are taken every few seconds, most series are idle).
-	snap *hist.Histogram
+	// Trend. Once a snapshot has handed out hist, shared is set and hist is frozen:
+	// the next sample copies it first (copy on write). Snapshots therefore never copy
+	// histograms while they hold the Store exclusively, and an idle series is never
+	// copied at all.
+	hist   *hist.Histogram
+	shared bool
 }
 
 // Option configures a Store.
@@ -157,8 +163,11 @@ func (ser *series) add(smp *metrics.Sample) {
 			ser.passes++
 		}
 	case metrics.Trend:
+		if ser.shared {
+			ser.hist = ser.hist.Clone()
+			ser.shared = false
+		}
 		ser.hist.Observe(v)
-		ser.snap = nil
 	}
 }
 
@@ -172,18 +181,30 @@ func (s *Store) Len() int {
 }
 
 // Snapshot returns the state of every series at one instant: no Push is half applied.
-// The snapshot is immutable and safe to share between goroutines; it shares nothing
-// mutable with the Store.
+// The snapshot is immutable and safe to share between goroutines: the histograms it
+// shares with the Store are frozen, and the Store copies one before its next change.
+// It holds up pushes only for a pass over the series, never for copying histograms.
 func (s *Store) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := &Snapshot{Time: s.now()}
-	for i := range s.shards {
-		for _, ser := range *s.shards[i].series.Load() {
-			snap.Series = append(snap.Series, ser.snapshot())
+	if n := s.Len(); n != len(s.ordered) {
+		s.ordered = make([]*series, 0, n)
+		for i := range s.shards {
+			for _, ser := range *s.shards[i].series.Load() {
+				s.ordered = append(s.ordered, ser)
+			}
 		}
+		slices.SortFunc(s.ordered, func(a, b *series) int {
+			if c := strings.Compare(a.metric.Name, b.metric.Name); c != 0 {
+				return c
+			}
+			return compareTags(a.tags.Tags(), b.tags.Tags())
+		})
 	}
-	sortSeries(snap.Series)
+	snap := &Snapshot{Time: s.now(), Series: make([]Series, len(s.ordered))}
+	for i, ser := range s.ordered {
+		snap.Series[i] = ser.snapshot()
+	}
 	return snap
 }
 
@@ -204,10 +225,8 @@ func (ser *series) snapshot() Series {
 	case metrics.Rate:
 		out.Passes, out.Total = ser.passes, ser.total
 	case metrics.Trend:
-		if ser.snap == nil {
-			ser.snap = ser.hist.Clone()
-		}
-		out.Trend = ser.snap
+		out.Trend = ser.hist
+		ser.shared = true
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -459,5 +460,36 @@ func BenchmarkPushParallel(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*9), "ns/sample")
 			b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*9), "cpu-ns/sample")
 		})
+	}
+}
+
+// BenchmarkSnapshot takes snapshots of 1,000 series (half of them trends) while every
+// trend changes between snapshots, the worst case for the histogram copies.
+func BenchmarkSnapshot(b *testing.B) {
+	f := newFixture()
+	s := New()
+	r := rand.New(rand.NewPCG(1, 2))
+	var batch []metrics.Sample
+	for i := range 500 {
+		ts := f.tags("name", strconv.Itoa(i))
+		batch = append(batch,
+			metrics.Sample{Metric: f.b.HTTPReqDuration, Tags: ts, Time: f.t0, Value: 0.001 + r.Float64()},
+			metrics.Sample{Metric: f.b.HTTPReqs, Tags: ts, Time: f.t0, Value: 1})
+	}
+	for range 20 {
+		s.Push(batch)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Push(batch[:2]) // One trend changes.
+		for i := range batch {
+			if batch[i].Metric == f.b.HTTPReqDuration {
+				batch[i].Value = 0.001 + r.Float64()
+			}
+		}
+		b.StopTimer()
+		s.Push(batch) // Every trend changes.
+		b.StartTimer()
+		s.Snapshot()
 	}
 }

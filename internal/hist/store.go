@@ -108,15 +108,26 @@ func (s *store) nonEmpty() int {
 	return n
 }
 
+// clone copies s with its non-empty pages in one allocation (snapshots copy every
+// changed histogram, so the number of allocations matters more than their size).
 func (s *store) clone() store {
 	c := store{base: s.base, sum: s.sum}
-	if s.pages != nil {
-		c.pages = make([]*page, len(s.pages))
-		for i, p := range s.pages {
-			if p != nil && p.total > 0 {
-				cp := *p
-				c.pages[i] = &cp
-			}
+	if s.pages == nil {
+		return c
+	}
+	used := 0
+	for _, p := range s.pages {
+		if p != nil && p.total > 0 {
+			used++
+		}
+	}
+	c.pages = make([]*page, len(s.pages))
+	slab := make([]page, used)
+	for i, p := range s.pages {
+		if p != nil && p.total > 0 {
+			slab[0] = *p
+			c.pages[i] = &slab[0]
+			slab = slab[1:]
 		}
 	}
 	return c
