@@ -237,6 +237,17 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 			headers[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
 	}
+	for k, v := range headers {
+		// k6 users pass tokens as a header; keep them secret through the auth settings.
+		if strings.EqualFold(k, "Authorization") {
+			typ, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+			if !ok {
+				typ, cred = "Bearer", typ
+			}
+			c.HTTPClientConfig.Authorization = &config.Authorization{Type: typ, Credentials: config.Secret(strings.TrimSpace(cred))}
+			delete(headers, k)
+		}
+	}
 	if len(headers) > 0 {
 		if c.Headers == nil {
 			c.Headers = map[string]string{}

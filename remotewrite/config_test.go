@@ -141,6 +141,13 @@ func TestApplyK6Env(t *testing.T) {
 		}, check: func(t *testing.T, c remotewrite.Config) {
 			require.Equal(t, map[string]string{"X-Scope-OrgID": "tenant-1", "X-Other": "o", "X-Team": "b"}, c.Headers)
 		}},
+		{name: "authorization header", wantSet: true, env: []string{"K6_PROMETHEUS_RW_HTTP_HEADERS=Authorization:Bearer abc,X-A:1", "K6_PROMETHEUS_RW_SERVER_URL=http://x/w"},
+			check: func(t *testing.T, c remotewrite.Config) {
+				require.Equal(t, "Bearer", c.HTTPClientConfig.Authorization.Type)
+				require.Equal(t, config.Secret("abc"), c.HTTPClientConfig.Authorization.Credentials)
+				require.Equal(t, map[string]string{"X-A": "1"}, c.Headers)
+				require.NoError(t, c.Validate())
+			}},
 		{name: "basic auth", wantSet: true, env: []string{"K6_PROMETHEUS_RW_USERNAME=u", "K6_PROMETHEUS_RW_PASSWORD=p"},
 			check: func(t *testing.T, c remotewrite.Config) {
 				require.Equal(t, "u", c.HTTPClientConfig.BasicAuth.Username)
