@@ -20,6 +20,7 @@ const (
 	halfWidth    = 12
 	thirdWidth   = 8
 	quarterWidth = 6
+	sixthWidth   = 4
 	statHeight   = 4
 	graphHeight  = 8
 	tableHeight  = 9
@@ -33,14 +34,31 @@ func datasource() common.DataSourceRef {
 	return common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${" + datasourceVar + "}")}
 }
 
-// panelQuery is one panel query: the name of its expression in the [Exprs] table and its legend.
+// panelQuery is one panel query: the name of its expression in the [Exprs] table, its
+// legend, and optionally a wrapper that narrows the expression for this panel (the
+// series stay those of the named query).
 type panelQuery struct {
 	name   string
 	legend string
+	wrap   func(expr string) string
 }
 
 // q is shorthand for a query.
 func q(name, legend string) panelQuery { return panelQuery{name: name, legend: legend} }
+
+// qw is a query whose expression is wrapped for the panel.
+func qw(name, legend string, wrap func(string) string) panelQuery {
+	return panelQuery{name: name, legend: legend, wrap: wrap}
+}
+
+// panelExpr returns the PromQL of a panel query.
+func (b *builder) panelExpr(qu panelQuery) string {
+	e := b.expr(qu.name)
+	if qu.wrap != nil && e != "" {
+		e = qu.wrap(e)
+	}
+	return e
+}
 
 // builder resolves query names for one dashboard and collects the names it could not resolve,
 // so a builder function stays a plain chain of SDK calls.
@@ -75,7 +93,7 @@ func (b *builder) targets(qs []panelQuery) []cog.Builder[variants.Dataquery] {
 	for i, qu := range qs {
 		t := prometheus.NewDataqueryBuilder().
 			Datasource(datasource()).
-			Expr(b.expr(qu.name)).
+			Expr(b.panelExpr(qu)).
 			LegendFormat(qu.legend).
 			Range().
 			RefId(refID(i))
@@ -90,7 +108,7 @@ func (b *builder) instantTable(qs []panelQuery) []cog.Builder[variants.Dataquery
 	for i, qu := range qs {
 		t := prometheus.NewDataqueryBuilder().
 			Datasource(datasource()).
-			Expr(b.expr(qu.name)).
+			Expr(b.panelExpr(qu)).
 			LegendFormat(qu.legend).
 			Instant().
 			Format(prometheus.PromQueryFormatTable).

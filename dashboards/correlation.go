@@ -84,24 +84,30 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 				{Id: "unit", Value: units.PercentUnit}, {Id: "custom.axisPlacement", Value: "right"},
 			}))
 
-	db.WithRow(row("Autoscaling")).
-		WithPanel(b.graph("HPA replicas", "Per HPA: current and desired replicas (kube-state-metrics, 30 s resolution) between min and max.", units.Short, halfWidth,
-			q("hpa_current", "{{horizontalpodautoscaler}} current"),
-			q("hpa_desired", "{{horizontalpodautoscaler}} desired"),
-			q("hpa_min", "{{horizontalpodautoscaler}} min"),
-			q("hpa_max", "{{horizontalpodautoscaler}} max")).
+	// One Autoscaling row per workload (repeated over $workload): its HPA and its
+	// Deployment side by side, so the gap between what the HPA asked for and what is Ready
+	// reads straight across.
+	db.WithRow(row("Autoscaling: $workload").Repeat("workload")).
+		WithPanel(b.graph("HPA replicas", "Current and desired replicas of the HPA targeting this Deployment (kube-state-metrics), between its min and max.", units.Short, halfWidth,
+			qw("hpa_current", "{{horizontalpodautoscaler}} current", ofWorkloads),
+			qw("hpa_desired", "{{horizontalpodautoscaler}} desired", ofWorkloads),
+			qw("hpa_min", "{{horizontalpodautoscaler}} min", ofWorkloads),
+			qw("hpa_max", "{{horizontalpodautoscaler}} max", ofWorkloads)).
+			Min(0).
 			OverrideByRegexp(".* (min|max)$", []dashboard.DynamicConfigValue{
 				{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
 				{Id: "custom.fillOpacity", Value: 0},
 			})).
-		WithPanel(b.graph("Deployment replicas: wanted, ready, available", "Per Deployment: spec replicas (set by the HPA), Ready and available replicas. The space between wanted and ready is the pod start-up gap.", units.Short, halfWidth,
+		WithPanel(b.graph("Deployment replicas: wanted, ready, available", "Spec replicas (set by the HPA), Ready and available replicas. The space between wanted and ready is the pod start-up gap.", units.Short, halfWidth,
 			q("deployment_spec_replicas", "{{deployment}} wanted"),
 			q("deployment_ready", "{{deployment}} ready"),
-			q("deployment_available", "{{deployment}} available"))).
-		WithPanel(b.graph("Start-up gap: replicas not yet Ready", "Per Deployment: spec replicas minus Ready replicas. Requests routed while this is above zero land on fewer pods than the HPA asked for.", units.Short, fullWidth,
+			q("deployment_available", "{{deployment}} available")).
+			Min(0)).
+		WithPanel(b.graph("Start-up gap: replicas not yet Ready", "Spec replicas minus Ready replicas. Requests routed while this is above zero land on fewer pods than the HPA asked for.", units.Short, fullWidth,
 			q("deployment_not_ready", "{{deployment}} not ready")).
 			DrawStyle(common.GraphDrawStyleBars).
-			FillOpacity(60))
+			FillOpacity(60).
+			Height(5))
 
 	db.WithRow(row("CPU")).
 		WithPanel(b.graph("CPU per pod: usage vs request vs limit vs HPA target", "Per pod, in cores: usage against request and limit, and the HPA's CPU target per pod (request × target utilization). The HPA scales on the pods' average usage ÷ request.", units.Short, halfWidth,

@@ -49,15 +49,21 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 		WithVariable(dashboard.NewAdHocVariableBuilder("filters").Label("Filters").Datasource(datasource()))
 
 	db.WithRow(row("Performance overview")).
-		WithPanel(b.stat("HTTP requests", "Requests made so far (k6_http_reqs_total).", units.Short, quarterWidth,
+		WithPanel(b.stat("HTTP requests", "Requests made so far (k6_http_reqs_total).", units.Short, sixthWidth,
 			q("load_http_reqs", "requests"))).
-		WithPanel(b.stat("HTTP request failures", `Requests with expected_response="false" so far.`, units.Short, quarterWidth,
+		WithPanel(b.stat("HTTP request failures", `Requests with expected_response="false" so far.`, units.Short, sixthWidth,
 			q("load_http_failures", "failures"))).
-		WithPanel(b.stat("HTTP request failure rate", "k6's http_req_failed rate (cumulative since the run started).", units.PercentUnit, quarterWidth,
+		WithPanel(b.stat("HTTP request failure rate", "k6's http_req_failed rate (cumulative since the run started).", units.PercentUnit, sixthWidth,
 			q("load_http_failed_rate", "failed")).
 			Thresholds(ratioThresholds(0.01, 0.05))).
-		WithPanel(b.stat("HTTP request duration ($quantile_stat)", "The chosen trend stat of http_req_duration (cumulative since the run started).", units.Seconds, quarterWidth,
+		WithPanel(b.stat("HTTP request duration ($quantile_stat)", "The chosen trend stat of http_req_duration (cumulative since the run started).", units.Seconds, sixthWidth,
 			q("load_latency_stat", "$quantile_stat"))).
+		WithPanel(b.stat("Peak request rate", "Highest request rate in the time range.", units.RequestsPerSecond, sixthWidth,
+			q("load_http_req_rate", "peak")).
+			ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"max"}).Values(false))).
+		WithPanel(b.stat("Peak VUs", "Most active VUs in the time range.", units.Short, sixthWidth,
+			q("load_vus", "peak")).
+			ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"max"}).Values(false))).
 		WithPanel(b.graph("Performance overview", "VUs, request rate, failure ratio and latency on one axis each.", units.Short, fullWidth,
 			q("load_vus", "VUs"),
 			q("load_http_req_rate", "requests/s"),

@@ -80,6 +80,13 @@ const hpaDeployment = `max by (namespace, horizontalpodautoscaler, deployment) (
   label_replace(kube_horizontalpodautoscaler_info{` + selKSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
     "deployment", "$1", "scaletargetref_name", "(.*)"))`
 
+// ofWorkloads keeps the HPAs of a per-HPA expression (labels namespace,
+// horizontalpodautoscaler) whose target Deployment matches $workload, and adds the
+// deployment label.
+func ofWorkloads(perHPA string) string {
+	return "(" + perHPA + ")\n* on (namespace, horizontalpodautoscaler) group_left (deployment) " + hpaDeployment
+}
+
 // perWorkload attaches the workload label to a per-pod vector.
 func perWorkload(perPod string) string {
 	return perPod + "\n* on (namespace, pod) group_left (workload) " + podWorkload
