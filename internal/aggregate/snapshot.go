@@ -12,6 +12,12 @@ import (
 	"github.com/tidemark/tidemark/internal/metrics"
 )
 
+// seriesKey identifies a series: metrics and tag sets are interned pointers.
+type seriesKey struct {
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+}
+
 // Snapshot is the state of every series at Time. It is immutable: callers must not
 // modify it, its slices or its histograms.
 type Snapshot struct {

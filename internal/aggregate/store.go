@@ -6,7 +6,7 @@
 package aggregate
 
 import (
-	"hash/maphash"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,35 +17,26 @@ import (
 	"github.com/tidemark/tidemark/internal/metrics"
 )
 
-// numShards spreads series creation over independent copy-on-write maps: a new series
-// copies only its shard's map, so creating n series costs O(n²/numShards) copies, and
-// lookups never take a lock.
-const numShards = 64
-
 // Store aggregates samples per series. It is safe for concurrent use; memory grows with
 // the number of series, never with the number of samples.
+//
+// Lookups take no lock: a copy-on-write map finds the metric (there are tens), and a
+// sync.Map (a concurrent hash trie) keyed by the interned *TagSet finds the series.
+// Both keys are pointers, which hash fastest.
 type Store struct {
-	now  func() time.Time
-	seed maphash.Seed
+	now func() time.Time
 
 	// mu makes snapshots consistent: Push holds it shared for a whole batch, Snapshot
 	// exclusively, so a snapshot never sees part of a Push.
-	mu     sync.RWMutex
-	shards [numShards]shard
+	mu sync.RWMutex
+
+	metricsMu sync.Mutex // Serialises adding metrics to byMetric.
+	byMetric  atomic.Pointer[map[*metrics.Metric]*sync.Map]
+	count     atomic.Int64 // Number of series.
+
 	// ordered lists every series in snapshot order; Snapshot rebuilds it, under mu,
 	// when series were added since.
 	ordered []*series
-}
-
-type shard struct {
-	mu     sync.Mutex // Serialises series creation.
-	series atomic.Pointer[map[seriesKey]*series]
-	_      [40]byte // Keeps shards on separate cache lines.
-}
-
-type seriesKey struct {
-	metric *metrics.Metric
-	tags   *metrics.TagSet
 }
 
 // series is one sink with its bookkeeping.
@@ -86,11 +77,8 @@ func New(opts ...Option) *Store {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Store{now: o.now, seed: maphash.MakeSeed()}
-	for i := range s.shards {
-		m := map[seriesKey]*series{}
-		s.shards[i].series.Store(&m)
-	}
+	s := &Store{now: o.now}
+	s.byMetric.Store(&map[*metrics.Metric]*sync.Map{})
 	return s
 }
 
@@ -106,35 +94,46 @@ func (s *Store) Push(samples []metrics.Sample) {
 		if smp.Metric == nil {
 			continue
 		}
-		ser := s.lookup(seriesKey{smp.Metric, smp.Tags})
+		ser := s.lookup(smp.Metric, smp.Tags)
 		ser.mu.Lock()
 		ser.add(smp)
 		ser.mu.Unlock()
 	}
 }
 
-func (s *Store) lookup(k seriesKey) *series {
-	sh := &s.shards[maphash.Comparable(s.seed, k)%numShards]
-	if ser, ok := (*sh.series.Load())[k]; ok {
-		return ser
+func (s *Store) lookup(m *metrics.Metric, tags *metrics.TagSet) *series {
+	set := (*s.byMetric.Load())[m]
+	if set == nil {
+		set = s.addMetric(m)
 	}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	old := *sh.series.Load()
-	if ser, ok := old[k]; ok {
-		return ser
+	if v, ok := set.Load(tags); ok {
+		return v.(*series)
 	}
-	ser := &series{metric: k.metric, tags: k.tags}
-	if k.metric.Type == metrics.Trend {
+	ser := &series{metric: m, tags: tags}
+	if m.Type == metrics.Trend {
 		ser.hist = hist.New()
 	}
-	m := make(map[seriesKey]*series, len(old)+1)
-	for kk, v := range old {
-		m[kk] = v
+	v, loaded := set.LoadOrStore(tags, ser)
+	if !loaded {
+		s.count.Add(1)
 	}
-	m[k] = ser
-	sh.series.Store(&m)
-	return ser
+	return v.(*series)
+}
+
+// addMetric returns the series set of m, creating it.
+func (s *Store) addMetric(m *metrics.Metric) *sync.Map {
+	s.metricsMu.Lock()
+	defer s.metricsMu.Unlock()
+	old := *s.byMetric.Load()
+	if set, ok := old[m]; ok {
+		return set
+	}
+	next := make(map[*metrics.Metric]*sync.Map, len(old)+1)
+	maps.Copy(next, old)
+	set := &sync.Map{}
+	next[m] = set
+	s.byMetric.Store(&next)
+	return set
 }
 
 func (ser *series) add(smp *metrics.Sample) {
@@ -172,13 +171,7 @@ func (ser *series) add(smp *metrics.Sample) {
 }
 
 // Len returns the number of series.
-func (s *Store) Len() int {
-	n := 0
-	for i := range s.shards {
-		n += len(*s.shards[i].series.Load())
-	}
-	return n
-}
+func (s *Store) Len() int { return int(s.count.Load()) }
 
 // Snapshot returns the state of every series at one instant: no Push is half applied.
 // The snapshot is immutable and safe to share between goroutines: the histograms it
@@ -189,10 +182,11 @@ func (s *Store) Snapshot() *Snapshot {
 	defer s.mu.Unlock()
 	if n := s.Len(); n != len(s.ordered) {
 		s.ordered = make([]*series, 0, n)
-		for i := range s.shards {
-			for _, ser := range *s.shards[i].series.Load() {
-				s.ordered = append(s.ordered, ser)
-			}
+		for _, set := range *s.byMetric.Load() {
+			set.Range(func(_, v any) bool {
+				s.ordered = append(s.ordered, v.(*series))
+				return true
+			})
 		}
 		slices.SortFunc(s.ordered, func(a, b *series) int {
 			if c := strings.Compare(a.metric.Name, b.metric.Name); c != 0 {

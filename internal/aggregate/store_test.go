@@ -493,3 +493,22 @@ func BenchmarkSnapshot(b *testing.B) {
 		s.Snapshot()
 	}
 }
+
+// BenchmarkPush is the uncontended cost: one goroutine pushing one request's samples.
+func BenchmarkPush(b *testing.B) {
+	f := newFixture()
+	s := New()
+	ts := f.tags("scenario", "default", "name", "home", "method", "GET", "status", "200")
+	batch := []metrics.Sample{
+		{Metric: f.b.HTTPReqs, Tags: ts, Time: f.t0, Value: 1},
+		{Metric: f.b.HTTPReqFailed, Tags: ts, Time: f.t0, Value: 0},
+	}
+	for _, m := range []*metrics.Metric{f.b.HTTPReqDuration, f.b.HTTPReqBlocked, f.b.HTTPReqConnecting, f.b.HTTPReqTLSHandshaking, f.b.HTTPReqSending, f.b.HTTPReqWaiting, f.b.HTTPReqReceiving} {
+		batch = append(batch, metrics.Sample{Metric: m, Tags: ts, Time: f.t0, Value: 0.0123})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Push(batch)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/sample")
+}
