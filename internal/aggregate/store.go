@@ -20,9 +20,10 @@ import (
 // Store aggregates samples per series. It is safe for concurrent use; memory grows with
 // the number of series, never with the number of samples.
 //
-// Lookups take no lock: a copy-on-write map finds the metric (there are tens), and a
-// sync.Map (a concurrent hash trie) keyed by the interned *TagSet finds the series.
-// Both keys are pointers, which hash fastest.
+// Finding a series takes no lock of its own: a copy-on-write map finds the metric
+// (there are tens), and a sync.Map (a concurrent hash trie) keyed by the interned
+// *TagSet finds the series. Both keys are pointers, which hash fastest. Updating a
+// series takes its own mutex, so pushes contend only on the same series.
 type Store struct {
 	now func() time.Time
 

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/hist"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
 )
@@ -390,4 +391,42 @@ func TestDataShape(t *testing.T) {
 	require.Equal(t, 10.0, got.Stages[0]["achieved"])
 	require.Equal(t, 17.0, got.Stages[1]["droppedIterations"])
 	require.Equal(t, 0.0, got.Stages[0]["errorRate"])
+}
+
+func TestStageTableVUsAndEmptyWindows(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	sc := r.tags("scenario", "ramp")
+	push := func(sec int, vus float64, reqs int) {
+		at := r.start.Add(time.Duration(sec) * time.Second)
+		batch := []metrics.Sample{{Metric: r.b.VUs, Tags: r.tags(), Time: at, Value: vus}}
+		for range reqs {
+			batch = append(batch,
+				metrics.Sample{Metric: r.b.HTTPReqs, Tags: sc, Time: at, Value: 1},
+				metrics.Sample{Metric: r.b.HTTPReqDuration, Tags: sc, Time: at, Value: 0.25},
+				metrics.Sample{Metric: r.b.Iterations, Tags: sc, Time: at, Value: 1})
+		}
+		r.store.Push(batch)
+	}
+	push(1, 30, 0) // First stage: VUs start, no request finishes yet.
+	s1 := r.store.Snapshot()
+	push(20, 300, 40)
+	s2 := r.store.Snapshot()
+	in := Input{
+		Snapshot: s2, Start: r.start, Duration: 20 * time.Second,
+		Stages: []Stage{
+			{Scenario: "ramp", Index: 0, Start: r.start, End: r.start.Add(10 * time.Second), Target: 30, To: s1},
+			{Scenario: "ramp", Index: 1, Start: r.start.Add(10 * time.Second), End: r.start.Add(20 * time.Second), Target: 300, From: s1, To: s2},
+		},
+	}
+	out := text(t, in)
+	require.Contains(t, out, "\n  █ STAGES \n\n"+
+		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped\n"+
+		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0\n"+
+		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0\n")
+
+	in.Stages[1].To = nil
+	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)
+	in.Stages[1].To, in.Stages[1].From = s1, s2
+	require.ErrorIs(t, WriteData(&bytes.Buffer{}, in), hist.ErrNotPrior, "windows must run forward")
 }
