@@ -427,6 +427,8 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 
 	in.Stages[1].To = nil
 	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)
-	in.Stages[1].To, in.Stages[1].From = s1, s2
+	push(25, 300, 5)
+	s3 := r.store.Snapshot()
+	in.Stages[1].To, in.Stages[1].From = s2, s3
 	require.ErrorIs(t, WriteData(&bytes.Buffer{}, in), hist.ErrNotPrior, "windows must run forward")
 }
