@@ -131,7 +131,8 @@ func (s *Server) Snapshot() Snapshot {
 // Profile returns the profile the server runs (with --fast applied).
 func (s *Server) Profile() *Profile { return s.profile }
 
-// Start listens on every address and runs the model in real time. It does not block.
+// Start listens on every address and runs the model in real time. It does not block;
+// Stop ends it (the context is not retained).
 func (s *Server) Start(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,10 +140,15 @@ func (s *Server) Start(context.Context) error {
 		return errors.New("start simulation server: already started")
 	}
 	s.started = true
-	var listeners []net.Listener
+	// Bind every address first, so a failure leaves nothing running.
+	type bound struct {
+		name string
+		l    net.Listener
+	}
+	var listeners []bound
 	closeAll := func() {
-		for _, l := range listeners {
-			_ = l.Close()
+		for _, b := range listeners {
+			_ = b.l.Close()
 		}
 	}
 	for _, spec := range s.profile.Services {
@@ -158,23 +164,24 @@ func (s *Server) Start(context.Context) error {
 			closeAll()
 			return fmt.Errorf("start simulation server: listen for service %s: %w", spec.Name, err)
 		}
-		listeners = append(listeners, l)
-		s.urls[spec.Name] = "http://" + l.Addr().String()
-		srv := &http.Server{Handler: s.serviceHandler(spec.Name), ReadHeaderTimeout: 10 * time.Second}
-		s.serve(srv, l, nil)
+		listeners = append(listeners, bound{spec.Name, l})
 	}
 	ml, err := net.Listen("tcp", s.opts.metricsAddr)
 	if err != nil {
 		closeAll()
 		return fmt.Errorf("start simulation server: listen for metrics: %w", err)
 	}
-	s.metrics = "http://" + ml.Addr().String() + MetricsPath
 	mux, err := s.metricsMux()
 	if err != nil {
 		closeAll()
 		_ = ml.Close()
 		return fmt.Errorf("start simulation server: %w", err)
 	}
+	for _, b := range listeners {
+		s.urls[b.name] = "http://" + b.l.Addr().String()
+		s.serve(&http.Server{Handler: s.serviceHandler(b.name), ReadHeaderTimeout: 10 * time.Second}, b.l, nil)
+	}
+	s.metrics = "http://" + ml.Addr().String() + MetricsPath
 	s.serve(&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ml, &web.FlagConfig{WebConfigFile: &s.opts.webConfigFile})
 	s.wg.Add(1)
 	go s.run()

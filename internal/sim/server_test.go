@@ -193,3 +193,16 @@ func TestServerRejectsBadOptionsAndStopsTwice(t *testing.T) {
 	require.NoError(t, s.Stop())
 	require.NoError(t, s.Stop())
 }
+
+func TestServerStartFailsCleanlyOnBusyAddress(t *testing.T) {
+	t.Parallel()
+	first := startServer(t, serverProfile)
+	busy := strings.TrimPrefix(first.ServiceURLs()["api"], "http://")
+	p, err := ParseProfile([]byte(serverProfile), "test.yaml")
+	require.NoError(t, err)
+	s, err := NewServer(p, promslog.NewNopLogger(), WithServiceAddress("api", busy))
+	require.NoError(t, err)
+	err = s.Start(t.Context())
+	require.ErrorContains(t, err, "start simulation server: listen for service api:")
+	require.NoError(t, s.Stop())
+}
