@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/config"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/remotewrite"
@@ -297,4 +298,22 @@ func TestSigV4(t *testing.T) {
 	require.Contains(t, auth, "/us-east-1/aps/aws4_request")
 	require.NotContains(t, logs.String(), secret)
 	require.Contains(t, logs.String(), "signature does not match")
+}
+
+// TestConfigUnmarshalYAML: embedded in a larger file, the config gets its defaults and
+// is validated.
+func TestConfigUnmarshalYAML(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		RemoteWrite remotewrite.Config `yaml:"remote_write"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte("remote_write:\n  url: http://p/api/v1/write\n  trend_stats: [max]\n"), &doc))
+	c := doc.RemoteWrite
+	require.Equal(t, "http://p/api/v1/write", c.URL.String())
+	require.Equal(t, []string{"max"}, c.Series.TrendStats)
+	require.Equal(t, remotewrite.DefaultConfig.PushInterval, c.PushInterval)
+	require.True(t, c.StaleMarkers)
+	require.Equal(t, 2000, c.Queue.MaxSamplesPerSend)
+	err := yaml.Unmarshal([]byte("remote_write:\n  protocol: \"9\"\n"), &doc)
+	require.ErrorContains(t, err, `remote write protocol "9"`)
 }
