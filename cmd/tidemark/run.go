@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -62,6 +63,7 @@ type runConfig struct {
 	insecureTLS    bool
 	userAgent      string
 	progressPeriod time.Duration
+	cpuProfile     string
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -88,6 +90,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() in
 	cmd.Flag("user-agent", "User-Agent of requests that set none.").Default("tidemark/" + version.Version).StringVar(&cfg.userAgent)
 	cmd.Flag("progress.interval", "How often progress is printed; default 500ms on a terminal, 10s otherwise.").
 		Hidden().DurationVar(&cfg.progressPeriod)
+	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
 	return cmd, func() int { return runRun(cfg, g) }
 }
 
@@ -229,6 +232,16 @@ func runRun(cfg *runConfig, g *globals) int {
 	if !cfg.quiet {
 		prog = progress.New(g.stderr, progress.IsTerminal(g.stderr), cfg.progressPeriod, eng.Status)
 		prog.Start()
+	}
+	if cfg.cpuProfile != "" {
+		if f, err := os.Create(cfg.cpuProfile); err == nil {
+			if err := pprof.StartCPUProfile(f); err == nil {
+				defer func() {
+					pprof.StopCPUProfile()
+					f.Close()
+				}()
+			}
+		}
 	}
 	res := eng.Run(ctx)
 	if prog != nil {

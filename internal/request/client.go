@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +56,11 @@ type Client struct {
 	lastCtx  context.Context
 	traceCtx context.Context
 
+	watchdog *time.Timer
+	wdMu     sync.Mutex
+	wdCancel context.CancelFunc
+	timedOut atomic.Bool
+
 	samples   []metrics.Sample
 	tags      map[tagKey]*metrics.TagSet
 	scratch   []metrics.Tag
@@ -83,7 +89,8 @@ func NewClient(env *Env, opts Options) *Client {
 		ForceAttemptHTTP2:   !opts.DisableHTTP2,
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     90 * time.Second,
+		// No idle timeout: with one, net/http resets a timer every time a
+		// connection goes back to the pool, on every request.
 		TLSHandshakeTimeout: 0, // bounded by the request timeout
 		DisableCompression:  true,
 		ReadBufferSize:      opts.ReadBufferSize,
@@ -99,6 +106,35 @@ func NewClient(env *Env, opts Options) *Client {
 	}
 	c.trace = c.tr.clientTrace()
 	return c
+}
+
+// arm starts the watchdog: cancel runs if the request outlives timeout.
+func (c *Client) arm(cancel context.CancelFunc, timeout time.Duration) {
+	c.wdMu.Lock()
+	c.wdCancel = cancel
+	c.wdMu.Unlock()
+	if c.watchdog == nil {
+		c.watchdog = time.AfterFunc(timeout, c.fire)
+		return
+	}
+	c.watchdog.Reset(timeout)
+}
+
+func (c *Client) disarm() {
+	c.watchdog.Stop()
+	c.wdMu.Lock()
+	c.wdCancel = nil
+	c.wdMu.Unlock()
+}
+
+func (c *Client) fire() {
+	c.wdMu.Lock()
+	cancel := c.wdCancel
+	c.wdMu.Unlock()
+	if cancel != nil {
+		c.timedOut.Store(true)
+		cancel()
+	}
 }
 
 // Close drops the client's idle connections.
@@ -217,6 +253,22 @@ type tagKey struct {
 	expected bool
 }
 
+// TimeoutError is a request that outlived its step's timeout (k6 error code 1050).
+type TimeoutError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return "request timeout after " + e.After.String() + ": " + e.Err.Error()
+}
+
+// Unwrap returns the transport's error.
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// Timeout reports true.
+func (e *TimeoutError) Timeout() bool { return true }
+
 // Outcome is what a request step did.
 type Outcome struct {
 	// Status is the final status, 0 on a transport error.
@@ -259,7 +311,6 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 			hdr.Set("User-Agent", c.env.UserAgent)
 		}
 	}
-	c.client.Timeout = st.timeout
 	if ctx != c.lastCtx {
 		c.lastCtx = ctx
 		c.traceCtx = httptrace.WithClientTrace(ctx, c.trace)
@@ -325,7 +376,16 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 		c.reqBody.Reset(body)
 		rd = &c.reqBody
 	}
-	req, err := http.NewRequestWithContext(c.traceCtx, method, target, rd)
+	// The timeout is the client's reusable watchdog cancelling the request's
+	// context, rather than http.Client.Timeout (a goroutine and a timer per request,
+	// which halved throughput on one core) or context.WithTimeout (a timer per
+	// request).
+	ctx, cancel := context.WithCancel(c.traceCtx)
+	defer cancel()
+	c.timedOut.Store(false)
+	c.arm(cancel, st.timeout)
+	defer c.disarm()
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return nil, c.record(st, target, nil, Timings{}, time.Now(), err)
 	}
@@ -336,6 +396,9 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	req.Header = hdr
 	c.tr.reset()
 	resp, err := c.client.Do(req)
+	if err != nil && c.timedOut.Load() {
+		err = &TimeoutError{After: st.timeout, Err: err}
+	}
 	if err != nil {
 		end := c.tr.now()
 		return nil, c.record(st, target, nil, c.tr.timings(end), time.Now(), err)
@@ -347,6 +410,9 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 		_, err = io.Copy(io.Discard, resp.Body)
 	}
 	resp.Body.Close()
+	if err != nil && c.timedOut.Load() {
+		err = &TimeoutError{After: st.timeout, Err: err}
+	}
 	end := c.tr.now()
 	now := time.Now()
 	tm := c.tr.timings(end)

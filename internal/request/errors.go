@@ -46,6 +46,10 @@ func Classify(err error) (code int, msg string) {
 	if err == nil {
 		return 0, ""
 	}
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return CodeTimeout, "request timeout"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

@@ -1,0 +1,58 @@
+package request
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// BenchmarkDo is the per-request hot path: one VU's GET with timings, tags and
+// samples, against a loopback server.
+func BenchmarkDo(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }))
+	defer srv.Close()
+	pool := metrics.NewTagPool()
+	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
+	u, err := scenario.ParseTemplate(srv.URL + "/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := Compile(&scenario.Step{URL: u}, []metrics.Tag{{Key: "scenario", Value: "b"}}, pool, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := NewClient(env, Options{})
+	defer c.Close()
+	ctx := context.Background()
+	vars := &scenario.Vars{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if out := c.Do(ctx, st, vars); out.Err != nil {
+			b.Fatal(out.Err)
+		}
+	}
+}
+
+// BenchmarkPlainNetHTTP is the same request with a bare net/http client, for
+// comparison.
+func BenchmarkPlainNetHTTP(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/", nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = resp.Body.Read(make([]byte, 16))
+		resp.Body.Close()
+	}
+}
