@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -86,6 +87,9 @@ type entry struct {
 	metric *metrics.Metric
 	vals   aggregate.Values
 	has    bool // whether any sample reached it
+	// observed is k6's notion: it has samples or thresholds, or a sub-metric of it has
+	// thresholds. Observed metrics show in the summary.
+	observed bool
 	// values are k6's values: milliseconds for time metrics.
 	values map[string]float64
 }
@@ -127,11 +131,16 @@ func newReport(in Input) (*report, error) {
 			return nil, err
 		}
 	}
-	keys := make([]string, 0, len(in.Thresholds)+1)
+	// k6 counts a metric as observed when it has samples or thresholds, or when one of
+	// its sub-metrics has thresholds: those show in the summary even without samples.
+	observed := map[string]bool{}
 	for k := range in.Thresholds {
-		keys = append(keys, k)
+		observed[k] = true
+		name, _, _ := strings.Cut(k, "{")
+		observed[strings.TrimSpace(name)] = true
 	}
-	if _, ok := in.Thresholds[expectedResponse]; !ok {
+	keys := slices.Collect(maps.Keys(observed))
+	if !observed[expectedResponse] {
 		keys = append(keys, expectedResponse)
 	}
 	slices.Sort(keys)
@@ -148,7 +157,7 @@ func newReport(in Input) (*report, error) {
 			m = in.Registry.Get(name)
 		}
 		if m == nil {
-			m = guessMetric(name, in.Thresholds[k])
+			m = guessMetric(name, r.thresholdsOf(name))
 		}
 		if m == nil {
 			continue // The automatic expected_response sub-metric of a run without HTTP.
@@ -157,14 +166,13 @@ func newReport(in Input) (*report, error) {
 			return nil, err
 		}
 	}
-	// Drop entries with neither samples nor thresholds (the automatic sub-metric).
+	// Drop what k6 would not have observed (the automatic sub-metric without samples).
 	r.entries = slices.DeleteFunc(r.entries, func(e *entry) bool {
-		_, th := in.Thresholds[e.key]
-		if !e.has && !th {
+		e.observed = e.has || observed[e.key]
+		if !e.observed {
 			delete(r.byKey, e.key)
-			return true
 		}
-		return false
+		return !e.observed
 	})
 	slices.SortStableFunc(r.entries, func(a, b *entry) int { return compareKeys(a.key, b.key) })
 	r.checks = buildChecks(snap)
@@ -177,6 +185,17 @@ func (r *report) metricNamed(name string) *metrics.Metric {
 		return s.Metric
 	}
 	return nil
+}
+
+// thresholdsOf returns the thresholds of a metric and of its sub-metrics.
+func (r *report) thresholdsOf(name string) []Threshold {
+	var out []Threshold
+	for k, ths := range r.in.Thresholds {
+		if parent, _, _ := strings.Cut(k, "{"); strings.TrimSpace(parent) == name {
+			out = append(out, ths...)
+		}
+	}
+	return out
 }
 
 // guessMetric types a thresholded metric that has no samples and is not in the

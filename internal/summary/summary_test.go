@@ -432,3 +432,30 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 	in.Stages[1].To, in.Stages[1].From = s2, s3
 	require.ErrorIs(t, WriteData(&bytes.Buffer{}, in), hist.ErrNotPrior, "windows must run forward")
 }
+
+// TestObservedWithoutSamples follows k6's cmd test for thresholds on a sub-metric of a
+// counter that got no samples: the metric and the sub-metric show with zeros.
+func TestObservedWithoutSamples(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	one, err := r.reg.New("one", metrics.Counter, metrics.Default)
+	require.NoError(t, err)
+	two, err := r.reg.New("two", metrics.Counter, metrics.Default)
+	require.NoError(t, err)
+	_ = one
+	sc := r.tags("scenario", "default")
+	r.store.Push([]metrics.Sample{
+		{Metric: two, Tags: sc, Time: r.start, Value: 42},
+		{Metric: r.b.Iterations, Tags: sc, Time: r.start, Value: 1},
+		{Metric: r.b.IterationDuration, Tags: sc, Time: r.start, Value: 0.0001},
+		{Metric: r.b.VUs, Tags: r.tags(), Time: r.start, Value: 1},
+		{Metric: r.b.VUsMax, Tags: r.tags(), Time: r.start, Value: 1},
+		{Metric: r.b.DataSent, Tags: sc, Time: r.start, Value: 0},
+		{Metric: r.b.DataReceived, Tags: sc, Time: r.start, Value: 0},
+	})
+	out := text(t, Input{
+		Snapshot: r.store.Snapshot(), Registry: r.reg, Duration: time.Second,
+		Thresholds: map[string][]Threshold{"one{tag:xyz}": nil},
+	})
+	require.Contains(t, out, "\n    one..................: 0   0/s\n      { tag:xyz }........: 0   0/s\n    two..................: 42")
+}

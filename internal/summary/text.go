@@ -373,7 +373,7 @@ func (r *report) metricLines(p palette) []string {
 	byCat := make([][]*entry, len(cats))
 	var custom, shown []*entry
 	for _, e := range r.entries {
-		if !e.has || skipped(e.key) {
+		if !e.observed || skipped(e.key) {
 			continue
 		}
 		shown = append(shown, e)
