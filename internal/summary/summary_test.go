@@ -459,3 +459,38 @@ func TestObservedWithoutSamples(t *testing.T) {
 	})
 	require.Contains(t, out, "\n    one..................: 0   0/s\n      { tag:xyz }........: 0   0/s\n    two..................: 42")
 }
+
+// TestThresholdSubmetricsLayout follows k6's cmd test for sub-metric thresholds of a
+// thresholded parent: indented, shown by their tags, values per sub-metric.
+func TestThresholdSubmetricsLayout(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	tc, err := r.reg.New("tc", metrics.Counter, metrics.Default)
+	require.NoError(t, err)
+	sc := r.tags("scenario", "default")
+	r.store.Push([]metrics.Sample{
+		{Metric: tc, Tags: r.tags("group", "::teardown"), Time: r.start, Value: 1},
+		{Metric: r.b.Iterations, Tags: sc, Time: r.start, Value: 3},
+	})
+	out := text(t, Input{
+		Snapshot: r.store.Snapshot(), Registry: r.reg, Duration: time.Second,
+		Thresholds: map[string][]Threshold{
+			"iterations":           {{Expr: "count >= 1", OK: true}},
+			"tc":                   {{Expr: "count == 1", OK: true}},
+			"tc{group:::setup}":    {{Expr: "count == 0", OK: true}},
+			"tc{group:::teardown}": {{Expr: "count == 1", OK: true}},
+		},
+	})
+	require.Contains(t, out, `
+    iterations
+    ✓ 'count >= 1' count=3
+
+    tc
+    ✓ 'count == 1' count=1
+
+      {group:::setup}
+      ✓ 'count == 0' count=0
+
+      {group:::teardown}
+      ✓ 'count == 1' count=1`)
+}
