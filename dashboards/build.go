@@ -40,14 +40,14 @@ func datasource() common.DataSourceRef {
 type panelQuery struct {
 	name   string
 	legend string
-	wrap   func(expr string) string
+	wrap   func(b *builder, expr string) string
 }
 
 // q is shorthand for a query.
 func q(name, legend string) panelQuery { return panelQuery{name: name, legend: legend} }
 
 // qw is a query whose expression is wrapped for the panel.
-func qw(name, legend string, wrap func(string) string) panelQuery {
+func qw(name, legend string, wrap func(*builder, string) string) panelQuery {
 	return panelQuery{name: name, legend: legend, wrap: wrap}
 }
 
@@ -55,7 +55,7 @@ func qw(name, legend string, wrap func(string) string) panelQuery {
 func (b *builder) panelExpr(qu panelQuery) string {
 	e := b.expr(qu.name)
 	if qu.wrap != nil && e != "" {
-		e = qu.wrap(e)
+		e = qu.wrap(b, e)
 	}
 	return e
 }

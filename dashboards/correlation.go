@@ -65,8 +65,8 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 		Link(dashboardLink()).
 		WithVariable(datasourceVariable()).
 		WithVariable(queryVariable("testid", "Test ID", "label_values(tidemark_run_info, testid)")).
-		WithVariable(multiAll(queryVariable("namespace", "Namespace", `label_values(kube_deployment_spec_replicas{job="kube-state-metrics"}, namespace)`))).
-		WithVariable(multiAll(queryVariable("workload", "Workload", `label_values(kube_deployment_spec_replicas{job="kube-state-metrics", namespace=~"$namespace"}, deployment)`)))
+		WithVariable(multiAll(queryVariable("namespace", "Namespace", b.expr("var_namespace")))).
+		WithVariable(multiAll(queryVariable("workload", "Workload", b.expr("var_workload"))))
 	for _, a := range annotations() {
 		db.Annotation(b.annotationQuery(a))
 	}

@@ -1,10 +1,12 @@
 package dashboards
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -41,60 +43,126 @@ func (t ExprTable) Names() []string {
 	return slices.Sorted(maps.Keys(t))
 }
 
-// Selectors of the sources, as Grafana sees them. They mirror the sources of the
-// correlator's catalog (internal/query/catalog.yaml) with Grafana variables in place of
-// the template fields, so the graph and the report read the same series.
-const (
-	// selLoad selects the k6 series of the runs chosen in the Load dashboard (multi-value).
-	selLoad = `testid=~"$testid"`
-	// selRun selects the k6 series of the one run of the correlation dashboard.
-	selRun = `testid="$testid"`
-	// selKSM selects kube-state-metrics series (kube-prometheus job name, honor_labels).
-	selKSM = `job="kube-state-metrics", namespace=~"$namespace"`
-	// selCAdvisor selects cAdvisor series scraped through the kubelet, without the
-	// pod-level cgroup (container="") and the sandbox (container="POD"), k8s.md §2.
-	selCAdvisor = `job="kubelet", metrics_path="/metrics/cadvisor", namespace=~"$namespace", container!="", container!="POD"`
-	// rateWindow is Grafana's rate window: at least four scrapes of the data source's
-	// scrape interval (set to the slowest cluster source, 30 s, in deploy/grafana).
-	rateWindow = `$__rate_interval`
-)
+// Selectors are the label matchers (without braces) of each source as Grafana sees them:
+// the catalog's source selectors (internal/query/catalog.yaml) rendered with Grafana
+// variables in place of a run's values, so the graph and the report read the same series
+// and a catalog changed for other exporters changes the dashboards too.
+type Selectors struct {
+	// Load selects the k6 series of the runs chosen in the Load dashboard (multi-value
+	// $testid). k6's names are a fixed contract, so it is not taken from the catalog.
+	Load string
+	// Run selects the k6 series of the one run of the correlation dashboard (source k6).
+	Run string
+	// KSM selects kube-state-metrics series in $namespace (source ksm).
+	KSM string
+	// KSMAllNamespaces is KSM for every namespace, for the namespace variable itself.
+	KSMAllNamespaces string
+	// CAdvisor selects cAdvisor series in $namespace (source cadvisor).
+	CAdvisor string
+}
+
+// DefaultSelectors are the selectors of the embedded catalog.
+func DefaultSelectors() Selectors {
+	return Selectors{
+		Load:             `testid=~"$testid"`,
+		Run:              `testid="$testid"`,
+		KSM:              `job="kube-state-metrics", namespace=~"$namespace"`,
+		KSMAllNamespaces: `job="kube-state-metrics", namespace=~".+"`,
+		CAdvisor:         `job="kubelet", metrics_path="/metrics/cadvisor", namespace=~"$namespace"`,
+	}
+}
+
+// CatalogSelectors renders the selectors of the catalog's k6, ksm and cadvisor sources
+// with Grafana variables.
+func CatalogSelectors(cat *query.Catalog) (Selectors, error) {
+	render := func(source, namespace string) (string, error) {
+		src, ok := cat.Sources[source]
+		if !ok {
+			return "", fmt.Errorf("catalog has no source %q", source)
+		}
+		t, err := template.New(source).Option("missingkey=error").Parse(src.Selector)
+		if err != nil {
+			return "", fmt.Errorf("parse selector of source %q: %w", source, err)
+		}
+		var b strings.Builder
+		data := map[string]string{"TestID": "$testid", "Namespace": namespace, "Workload": "$workload"}
+		if err := t.Execute(&b, data); err != nil {
+			return "", fmt.Errorf("render selector of source %q for grafana: %w", source, err)
+		}
+		return strings.TrimSpace(b.String()), nil
+	}
+	s := Selectors{Load: DefaultSelectors().Load}
+	var errs []error
+	for _, f := range []struct {
+		dst               *string
+		source, namespace string
+	}{
+		{&s.Run, "k6", "$namespace"},
+		{&s.KSM, "ksm", "$namespace"},
+		{&s.KSMAllNamespaces, "ksm", ".+"},
+		{&s.CAdvisor, "cadvisor", "$namespace"},
+	} {
+		v, err := render(f.source, f.namespace)
+		errs = append(errs, err)
+		*f.dst = v
+	}
+	return s, errors.Join(errs...)
+}
+
+// rateWindow is Grafana's rate window: at least four samples at the data source's scrape
+// interval (deploy/grafana sets 10 s, the cAdvisor scrape).
+const rateWindow = `$__rate_interval`
 
 // rate returns rate(metric{sel}[$__rate_interval]).
 func rate(metric, sel string) string {
 	return "rate(" + metric + "{" + sel + "}[" + rateWindow + "])"
 }
 
+// joins builds the catalog's joins on a set of selectors.
+type joins struct{ Selectors }
+
+// containers restricts cAdvisor series to real containers: not the pod-level cgroup
+// (container="") nor the sandbox (container="POD"), reference/k8s.md §2.
+func (j joins) containers() string {
+	return j.CAdvisor + `, container!="", container!="POD"`
+}
+
 // podWorkload joins pods to their Deployment (pod → ReplicaSet → Deployment), as
 // kubernetes-mixin's namespace_workload_pod:kube_pod_owner:relabel{workload_type="deployment"}
 // and the catalog's pod_workload fragment; only workloads matching $workload remain.
-const podWorkload = `max by (namespace, workload, pod) (
+func (j joins) podWorkload() string {
+	return `max by (namespace, workload, pod) (
   label_replace(
-    label_replace(kube_pod_owner{` + selKSM + `, owner_kind="ReplicaSet"}, "replicaset", "$1", "owner_name", "(.*)")
+    label_replace(kube_pod_owner{` + j.KSM + `, owner_kind="ReplicaSet"}, "replicaset", "$1", "owner_name", "(.*)")
     * on (replicaset, namespace) group_left (owner_name)
     topk by (replicaset, namespace) (1, max by (replicaset, namespace, owner_name) (
-      kube_replicaset_owner{` + selKSM + `, owner_kind="Deployment", owner_name=~"$workload"})),
+      kube_replicaset_owner{` + j.KSM + `, owner_kind="Deployment", owner_name=~"$workload"})),
     "workload", "$1", "owner_name", "(.*)"))`
+}
 
-// hpaDeployment maps each HPA to its target Deployment through scaletargetref_name (value 1).
-const hpaDeployment = `max by (namespace, horizontalpodautoscaler, deployment) (
-  label_replace(kube_horizontalpodautoscaler_info{` + selKSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
+// hpaDeployment maps each HPA to its target Deployment through scaletargetref_name
+// (value 1), as the catalog's hpa_deployment fragment.
+func (j joins) hpaDeployment() string {
+	return `max by (namespace, horizontalpodautoscaler, deployment) (
+  label_replace(kube_horizontalpodautoscaler_info{` + j.KSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
     "deployment", "$1", "scaletargetref_name", "(.*)"))`
-
-// ofWorkloads keeps the HPAs of a per-HPA expression (labels namespace,
-// horizontalpodautoscaler) whose target Deployment matches $workload, and adds the
-// deployment label.
-func ofWorkloads(perHPA string) string {
-	return "(" + perHPA + ")\n* on (namespace, horizontalpodautoscaler) group_left (deployment) " + hpaDeployment
 }
 
 // perWorkload attaches the workload label to a per-pod vector.
-func perWorkload(perPod string) string {
-	return perPod + "\n* on (namespace, pod) group_left (workload) " + podWorkload
+func (j joins) perWorkload(perPod string) string {
+	return perPod + "\n* on (namespace, pod) group_left (workload) " + j.podWorkload()
 }
 
 // perDeployment reads a kube_deployment_* gauge of the selected workloads.
-func perDeployment(metric string) string {
-	return "max by (namespace, deployment) (" + metric + `{` + selKSM + `, deployment=~"$workload"})`
+func (j joins) perDeployment(metric string) string {
+	return "max by (namespace, deployment) (" + metric + `{` + j.KSM + `, deployment=~"$workload"})`
+}
+
+// ofWorkloads keeps the HPAs of a per-HPA expression (labels namespace,
+// horizontalpodautoscaler) whose target Deployment matches $workload, and adds the
+// deployment label; the join is the hpa_deployment query.
+func ofWorkloads(b *builder, perHPA string) string {
+	return "(" + perHPA + ")\n* on (namespace, horizontalpodautoscaler) group_left (deployment) " + b.expr("hpa_deployment")
 }
 
 // failures are the failed requests: expected_response="false", or, without a response
@@ -118,7 +186,9 @@ func k6Trends() []string {
 // correlator's catalog does not define (the k6 panels of the Load dashboard, annotations,
 // windowed rates, the start-up gap, per-container throttling). They use the catalog's
 // selectors and joins, so they read the same series.
-func BuiltinExprs() ExprTable {
+func BuiltinExprs(s Selectors) ExprTable {
+	j := joins{s}
+	selLoad, selRun, selKSM := s.Load, s.Run, s.KSM
 	t := ExprTable{
 		// --- Load dashboard (k6 series, multi-value $testid) -------------------------------
 		"load_vus":                      `sum(k6_vus{` + selLoad + `})`,
@@ -164,29 +234,33 @@ func BuiltinExprs() ExprTable {
 		"http_error_ratio":     `(sum(` + failures(selRun) + `) or vector(0)) / sum(` + rate("k6_http_reqs_total", selRun) + `)`,
 
 		// --- autoscaling (kube-state-metrics) ------------------------------------------------
-		"deployment_available": perDeployment("kube_deployment_status_replicas_available"),
+		"hpa_deployment": j.hpaDeployment(),
+		// Template variables (Grafana's label_values, not PromQL).
+		"var_namespace":        `label_values(kube_deployment_spec_replicas{` + s.KSMAllNamespaces + `}, namespace)`,
+		"var_workload":         `label_values(kube_deployment_spec_replicas{` + s.KSM + `}, deployment)`,
+		"deployment_available": j.perDeployment("kube_deployment_status_replicas_available"),
 		// Start-up gap: replicas asked for (spec, which the HPA sets) but not yet Ready.
-		"deployment_not_ready": perDeployment("kube_deployment_spec_replicas") +
-			"\n- on (namespace, deployment) " + perDeployment("kube_deployment_status_replicas_ready"),
+		"deployment_not_ready": j.perDeployment("kube_deployment_spec_replicas") +
+			"\n- on (namespace, deployment) " + j.perDeployment("kube_deployment_status_replicas_ready"),
 
 		// --- CPU (cAdvisor + kube-state-metrics) ---------------------------------------------
 		// The HPA's CPU target as cores per pod: request × averageUtilization / 100.
-		"cpu_hpa_target_pod": `avg by (namespace, workload) (` + perWorkload(`sum by (namespace, pod) (kube_pod_container_resource_requests{`+
+		"cpu_hpa_target_pod": `avg by (namespace, workload) (` + j.perWorkload(`sum by (namespace, pod) (kube_pod_container_resource_requests{`+
 			selKSM+`, resource="cpu", unit="core"})`) + `)
 * on (namespace, workload) group_left ()
 max by (namespace, workload) (label_replace(
   max by (namespace, horizontalpodautoscaler) (kube_horizontalpodautoscaler_spec_target_metric{` + selKSM + `, metric_name="cpu", metric_target_type="utilization"})
-  * on (namespace, horizontalpodautoscaler) group_left (deployment) ` + hpaDeployment + `,
+  * on (namespace, horizontalpodautoscaler) group_left (deployment) ` + j.hpaDeployment() + `,
   "workload", "$1", "deployment", "(.*)")) / 100`,
-		"cpu_throttled_ratio_container": `sum by (namespace, pod, container) (` + rate("container_cpu_cfs_throttled_periods_total", selCAdvisor) + `)
-/ sum by (namespace, pod, container) (` + rate("container_cpu_cfs_periods_total", selCAdvisor) + `)
-* on (namespace, pod) group_left (workload) ` + podWorkload,
+		"cpu_throttled_ratio_container": `sum by (namespace, pod, container) (` + rate("container_cpu_cfs_throttled_periods_total", j.containers()) + `)
+/ sum by (namespace, pod, container) (` + rate("container_cpu_cfs_periods_total", j.containers()) + `)
+* on (namespace, pod) group_left (workload) ` + j.podWorkload(),
 
 		// --- errors ---------------------------------------------------------------------------
 		"http_failures_by_status": `sum by (status, error_code) (` + failures(selRun) + `)`,
 		"checks_failed_ratio":     `1 - avg by (check) (k6_checks_rate{` + selRun + `})`,
 		"dropped_iterations_rate": `sum by (scenario) (` + rate("k6_dropped_iterations_total", selRun) + `)`,
-		"container_restarts": perWorkload(`sum by (namespace, pod) (increase(kube_pod_container_status_restarts_total{` +
+		"container_restarts": j.perWorkload(`sum by (namespace, pod) (increase(kube_pod_container_status_restarts_total{` +
 			selKSM + `}[` + rateWindow + `]))`),
 	}
 	for _, trend := range k6Trends() {
@@ -243,12 +317,22 @@ func (c catalogExprs) Expr(name string) (string, error) {
 	return strings.ReplaceAll(e, model.Duration(rateWindowSentinel).String(), rateWindow), nil
 }
 
-// DefaultExprs returns the queries of the generated dashboards: the embedded catalog of
-// internal/query first, then [BuiltinExprs].
+// ExprsFromCatalog returns the queries of the dashboards for a catalog: its own queries
+// first, then [BuiltinExprs] on its selectors.
+func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
+	sels, err := CatalogSelectors(cat)
+	if err != nil {
+		return nil, err
+	}
+	return CatalogExprs(cat, BuiltinExprs(sels)), nil
+}
+
+// DefaultExprs returns the queries of the generated dashboards: [ExprsFromCatalog] of the
+// catalog embedded in internal/query.
 func DefaultExprs() (Exprs, error) {
 	cat, err := query.Default()
 	if err != nil {
 		return nil, fmt.Errorf("load query catalog: %w", err)
 	}
-	return CatalogExprs(cat, BuiltinExprs()), nil
+	return ExprsFromCatalog(cat)
 }

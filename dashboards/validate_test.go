@@ -237,10 +237,10 @@ func TestCatalogQueriesComeFromCatalog(t *testing.T) {
 	t.Parallel()
 	cat, err := query.Default()
 	require.NoError(t, err)
-	exprs := CatalogExprs(cat, BuiltinExprs())
+	exprs := CatalogExprs(cat, BuiltinExprs(DefaultSelectors()))
 	want := []string{
 		"cpu_limit_pod", "cpu_request_pod", "cpu_throttled_ratio", "cpu_usage_pod",
-		"deployment_ready", "deployment_spec_replicas", "hpa_current", "hpa_desired", "hpa_max", "hpa_min",
+		"deployment_ready", "deployment_spec_replicas", "hpa_current", "hpa_deployment", "hpa_desired", "hpa_max", "hpa_min",
 		"http_req_rate", "latency_p95", "latency_p99",
 		"rds_connections", "rds_cpu", "rds_credit_balance", "rds_freeable_memory", "vus",
 	}
@@ -306,6 +306,73 @@ func TestMissingQueryFailsBuild(t *testing.T) {
 	t.Parallel()
 	_, err := Load(ExprTable{})
 	require.ErrorContains(t, err, `look up query "load_vus"`)
-	_, err = RunCorrelation(BuiltinExprs())
+	_, err = RunCorrelation(BuiltinExprs(DefaultSelectors()))
 	require.ErrorContains(t, err, `look up query "hpa_current"`)
+}
+
+// TestCatalogSelectorsAreTheDefaults: the embedded catalog's selectors, rendered for
+// Grafana, are the ones the dashboards were designed on.
+func TestCatalogSelectorsAreTheDefaults(t *testing.T) {
+	t.Parallel()
+	cat, err := query.Default()
+	require.NoError(t, err)
+	got, err := CatalogSelectors(cat)
+	require.NoError(t, err)
+	require.Equal(t, DefaultSelectors(), got)
+}
+
+// TestCustomCatalogChangesTheDashboards: a catalog changed for other exporters (other job
+// labels) changes every query and variable of the dashboards, built-in ones included.
+func TestCustomCatalogChangesTheDashboards(t *testing.T) {
+	t.Parallel()
+	y := string(query.DefaultYAML())
+	y = strings.ReplaceAll(y, `job="kube-state-metrics"`, `job="ksm", cluster="eks-1"`)
+	y = strings.ReplaceAll(y, `job="kubelet", metrics_path="/metrics/cadvisor"`, `job="cadvisor", cluster="eks-1"`)
+	cat, err := query.Parse([]byte(y))
+	require.NoError(t, err)
+	exprs, err := ExprsFromCatalog(cat)
+	require.NoError(t, err)
+	built, err := All(exprs)
+	require.NoError(t, err)
+	p := parser.NewParser(parser.Options{})
+	ksm, cadvisor := 0, 0
+	for _, b := range built {
+		raw, err := Marshal(b.Dashboard)
+		require.NoError(t, err)
+		for _, v := range b.Dashboard.Templating.List {
+			if v.Query != nil && v.Query.String != nil {
+				require.NotContains(t, *v.Query.String, "kube-state-metrics", "%s variable %s", b.UID, v.Name)
+			}
+		}
+		for _, qu := range walkQueries(t, b.UID, raw) {
+			require.NotContains(t, qu.Expr, "kube-state-metrics", qu.Panel)
+			require.NotContains(t, qu.Expr, "/metrics/cadvisor", qu.Panel)
+			expr, _ := interpolate(qu.Expr, testVars("x"))
+			_, err := p.ParseExpr(expr)
+			require.NoError(t, err, expr)
+			if strings.Contains(qu.Expr, "kube_") {
+				require.Contains(t, qu.Expr, `job="ksm", cluster="eks-1"`, qu.Panel)
+				ksm++
+			}
+			if strings.Contains(qu.Expr, "container_cpu") {
+				require.Contains(t, qu.Expr, `job="cadvisor", cluster="eks-1"`, qu.Panel)
+				cadvisor++
+			}
+		}
+	}
+	require.Positive(t, ksm)
+	require.Positive(t, cadvisor)
+}
+
+// TestCatalogSelectorsErrors: a selector the dashboards cannot render is an error, not a
+// silently wrong dashboard.
+func TestCatalogSelectorsErrors(t *testing.T) {
+	t.Parallel()
+	y := strings.Replace(string(query.DefaultYAML()), `selector: 'job="kube-state-metrics", namespace=~"{{.Namespace}}"'`,
+		`selector: 'job="kube-state-metrics", namespace=~"{{.Namespace}}", window="{{.RateWindow}}"'`, 1)
+	require.NotEqual(t, string(query.DefaultYAML()), y)
+	cat, err := query.Parse([]byte(y))
+	require.NoError(t, err)
+	_, err = CatalogSelectors(cat)
+	require.ErrorContains(t, err, `render selector of source "ksm" for grafana`)
 }

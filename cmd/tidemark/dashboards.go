@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/query"
 )
 
 // dashboardsConfig holds the flags of `tidemark dashboards`.
@@ -21,6 +22,7 @@ type dashboardsConfig struct {
 	tokenFile string
 	folder    string
 	message   string
+	catalog   string
 }
 
 // dashboardsCmd registers `tidemark dashboards generate|push`.
@@ -34,6 +36,8 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fu
 		Required().EnumVar(&cfg.action, "generate", "push")
 	cmd.Flag("output.dir", "Directory to write the dashboards and provisioning files to (generate).").
 		Default("dashboards/generated").StringVar(&cfg.outputDir)
+	cmd.Flag("catalog.file", "Query catalog (YAML) to take panel queries and selectors from, as tidemark correlate does; default: the embedded catalog.").
+		StringVar(&cfg.catalog)
 	cmd.Flag("grafana.url", "Grafana base URL (push), e.g. http://grafana:3000.").StringVar(&cfg.url)
 	cmd.Flag("grafana.token-file", "File holding a Grafana service-account token (push).").StringVar(&cfg.tokenFile)
 	cmd.Flag("grafana.folder", "Grafana folder to push the dashboards into (push); created when missing.").
@@ -46,9 +50,14 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fu
 // runDashboards runs the chosen action and returns the exit code.
 func runDashboards(cfg *dashboardsConfig, g *globals) int {
 	logger := g.logger().With("component", "dashboards")
+	exprs, err := dashboardExprs(cfg.catalog)
+	if err != nil {
+		logger.Error("Failed to load the query catalog", "err", err, "file", cfg.catalog)
+		return exitInvalidConfig
+	}
 	switch cfg.action {
 	case "generate":
-		if err := dashboards.Generate(cfg.outputDir); err != nil {
+		if err := dashboards.GenerateWith(cfg.outputDir, exprs); err != nil {
 			logger.Error("Failed to generate dashboards", "err", err)
 			return exitGeneric
 		}
@@ -69,11 +78,6 @@ func runDashboards(cfg *dashboardsConfig, g *globals) int {
 			logger.Error("Invalid Grafana settings", "err", err)
 			return exitInvalidConfig
 		}
-		exprs, err := dashboards.DefaultExprs()
-		if err != nil {
-			logger.Error("Failed to load the query catalog", "err", err)
-			return exitGeneric
-		}
 		built, err := dashboards.All(exprs)
 		if err != nil {
 			logger.Error("Failed to build dashboards", "err", err)
@@ -92,4 +96,17 @@ func runDashboards(cfg *dashboardsConfig, g *globals) int {
 		return exitOK
 	}
 	return exitInvalidConfig
+}
+
+// dashboardExprs returns the dashboards' queries from the catalog file, or from the
+// embedded catalog when path is empty.
+func dashboardExprs(path string) (dashboards.Exprs, error) {
+	if path == "" {
+		return dashboards.DefaultExprs()
+	}
+	cat, err := query.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return dashboards.ExprsFromCatalog(cat)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/query"
 )
 
 func TestDashboardsGenerateWritesWhatTheBuildersProduce(t *testing.T) {
@@ -115,6 +116,26 @@ func TestDashboardsPush(t *testing.T) {
 	for _, a := range auth {
 		require.Equal(t, "Bearer "+token, a)
 	}
+}
+
+func TestDashboardsGenerateWithCatalogFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "catalog.yaml")
+	custom := strings.ReplaceAll(string(query.DefaultYAML()), `job="kube-state-metrics"`, `job="ksm"`)
+	require.NoError(t, os.WriteFile(catalog, []byte(custom), 0o644))
+	var stdout, stderr bytes.Buffer
+	out := filepath.Join(dir, "gen")
+	code := run([]string{"dashboards", "generate", "--catalog.file", catalog, "--output.dir", out}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	raw, err := os.ReadFile(filepath.Join(out, dashboards.RunCorrelationUID+".json"))
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `job=\"ksm\"`)
+	require.NotContains(t, string(raw), `job=\"kube-state-metrics\"`)
+
+	code = run([]string{"dashboards", "generate", "--catalog.file", filepath.Join(dir, "missing.yaml"), "--output.dir", out}, &stdout, &stderr)
+	require.Equal(t, exitInvalidConfig, code)
+	require.Contains(t, stderr.String(), "Failed to load the query catalog")
 }
 
 func TestDashboardsRejectsUnknownAction(t *testing.T) {
