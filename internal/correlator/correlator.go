@@ -40,10 +40,12 @@ type Config struct {
 	Step time.Duration
 	// Params overrides catalog params, e.g. db_pool_per_pod.
 	Params map[string]float64
+	// Concurrency is how many queries run at once (default 4).
+	Concurrency int
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
-var DefaultConfig = Config{Baseline: 5 * time.Minute, After: 10 * time.Minute, Lookback: 24 * time.Hour}
+var DefaultConfig = Config{Baseline: 5 * time.Minute, After: 10 * time.Minute, Lookback: 24 * time.Hour, Concurrency: 4}
 
 // ErrRunNotFound means no run-info series was found for the testid.
 var ErrRunNotFound = errors.New("run not found")
@@ -100,6 +102,9 @@ func (cfg *Config) applyDefaults() {
 	if cfg.Lookback <= 0 {
 		cfg.Lookback = DefaultConfig.Lookback
 	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConfig.Concurrency
+	}
 }
 
 // Correlate analyses one run. It fails when the API is unavailable or the run cannot be
@@ -130,7 +135,10 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	span := tl.Span()
 
 	// Resolution of every source: measured from raw samples, else the catalog's assumption.
-	for _, name := range slices.Sorted(maps.Keys(c.cat.Sources)) {
+	sources := slices.Sorted(maps.Keys(c.cat.Sources))
+	res.Sources = make([]Source, len(sources))
+	err = parallel(ctx, len(sources), cfg.Concurrency, func(ctx context.Context, i int) error {
+		name := sources[i]
 		s := c.cat.Sources[name]
 		r := time.Duration(s.ScrapeInterval)
 		measured := false
@@ -140,12 +148,18 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		case err == nil:
 			r, measured = d, true
 		case errors.Is(err, query.ErrUnavailable):
-			return nil, err
+			return err
 		default:
 			c.logger.Debug("Could not measure scrape interval", "source", name, "err", err)
 		}
-		tl.Resolution[name] = r
-		res.Sources = append(res.Sources, Source{Name: name, Description: s.Description, ResolutionSeconds: r.Seconds(), Measured: measured, LagSeconds: time.Duration(s.Lag).Seconds()})
+		res.Sources[i] = Source{Name: name, Description: s.Description, ResolutionSeconds: r.Seconds(), Measured: measured, LagSeconds: time.Duration(s.Lag).Seconds()}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
+	}
+	for _, s := range res.Sources {
+		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
 	}
 	step := func(source string) time.Duration {
 		if cfg.Step > 0 {
@@ -159,18 +173,30 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	}
 	res.StepSeconds = tl.Step.Seconds()
 
-	// Range queries.
+	// Range queries, a few at a time.
+	var names []string
 	for _, name := range slices.Sorted(maps.Keys(c.cat.Queries)) {
-		q := c.cat.Queries[name]
-		if isWindowQuery(name) || q.KindOrDefault() != query.KindRange {
-			continue
+		if q := c.cat.Queries[name]; !isWindowQuery(name) && q.KindOrDefault() == query.KindRange {
+			names = append(names, name)
 		}
-		r, err := c.runner.Range(ctx, name, vars, span, step(q.Source))
-		qi := Query{Name: name, Source: q.Source, Expr: r.Expr, Series: len(r.Set), Warnings: r.Warnings}
+	}
+	results := make([]query.Result, len(names))
+	qerrs := make([]error, len(names))
+	err = parallel(ctx, len(names), cfg.Concurrency, func(ctx context.Context, i int) error {
+		q := c.cat.Queries[names[i]]
+		results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, span, step(q.Source))
+		if qerrs[i] != nil && (errors.Is(qerrs[i], query.ErrUnavailable) || ctx.Err() != nil) {
+			return qerrs[i]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
+	}
+	for i, name := range names {
+		r, err := results[i], qerrs[i]
+		qi := Query{Name: name, Source: c.cat.Queries[name].Source, Expr: r.Expr, Series: len(r.Set), Warnings: r.Warnings}
 		if err != nil {
-			if errors.Is(err, query.ErrUnavailable) || ctx.Err() != nil {
-				return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
-			}
 			qi.Error = err.Error()
 			if qe := (*query.Error)(nil); errors.As(err, &qe) {
 				qi.Expr = qe.Expr
@@ -194,7 +220,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	res.Notes = append(res.Notes, c.coverage(tl, res, cfg)...)
 	res.Notes = append(res.Notes, a.Notes...)
 
-	findings, notes, err := c.findings(ctx, tl, vars)
+	findings, notes, err := c.findings(ctx, tl, vars, cfg.Concurrency)
 	if err != nil {
 		return nil, err
 	}
@@ -387,14 +413,16 @@ func coverageOf(s timeline.Series, w timeline.Window, res time.Duration) float64
 	return max(0, 1-missing.Seconds()/w.Duration().Seconds())
 }
 
-// findings evaluates the catalog's rules over the run and cool-down.
-func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars query.Vars) ([]analysis.Finding, []analysis.Note, error) {
-	var (
-		out   []analysis.Finding
-		notes []analysis.Note
-	)
+// findings evaluates the catalog's rules over the run and cool-down at the base step, so
+// a rule's `for` is measured as finely as the load series allow.
+func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars query.Vars, concurrency int) ([]analysis.Finding, []analysis.Note, error) {
 	w := timeline.Window{From: tl.Run.From, To: tl.After.To}
-	for _, rule := range c.cat.Findings {
+	step := tl.Step
+	rules := c.cat.Findings
+	found := make([][]analysis.Finding, len(rules))
+	notes := make([]*analysis.Note, len(rules))
+	err := parallel(ctx, len(rules), concurrency, func(ctx context.Context, i int) error {
+		rule := rules[i]
 		var missing []string
 		for _, p := range rule.Requires {
 			if c.cat.Param(p, vars) == 0 {
@@ -402,39 +430,53 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 			}
 		}
 		if len(missing) > 0 {
-			notes = append(notes, analysis.Note{Level: analysis.NoteInfo, Section: "findings", Object: rule.Name, Text: fmt.Sprintf("rule skipped: set %v to evaluate it", missing)})
-			continue
+			notes[i] = &analysis.Note{Level: analysis.NoteInfo, Section: "findings", Object: rule.Name, Text: fmt.Sprintf("rule skipped: set %v to evaluate it", missing)}
+			return nil
 		}
 		expr, err := c.cat.RenderRule(rule.Name, vars)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		r, err := c.runner.RangeExpr(ctx, "finding/"+rule.Name, expr, w, tl.Step)
+		r, err := c.runner.RangeExpr(ctx, "finding/"+rule.Name, expr, w, step)
 		if err != nil {
 			if errors.Is(err, query.ErrUnavailable) {
-				return nil, nil, err
+				return err
 			}
-			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "findings", Object: rule.Name, Text: "rule failed: " + err.Error()})
-			continue
+			notes[i] = &analysis.Note{Level: analysis.NoteMissing, Section: "findings", Object: rule.Name, Text: "rule failed: " + err.Error()}
+			return nil
 		}
 		for _, s := range r.Set {
-			for _, f := range analysis.Firing(s, tl.Step, time.Duration(rule.For)) {
+			for _, f := range analysis.Firing(s, step, time.Duration(rule.For)) {
 				f.Rule, f.Severity, f.Expr = rule.Name, rule.Severity, expr
 				msg, err := c.cat.Message(rule.Name, query.MessageData{Labels: f.Labels, Value: f.Value, From: f.From, To: f.To, Duration: model.Duration(f.Duration()).String()})
 				if err != nil {
-					return nil, nil, err
+					return err
 				}
 				f.Message = msg
 				f.Evidence = append(f.Evidence, analysis.Evidence{Query: "finding/" + rule.Name, Series: s.String(), Times: []time.Time{f.From, f.To}})
 				for _, q := range rule.Evidence {
 					f.Evidence = append(f.Evidence, analysis.Evidence{Query: q, Series: tl.Queries[q], Times: []time.Time{f.From, f.To}})
 				}
-				out = append(out, f)
+				found[i] = append(found[i], f)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		out []analysis.Finding
+		ns  []analysis.Note
+	)
+	for i := range rules {
+		out = append(out, found[i]...)
+		if notes[i] != nil {
+			ns = append(ns, *notes[i])
 		}
 	}
 	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return a.From.Compare(b.From) })
-	return out, notes, nil
+	return out, ns, nil
 }
 
 func orAll(s string) string {

@@ -306,6 +306,7 @@ func TestFixturesAreGenerated(t *testing.T) {
 // loadFixtures starts a real Prometheus and loads OpenMetrics fixtures into it with
 // promtool, waiting until the server has picked up the blocks.
 func loadFixtures(t *testing.T, files ...string) *promtest.Server {
+	// Paths are relative to testdata unless absolute.
 	t.Helper()
 	promtool := "/usr/bin/promtool"
 	_, err := os.Stat(promtool)
@@ -313,7 +314,10 @@ func loadFixtures(t *testing.T, files ...string) *promtest.Server {
 	prom := promtest.StartPrometheus(t)
 	for _, f := range files {
 		blocks := t.TempDir()
-		out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet", filepath.Join("testdata", f), blocks).CombinedOutput()
+		if !filepath.IsAbs(f) {
+			f = filepath.Join("testdata", f)
+		}
+		out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet", f, blocks).CombinedOutput()
 		require.NoError(t, err, "promtool: %s", out)
 		// Move the blocks into the running server's data directory; the TSDB loads new
 		// blocks on its once-a-minute reload.
@@ -326,7 +330,7 @@ func loadFixtures(t *testing.T, files ...string) *promtest.Server {
 	}
 	promtest.Poll(t, 150*time.Second, time.Second, func() (bool, error) {
 		ok := true
-		for _, at := range []time.Time{fxRunFrom.Add(time.Minute), s3RunFrom.Add(time.Minute)} {
+		for _, at := range []time.Time{fxRunFrom.Add(time.Minute), s3RunFrom.Add(time.Minute), bRunFrom.Add(time.Minute)} {
 			v, err := promtest.Query(context.Background(), prom.URL, `count(tidemark_run_info)`, at)
 			if err != nil {
 				return false, err
@@ -341,9 +345,10 @@ func loadFixtures(t *testing.T, files ...string) *promtest.Server {
 // TestCorrelatePrometheus runs the correlator against a real Prometheus 2.42 holding the
 // seed stories as promtool-created blocks.
 func TestCorrelatePrometheus(t *testing.T) {
-	prom := loadFixtures(t, "story1.om", "story3.om")
+	prom := loadFixtures(t, "story1.om", "story3.om", writeBenchFixture(t))
 	t.Run("story1 spike", func(t *testing.T) { testStory1(t, prom) })
 	t.Run("story3 throttling", func(t *testing.T) { testStory3(t, prom) })
+	t.Run("benchmark 1h 5 HPAs 50 pods", func(t *testing.T) { testBenchmark(t, prom) })
 }
 
 // testStory1 checks that the facts of story 1's spike equal the fixture's truth within
