@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/sim/cfs"
@@ -58,6 +59,7 @@ type Cluster struct {
 	db          *database
 	msNext      time.Time
 	timeouts    deadlineHeap
+	workStart   time.Time // start of the step being run
 	podSeq      int
 	ipSeq       int
 	initialised bool
@@ -71,11 +73,23 @@ type service struct {
 	specReplicas int32
 	pods         []*pod
 	rr           int
-	calls        []*service
+	endpoints    []*endpoint // longest path first; the last is the default ("")
 	quota        time.Duration
 	hpa          *hpa.Controller
 	hpaNext      time.Time
 	hpaStatus    hpa.Status
+}
+
+// endpoint is a request cost for a URL path prefix, with its calls resolved.
+type endpoint struct {
+	prefix string
+	spec   *RequestSpec
+	calls  []call
+}
+
+type call struct {
+	svc  *service
+	path string
 }
 
 type pod struct {
@@ -113,6 +127,7 @@ const (
 
 type request struct {
 	svc         *service
+	ep          *endpoint
 	pod         *pod
 	arrived     time.Time
 	deadline    time.Time
@@ -121,6 +136,7 @@ type request struct {
 	queriesLeft int
 	callIdx     int
 	waitSince   time.Time
+	cpuFrom     time.Time // when the request became runnable
 	q           *query
 	hasConn     bool
 	responded   bool
@@ -170,9 +186,18 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 		c.byName[s.name] = s
 	}
 	for _, s := range c.services {
-		for _, call := range s.spec.Request.Calls {
-			s.calls = append(s.calls, c.byName[call])
+		resolve := func(prefix string, spec *RequestSpec) *endpoint {
+			ep := &endpoint{prefix: prefix, spec: spec}
+			for _, target := range spec.Calls {
+				ep.calls = append(ep.calls, call{svc: c.byName[callService(target)], path: callPath(target)})
+			}
+			return ep
 		}
+		for i := range s.spec.Endpoints {
+			s.endpoints = append(s.endpoints, resolve(s.spec.Endpoints[i].Path, &s.spec.Endpoints[i].Request))
+		}
+		slices.SortStableFunc(s.endpoints, func(a, b *endpoint) int { return len(b.prefix) - len(a.prefix) })
+		s.endpoints = append(s.endpoints, resolve("", &s.spec.Request))
 		for range s.specReplicas {
 			pd := c.newPod(s, start.Add(-time.Hour))
 			pd.running, pd.appUp, pd.readyAt = pd.created, pd.created, pd.created.Add(10*time.Second)
@@ -242,7 +267,7 @@ func (c *Cluster) newPod(s *service, t time.Time) *pod {
 		first = first.Add(time.Duration(k) * rp.Period.D())
 	}
 	pd.readyAt = first.Add(time.Duration(rp.SuccessThreshold-1) * rp.Period.D())
-	if c.db != nil && s.spec.Request.DBQueries > 0 {
+	if c.db != nil && slices.ContainsFunc(s.endpoints, func(e *endpoint) bool { return e.spec.DBQueries > 0 }) {
 		pd.pool = &pool{pod: pd, size: s.spec.Pool.Size}
 	}
 	s.pods = append(s.pods, pd)
@@ -278,17 +303,32 @@ func (c *Cluster) Advance(to time.Time) {
 // exactly once, possibly before Submit returns (immediate rejections) or from a later
 // Step; it must not call back into the cluster.
 func (c *Cluster) Submit(serviceName string, done func(Result)) error {
+	return c.SubmitPath(serviceName, "/", done)
+}
+
+// SubmitPath is Submit for a URL path: the service's endpoint with the longest matching
+// path prefix sets the request's cost, else its default request.
+func (c *Cluster) SubmitPath(serviceName, path string, done func(Result)) error {
 	s, ok := c.byName[serviceName]
 	if !ok {
 		return fmt.Errorf("submit: unknown service %q", serviceName)
 	}
-	c.submit(s, done)
+	c.submit(s, path, done)
 	return nil
 }
 
-func (c *Cluster) submit(s *service, done func(Result)) *request {
-	r := &request{svc: s, arrived: c.now, done: done}
-	if to := s.spec.Request.Timeout.D(); to > 0 {
+func (s *service) endpoint(path string) *endpoint {
+	for _, ep := range s.endpoints {
+		if strings.HasPrefix(path, ep.prefix) {
+			return ep
+		}
+	}
+	return s.endpoints[len(s.endpoints)-1]
+}
+
+func (c *Cluster) submit(s *service, path string, done func(Result)) *request {
+	r := &request{svc: s, ep: s.endpoint(path), arrived: c.now, done: done}
+	if to := r.ep.spec.Timeout.D(); to > 0 {
 		r.deadline = c.now.Add(to)
 	}
 	var endpoints []*pod
@@ -367,12 +407,13 @@ func (c *Cluster) admit(pd *pod) {
 		r := pd.queue[0]
 		pd.queue = pd.queue[1:]
 		pd.active = append(pd.active, r)
-		spec := pd.svc.spec.Request
+		spec := r.ep.spec
 		cost := float64(spec.CPU.D())
 		if spec.CPUJitter > 0 {
 			cost *= 1 + spec.CPUJitter*(2*c.rng.Float64()-1)
 		}
 		r.cpuLeft = max(time.Duration(cost), time.Microsecond)
+		r.cpuFrom = c.now
 		r.queriesLeft = spec.DBQueries
 		r.stage = stageCPU
 		pd.cpuReqs = append(pd.cpuReqs, r)
@@ -389,11 +430,11 @@ func (c *Cluster) next(r *request) {
 		pd.pool.acquire(c, r)
 		return
 	}
-	if r.callIdx < len(r.svc.calls) {
-		target := r.svc.calls[r.callIdx]
+	if r.callIdx < len(r.ep.calls) {
+		target := r.ep.calls[r.callIdx]
 		r.callIdx++
 		r.stage = stageCall
-		c.submit(target, func(res Result) {
+		c.submit(target.svc, target.path, func(res Result) {
 			if r.finished {
 				return
 			}
@@ -409,12 +450,19 @@ func (c *Cluster) next(r *request) {
 }
 
 // Step advances the simulation by StepDuration.
+//
+// Controllers (Deployment, kubelet, metrics-server, HPA) act at the start of the step;
+// then requests and queries run for the step, and whatever completes is stamped with the
+// step's end. Work that becomes runnable during the step (a downstream call, the next
+// query, a request admitted from the queue) starts running in the next step.
 func (c *Cluster) Step() {
 	dt := StepDuration
 	c.reconcile()
 	c.lifecycle()
 	c.scrapeMetrics()
 	c.syncHPAs()
+	c.workStart = c.now
+	c.now = c.now.Add(dt)
 	for _, s := range c.services {
 		for _, pd := range s.pods {
 			if pd.gone {
@@ -425,7 +473,7 @@ func (c *Cluster) Step() {
 		}
 	}
 	if c.db != nil {
-		for _, q := range c.db.step(dt) {
+		for _, q := range c.db.step(dt, c.workStart) {
 			r := q.req
 			if q.cancelled || r.finished {
 				continue
@@ -445,7 +493,6 @@ func (c *Cluster) Step() {
 		}
 	}
 	c.deadlines()
-	c.now = c.now.Add(dt)
 	if c.db != nil {
 		c.db.account(c.now, dt, c.dbConnections())
 	}
@@ -481,12 +528,19 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 		pd.cpu.Run(dt, 0, 0)
 		return
 	}
+	// cpuReqs is ordered by cpuFrom: the ones that became runnable during this step are at
+	// the end and wait for the next one.
+	n := len(pd.cpuReqs)
+	for n > 0 && pd.cpuReqs[n-1].cpuFrom.After(c.workStart) {
+		n--
+	}
+	runnableReqs := pd.cpuReqs[:n]
 	var demand time.Duration
-	for _, r := range pd.cpuReqs {
+	for _, r := range runnableReqs {
 		demand += r.cpuLeft
 	}
 	// The application runs at most threads requests on CPU at once.
-	runnable := min(len(pd.cpuReqs), threads)
+	runnable := min(len(runnableReqs), threads)
 	demand = min(demand, time.Duration(runnable)*dt)
 	if idle > 0 {
 		runnable++
@@ -498,10 +552,10 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 		pd.idleUsage += use
 		granted -= use
 	}
-	if granted <= 0 || len(pd.cpuReqs) == 0 {
+	if granted <= 0 || len(runnableReqs) == 0 {
 		return
 	}
-	share(granted, dt, pd.cpuReqs, func(r *request) *time.Duration { return &r.cpuLeft })
+	share(granted, dt, runnableReqs, func(r *request) *time.Duration { return &r.cpuLeft })
 	var doneCPU []*request
 	kept := pd.cpuReqs[:0]
 	for _, r := range pd.cpuReqs {

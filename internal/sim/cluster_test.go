@@ -235,3 +235,37 @@ database:
 	}
 	require.Greater(t, percentile(lat, 0.5), time.Second, "queries slow down when the database is saturated")
 }
+
+func TestEndpointsSetCostByPathPrefix(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `node: {cpus: 8}
+services:
+  - name: api
+    resources: {requests: {cpu: 1}}
+    threads: 8
+    request: {cpu: 10ms}
+    endpoints:
+      - path: /coupons
+        request: {cpu: 40ms, calls: [ledger/entries]}
+      - path: /coupons/poll
+        request: {cpu: 5ms}
+  - name: ledger
+    resources: {requests: {cpu: 1}}
+    request: {cpu: 1ms}
+    endpoints:
+      - path: /entries
+        request: {cpu: 100ms}
+`)
+	lat := map[string]time.Duration{}
+	for _, path := range []string{"/", "/coupons/42", "/coupons/poll"} {
+		require.NoError(t, c.SubmitPath("api", path, func(r Result) {
+			require.Equal(t, 200, r.Status)
+			lat[path] = r.Latency
+		}))
+	}
+	c.Advance(simStart.Add(time.Second))
+	require.Equal(t, 10*time.Millisecond, lat["/"])
+	require.Equal(t, 5*time.Millisecond, lat["/coupons/poll"], "longest prefix wins")
+	// 40 ms here, then 100 ms on ledger's /entries endpoint.
+	require.Equal(t, 140*time.Millisecond, lat["/coupons/42"])
+}

@@ -7,6 +7,7 @@ import (
 
 type query struct {
 	req       *request
+	from      time.Time // when it started
 	ioLeft    time.Duration
 	cpuLeft   time.Duration
 	cancelled bool
@@ -60,8 +61,8 @@ func (d *database) capacity(dt time.Duration) time.Duration {
 	return max(total-bg, 0)
 }
 
-// step advances queries by dt and returns those that completed.
-func (d *database) step(dt time.Duration) []*query {
+// step advances by dt the queries started by workStart and returns those that completed.
+func (d *database) step(dt time.Duration, workStart time.Time) []*query {
 	var cpuPhase []*query
 	kept := d.queries[:0]
 	for _, q := range d.queries {
@@ -69,6 +70,9 @@ func (d *database) step(dt time.Duration) []*query {
 			continue
 		}
 		kept = append(kept, q)
+		if q.from.After(workStart) {
+			continue // started during this step: runs from the next one
+		}
 		if q.ioLeft > 0 {
 			q.ioLeft -= dt
 			continue
@@ -82,7 +86,7 @@ func (d *database) step(dt time.Duration) []*query {
 	var done []*query
 	kept = d.queries[:0]
 	for _, q := range d.queries {
-		if q.ioLeft <= 0 && q.cpuLeft <= 0 {
+		if q.ioLeft <= 0 && q.cpuLeft <= 0 && !q.from.After(workStart) {
 			done = append(done, q)
 			continue
 		}
@@ -127,8 +131,8 @@ func (d *database) freeable() float64 {
 	return max(float64(d.spec.FreeableMemory)-float64(d.spec.MemoryPerConnection)*float64(d.conns), 0)
 }
 
-func (d *database) startQuery(r *request, connect time.Duration) {
-	q := &query{req: r, ioLeft: d.spec.QueryLatency.D() + connect, cpuLeft: d.spec.QueryCPU.D()}
+func (d *database) startQuery(now time.Time, r *request, connect time.Duration) {
+	q := &query{req: r, from: now, ioLeft: d.spec.QueryLatency.D() + connect, cpuLeft: d.spec.QueryCPU.D()}
 	d.queries = append(d.queries, q)
 	r.q = q
 	r.hasConn = true
@@ -160,14 +164,14 @@ func (p *pool) acquire(c *Cluster, r *request) {
 	switch {
 	case p.idle > 0:
 		p.idle--
-		c.db.startQuery(r, 0)
+		c.db.startQuery(c.now, r, 0)
 	case p.open < p.size:
 		if !p.canOpen(c) {
 			c.finish(r, http.StatusInternalServerError, ReasonDBConnections)
 			return
 		}
 		p.open++
-		c.db.startQuery(r, c.p.Database.ConnectTime.D())
+		c.db.startQuery(c.now, r, c.p.Database.ConnectTime.D())
 	default:
 		r.stage = stageDBWait
 		r.waitSince = c.now
@@ -186,7 +190,7 @@ func (p *pool) release(c *Cluster) {
 		if w.finished {
 			continue
 		}
-		c.db.startQuery(w, 0)
+		c.db.startQuery(c.now, w, 0)
 		return
 	}
 	p.idle++

@@ -123,8 +123,11 @@ type ServiceSpec struct {
 	Memory  MemorySpec  `yaml:"memory"`
 	Queue   QueueSpec   `yaml:"queue"`
 	Request RequestSpec `yaml:"request"`
-	Pool    PoolSpec    `yaml:"pool"`
-	Startup StartupSpec `yaml:"startup"`
+	// Endpoints give URL paths their own cost; the longest matching path prefix wins and
+	// other paths use Request.
+	Endpoints []EndpointSpec `yaml:"endpoints"`
+	Pool      PoolSpec       `yaml:"pool"`
+	Startup   StartupSpec    `yaml:"startup"`
 	// TerminationGracePeriod bounds how long a deleted pod drains.
 	TerminationGracePeriod Duration `yaml:"termination_grace_period"`
 	HPA                    *HPASpec `yaml:"hpa"`
@@ -164,11 +167,18 @@ type RequestSpec struct {
 	CPUJitter float64 `yaml:"cpu_jitter"`
 	// DBQueries run one after the other, each on a pool connection.
 	DBQueries int `yaml:"db_queries"`
-	// Calls are services called synchronously after the queries, in order.
+	// Calls are made synchronously after the queries, in order: "service" (its default
+	// request) or "service/path" (that path's endpoint).
 	Calls []string `yaml:"calls"`
 	// Timeout is the server-side deadline (proxy or framework); 0 means none.
 	// The caller gets 504; the pod finishes the work anyway.
 	Timeout Duration `yaml:"timeout"`
+}
+
+// EndpointSpec is the cost of requests whose URL path starts with Path.
+type EndpointSpec struct {
+	Path    string      `yaml:"path"`
+	Request RequestSpec `yaml:"request"`
 }
 
 // PoolSpec is the per-pod database connection pool (Prisma-like).
@@ -306,7 +316,7 @@ func knownFields(typeName string) []string {
 	for _, v := range []any{
 		Profile{}, NodeSpec{}, ControllerSpec{}, MetricsServerSpec{}, CloudWatchSpec{}, DatabaseSpec{},
 		CreditSpec{}, ServiceSpec{}, ResourcesSpec{}, ResourceList{}, MemorySpec{}, QueueSpec{},
-		RequestSpec{}, PoolSpec{}, StartupSpec{}, ReadinessProbe{}, HPASpec{}, BehaviorSpec{},
+		RequestSpec{}, EndpointSpec{}, PoolSpec{}, StartupSpec{}, ReadinessProbe{}, HPASpec{}, BehaviorSpec{},
 		RulesSpec{}, PolicySpec{},
 	} {
 		t := reflect.TypeOf(v)
@@ -492,11 +502,17 @@ func (p *Profile) validate(file string, root *yaml.Node) error {
 		names[s.Name] = i
 		s.validate(fe, at, p.Database != nil)
 	}
-	for i := range p.Services {
-		for j, call := range p.Services[i].Request.Calls {
-			if _, ok := names[call]; !ok {
-				fe.add(fmt.Sprintf("services[%d].request.calls[%d]", i, j), "expected the name of a service, got %q", call)
+	for i, s := range p.Services {
+		check := func(at string, calls []string) {
+			for j, call := range calls {
+				if _, ok := names[callService(call)]; !ok {
+					fe.add(fmt.Sprintf("%s.calls[%d]", at, j), "expected a service name or service/path, got %q", call)
+				}
 			}
+		}
+		check(fmt.Sprintf("services[%d].request", i), s.Request.Calls)
+		for k, e := range s.Endpoints {
+			check(fmt.Sprintf("services[%d].endpoints[%d].request", i, k), e.Request.Calls)
 		}
 	}
 	if cyc := p.callCycle(); cyc != "" {
@@ -615,17 +631,16 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	if s.Queue.Max < 0 || s.Queue.Max > 1_000_000 {
 		fe.add(at+".queue.max", "expected 1 to 1000000, got %d", s.Queue.Max)
 	}
-	if s.Request.CPU.D() <= 0 {
-		fe.add(at+".request.cpu", "expected a positive cpu time per request, like 10ms")
-	}
-	if s.Request.CPUJitter < 0 || s.Request.CPUJitter > 1 {
-		fe.add(at+".request.cpu_jitter", "expected a fraction in [0, 1], got %v", s.Request.CPUJitter)
-	}
-	if s.Request.DBQueries < 0 || s.Request.DBQueries > 1000 {
-		fe.add(at+".request.db_queries", "expected 0 to 1000, got %d", s.Request.DBQueries)
-	}
-	if s.Request.DBQueries > 0 && !haveDB {
-		fe.add(at+".request.db_queries", "expected a database section when a service runs queries")
+	s.Request.validate(fe, at+".request", haveDB)
+	queries := s.Request.DBQueries
+	for i := range s.Endpoints {
+		e := &s.Endpoints[i]
+		eat := fmt.Sprintf("%s.endpoints[%d]", at, i)
+		if !strings.HasPrefix(e.Path, "/") {
+			fe.add(eat+".path", "expected a URL path starting with /, got %q", e.Path)
+		}
+		e.Request.validate(fe, eat+".request", haveDB)
+		queries = max(queries, e.Request.DBQueries)
 	}
 	if s.Pool.Size == 0 {
 		s.Pool.Size = 5
@@ -636,7 +651,7 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	setDur(&s.Pool.Timeout, 10*time.Second)
 	if s.Pool.Warm == nil {
 		w := min(1, s.Pool.Size)
-		if !haveDB || s.Request.DBQueries == 0 {
+		if !haveDB || queries == 0 {
 			w = 0
 		}
 		s.Pool.Warm = &w
@@ -682,6 +697,35 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	}
 }
 
+func (r *RequestSpec) validate(fe *fieldErrors, at string, haveDB bool) {
+	if r.CPU.D() <= 0 {
+		fe.add(at+".cpu", "expected a positive cpu time per request, like 10ms")
+	}
+	if r.CPUJitter < 0 || r.CPUJitter > 1 {
+		fe.add(at+".cpu_jitter", "expected a fraction in [0, 1], got %v", r.CPUJitter)
+	}
+	if r.DBQueries < 0 || r.DBQueries > 1000 {
+		fe.add(at+".db_queries", "expected 0 to 1000, got %d", r.DBQueries)
+	}
+	if r.DBQueries > 0 && !haveDB {
+		fe.add(at+".db_queries", "expected a database section when a service runs queries")
+	}
+}
+
+// callService is the service part of a call target ("kitchen" or "kitchen/orders").
+func callService(call string) string {
+	name, _, _ := strings.Cut(call, "/")
+	return name
+}
+
+// callPath is the path part of a call target ("/orders"), or "/".
+func callPath(call string) string {
+	if _, path, ok := strings.Cut(call, "/"); ok {
+		return "/" + path
+	}
+	return "/"
+}
+
 func validateRules(fe *fieldErrors, at string, r *RulesSpec) {
 	if r == nil {
 		return
@@ -715,7 +759,14 @@ func validateRules(fe *fieldErrors, at string, r *RulesSpec) {
 func (p *Profile) callCycle() string {
 	calls := map[string][]string{}
 	for _, s := range p.Services {
-		calls[s.Name] = s.Request.Calls
+		for _, c := range s.Request.Calls {
+			calls[s.Name] = append(calls[s.Name], callService(c))
+		}
+		for _, e := range s.Endpoints {
+			for _, c := range e.Request.Calls {
+				calls[s.Name] = append(calls[s.Name], callService(c))
+			}
+		}
 	}
 	state := map[string]int{} // 0 new, 1 visiting, 2 done
 	var stack []string

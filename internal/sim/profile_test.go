@@ -103,7 +103,7 @@ func TestBadProfilesFailClearly(t *testing.T) {
 		{
 			name:    "unknown call target",
 			yaml:    minimal + "      calls: [kitchen]\n",
-			wantErr: `p.yaml:8: services[0].request.calls[0]: expected the name of a service, got "kitchen"`,
+			wantErr: `p.yaml:8: services[0].request.calls[0]: expected a service name or service/path, got "kitchen"`,
 		},
 		{
 			name:    "call cycle",

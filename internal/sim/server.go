@@ -272,7 +272,7 @@ func (s *Server) serviceHandler(service string) http.Handler {
 		ch := make(chan Result, 1)
 		s.mu.Lock()
 		s.cluster.Advance(s.opts.now())
-		err := s.cluster.Submit(service, func(res Result) { ch <- res })
+		err := s.cluster.SubmitPath(service, r.URL.Path, func(res Result) { ch <- res })
 		s.mu.Unlock()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
