@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/series/seriestest"
 )
@@ -85,3 +87,52 @@ func BenchmarkEncode10k(b *testing.B) { benchmarkEncode(b, Protocol1) }
 
 // BenchmarkEncode10kV2 is the same with remote write 2.0 (symbols and metadata).
 func BenchmarkEncode10kV2(b *testing.B) { benchmarkEncode(b, Protocol2) }
+
+// BenchmarkPushFromStore1k measures one whole push of a run with about 1,000 series
+// (20 request names × every HTTP metric at the default trend stats): snapshot of a real
+// aggregate store, trend histograms included, mapping and encoding. Its CPU per push,
+// divided by the push interval, is what remote write takes from the engine.
+func BenchmarkPushFromStore1k(b *testing.B) {
+	run := seriestest.NewRun()
+	bt := run.Builtin
+	store := aggregate.New()
+	trends := []*metrics.Metric{bt.HTTPReqDuration, bt.HTTPReqBlocked, bt.HTTPReqConnecting, bt.HTTPReqTLSHandshaking,
+		bt.HTTPReqSending, bt.HTTPReqWaiting, bt.HTTPReqReceiving}
+	now := time.Now()
+	for i := range 20 {
+		tags := run.Tags("testid", "bench", "scenario", "closed", "method", "GET", "status", "200", "expected_response", "true",
+			"proto", "HTTP/1.1", "name", fmt.Sprintf("item-%d", i), "url", fmt.Sprintf("item-%d", i))
+		var ss []metrics.Sample
+		for j := range 5000 {
+			v := float64(j%997+1) / 1e4
+			ss = append(ss, metrics.Sample{Metric: bt.HTTPReqs, Tags: tags, Time: now, Value: 1},
+				metrics.Sample{Metric: bt.HTTPReqFailed, Tags: tags, Time: now, Value: 0})
+			for _, m := range trends {
+				ss = append(ss, metrics.Sample{Metric: m, Tags: tags, Time: now, Value: v})
+			}
+		}
+		store.Push(ss)
+	}
+	m, err := series.NewMapper(series.Config{TrendStats: series.DefaultTrendStats, TestID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := series.FromAggregate(store)
+	enc := newEncoder(Protocol1)
+	var out []series.Series
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU(b)
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		n++
+		out = m.Map(out[:0], src.Snapshot())
+		for start := 0; start < len(out); start += 2000 {
+			if _, err := enc.encode(out[start:min(start+2000, len(out))], int64(i), false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(out)), "series")
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(time.Millisecond)/float64(n), "cpu_ms/push")
+}

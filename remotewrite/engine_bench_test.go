@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,8 +29,9 @@ import (
 // in-process target with remote write off and on. The run has about 1,000 series (20
 // request names × every HTTP metric at the default trend stats); remote write pushes
 // every second, five times as often as the default, to a receiver on this machine.
-// Rounds alternate off/on so drifting load on a shared box hits both alike; the
-// metric on/off is the ratio of the median throughputs (goal ≥ 0.95).
+// Rounds alternate off/on so drifting load on a shared box hits both alike; on/off is
+// the ratio of the median throughputs (goal ≥ 0.95) and cpu_off/on the ratio of the
+// CPU time per request.
 func BenchmarkEngineRemoteWrite(b *testing.B) {
 	ts, err := target.New(target.Config{})
 	if err != nil {
@@ -55,8 +57,9 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 		}
 		steps = append(steps, scenario.Step{Name: fmt.Sprintf("item-%d", i), URL: u})
 	}
-	const round = 4 * time.Second
-	run := func(withRW bool) (rps float64, nseries int) {
+	const round = 3 * time.Second
+	run := func(withRW bool) (rps, cpuPerReq float64, nseries int) {
+		cpu0 := processCPU(b)
 		store := aggregate.New()
 		eng, err := engine.New(engine.Config{
 			Test: &scenario.Test{Scenarios: []*scenario.Scenario{{Name: "closed", Executor: scenario.ConstantVUs, VUs: 8,
@@ -82,29 +85,45 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		cpu := processCPU(b) - cpu0
 		snap := store.Snapshot()
 		reqs, _ := snap.Metric("http_reqs")
 		m, _ := series.NewMapper(series.DefaultConfig)
-		return reqs.Count / res.End.Sub(res.Start).Seconds(), len(m.Map(nil, series.FromAggregate(store).Snapshot()))
+		return reqs.Count / res.End.Sub(res.Start).Seconds(), float64(cpu.Microseconds()) / reqs.Count,
+			len(m.Map(nil, series.FromAggregate(store).Snapshot()))
 	}
 	for range b.N {
-		var off, on []float64
+		var off, on, cpuOff, cpuOn []float64
 		var n int
-		for i := range 4 {
+		for i := range 6 {
 			withRW := i%2 == 1
-			rps, ns := run(withRW)
+			rps, cpu, ns := run(withRW)
 			if withRW {
-				on = append(on, rps)
+				on, cpuOn = append(on, rps), append(cpuOn, cpu)
 			} else {
-				off = append(off, rps)
+				off, cpuOff = append(off, rps), append(cpuOff, cpu)
 			}
 			n = ns
 		}
 		b.ReportMetric(median(off), "reqs/s_off")
 		b.ReportMetric(median(on), "reqs/s_on")
 		b.ReportMetric(median(on)/median(off), "on/off")
+		// CPU per request (whole process: engine, target, receiver) is steadier than
+		// throughput on a shared box; off/on ≥ 0.95 means remote write costs ≤ 5%.
+		b.ReportMetric(median(cpuOff), "cpu_us/req_off")
+		b.ReportMetric(median(cpuOn), "cpu_us/req_on")
+		b.ReportMetric(median(cpuOff)/median(cpuOn), "cpu_off/on")
 		b.ReportMetric(float64(n), "series")
 	}
+}
+
+// processCPU returns the user+system CPU time of the process.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(v []float64) float64 {
