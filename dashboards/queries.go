@@ -226,7 +226,7 @@ func BuiltinExprs(s Selectors) ExprTable {
 
 		// --- Run correlation dashboard: run metadata and load (one $testid) ----------------
 		"run_info":             `max(tidemark_run_info{` + selRun + `})`,
-		"events":               `max by (kind, object) (timestamp(tidemark_event{` + selRun + `}) * 1000)`,
+		"events":               `timestamp(tidemark_event{` + selRun + `}) * 1000`,
 		"scenario_target_rate": `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="iterations_per_second"})`,
 		"target_vus":           `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="vus"})`,
 		"achieved_rate":        `sum by (scenario) (` + rate("k6_iterations_total", selRun) + `)`,
