@@ -246,6 +246,11 @@ func LoadProfile(path string) (*Profile, error) {
 
 // ParseProfile decodes and validates a profile; name prefixes error messages
 // ("file:line: field: what was expected").
+//
+// NOTE(sim): validation runs after decoding, over the decoded structs plus the YAML node
+// tree for line numbers, instead of in UnmarshalYAML methods: yaml.v3's Node.Decode, which
+// such methods would call, drops the decoder's KnownFields setting, so unknown fields
+// inside them would pass silently.
 func ParseProfile(data []byte, name string) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
