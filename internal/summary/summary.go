@@ -30,10 +30,10 @@ type Threshold struct {
 	Expr string
 	// OK is false when the threshold failed.
 	OK bool
-	// Value is what the expression observed, in Tidemark's base units (seconds for
-	// time metrics, as internal/aggregate returns them, not k6's milliseconds). As k6
-	// does, the summary prints the value from the snapshot; Value is the fallback for
-	// an aggregation it cannot compute.
+	// Value is what the expression observed, in k6's units (milliseconds for time
+	// metrics), as internal/threshold reports it. As k6 does, the summary prints the
+	// value from the snapshot; Value is the fallback for an aggregation it cannot
+	// compute.
 	Value float64
 }
 

@@ -494,3 +494,16 @@ func TestThresholdSubmetricsLayout(t *testing.T) {
       {group:::teardown}
       ✓ 'count == 1' count=1`)
 }
+
+// TestThresholdValueFallback shows the threshold engine's observed value (k6 units) for
+// an aggregation the summary cannot compute itself.
+func TestThresholdValueFallback(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{{Metric: r.b.HTTPReqDuration, Tags: r.tags("scenario", "default"), Time: r.start, Value: 0.2}})
+	out := text(t, Input{
+		Snapshot: r.store.Snapshot(), Duration: time.Second,
+		Thresholds: map[string][]Threshold{"http_req_duration": {{Expr: "p95<100", OK: false, Value: 123.45}, {Expr: "avg<100", OK: false, Value: 200}}},
+	})
+	require.Contains(t, out, "    http_req_duration\n    ✗ 'p95<100' p95=123.45ms\n    ✗ 'avg<100' avg=200ms\n")
+}

@@ -264,10 +264,7 @@ func (r *report) thresholdValue(l layout, e *entry, agg string, th Threshold) st
 		// we compute it.
 		v, err := r.trendStat(e.metric, e.vals, agg)
 		if err != nil {
-			v = th.Value
-			if e.metric.Contains == metrics.Time {
-				v *= 1000
-			}
+			v = th.Value // Already in k6's units.
 		}
 		return r.trendValue(v, agg, e.metric)
 	case metrics.Counter:
