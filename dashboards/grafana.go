@@ -100,8 +100,19 @@ func (c *Client) EnsureFolder(ctx context.Context, title string) (string, error)
 			return f.UID, nil
 		}
 	}
+	uid := folderUID(title)
 	var created Folder
-	if err := c.do(ctx, http.MethodPost, "api/folders", nil, Folder{UID: folderUID(title), Title: title}, &created); err != nil {
+	err := c.do(ctx, http.MethodPost, "api/folders", nil, Folder{UID: uid, Title: title}, &created)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusConflict || apiErr.StatusCode == http.StatusPreconditionFailed) {
+		// A folder with this UID exists but is not a top-level folder titled title (a
+		// nested folder, say): use it rather than fail.
+		var existing Folder
+		if gerr := c.do(ctx, http.MethodGet, "api/folders/"+url.PathEscape(uid), nil, nil, &existing); gerr == nil && existing.UID != "" {
+			return existing.UID, nil
+		}
+	}
+	if err != nil {
 		return "", fmt.Errorf("create folder %q: %w", title, err)
 	}
 	return created.UID, nil

@@ -20,7 +20,8 @@ type fakeGrafana struct {
 	token string
 
 	mu         sync.Mutex
-	folders    []Folder
+	folders    []Folder                 // top-level, listed by GET /api/folders
+	nested     []Folder                 // not listed, but their UIDs are taken
 	dashboards map[string]fakeDashboard // by UID
 	requests   []string
 }
@@ -53,13 +54,22 @@ func (g *fakeGrafana) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/api/folders"):
 		g.reply(w, http.StatusOK, g.folders)
+	case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/api/folders/"):
+		uid := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		for _, f := range append(g.folders, g.nested...) {
+			if f.UID == uid {
+				g.reply(w, http.StatusOK, f)
+				return
+			}
+		}
+		g.reply(w, http.StatusNotFound, map[string]string{"message": "folder not found"})
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/api/folders"):
 		var f Folder
 		if err := json.NewDecoder(r.Body).Decode(&f); err != nil || f.Title == "" {
 			g.reply(w, http.StatusBadRequest, map[string]string{"message": "bad folder"})
 			return
 		}
-		for _, e := range g.folders {
+		for _, e := range append(g.folders, g.nested...) {
 			if e.UID == f.UID {
 				g.reply(w, http.StatusConflict, map[string]string{"message": "a folder with the same uid already exists"})
 				return
@@ -84,7 +94,7 @@ func (g *fakeGrafana) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		uid, _ := body.Dashboard["uid"].(string)
 		known := false
-		for _, f := range g.folders {
+		for _, f := range append(g.folders, g.nested...) {
 			known = known || f.UID == body.FolderUID
 		}
 		if !known {
@@ -123,6 +133,7 @@ func TestPushAll(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		folders       []Folder
+		nested        []Folder
 		pushes        int
 		wantFolderUID string
 		wantFolders   int
@@ -131,10 +142,12 @@ func TestPushAll(t *testing.T) {
 		{name: "creates the folder", wantFolderUID: "load-tests", wantFolders: 1, pushes: 1, wantVersion: 1},
 		{name: "reuses an existing folder", folders: []Folder{{UID: "abc", Title: "Load tests"}}, wantFolderUID: "abc", wantFolders: 1, pushes: 1, wantVersion: 1},
 		{name: "overwrites on a second push", wantFolderUID: "load-tests", wantFolders: 1, pushes: 2, wantVersion: 2},
+		{name: "uses a nested folder holding the uid", nested: []Folder{{UID: "load-tests", Title: "Load tests"}}, wantFolderUID: "load-tests", wantFolders: 0, pushes: 1, wantVersion: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			g := newFakeGrafana(token, tc.folders...)
+			g.nested = tc.nested
 			srv := httptest.NewServer(g)
 			defer srv.Close()
 			c, err := NewClient(srv.URL+"/grafana/", token+"\n", WithHTTPClient(srv.Client()))
