@@ -8,7 +8,8 @@ import (
 )
 
 // SchemaVersion is the version of Result's JSON shape (report.json). Additive changes
-// keep the version; renames and removals bump it.
+// keep the version; renames and removals bump it. testdata/report_schema_v1.txt lists
+// every field with its JSON kind ("fact" is the shape listed under "fact.").
 const SchemaVersion = 1
 
 // Result is one correlated run: what report.json holds.

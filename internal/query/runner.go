@@ -40,8 +40,10 @@ type Error struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *Error) Error() string { return fmt.Sprintf("query %s (%s): %v", e.Query, e.Expr, e.Err) }
 
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Result is one query's outcome.
