@@ -1,0 +1,65 @@
+//go:build integration
+
+package remotewrite_test
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/store"
+	"github.com/tidemark/tidemark/remotewrite"
+)
+
+// TestIntegrationProtocol2 pushes with remote write 2.0 into Tidemark's embedded store,
+// which runs Prometheus 3's own write handler (the Debian Prometheus 2.42 and
+// VictoriaMetrics 1.79 predate 2.0): every float series and native histogram lands,
+// nothing is rejected, and the stale markers end the series.
+func TestIntegrationProtocol2(t *testing.T) {
+	t.Parallel()
+	cfg := store.DefaultConfig
+	cfg.Dir = t.TempDir()
+	st, err := store.Open(cfg, promslog.NewNopLogger(), prometheus.NewRegistry())
+	require.NoError(t, err)
+	defer st.Close()
+	srv := httptest.NewServer(st.Handler())
+	defer srv.Close()
+
+	testID := "rw2"
+	run := newSyntheticRun(testID)
+	run.requests(0, 1000)
+	rcfg := integrationConfig(srv.URL+"/api/v1/write", testID)
+	rcfg.Protocol = remotewrite.Protocol2
+	rcfg.Series.NativeHistograms = true
+	src := series.FromAggregate(run.store)
+	logger, logs := newLogger(slog.LevelInfo)
+	c, err := remotewrite.NewClient(rcfg, src, logger, nil)
+	require.NoError(t, err)
+	c.Start()
+	defer c.Stop()
+
+	m, err := series.NewMapper(rcfg.Series)
+	require.NoError(t, err)
+	all := m.Map(nil, src.Snapshot())
+	promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(len(all)))
+	h := query(t, srv.URL, fmt.Sprintf(`histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid=%q}))`, testID))
+	require.Len(t, h, 1)
+	require.InEpsilon(t, 0.95, float64(h[0].Value), 0.09)
+	vec := query(t, srv.URL, fmt.Sprintf(`k6_http_reqs_total{testid=%q,status="200"}`, testID))
+	require.Len(t, vec, 1)
+	require.Equal(t, model.SampleValue(950), vec[0].Value)
+
+	require.NoError(t, c.Stop())
+	require.Zero(t, c.Stats().Dropped)
+	require.Empty(t, logs.lines("rejected"))
+	promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(0))
+}
