@@ -81,7 +81,9 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 		render("deployment_ready"): {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "deployment": "order"}, ksmFrom, endAll, ksm,
 			steps([]time.Duration{0, relK(165 * time.Second), relK(210 * time.Second), relK(12*time.Minute + 15*time.Second)}, []float64{2, 4, 5, 2}))}},
 		"kube_horizontalpodautoscaler_status_current_replicas{ job=\"kube-state-metrics\", namespace=~\"shoong\" }": {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
-	}, errs: map[string]error{}}
+	}, errs: map[string]error{}, prefixes: map[string]fakeSeries{
+		`max(count_over_time(tidemark_run_info{ testid="spike-50" }[`: {streams: []*model.SampleStream{runInfo}, countOver: true},
+	}}
 	// The finding rule "HPA at max while errors" fires from 3:00 to 4:00 of the run.
 	rule, err := cat.RenderRule("hpa_at_max_with_errors", v)
 	require.NoError(t, err)
@@ -290,4 +292,50 @@ func (u unavailable) QueryRange(ctx context.Context, e string, r v1.Range) (mode
 		err = errors.Join(query.ErrUnavailable, err)
 	}
 	return v, w, err
+}
+
+func TestCorrelateStageLatencyFromNativeHistogram(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	// Stage durations of story1's target sampled every 5 s (see target).
+	for _, d := range []time.Duration{115 * time.Second, 5 * time.Second, 295 * time.Second, 180 * time.Second} {
+		for _, q := range []float64{0.5, 0.95, 0.99} {
+			sv := v
+			sv.Range, sv.Quantile = d, q
+			e, err := cat.Render("stage_latency_quantile", sv)
+			require.NoError(t, err)
+			f.exprs[e] = fakeSeries{streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, 5*time.Second, func(time.Duration) float64 { return q + d.Seconds()/1000 })}}
+		}
+	}
+	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Load.Stages)
+	for _, st := range res.Load.Stages {
+		require.Equal(t, analysis.LatencyHistogram, st.LatencySource, "stage %d", st.Index)
+		d := st.Duration().Seconds()
+		require.InDelta(t, 0.95+d/1000, st.P95.Value, 1e-9, "stage %d", st.Index)
+		require.InDelta(t, 0.5+d/1000, st.P50.Value, 1e-9)
+		require.Equal(t, st.To, st.P95.At)
+	}
+}
+
+func TestCorrelateWindowMixedAndLive(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	from := runFrom.Add(30 * time.Second)
+	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: from})
+	require.NoError(t, err)
+	require.Equal(t, "mixed", res.Window.From)
+	require.Equal(t, from, res.Window.Run.From)
+	require.Equal(t, runTo, res.Window.Run.To, "the end still comes from the run's own series")
+
+	// Correlating 10 s after the newest run-info sample: the run is live.
+	live := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return runTo.Add(10 * time.Second) }))
+	res, err = live.Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong"})
+	require.NoError(t, err)
+	require.True(t, res.Window.Live)
+	require.Equal(t, runTo.Add(10*time.Second), res.Window.After.To, "the cool-down ends now")
+	require.Equal(t, analysis.NotePartial, res.Notes[0].Level)
 }

@@ -18,11 +18,14 @@ import (
 // queries evaluate them the way Prometheus does (the last sample at or before each
 // evaluation time, within the 5-minute lookback delta).
 type fakeProm struct {
-	mu      sync.Mutex
-	exprs   map[string]fakeSeries
-	errs    map[string]error
-	asked   []string
-	failAll error
+	mu    sync.Mutex
+	exprs map[string]fakeSeries
+	// prefixes answer expressions that start with a key (queries rendered with a
+	// run-dependent range).
+	prefixes map[string]fakeSeries
+	errs     map[string]error
+	asked    []string
+	failAll  error
 }
 
 type fakeSeries struct {
@@ -109,7 +112,14 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 	if err := f.record(expr); err != nil {
 		return nil, nil, err
 	}
-	fs := f.exprs[expr]
+	fs, ok := f.exprs[expr]
+	if !ok {
+		for p, ps := range f.prefixes {
+			if strings.HasPrefix(expr, p) {
+				fs = ps
+			}
+		}
+	}
 	var out model.Matrix
 	for _, s := range fs.streams {
 		ns := &model.SampleStream{Metric: s.Metric}
