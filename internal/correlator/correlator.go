@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/analysis"
@@ -73,7 +74,10 @@ type Correlator struct {
 	now    func() time.Time
 }
 
-type options struct{ now func() time.Time }
+type options struct {
+	now func() time.Time
+	reg prometheus.Registerer
+}
 
 // Option configures a Correlator.
 type Option func(*options)
@@ -81,13 +85,20 @@ type Option func(*options)
 // WithClock sets the clock (default time.Now).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
+// WithRegisterer registers the query meta-metrics (see query.WithRegisterer).
+func WithRegisterer(reg prometheus.Registerer) Option { return func(o *options) { o.reg = reg } }
+
 // New returns a Correlator.
 func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Option) *Correlator {
 	o := options{now: time.Now}
 	for _, f := range opts {
 		f(&o)
 	}
-	return &Correlator{runner: query.NewRunner(q, cat, logger), cat: cat, logger: logger, now: o.now}
+	var ropts []query.RunnerOption
+	if o.reg != nil {
+		ropts = append(ropts, query.WithRegisterer(o.reg))
+	}
+	return &Correlator{runner: query.NewRunner(q, cat, logger, ropts...), cat: cat, logger: logger, now: o.now}
 }
 
 func (cfg *Config) applyDefaults() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -20,14 +21,58 @@ const maxPoints = 11000
 
 // Runner renders catalog queries for a run and converts results into timeline sets.
 type Runner struct {
-	q      Querier
-	cat    *Catalog
-	logger *slog.Logger
+	q       Querier
+	cat     *Catalog
+	logger  *slog.Logger
+	metrics *runnerMetrics // nil without WithRegisterer
+}
+
+type runnerMetrics struct {
+	duration *prometheus.HistogramVec
+	failures *prometheus.CounterVec
+}
+
+// RunnerOption configures a Runner.
+type RunnerOption func(*Runner)
+
+// WithRegisterer registers the runner's meta-metrics (node_exporter style):
+// tidemark_query_duration_seconds{query} and tidemark_query_failures_total{query}. The
+// query label is a catalog name, so it is bounded.
+func WithRegisterer(reg prometheus.Registerer) RunnerOption {
+	return func(r *Runner) {
+		m := &runnerMetrics{
+			duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Namespace: "tidemark", Subsystem: "query", Name: "duration_seconds",
+				Help:    "Duration of catalog queries against the Prometheus API.",
+				Buckets: prometheus.ExponentialBuckets(0.005, 2, 12), // 5 ms … 10 s
+			}, []string{"query"}),
+			failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: "tidemark", Subsystem: "query", Name: "failures_total",
+				Help: "Catalog queries that returned an error.",
+			}, []string{"query"}),
+		}
+		reg.MustRegister(m.duration, m.failures)
+		r.metrics = m
+	}
 }
 
 // NewRunner returns a Runner over q.
-func NewRunner(q Querier, cat *Catalog, logger *slog.Logger) *Runner {
-	return &Runner{q: q, cat: cat, logger: logger}
+func NewRunner(q Querier, cat *Catalog, logger *slog.Logger, opts ...RunnerOption) *Runner {
+	r := &Runner{q: q, cat: cat, logger: logger}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+func (r *Runner) observe(name string, start time.Time, err error) {
+	if r.metrics == nil {
+		return
+	}
+	r.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	if err != nil {
+		r.metrics.failures.WithLabelValues(name).Inc()
+	}
 }
 
 // Catalog returns the runner's catalog.
@@ -77,6 +122,7 @@ func (r *Runner) RangeExpr(ctx context.Context, name, expr string, w timeline.Wi
 	}
 	start := time.Now()
 	val, warns, err := r.q.QueryRange(ctx, expr, v1.Range{Start: w.From, End: w.To, Step: step})
+	r.observe(name, start, err)
 	r.logger.Debug("Range query", "query", name, "duration_seconds", time.Since(start).Seconds(), "err", err)
 	if err != nil {
 		return Result{}, &Error{Query: name, Expr: expr, Err: err}
@@ -99,7 +145,9 @@ func (r *Runner) Instant(ctx context.Context, name string, v Vars, ts time.Time)
 
 // InstantExpr runs an already rendered expression at ts.
 func (r *Runner) InstantExpr(ctx context.Context, name, expr string, ts time.Time) (Result, error) {
+	start := time.Now()
 	val, warns, err := r.q.Query(ctx, expr, ts)
+	r.observe(name, start, err)
 	if err != nil {
 		return Result{}, &Error{Query: name, Expr: expr, Err: err}
 	}
