@@ -8,6 +8,8 @@ import (
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
@@ -193,8 +195,11 @@ func TestCorrelateWindowFromFlags(t *testing.T) {
 	cat, v := vars(t)
 	f := story1(t, cat, v)
 	from, to := runFrom.Add(time.Minute), runTo.Add(-time.Minute)
-	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: from, To: to, Baseline: time.Minute, After: -1})
+	reg := prometheus.NewPedanticRegistry()
+	c := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return nowT }), WithRegisterer(reg))
+	res, err := c.Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: from, To: to, Baseline: time.Minute, After: -1})
 	require.NoError(t, err)
+	require.Greater(t, testutil.CollectAndCount(reg, "tidemark_query_duration_seconds"), 30, "one histogram per catalog query")
 	require.Equal(t, "flags", res.Window.From)
 	require.Equal(t, from, res.Window.Run.From)
 	require.Equal(t, to, res.Window.Run.To)
