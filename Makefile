@@ -7,13 +7,17 @@ PKGS      := ./...
 # VictoriaMetrics and headless Chromium.
 DEB_PKGS  := prometheus victoria-metrics chromium
 TEST_TIMEOUT ?= 30m
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VPKG      := github.com/prometheus/common/version
+LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
+             -X $(VPKG).Branch=$(shell git rev-parse --abbrev-ref HEAD 2>/dev/null) -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 
 .PHONY: all build test unit vet fmt-check generate drift bench demo deps clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/tidemark
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tidemark
 
 # test: everything CI checks — formatting, vet, generated-file drift, and every test
 # under the race detector, including the integration tests (build tag `integration`)

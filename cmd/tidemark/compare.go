@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/report"
+)
+
+type compareConfig struct {
+	src       *sourceFlags
+	testIDs   []string
+	outputDir string
+}
+
+// compareCmd is `tidemark compare`: the same facts for several runs side by side.
+func compareCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+	cfg := &compareConfig{}
+	cmd := app.Command("compare", "Correlate several runs and put their facts side by side (compare.md, compare.json, compare.html).\n\n"+
+		"Use it for a 100 vs 50 RPS spike, or the same test at a 500m and a 1000m CPU limit: every fact of "+
+		"`tidemark correlate` gets one column per run.\n\n"+
+		"Example:\n  tidemark compare spike-100rps-20261130-100000 spike-50rps-20261130-120000")
+	cfg.src = addSourceFlags(cmd)
+	cmd.Arg("testid", "Two or more testids.").Required().StringsVar(&cfg.testIDs)
+	cmd.Flag("output.dir", "Directory for compare.md, compare.json and compare.html; default reports/compare.").
+		Default(filepath.Join("reports", "compare")).StringVar(&cfg.outputDir)
+	return cmd, func() int { return runCompare(cfg, g) }
+}
+
+func runCompare(cfg *compareConfig, g *globals) int {
+	if len(cfg.testIDs) < 2 {
+		fmt.Fprintf(g.stderr, "tidemark compare: need two or more testids, got %d\n", len(cfg.testIDs))
+		return exitInvalidConfig
+	}
+	logger := g.logger()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, where, closeFn, err := cfg.src.open(ctx, logger)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
+		return exitGeneric
+	}
+	defer func() {
+		if err := closeFn(); err != nil {
+			logger.Error("Failed to close the embedded store", "err", err)
+		}
+	}()
+	var results []*correlator.Result
+	for _, id := range cfg.testIDs {
+		ccfg, err := cfg.src.config(id)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
+			return exitInvalidConfig
+		}
+		res, err := c.Correlate(ctx, ccfg)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "tidemark compare: run %s: %v (queried %s)\n", id, err, where)
+			return exitGeneric
+		}
+		results = append(results, res)
+	}
+	cmp := correlator.Compare(results...)
+	doc := report.FromComparison(cmp, results)
+	if err := os.MkdirAll(cfg.outputDir, 0o755); err != nil {
+		fmt.Fprintf(g.stderr, "tidemark compare: create output directory: %v\n", err)
+		return exitGeneric
+	}
+	writers := map[string]func(io.Writer) error{
+		"compare.md":   func(w io.Writer) error { return report.WriteMarkdown(w, doc) },
+		"compare.html": func(w io.Writer) error { return report.WriteHTML(w, doc) },
+		"compare.json": func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(cmp)
+		},
+	}
+	for _, name := range []string{"compare.md", "compare.json", "compare.html"} {
+		if err := writeFileAtomic(filepath.Join(cfg.outputDir, name), writers[name]); err != nil {
+			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
+			return exitGeneric
+		}
+	}
+	if err := report.WriteMarkdown(g.stdout, &report.Document{Title: "Comparison", Sections: doc.Sections}); err != nil {
+		return exitGeneric
+	}
+	fmt.Fprintf(g.stdout, "Reports in %s (compare.md, compare.json, compare.html)\n", cfg.outputDir)
+	return exitOK
+}

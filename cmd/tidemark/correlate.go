@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/report"
+	"github.com/tidemark/tidemark/internal/store"
+)
+
+// sourceFlags are how correlate and compare reach Prometheus and which catalog they use.
+type sourceFlags struct {
+	prometheusURL string
+	dataDir       string
+	catalogFile   string
+	namespace     string
+	workload      string
+	baseline      time.Duration
+	after         time.Duration
+	params        map[string]string
+}
+
+func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
+	f := &sourceFlags{}
+	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
+		"Default: the embedded store in --storage.tsdb.path (a running `tidemark serve` there, or the directory itself).").
+		PlaceHolder("URL").StringVar(&f.prometheusURL)
+	cmd.Flag("storage.tsdb.path", "Data directory of the embedded store, used when --prometheus.url is not set.").
+		Default(store.DefaultConfig.Dir).StringVar(&f.dataDir)
+	cmd.Flag("catalog.file", "Query catalog (YAML) with metric names, selectors and joins for your exporters; "+
+		"default: the embedded catalog (print it with `tidemark correlate --print-catalog`).").PlaceHolder("FILE").StringVar(&f.catalogFile)
+	cmd.Flag("namespace", "Regex of the Kubernetes namespaces to correlate; default all.").PlaceHolder("REGEX").StringVar(&f.namespace)
+	cmd.Flag("workload", "Regex of the Deployments to correlate; default all (HPAs and their targets are discovered).").
+		PlaceHolder("REGEX").StringVar(&f.workload)
+	cmd.Flag("baseline", "Quiet window before the run used as the baseline.").Default("5m").DurationVar(&f.baseline)
+	cmd.Flag("after", "Cool-down after the run in which scale-in and recovery are observed.").Default("10m").DurationVar(&f.after)
+	cmd.Flag("param", "Catalog parameter, e.g. db_pool_per_pod=5 (Prisma's default pool). Repeatable.").
+		PlaceHolder("NAME=VALUE").StringMapVar(&f.params)
+	return f
+}
+
+// open returns a correlator over the configured API and a function that releases it.
+func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlator.Correlator, string, func() error, error) {
+	cat, err := loadCatalog(f.catalogFile)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if f.prometheusURL != "" {
+		u, err := url.Parse(f.prometheusURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, "", nil, fmt.Errorf("--prometheus.url %q: expected an http or https URL such as http://prometheus:9090", f.prometheusURL)
+		}
+		q, err := query.NewPrometheus(f.prometheusURL, http.DefaultTransport)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return correlator.New(q, cat, logger), u.Redacted(), func() error { return nil }, nil
+	}
+	emb, err := openEmbedded(ctx, f.dataDir, logger)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	q, err := query.NewPrometheus(emb.URL, emb.Transport)
+	if err != nil {
+		return nil, "", nil, errors.Join(err, emb.Close())
+	}
+	return correlator.New(q, cat, logger), emb.Where, emb.Close, nil
+}
+
+func (f *sourceFlags) config(testID string) (correlator.Config, error) {
+	cfg := correlator.Config{TestID: testID, Namespace: f.namespace, Workload: f.workload, Baseline: f.baseline, After: f.after}
+	for k, v := range f.params {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return cfg, fmt.Errorf("--param %s=%s: expected a number", k, v)
+		}
+		if cfg.Params == nil {
+			cfg.Params = map[string]float64{}
+		}
+		cfg.Params[k] = x
+	}
+	return cfg, nil
+}
+
+func loadCatalog(path string) (*query.Catalog, error) {
+	if path == "" {
+		return query.Default()
+	}
+	return query.LoadFile(path)
+}
+
+type correlateConfig struct {
+	src          *sourceFlags
+	testID       string
+	from, to     string
+	outputDir    string
+	grafanaURL   string
+	printCatalog bool
+}
+
+// correlateCmd is `tidemark correlate`: the facts of one run, as report.{md,json,html}.
+func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+	cfg := &correlateConfig{}
+	cmd := app.Command("correlate", "Analyse one run against the cluster's metrics and write report.md, report.json and report.html.\n\n"+
+		"Tidemark finds the run's window from its own series (tidemark_run_info{testid}), then reads kube-state-metrics "+
+		"(HPA and Deployment replicas), cAdvisor (CPU usage and CFS throttling) and RDS/CloudWatch series for that "+
+		"window plus a baseline before and a cool-down after, and derives: stages that held, HPA reaction time, "+
+		"per-step start-up gaps, time to max, scale-in delay, throttling onset and the load at that moment, DB "+
+		"connection growth, error bursts and the share of failures inside start-up gaps. Every time carries the "+
+		"resolution of its source; missing sources are named, never guessed.\n\n"+
+		"Examples:\n"+
+		"  tidemark correlate --testid spike-20261130-100000\n"+
+		"  tidemark correlate --testid spike-1 --prometheus.url http://prometheus:9090 --namespace shoong --param db_pool_per_pod=5")
+	cfg.src = addSourceFlags(cmd)
+	cmd.Flag("testid", "The run's testid (printed by `tidemark run` at the start).").Required().StringVar(&cfg.testID)
+	cmd.Flag("from", "Start of the run window (RFC 3339), instead of the run's own series.").PlaceHolder("TIME").StringVar(&cfg.from)
+	cmd.Flag("to", "End of the run window (RFC 3339), instead of the run's own series.").PlaceHolder("TIME").StringVar(&cfg.to)
+	cmd.Flag("output.dir", "Directory for report.md, report.json and report.html; default reports/<testid>.").StringVar(&cfg.outputDir)
+	cmd.Flag("grafana.url", "Grafana base URL, to print a link to the run-correlation dashboard for this run.").
+		PlaceHolder("URL").StringVar(&cfg.grafanaURL)
+	cmd.Flag("print-catalog", "Print the embedded query catalog (a starting point for --catalog.file) and exit.").BoolVar(&cfg.printCatalog)
+	return cmd, func() int { return runCorrelate(cfg, g) }
+}
+
+func runCorrelate(cfg *correlateConfig, g *globals) int {
+	if cfg.printCatalog {
+		_, _ = g.stdout.Write(query.DefaultYAML())
+		return exitOK
+	}
+	logger := g.logger()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	ccfg, err := cfg.src.config(cfg.testID)
+	if err == nil {
+		ccfg.From, ccfg.To, err = parseWindow(cfg.from, cfg.to)
+	}
+	if err != nil {
+		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
+		return exitInvalidConfig
+	}
+	c, where, closeFn, err := cfg.src.open(ctx, logger)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
+		return exitGeneric
+	}
+	defer func() {
+		if err := closeFn(); err != nil {
+			logger.Error("Failed to close the embedded store", "err", err)
+		}
+	}()
+	res, err := c.Correlate(ctx, ccfg)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "tidemark correlate: %v (queried %s)\n", err, where)
+		return exitGeneric
+	}
+	dir := cfg.outputDir
+	if dir == "" {
+		dir = filepath.Join("reports", res.TestID)
+	}
+	paths, err := writeReports(dir, res)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
+		return exitGeneric
+	}
+	printKeyFacts(g.stdout, res, where)
+	fmt.Fprintf(g.stdout, "\nReports:\n")
+	for _, p := range paths {
+		fmt.Fprintf(g.stdout, "  %s\n", p)
+	}
+	if cfg.grafanaURL != "" {
+		to := res.Window.After.To
+		if to.IsZero() {
+			to = res.Window.Run.To
+		}
+		link, err := dashboards.RunLink(cfg.grafanaURL, res.TestID, res.Window.Baseline.From, to)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "tidemark correlate: --grafana.url: %v\n", err)
+			return exitInvalidConfig
+		}
+		fmt.Fprintf(g.stdout, "Dashboard: %s\n", link)
+	}
+	return exitOK
+}
+
+// parseWindow reads --from/--to; both empty leaves the window to the run's series.
+func parseWindow(from, to string) (time.Time, time.Time, error) {
+	var f, t time.Time
+	var err error
+	if from != "" {
+		if f, err = time.Parse(time.RFC3339, from); err != nil {
+			return f, t, fmt.Errorf("--from %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", from)
+		}
+	}
+	if to != "" {
+		if t, err = time.Parse(time.RFC3339, to); err != nil {
+			return f, t, fmt.Errorf("--to %q: expected an RFC 3339 time such as 2026-11-30T10:20:00Z", to)
+		}
+	}
+	if !f.IsZero() && !t.IsZero() && !t.After(f) {
+		return f, t, fmt.Errorf("--to %s is not after --from %s", to, from)
+	}
+	return f, t, nil
+}
+
+// writeReports writes report.json, report.md and report.html into dir.
+func writeReports(dir string, res *correlator.Result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create report directory: %w", err)
+	}
+	doc := report.FromCorrelation(res)
+	writers := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"report.md", func(w io.Writer) error { return report.WriteMarkdown(w, doc) }},
+		{"report.json", func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}},
+		{"report.html", func(w io.Writer) error { return report.WriteHTML(w, doc) }},
+	}
+	var paths []string
+	for _, wr := range writers {
+		p := filepath.Join(dir, wr.name)
+		if err := writeFileAtomic(p, wr.write); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// writeFileAtomic writes through a temporary file and renames it into place, so a
+// reader never sees half a report.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	werr := write(f)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// printKeyFacts prints the headline facts and the notes on the terminal.
+func printKeyFacts(w io.Writer, res *correlator.Result, where string) {
+	doc := report.FromCorrelation(res)
+	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
+		res.Window.Run.From.UTC().Format("2006-01-02 15:04:05"), res.Window.Run.To.UTC().Format("15:04:05"), where)
+	width := 0
+	for _, f := range doc.KeyFacts {
+		width = max(width, len(f.Label))
+	}
+	for _, f := range doc.KeyFacts {
+		line := fmt.Sprintf("  %-*s  %s", width, f.Label, f.Value)
+		if f.Detail != "" {
+			line += "   (" + f.Detail + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	if len(doc.Notes) > 0 {
+		fmt.Fprintf(w, "\nNotes:\n")
+		for _, n := range doc.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}

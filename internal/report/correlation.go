@@ -1,0 +1,539 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// FromCorrelation turns a correlated run into a report document: key facts first, then
+// load, autoscaling, CPU, database and errors on one time axis, the tables users build
+// by hand, the findings, and every note about missing or partial data.
+func FromCorrelation(r *correlator.Result) *Document {
+	win := r.Window.Run
+	if !r.Window.After.To.IsZero() && r.Window.After.To.After(win.To) {
+		win.To = r.Window.After.To
+	}
+	if !r.Window.Baseline.From.IsZero() && r.Window.Baseline.From.Before(win.From) {
+		win.From = r.Window.Baseline.From
+	}
+	d := &Document{
+		Title:     "Tidemark run " + r.TestID,
+		Subtitle:  subtitle(r),
+		Generated: r.GeneratedAt,
+		Window:    Window{From: win.From, To: win.To},
+	}
+	d.KeyFacts = keyFacts(r)
+	d.Charts = charts(r)
+	for _, e := range r.Events {
+		d.Events = append(d.Events, Event{Time: e.At, Kind: e.Kind, Label: eventLabel(e)})
+	}
+	d.Sections = append(d.Sections, loadSection(r))
+	if s, ok := autoscalingSection(r); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	if s, ok := cpuSection(r); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	if s, ok := databaseSection(r); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, errorsSection(r))
+	if len(r.Findings) > 0 {
+		d.Sections = append(d.Sections, findingsSection(r))
+	}
+	d.Sections = append(d.Sections, sourcesSection(r))
+	for _, n := range r.Notes {
+		text := n.Text
+		if n.Object != "" && !strings.Contains(text, n.Object) {
+			text = n.Object + ": " + text
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("[%s, %s] %s", n.Section, n.Level, text))
+	}
+	return d
+}
+
+func subtitle(r *correlator.Result) string {
+	parts := []string{fmt.Sprintf("run %s → %s UTC", fmtTime(r.Window.Run.From), fmtTime(r.Window.Run.To))}
+	if r.Filters.Namespace != "" {
+		parts = append(parts, "namespace "+r.Filters.Namespace)
+	}
+	if r.Filters.Workload != "" {
+		parts = append(parts, "workload "+r.Filters.Workload)
+	}
+	if r.Window.Live {
+		parts = append(parts, "still running when correlated")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func eventLabel(e analysis.Event) string {
+	if e.Object != "" && !strings.Contains(e.Text, e.Object) {
+		return e.Object + ": " + e.Text
+	}
+	return e.Text
+}
+
+// keyFacts picks the headline numbers: what a reader of the seed stories looked for first.
+func keyFacts(r *correlator.Result) []KeyFact {
+	var out []KeyFact
+	add := func(label string, f *analysis.Fact, detail string) {
+		if f == nil {
+			return
+		}
+		out = append(out, KeyFact{Label: label, Value: FormatFact(f), Detail: joinDetail(detail, precision(f))})
+	}
+	l := r.Load
+	out = append(out, KeyFact{Label: "Requests", Value: fmt.Sprintf("%.0f", l.Requests),
+		Detail: fmt.Sprintf("%.0f failed, %.0f dropped iterations", l.Failures, l.Dropped)})
+	add("Error rate", l.ErrorRate, "")
+	add("p95 latency", l.P95, "whole run")
+	if l.Capacity.Text != "" {
+		out = append(out, KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text})
+	}
+	for _, h := range r.Autoscaling {
+		name := h.Name
+		add("HPA reaction "+name, h.ReactionFromLoadStep, "from the load step to the first scale-up")
+		add("HPA reaction after crossing "+name, h.ReactionFromCrossing, "from target×(1+tolerance) to the first scale-up")
+		if g := maxGap(h.Steps); g != nil {
+			add("Largest start-up gap "+name, g, "HPA current replicas until Ready caught up")
+		}
+		add("Time to max "+name, h.TimeToMax, "")
+		add("Scale-in delay "+name, h.ScaleInDelay, "after the load ended")
+	}
+	for _, c := range r.CPU {
+		for _, o := range c.Onsets {
+			if o.At == nil {
+				continue
+			}
+			detail := fmt.Sprintf("throttled > %.0f%% of active CFS periods", o.Threshold*100)
+			if o.RequestRate != nil {
+				detail += fmt.Sprintf(" at %s", FormatFact(o.RequestRate))
+			}
+			if o.VUs != nil {
+				detail += fmt.Sprintf(", %s", FormatFact(o.VUs))
+			}
+			out = append(out, KeyFact{Label: fmt.Sprintf("Throttling onset %s (>%.0f%%)", c.Workload, o.Threshold*100),
+				Value: FormatFact(o.At), Detail: joinDetail(detail, precision(o.At))})
+			break
+		}
+	}
+	for _, db := range r.Database {
+		add("DB connections growth "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
+	}
+	add("Failures inside start-up gaps", r.Errors.InGapShare, "share of all failed requests")
+	return out
+}
+
+func capacityValue(l analysis.Load) string {
+	switch {
+	case l.Capacity.FirstBroke != nil && l.Capacity.LastHeld != nil:
+		return fmt.Sprintf("held to stage %d, broke at %d", *l.Capacity.LastHeld+1, *l.Capacity.FirstBroke+1)
+	case l.Capacity.FirstBroke != nil:
+		return fmt.Sprintf("broke at stage %d", *l.Capacity.FirstBroke+1)
+	case l.Capacity.LastHeld != nil:
+		return fmt.Sprintf("held through stage %d", *l.Capacity.LastHeld+1)
+	}
+	return "—"
+}
+
+// maxGap is the longest start-up gap of a scale-up.
+func maxGap(steps []analysis.ScaleStep) *analysis.Fact {
+	var best *analysis.Fact
+	for _, s := range steps {
+		if s.Direction == "up" && s.ReadyGap != nil && (best == nil || s.ReadyGap.Value > best.Value) {
+			best = s.ReadyGap
+		}
+	}
+	return best
+}
+
+func joinDetail(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// precision says how exact a fact is: the resolution of its source.
+func precision(f *analysis.Fact) string {
+	if f == nil || f.ResolutionSeconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("±%s", fmtSeconds(f.ResolutionSeconds))
+}
+
+// FormatFact prints a fact's value in its unit, the way a person writes it.
+func FormatFact(f *analysis.Fact) string {
+	if f == nil {
+		return "—"
+	}
+	v := f.Value
+	switch f.Unit {
+	case analysis.UnitSeconds:
+		return fmtSeconds(v)
+	case analysis.UnitTime:
+		return f.At.UTC().Format("15:04:05")
+	case analysis.UnitRatio:
+		return fmt.Sprintf("%.2f%%", v*100)
+	case analysis.UnitPercent:
+		return fmt.Sprintf("%.1f%%", v)
+	case analysis.UnitPerSec:
+		return fmt.Sprintf("%.1f/s", v)
+	case analysis.UnitCores:
+		return fmt.Sprintf("%.0fm", v*1000)
+	case analysis.UnitBytes:
+		return fmtBytes(v)
+	case analysis.UnitReplicas:
+		return fmt.Sprintf("%s replicas", fmtNum(v))
+	case analysis.UnitVUs:
+		return fmt.Sprintf("%s VUs", fmtNum(v))
+	case analysis.UnitCount, "":
+		return fmtNum(v)
+	}
+	return fmtNum(v) + " " + f.Unit
+}
+
+func fmtSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%.0f ms", s*1000)
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return d.Round(time.Second).String()
+}
+
+func fmtBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(v) >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// at prints the clock time of an instant fact, or "—".
+func at(f *analysis.Fact) string {
+	if f == nil {
+		return "—"
+	}
+	if !f.At.IsZero() {
+		return f.At.UTC().Format("15:04:05")
+	}
+	return FormatFact(f)
+}
+
+func loadSection(r *correlator.Result) Section {
+	l := r.Load
+	s := Section{Title: "Load"}
+	if l.Capacity.Text != "" {
+		s.Text = append(s.Text, l.Capacity.Text)
+	}
+	t := Table{Title: "Stages", Columns: []string{"Stage", "Scenario", "Window", "Target", "Achieved", "req/s", "p50", "p95", "p99", "Errors", "Dropped", "Held"}}
+	for _, st := range l.Stages {
+		held := "yes"
+		if !st.Held {
+			held = "no"
+		}
+		if st.Why != "" {
+			held += ": " + st.Why
+		}
+		unit := " it/s"
+		if st.Unit == "vus" {
+			unit = " VUs"
+		}
+		t.Rows = append(t.Rows, []string{
+			fmt.Sprintf("%d (%s)", st.Index+1, st.Kind), st.Scenario,
+			fmtOffset(st.From.Sub(r.Window.Run.From)) + " – " + fmtOffset(st.To.Sub(r.Window.Run.From)),
+			fmtNum(st.TargetAvg) + unit, FormatFact(st.Achieved), FormatFact(st.RequestRate),
+			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), fmtNum(st.Dropped), held,
+		})
+	}
+	s.Tables = append(s.Tables, t)
+	return s
+}
+
+func autoscalingSection(r *correlator.Result) (Section, bool) {
+	if len(r.Autoscaling) == 0 {
+		return Section{}, false
+	}
+	s := Section{Title: "Autoscaling"}
+	sum := Table{Title: "Per HPA", Columns: []string{"HPA", "Deployment", "Min–max", "Baseline", "Peak", "Metric crossed", "First scale-up", "Reaction (load step)", "Reaction (crossing)", "Time to max", "Held at max", "Scale-in start", "Scale-in delay", "Back to min"}}
+	steps := Table{Title: "HPA current → ready, per step", Columns: []string{"HPA", "Step", "Desired at", "Current at", "Ready at", "Start-up gap"}}
+	pods := Table{Title: "Pod start-up (created → Ready)", Columns: []string{"HPA", "Pod", "Created", "Ready", "Start-up"}}
+	for _, h := range r.Autoscaling {
+		name := h.Namespace + "/" + h.Name
+		sum.Rows = append(sum.Rows, []string{name, h.Deployment, fmtNum(factValue(h.Min)) + "–" + fmtNum(factValue(h.Max)),
+			FormatFact(h.Baseline), FormatFact(h.Peak), at(h.MetricCrossed), at(h.FirstScaleUp),
+			FormatFact(h.ReactionFromLoadStep), FormatFact(h.ReactionFromCrossing), FormatFact(h.TimeToMax),
+			FormatFact(h.HeldAtMax), at(h.ScaleInStart), FormatFact(h.ScaleInDelay), at(h.RecoveredToMin)})
+		for _, st := range h.Steps {
+			gap := FormatFact(st.ReadyGap)
+			if st.NeverReady {
+				gap = fmt.Sprintf("never Ready (reached %s)", fmtNum(st.ReadyMax))
+			}
+			steps.Rows = append(steps.Rows, []string{name, fmt.Sprintf("%s %s→%s", st.Direction, fmtNum(st.From), fmtNum(st.To)),
+				at(st.DesiredAt), at(st.CurrentAt), at(st.ReadyAt), gap})
+		}
+		for _, p := range h.Pods {
+			ready, startup := "—", FormatFact(p.Startup)
+			if !p.Ready.IsZero() {
+				ready = p.Ready.UTC().Format("15:04:05")
+			}
+			if p.NeverReady {
+				startup = "never Ready"
+			}
+			pods.Rows = append(pods.Rows, []string{name, p.Pod, p.Created.UTC().Format("15:04:05"), ready, startup})
+		}
+	}
+	s.Tables = append(s.Tables, sum, steps)
+	if len(pods.Rows) > 0 {
+		s.Tables = append(s.Tables, pods)
+	}
+	return s, true
+}
+
+func factValue(f *analysis.Fact) float64 {
+	if f == nil {
+		return math.NaN()
+	}
+	return f.Value
+}
+
+func cpuSection(r *correlator.Result) (Section, bool) {
+	if len(r.CPU) == 0 {
+		return Section{}, false
+	}
+	s := Section{Title: "CPU and throttling"}
+	t := Table{Columns: []string{"Workload", "Request", "Limit", "HPA target", "Peak usage", "Peak of limit", "Peak throttled", "Onset > 5%", "Onset > 25%", "Usage of limit while throttled"}}
+	for _, c := range r.CPU {
+		limit := FormatFact(c.Limit)
+		if c.NoLimit {
+			limit = "none: cannot throttle"
+		}
+		onset := func(th float64) string {
+			for _, o := range c.Onsets {
+				if o.Threshold == th && o.At != nil {
+					v := at(o.At)
+					var load []string
+					if o.RequestRate != nil {
+						load = append(load, FormatFact(o.RequestRate))
+					}
+					if o.VUs != nil {
+						load = append(load, FormatFact(o.VUs))
+					}
+					if len(load) > 0 {
+						v += " at " + strings.Join(load, ", ")
+					}
+					return v
+				}
+			}
+			return "—"
+		}
+		t.Rows = append(t.Rows, []string{c.Namespace + "/" + c.Workload, FormatFact(c.Request), limit, FormatFact(c.HPATarget),
+			FormatFact(c.PeakUsage), FormatFact(c.PeakUsageOfLimit), FormatFact(c.PeakThrottled), onset(0.05), onset(0.25),
+			FormatFact(c.UsageOfLimitWhileThrottled)})
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
+}
+
+func databaseSection(r *correlator.Result) (Section, bool) {
+	if len(r.Database) == 0 {
+		return Section{}, false
+	}
+	s := Section{Title: "Database"}
+	t := Table{Columns: []string{"Instance", "CPU baseline", "CPU peak", "Connections baseline", "Peak", "Growth", "Plateau", "Credit balance", "Freeable memory min", "Cadence", "Lag"}}
+	for _, db := range r.Database {
+		plateau := FormatFact(db.Plateau)
+		if db.PlateauText != "" {
+			plateau = db.PlateauText
+		}
+		credit := "—"
+		if db.CreditStart != nil && db.CreditEnd != nil {
+			credit = fmt.Sprintf("%s → %s (%s)", fmtNum(db.CreditStart.Value), fmtNum(db.CreditEnd.Value), db.CreditTrend)
+		}
+		t.Rows = append(t.Rows, []string{db.Instance, FormatFact(db.CPUBaseline), FormatFact(db.CPUPeak),
+			FormatFact(db.ConnectionsBaseline), FormatFact(db.ConnectionsPeak), FormatFact(db.ConnectionsGrowth), plateau,
+			credit, FormatFact(db.FreeableMin), FormatFact(db.Cadence), FormatFact(db.Lag)})
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
+}
+
+func errorsSection(r *correlator.Result) Section {
+	e := r.Errors
+	s := Section{Title: "Errors"}
+	s.Text = append(s.Text, fmt.Sprintf("%.0f of %.0f requests failed (%s).", e.Failures, e.Requests, FormatFact(e.ErrorRate)))
+	if e.Text != "" {
+		s.Text = append(s.Text, e.Text)
+	}
+	if len(e.Bursts) > 0 {
+		t := Table{Title: "Error bursts", Columns: []string{"From", "To", "Failures", "Requests", "Error rate", "Share of all failures"}}
+		for _, b := range e.Bursts {
+			t.Rows = append(t.Rows, []string{fmtTime(b.From), fmtTime(b.To), fmtNum(b.Failures), fmtNum(b.Requests),
+				fmt.Sprintf("%.1f%%", b.ErrorRate*100), fmt.Sprintf("%.0f%%", b.Share*100)})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	if len(e.Gaps) > 0 {
+		t := Table{Title: "Failures inside start-up gaps (ready < current)", Columns: []string{"Workload", "From", "To", "Failures", "Share of all failures"}}
+		for _, g := range e.Gaps {
+			t.Rows = append(t.Rows, []string{g.Object, fmtTime(g.From), fmtTime(g.To), fmtNum(g.Failures), fmt.Sprintf("%.0f%%", g.Share*100)})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	return s
+}
+
+func findingsSection(r *correlator.Result) Section {
+	t := Table{Columns: []string{"Severity", "Finding", "When", "Rule"}}
+	for _, f := range r.Findings {
+		when := "—"
+		if !f.From.IsZero() {
+			when = f.From.UTC().Format("15:04:05") + " – " + f.To.UTC().Format("15:04:05")
+		}
+		t.Rows = append(t.Rows, []string{f.Severity, f.Message, when, f.Rule})
+	}
+	return Section{Title: "Findings", Tables: []Table{t}}
+}
+
+func sourcesSection(r *correlator.Result) Section {
+	t := Table{Columns: []string{"Source", "Resolution", "Coverage", "Series", "Description"}}
+	for _, src := range r.Sources {
+		res := fmtSeconds(src.ResolutionSeconds)
+		if !src.Measured {
+			res += " (assumed)"
+		}
+		t.Rows = append(t.Rows, []string{src.Name, res, fmt.Sprintf("%.0f%%", src.Coverage*100), fmt.Sprint(src.Series), src.Description})
+	}
+	return Section{Title: "Sources", Text: []string{"Every time above is exact to within its source's resolution."}, Tables: []Table{t}}
+}
+
+// charts builds the stacked charts from the result's series, in the order a reader
+// follows cause and effect: load, latency, replicas per HPA, CPU, throttling, database.
+func charts(r *correlator.Result) []Chart {
+	var out []Chart
+	add := func(c Chart) {
+		if !c.empty() {
+			out = append(out, c)
+		}
+	}
+	load := Chart{Title: "Load: target vs achieved", Unit: "per second"}
+	for _, s := range r.Series[analysis.QScenarioTarget] {
+		if s.Labels["unit"] == "vus" {
+			continue
+		}
+		load.Series = append(load.Series, series("target "+s.Labels["scenario"], s, 1, true))
+	}
+	for _, s := range r.Series[analysis.QHTTPReqRate] {
+		load.Series = append(load.Series, series("achieved req/s"+suffix(s.Labels, "scenario"), s, 1, false))
+	}
+	add(load)
+	vus := Chart{Title: "Virtual users", Unit: "VUs"}
+	for _, s := range r.Series[analysis.QVUs] {
+		vus.Series = append(vus.Series, series("VUs", s, 1, true))
+	}
+	for _, s := range r.Series[analysis.QScenarioTarget] {
+		if s.Labels["unit"] == "vus" {
+			vus.Series = append(vus.Series, series("target "+s.Labels["scenario"], s, 1, true))
+		}
+	}
+	add(vus)
+	lat := Chart{Title: "Latency p95", Unit: "ms"}
+	for _, s := range r.Series[analysis.QLatencyP95] {
+		lat.Series = append(lat.Series, series("p95"+suffix(s.Labels, "scenario"), s, 1000, false))
+	}
+	add(lat)
+	for _, h := range r.Autoscaling {
+		c := Chart{Title: "Replicas " + h.Namespace + "/" + h.Name, Unit: "replicas"}
+		m := map[string]string{"namespace": h.Namespace, "horizontalpodautoscaler": h.Name}
+		for _, s := range timeline.Set(r.Series[analysis.QHPACurrent]).Match(m) {
+			c.Series = append(c.Series, series("HPA current", s, 1, true))
+		}
+		for _, s := range timeline.Set(r.Series[analysis.QHPADesired]).Match(m) {
+			c.Series = append(c.Series, series("HPA desired", s, 1, true))
+		}
+		if h.Deployment != "" {
+			for _, s := range timeline.Set(r.Series[analysis.QDeploymentReady]).Match(map[string]string{"namespace": h.Namespace, "deployment": h.Deployment}) {
+				c.Series = append(c.Series, series("ready", s, 1, true))
+			}
+		}
+		if h.Max != nil {
+			c.Lines = append(c.Lines, RefLine{Label: "max", Value: h.Max.Value})
+		}
+		add(c)
+	}
+	usage := Chart{Title: "CPU usage", Unit: "cores"}
+	thr := Chart{Title: "CPU throttled periods", Unit: "%"}
+	for _, c := range r.CPU {
+		usage.Series = append(usage.Series, series(c.Workload, c.Usage, 1, false))
+		thr.Series = append(thr.Series, series(c.Workload, c.Throttled, 100, false))
+	}
+	if len(r.CPU) == 1 {
+		c := r.CPU[0]
+		if c.Request != nil {
+			usage.Lines = append(usage.Lines, RefLine{Label: "request", Value: c.Request.Value})
+		}
+		if c.Limit != nil {
+			usage.Lines = append(usage.Lines, RefLine{Label: "limit", Value: c.Limit.Value})
+		}
+		if c.HPATarget != nil {
+			usage.Lines = append(usage.Lines, RefLine{Label: "HPA target", Value: c.HPATarget.Value})
+		}
+	}
+	add(usage)
+	add(thr)
+	dbCPU := Chart{Title: "Database CPU", Unit: "%"}
+	for _, s := range r.Series[analysis.QRDSCPU] {
+		dbCPU.Series = append(dbCPU.Series, series(firstLabel(s.Labels, "dimension_DBInstanceIdentifier", "dbinstance_identifier"), s, 1, true))
+	}
+	add(dbCPU)
+	dbConn := Chart{Title: "Database connections", Unit: "connections"}
+	for _, s := range r.Series[analysis.QRDSConnections] {
+		dbConn.Series = append(dbConn.Series, series(firstLabel(s.Labels, "dimension_DBInstanceIdentifier", "dbinstance_identifier"), s, 1, true))
+	}
+	add(dbConn)
+	return out
+}
+
+func series(name string, s timeline.Series, scale float64, step bool) Series {
+	out := Series{Name: name, Step: step, Points: make([]Point, 0, len(s.Points))}
+	for _, p := range s.Points {
+		out.Points = append(out.Points, Point{T: p.T, V: p.V * scale})
+	}
+	return out
+}
+
+func suffix(labels map[string]string, key string) string {
+	if v := labels[key]; v != "" {
+		return " " + v
+	}
+	return ""
+}
+
+func firstLabel(labels map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := labels[k]; v != "" {
+			return v
+		}
+	}
+	ks := make([]string, 0, len(labels))
+	for k, v := range labels {
+		ks = append(ks, k+"="+v)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ",")
+}
