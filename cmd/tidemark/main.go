@@ -30,6 +30,8 @@ func commands() []command {
 		serveCmd,
 		dashboardsCmd,
 		simulateCmd,
+		correlateCmd,
+		compareCmd,
 	}
 }
 
