@@ -466,7 +466,7 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 				f.Message = msg
 				f.Evidence = append(f.Evidence, analysis.Evidence{Query: "finding/" + rule.Name, Series: s.String(), Times: []time.Time{f.From, f.To}})
 				for _, q := range rule.Evidence {
-					f.Evidence = append(f.Evidence, analysis.Evidence{Query: q, Series: tl.Queries[q], Times: []time.Time{f.From, f.To}})
+					f.Evidence = append(f.Evidence, evidenceFor(tl, q, f.Labels, f.Window)...)
 				}
 				found[i] = append(found[i], f)
 			}
@@ -488,6 +488,36 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 	}
 	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return a.From.Compare(b.From) })
 	return out, ns, nil
+}
+
+// maxEvidenceSeries caps the series cited per evidence query of a finding.
+const maxEvidenceSeries = 5
+
+// evidenceFor cites the series of query q that agree with a finding's labels on every
+// label both have (so a per-HPA finding cites that HPA's series), or the query's
+// expression when none does.
+func evidenceFor(tl *timeline.Timeline, q string, labels map[string]string, w timeline.Window) []analysis.Evidence {
+	var out []analysis.Evidence
+	for _, s := range tl.Set(q) {
+		agree := true
+		for k, v := range labels {
+			if sv, ok := s.Labels[k]; ok && sv != v {
+				agree = false
+				break
+			}
+		}
+		if !agree || len(s.Between(w)) == 0 {
+			continue
+		}
+		out = append(out, analysis.Evidence{Query: q, Series: s.String(), Times: []time.Time{w.From, w.To}})
+		if len(out) == maxEvidenceSeries {
+			break
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, analysis.Evidence{Query: q, Series: tl.Queries[q], Times: []time.Time{w.From, w.To}})
+	}
+	return out
 }
 
 func orAll(s string) string {

@@ -171,6 +171,7 @@ func TestCorrelateStory1(t *testing.T) {
 	require.Equal(t, "critical", fd.Severity)
 	require.Contains(t, fd.Message, "order at maxReplicas (5) for 1m")
 	require.Equal(t, "finding/hpa_at_max_with_errors", fd.Evidence[0].Query)
+	require.Equal(t, analysis.Evidence{Query: "hpa_current", Series: `{horizontalpodautoscaler="order", namespace="shoong"}`, Times: []time.Time{fd.From, fd.To}}, fd.Evidence[1])
 
 	// Missing sources are notes, never numbers.
 	texts := map[string]bool{}
