@@ -59,6 +59,7 @@ type Cluster struct {
 	db          *database
 	msNext      time.Time
 	timeouts    deadlineHeap
+	onEvent     func(Event)
 	workStart   time.Time // start of the step being run
 	podSeq      int
 	ipSeq       int
@@ -212,6 +213,7 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 		}
 	}
 	c.lifecycle()
+	c.initialised = true
 	return c, nil
 }
 
@@ -271,7 +273,47 @@ func (c *Cluster) newPod(s *service, t time.Time) *pod {
 		pd.pool = &pool{pod: pd, size: s.spec.Pool.Size}
 	}
 	s.pods = append(s.pods, pd)
+	if c.initialised {
+		c.emit(Event{Kind: EventPodCreated, Service: s.name, Pod: pd.name, StartUp: pd.readyAt.Sub(pd.created)})
+	}
 	return pd
+}
+
+// EventKind says what happened in an Event.
+type EventKind string
+
+// Event kinds.
+const (
+	EventScaled     EventKind = "scaled"      // an HPA changed its Deployment's spec.replicas
+	EventPodCreated EventKind = "pod_created" // the ReplicaSet created a pod
+	EventPodReady   EventKind = "pod_ready"   // a pod passed its readiness probe
+	EventPodDeleted EventKind = "pod_deleted" // a deleted pod finished terminating
+)
+
+// Event is one change in the cluster, for logs and demos.
+type Event struct {
+	At      time.Time
+	Kind    EventKind
+	Service string
+	Pod     string
+	// From and To are the spec replicas of a scaled event.
+	From, To int
+	// Reason and Utilization are the HPA's, for a scaled event.
+	Reason      string
+	Utilization int32
+	// StartUp is the pod's drawn creation-to-Ready time (pod_created, pod_ready).
+	StartUp time.Duration
+}
+
+// OnEvent sets a function called (synchronously, during Step) for every Event; nil stops
+// the calls. It must not call back into the cluster.
+func (c *Cluster) OnEvent(f func(Event)) { c.onEvent = f }
+
+func (c *Cluster) emit(e Event) {
+	if c.onEvent != nil {
+		e.At = c.now
+		c.onEvent(e)
+	}
 }
 
 // Now returns the simulated time.
@@ -689,6 +731,9 @@ func (c *Cluster) lifecycle() {
 			}
 			if !pd.ready && pd.isRunning && !c.now.Before(pd.readyAt) && !pd.deleting {
 				pd.ready = true
+				if c.initialised {
+					c.emit(Event{Kind: EventPodReady, Service: s.name, Pod: pd.name, StartUp: pd.readyAt.Sub(pd.created)})
+				}
 			}
 			if pd.deleting {
 				drained := len(pd.queue) == 0 && len(pd.active) == 0
@@ -705,6 +750,7 @@ func (c *Cluster) lifecycle() {
 }
 
 func (c *Cluster) remove(pd *pod) {
+	c.emit(Event{Kind: EventPodDeleted, Service: pd.svc.name, Pod: pd.name})
 	pd.gone = true
 	pd.ready = false
 	for _, r := range slices.Clone(pd.queue) {
@@ -786,6 +832,8 @@ func (c *Cluster) syncHPAs() {
 		d := s.hpa.Sync(c.now, in)
 		s.hpaStatus = d.Status
 		if d.Rescale {
+			c.emit(Event{Kind: EventScaled, Service: s.name, From: int(s.specReplicas), To: int(d.Replicas),
+				Reason: d.Status.Reason, Utilization: d.Status.CurrentUtilization})
 			s.specReplicas = d.Replicas
 		}
 	}

@@ -269,3 +269,59 @@ services:
 	// 40 ms here, then 100 ms on ledger's /entries endpoint.
 	require.Equal(t, 140*time.Millisecond, lat["/coupons/42"])
 }
+
+func TestEventsTellTheScaleUpStory(t *testing.T) {
+	t.Parallel()
+	c, err := NewCluster(mustLoad(t, "../../examples/cluster-shoong.yaml"), simStart)
+	require.NoError(t, err)
+	var events []Event
+	c.OnEvent(func(e Event) {
+		if e.Service == "order" {
+			events = append(events, e)
+		}
+	})
+	openLoop(t, c, "order", 2*time.Minute, func(time.Duration) float64 { return 50 }, nil)
+	require.NotEmpty(t, events)
+	require.Equal(t, EventScaled, events[0].Kind)
+	require.Equal(t, 2, events[0].From)
+	require.Equal(t, 4, events[0].To)
+	require.Equal(t, "ScaleUpLimit", events[0].Reason)
+	created, ready := map[string]Event{}, map[string]Event{}
+	for _, e := range events {
+		switch e.Kind {
+		case EventPodCreated:
+			created[e.Pod] = e
+		case EventPodReady:
+			ready[e.Pod] = e
+		}
+	}
+	require.Len(t, created, 3, "2→4→5")
+	for name, cr := range created {
+		r, ok := ready[name]
+		require.True(t, ok, "%s never ready", name)
+		require.InDelta(t, float64(cr.StartUp), float64(r.At.Sub(cr.At)), float64(StepDuration), "ready after its drawn start-up")
+	}
+}
+
+func TestScaleDownDeletesMostRecentlyReadyFirst(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: api
+    replicas: 3
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+`)
+	s := c.byName["api"]
+	for i, pd := range s.pods {
+		pd.readyAt = simStart.Add(-time.Duration(10-i) * time.Minute) // the last pod became Ready last
+	}
+	newest := s.pods[2].name
+	s.specReplicas = 2
+	c.Step()
+	var names []string
+	for _, p := range c.Snapshot().Pods {
+		names = append(names, p.Name)
+	}
+	require.Len(t, names, 2)
+	require.NotContains(t, names, newest)
+}

@@ -114,10 +114,12 @@ func NewServer(p *Profile, logger *slog.Logger, opts ...Option) (*Server, error)
 	if err != nil {
 		return nil, fmt.Errorf("new simulation server: %w", err)
 	}
-	return &Server{
+	s := &Server{
 		logger: logger.With("component", "sim"), opts: o, profile: &cp, cluster: c,
 		done: make(chan struct{}), urls: map[string]string{},
-	}, nil
+	}
+	c.OnEvent(s.logEvent)
+	return s, nil
 }
 
 // Snapshot returns the cluster's current state, advanced to the clock.
@@ -264,6 +266,18 @@ func (s *Server) Stop() error {
 		return fmt.Errorf("stop simulation server: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// logEvent logs HPA decisions at Info and pod lifecycle at Debug.
+func (s *Server) logEvent(e Event) {
+	switch e.Kind {
+	case EventScaled:
+		s.logger.Info("HPA rescaled deployment", "deployment", e.Service, "from", e.From, "to", e.To,
+			"reason", e.Reason, "cpu_utilization_percent", e.Utilization)
+	default:
+		s.logger.Debug("Pod event", "event", string(e.Kind), "deployment", e.Service, "pod", e.Pod,
+			"startup_seconds", e.StartUp.Seconds())
+	}
 }
 
 // serviceHandler answers requests to one service as the model decides.
