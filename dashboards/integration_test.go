@@ -31,9 +31,9 @@ import (
 // itestID is the testid of the run the integration test loads.
 const itestID = "itest-1"
 
-// series is one time series being generated: its labels and a value per timestamp
+// genSeries is one time series being generated: its labels and a value per timestamp
 // (NaN: no sample), or a native histogram per timestamp.
-type series struct {
+type genSeries struct {
 	labels map[string]string
 	value  func(t time.Duration) float64
 	hist   func(t time.Duration) *histogram.Histogram
@@ -43,7 +43,7 @@ type series struct {
 // runData is a 15-minute story-1-like run plus the cluster series around it, with the
 // cadences of deploy/prometheus: k6 pushes every 5 s, kube-state-metrics every 5 s,
 // cAdvisor every 10 s, YACE every 60 s.
-func runData() []series {
+func runData() []genSeries {
 	const run = 15 * time.Minute
 	live := func(t time.Duration) bool { return t >= 30*time.Second && t <= run }
 	// Offered load: 10 req/s, spike to 50 req/s from minute 5 to minute 10.
@@ -91,9 +91,9 @@ func runData() []series {
 	req := func(status, expected string) []string {
 		return []string{"scenario", "spike", "method", "GET", "name", "http://order/api", "url", "http://order/api", "status", status, "expected_response", expected, "proto", "HTTP/1.1"}
 	}
-	var out []series
+	var out []genSeries
 	add := func(l map[string]string, every time.Duration, v func(time.Duration) float64) {
-		out = append(out, series{labels: l, value: v, every: every})
+		out = append(out, genSeries{labels: l, value: v, every: every})
 	}
 	s5 := 5 * time.Second
 
@@ -143,9 +143,9 @@ func runData() []series {
 		}
 	}
 	out = append(out,
-		series{labels: k6("k6_http_req_duration_seconds", req("200", "true")...), hist: hist(0.9), every: s5},
-		series{labels: k6("k6_http_req_duration_seconds", req("503", "false")...), hist: hist(0.1), every: s5},
-		series{labels: k6("k6_iteration_duration_seconds", "scenario", "spike"), hist: hist(1), every: s5},
+		genSeries{labels: k6("k6_http_req_duration_seconds", req("200", "true")...), hist: hist(0.9), every: s5},
+		genSeries{labels: k6("k6_http_req_duration_seconds", req("503", "false")...), hist: hist(0.1), every: s5},
+		genSeries{labels: k6("k6_iteration_duration_seconds", "scenario", "spike"), hist: hist(1), every: s5},
 	)
 	// The correlator's write-back: one sample per event.
 	add(k6("tidemark_event", "kind", "hpa_scale_up", "object", "order"), s5, func(t time.Duration) float64 {
