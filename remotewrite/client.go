@@ -329,8 +329,23 @@ func (c *Client) sendBatch(ctx context.Context, batch []series.Series, ts int64,
 			c.m.retried.Add(n)
 		}
 		begin := time.Now()
-		err := c.store(ctx, body)
+		hdr, err := c.store(ctx, body)
 		c.m.duration.Observe(time.Since(begin).Seconds())
+		var perr *permanentError
+		if c.enc.version() == versionV2 && (err == nil && hdr.Get(headerSamplesWritten) == "" ||
+			errors.As(err, &perr) && perr.status == http.StatusUnsupportedMediaType) {
+			// A 1.x receiver either refuses 2.0 (415) or, worse, answers 2xx having
+			// decoded nothing: 2.0 receivers always report what they wrote. Fall back
+			// to 1.0 for the rest of the run and send this batch again.
+			c.enc = newEncoder(Protocol1)
+			c.logger.Warn("Receiver does not support remote write 2.0, falling back to 1.0",
+				"status", statusOf(err), "missing_header", err == nil && hdr.Get(headerSamplesWritten) == "")
+			if body, err = c.enc.encode(batch, ts, stale); err != nil {
+				return fmt.Errorf("encode remote write request: %w", err)
+			}
+			attempt--
+			continue
+		}
 		if err == nil {
 			now := time.Now()
 			c.count(func(s *Stats) {
@@ -374,7 +389,6 @@ func (c *Client) sendBatch(ctx context.Context, batch []series.Series, ts int64,
 			}
 			continue
 		}
-		var perr *permanentError
 		if !errors.As(err, &perr) {
 			perr = &permanentError{msg: err.Error()}
 		}
@@ -432,11 +446,26 @@ func (e *permanentError) Error() string {
 	return fmt.Sprintf("remote write receiver returned %d: %s", e.status, e.msg)
 }
 
-// store POSTs one request body.
-func (c *Client) store(ctx context.Context, body []byte) error {
+// headerSamplesWritten is set by every remote-write 2.0 receiver on success.
+const headerSamplesWritten = "X-Prometheus-Remote-Write-Samples-Written"
+
+// statusOf returns the HTTP status of a permanent error, 2xx for success, else 0.
+func statusOf(err error) int {
+	var perr *permanentError
+	switch {
+	case err == nil:
+		return http.StatusNoContent
+	case errors.As(err, &perr):
+		return perr.status
+	}
+	return 0
+}
+
+// store POSTs one request body and returns the response headers on success.
+func (c *Client) store(ctx context.Context, body []byte) (http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return &permanentError{msg: err.Error()}
+		return nil, &permanentError{msg: err.Error()}
 	}
 	for k, v := range c.cfg.Headers {
 		req.Header.Set(k, v)
@@ -447,21 +476,21 @@ func (c *Client) store(ctx context.Context, body []byte) error {
 	req.Header.Set("User-Agent", c.ua)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return &recoverableError{err: fmt.Errorf("send remote write request: %w", err)}
+		return nil, &recoverableError{err: fmt.Errorf("send remote write request: %w", err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil
+		return resp.Header, nil
 	}
 	msg := receiverMessage(resp.Body)
 	if resp.StatusCode/100 == 5 || resp.StatusCode == http.StatusTooManyRequests {
-		return &recoverableError{
+		return nil, &recoverableError{
 			err:        fmt.Errorf("remote write receiver returned %d: %s", resp.StatusCode, msg),
 			retryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
 		}
 	}
-	return &permanentError{status: resp.StatusCode, msg: msg}
+	return nil, &permanentError{status: resp.StatusCode, msg: msg}
 }
 
 // receiverMessage returns the first line of a response body, at most 256 bytes.

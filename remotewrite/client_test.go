@@ -580,3 +580,49 @@ func TestStatsString(t *testing.T) {
 		remotewrite.Stats{Samples: 1_000_000, Requests: 1, Retries: 1, Dropped: 12}.String())
 	require.Equal(t, "remote write: 0 samples in 0 requests, 0 retries, 0 dropped", remotewrite.Stats{}.String())
 }
+
+// TestProtocol2FallsBack: a 1.x receiver answers a 2.0 request either 415 or, like
+// Prometheus 2.x and VictoriaMetrics 1.x, 2xx having decoded nothing; 2.0 receivers
+// always report what they wrote. The client falls back to 1.0 once and resends, so
+// nothing is silently lost.
+func TestProtocol2FallsBack(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		status int
+	}{{"2xx without written headers", http.StatusNoContent}, {"415", http.StatusUnsupportedMediaType}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rc := newReceiver(t)
+			var mu sync.Mutex
+			v2 := 0
+			rc.setRespond(func(_ int, r request) (int, http.Header, string) {
+				if strings.Contains(r.header.Get("Content-Type"), "v2") {
+					mu.Lock()
+					v2++
+					mu.Unlock()
+					// Answer as a 1.x receiver: no written-count headers.
+					return tc.status, http.Header{"X-Prometheus-Remote-Write-Samples-Written": nil}, "unsupported"
+				}
+				return http.StatusNoContent, nil, ""
+			})
+			src := newCounterSource()
+			src.set(9)
+			cfg := testConfig(rc.url())
+			cfg.Protocol = remotewrite.Protocol2
+			logger, logs := newLogger(slog.LevelInfo)
+			c := start(t, cfg, src, logger, nil)
+			require.Eventually(t, func() bool { return rc.latest()[reqsKey].value == 9 }, 5*time.Second, 5*time.Millisecond)
+			rc.waitRequests(t, 4, 5*time.Second)
+			require.NoError(t, c.Stop())
+			mu.Lock()
+			require.Equal(t, 1, v2, "one 2.0 request, then 1.0")
+			mu.Unlock()
+			require.Len(t, logs.lines("falling back to 1.0"), 1)
+			require.Empty(t, logs.lines("rejected"))
+			st := c.Stats()
+			require.Zero(t, st.Dropped)
+			require.Equal(t, uint64(len(rc.requests())-1), st.Requests, "the ignored 2.0 request is not counted as sent")
+		})
+	}
+}

@@ -170,6 +170,19 @@ func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
 	if respond != nil {
 		status, header, msg = respond(n, req)
 	}
+	if strings.Contains(r.Header.Get("Content-Type"), "io.prometheus.write.v2.Request") && status/100 == 2 {
+		var samples, hists int
+		for _, p := range points {
+			if p.histogram != nil {
+				hists++
+			} else {
+				samples++
+			}
+		}
+		w.Header().Set("X-Prometheus-Remote-Write-Samples-Written", fmt.Sprint(samples))
+		w.Header().Set("X-Prometheus-Remote-Write-Histograms-Written", fmt.Sprint(hists))
+		w.Header().Set("X-Prometheus-Remote-Write-Exemplars-Written", "0")
+	}
 	for k, v := range header {
 		w.Header()[k] = v
 	}

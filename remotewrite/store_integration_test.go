@@ -61,5 +61,32 @@ func TestIntegrationProtocol2(t *testing.T) {
 	require.NoError(t, c.Stop())
 	require.Zero(t, c.Stats().Dropped)
 	require.Empty(t, logs.lines("rejected"))
+	require.Empty(t, logs.lines("falling back"), "Prometheus 3 reports what it wrote")
 	promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(0))
+}
+
+// TestIntegrationProtocol2Fallback: Prometheus 2.42 and VictoriaMetrics 1.79 answer a
+// 2.0 request 204 having decoded nothing; the client notices the missing written-count
+// headers, falls back to 1.0 and the series land.
+func TestIntegrationProtocol2Fallback(t *testing.T) {
+	t.Parallel()
+	for _, start := range []func(testing.TB, ...promtest.Option) *promtest.Server{promtest.StartPrometheus, promtest.StartVictoriaMetrics} {
+		srv := start(t)
+		t.Run(srv.Name, func(t *testing.T) {
+			testID := "fallback-" + srv.Name
+			run := newSyntheticRun(testID)
+			run.requests(0, 100)
+			cfg := integrationConfig(srv.WriteURL(), testID)
+			cfg.Protocol = remotewrite.Protocol2
+			logger, logs := newLogger(slog.LevelInfo)
+			c, err := remotewrite.NewClient(cfg, series.FromAggregate(run.store), logger, nil)
+			require.NoError(t, err)
+			c.Start()
+			defer c.Stop()
+			v := promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`sum(k6_http_reqs_total{testid=%q})`, testID), 30*time.Second, promtest.NonEmpty)
+			require.Equal(t, model.SampleValue(100), v.(model.Vector)[0].Value)
+			require.NoError(t, c.Stop())
+			require.Len(t, logs.lines("falling back to 1.0"), 1)
+		})
+	}
 }
