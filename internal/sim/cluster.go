@@ -61,13 +61,11 @@ type Cluster struct {
 	timeouts    deadlineHeap
 	onEvent     func(Event)
 	workStart   time.Time // start of the step being run
-	podSeq      int
 	ipSeq       int
 	initialised bool
 }
 
 type service struct {
-	c            *Cluster
 	spec         *ServiceSpec
 	name         string
 	rsName       string
@@ -103,7 +101,6 @@ type pod struct {
 	deletedAt               time.Time
 	gone                    bool
 	cpu                     *cfs.Group
-	idleUsage               time.Duration
 	queue                   []*request
 	active                  []*request
 	cpuReqs                 []*request
@@ -119,7 +116,7 @@ type msSample struct {
 type stage int
 
 const (
-	stageQueued stage = iota
+	stageQueued stage = iota // zero value: waiting in the pod's queue
 	stageCPU
 	stageDBWait
 	stageDB
@@ -169,7 +166,7 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 	for i := range p.Services {
 		spec := &p.Services[i]
 		s := &service{
-			c: c, spec: spec, name: spec.Name, specReplicas: int32(spec.Replicas),
+			spec: spec, name: spec.Name, specReplicas: int32(spec.Replicas),
 			rsName: spec.Name + "-" + templateHash(spec.Name+spec.Image),
 			quota:  cfs.QuotaForLimit(int64(spec.Resources.Limits.CPU), cfs.DefaultPeriod),
 		}
@@ -246,7 +243,6 @@ func (c *Cluster) draw(d Dist) time.Duration {
 // newPod creates a pod at t and draws its start-up: scheduling, image pull, app start and
 // the readiness probe schedule.
 func (c *Cluster) newPod(s *service, t time.Time) *pod {
-	c.podSeq++
 	c.ipSeq++
 	pd := &pod{
 		svc: s, created: t,
@@ -590,9 +586,7 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	}
 	granted := pd.cpu.Run(dt, runnable, demand)
 	if idle > 0 {
-		use := min(granted, idle)
-		pd.idleUsage += use
-		granted -= use
+		granted -= min(granted, idle) // the background threads run first
 	}
 	if granted <= 0 || len(runnableReqs) == 0 {
 		return
