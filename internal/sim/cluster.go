@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -144,10 +145,14 @@ type request struct {
 
 // NewCluster builds the cluster described by p at simulated time start: every Deployment
 // has its initial replicas Ready (created an hour earlier), HPAs have synced before, and
-// metrics-server holds one idle sample. p must come from ParseProfile or LoadProfile.
+// metrics-server holds one idle sample. A profile built in code is validated and its
+// defaults filled in place, as ParseProfile does.
 func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
-	if p == nil || len(p.Services) == 0 {
-		return nil, fmt.Errorf("new cluster: profile has no services")
+	if p == nil {
+		return nil, errors.New("new cluster: no profile")
+	}
+	if err := p.validate("profile", nil); err != nil {
+		return nil, fmt.Errorf("new cluster: %w", err)
 	}
 	c := &Cluster{
 		p: p, start: start, now: start, byName: map[string]*service{},

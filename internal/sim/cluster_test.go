@@ -325,3 +325,19 @@ func TestScaleDownDeletesMostRecentlyReadyFirst(t *testing.T) {
 	require.Len(t, names, 2)
 	require.NotContains(t, names, newest)
 }
+
+func TestNewClusterValidatesProfilesBuiltInCode(t *testing.T) {
+	t.Parallel()
+	_, err := NewCluster(nil, simStart)
+	require.EqualError(t, err, "new cluster: no profile")
+	_, err = NewCluster(&Profile{}, simStart)
+	require.EqualError(t, err, "new cluster: profile: services: expected at least one service")
+	p := &Profile{Services: []ServiceSpec{{Name: "api", Resources: ResourcesSpec{Requests: ResourceList{CPU: 100}}, Request: RequestSpec{CPU: Duration(time.Millisecond)}}}}
+	c, err := NewCluster(p, simStart)
+	require.NoError(t, err)
+	require.Equal(t, 0.1, *p.Controller.Tolerance, "defaults filled in")
+	var got Result
+	require.NoError(t, c.Submit("api", func(r Result) { got = r }))
+	c.Advance(simStart.Add(time.Second))
+	require.Equal(t, 200, got.Status)
+}
