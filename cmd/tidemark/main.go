@@ -32,6 +32,7 @@ func commands() []command {
 		simulateCmd,
 		correlateCmd,
 		compareCmd,
+		demoCmd,
 	}
 }
 
