@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -194,7 +196,7 @@ func runRun(cfg *runConfig, g *globals) int {
 		Pusher:     store,
 		Registry:   reg,
 		Thresholds: evaluate,
-		HTTP:       request.Options{TLS: tlsConfig(cfg.insecureTLS)},
+		HTTP:       request.Options{TLS: tlsConfig(cfg.insecureTLS), Proxy: proxyFromEnv()},
 		UserAgent:  cfg.userAgent,
 		Logger:     logger,
 		OnBoundary: func(d time.Duration) {
@@ -312,6 +314,17 @@ func writeFile(path string, in summary.Input, write func(io.Writer, summary.Inpu
 		return err
 	}
 	return f.Close()
+}
+
+// proxyFromEnv honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY as k6 does, and returns
+// nil when none is set so that requests skip the per-request proxy lookup.
+func proxyFromEnv() func(*http.Request) (*url.URL, error) {
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		if os.Getenv(k) != "" {
+			return http.ProxyFromEnvironment
+		}
+	}
+	return nil
 }
 
 func tlsConfig(insecure bool) *tls.Config {
