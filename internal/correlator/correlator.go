@@ -193,9 +193,20 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	}
 	results := make([]query.Result, len(names))
 	qerrs := make([]error, len(names))
+	perPod := make([]bool, len(names))
 	err = parallel(ctx, len(names), cfg.Concurrency, func(ctx context.Context, i int) error {
 		q := c.cat.Queries[names[i]]
-		results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, span, step(q.Source))
+		var expr string
+		expr, perPod[i], qerrs[i] = c.cat.RenderPerPod(names[i], vars)
+		switch {
+		case qerrs[i] != nil:
+		case perPod[i]:
+			w := span
+			w.To = w.To.Add(time.Duration(c.cat.Sources[q.Source].Lag))
+			results[i], qerrs[i] = c.runner.RangeExpr(ctx, names[i], expr, w, step(q.Source))
+		default:
+			results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, span, step(q.Source))
+		}
 		if qerrs[i] != nil && (errors.Is(qerrs[i], query.ErrUnavailable) || ctx.Err() != nil) {
 			return qerrs[i]
 		}
@@ -217,6 +228,13 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		tl.Sets[name] = r.Set
 		tl.Queries[name] = qi.Expr
 		res.Queries = append(res.Queries, qi)
+	}
+	// Per-pod results get their workload from pod_workload here, once, instead of a
+	// pod → ReplicaSet → Deployment join inside every query.
+	for i, name := range names {
+		if perPod[i] {
+			tl.Sets[name] = joinWorkload(tl.Set(name), tl.Set("pod_workload"))
+		}
 	}
 
 	acfg := c.analysisConfig(cfg)
@@ -488,6 +506,28 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 	}
 	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return a.From.Compare(b.From) })
 	return out, ns, nil
+}
+
+// joinWorkload adds the workload label to per-pod series from the pod_workload series
+// (labels namespace, workload, pod) and drops pods that belong to no selected workload,
+// as the PromQL join would.
+func joinWorkload(perPod, podWorkload timeline.Set) timeline.Set {
+	type key struct{ ns, pod string }
+	wl := map[key]string{}
+	for _, s := range podWorkload {
+		wl[key{s.Label("namespace"), s.Label("pod")}] = s.Label("workload")
+	}
+	out := make(timeline.Set, 0, len(perPod))
+	for _, s := range perPod {
+		w, ok := wl[key{s.Label("namespace"), s.Label("pod")}]
+		if !ok {
+			continue
+		}
+		ls := maps.Clone(s.Labels)
+		ls["workload"] = w
+		out = append(out, timeline.Series{Labels: ls, Points: s.Points})
+	}
+	return out
 }
 
 // maxEvidenceSeries caps the series cited per evidence query of a finding.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/timeline"
 )
 
 var (
@@ -142,6 +143,11 @@ func TestCorrelateStory1(t *testing.T) {
 		}
 		e, err := cat.Render(q, v)
 		require.NoError(t, err)
+		if pp, ok, err := cat.RenderPerPod(q, v); ok {
+			require.NoError(t, err)
+			require.False(t, f.askedExactly(e), "%s: the joined form is for dashboards", q)
+			e = pp
+		}
 		require.True(t, f.askedFor(e), q)
 	}
 
@@ -344,4 +350,23 @@ func TestCorrelateWindowMixedAndLive(t *testing.T) {
 	require.True(t, res.Window.Live)
 	require.Equal(t, runTo.Add(10*time.Second), res.Window.After.To, "the cool-down ends now")
 	require.Equal(t, analysis.NotePartial, res.Notes[0].Level)
+}
+
+func TestJoinWorkload(t *testing.T) {
+	t.Parallel()
+	pt := []timeline.Point{{T: t0, V: 1}}
+	perPod := timeline.Set{
+		{Labels: map[string]string{"namespace": "a", "pod": "order-1"}, Points: pt},
+		{Labels: map[string]string{"namespace": "b", "pod": "order-1"}, Points: pt}, // same name, other namespace
+		{Labels: map[string]string{"namespace": "a", "pod": "stray"}, Points: pt},   // no owner: dropped
+	}
+	pw := timeline.Set{
+		{Labels: map[string]string{"namespace": "a", "pod": "order-1", "workload": "order"}},
+		{Labels: map[string]string{"namespace": "b", "pod": "order-1", "workload": "order-b"}},
+	}
+	got := joinWorkload(perPod, pw)
+	require.Len(t, got, 2)
+	require.Equal(t, "order", got[0].Label("workload"))
+	require.Equal(t, "order-b", got[1].Label("workload"))
+	require.Empty(t, perPod[0].Label("workload"), "the input is not modified")
 }

@@ -3,6 +3,7 @@ package correlator
 import (
 	"context"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -156,6 +157,12 @@ func (f *fakeProm) askedFor(substr string) bool {
 		}
 	}
 	return false
+}
+
+func (f *fakeProm) askedExactly(expr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.asked, expr)
 }
 
 // stream samples f every step over [from, to].

@@ -42,7 +42,7 @@ func RequiredQueries() []string {
 		"latency_p50", "latency_p95", "latency_p99", "stage_latency_quantile",
 		"hpa_deployment", "hpa_current", "hpa_desired", "hpa_min", "hpa_max",
 		"hpa_target_metric", "hpa_status_metric", "hpa_tolerance",
-		"deployment_spec_replicas", "deployment_ready", "pod_created", "pod_ready_time", "pod_ready",
+		"deployment_spec_replicas", "deployment_ready", "pod_workload", "pod_created", "pod_ready_time", "pod_ready",
 		"cpu_usage_pod", "cpu_request_pod", "cpu_limit_pod", "cpu_cfs_periods", "cpu_throttled_ratio",
 		"rds_cpu", "rds_connections", "rds_credit_balance", "rds_freeable_memory",
 	}
@@ -94,6 +94,9 @@ type Query struct {
 	Kind        string `yaml:"kind" json:"kind,omitempty"`
 	Description string `yaml:"description" json:"description,omitempty"`
 	Expr        string `yaml:"expr" json:"expr"`
+	// PerPod is Expr without the pod → workload join (series labelled namespace and pod);
+	// the correlator runs it and adds the workload label from the pod_workload query.
+	PerPod string `yaml:"per_pod" json:"per_pod,omitempty"`
 }
 
 // Rule is one finding rule: an expression that returns series while its condition holds.
@@ -201,6 +204,9 @@ func (c *Catalog) validate() error {
 	for _, n := range slices.Sorted(maps.Keys(c.Queries)) {
 		q := c.Queries[n]
 		add("query/"+n, q.Expr)
+		if q.PerPod != "" {
+			add("perpod/"+n, q.PerPod)
+		}
 		if _, ok := c.Sources[q.Source]; !ok {
 			errs = append(errs, fmt.Errorf("query %q: unknown source %q", n, q.Source))
 		}
@@ -283,6 +289,14 @@ func (c *Catalog) validate() error {
 			continue
 		}
 		check(fmt.Sprintf("query %q", n), expr)
+		if c.Queries[n].PerPod != "" {
+			expr, err := c.exec("perpod/"+n, d)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			check(fmt.Sprintf("query %q per_pod", n), expr)
+		}
 	}
 	for _, r := range c.Findings {
 		expr, err := c.exec("finding/"+r.Name, d)
@@ -388,6 +402,23 @@ func (c *Catalog) Render(name string, v Vars) (string, error) {
 		return "", err
 	}
 	return c.exec("query/"+name, d)
+}
+
+// RenderPerPod returns a query's per_pod expression; ok is false when it has none.
+func (c *Catalog) RenderPerPod(name string, v Vars) (expr string, ok bool, err error) {
+	q, found := c.Queries[name]
+	if !found {
+		return "", false, fmt.Errorf("render query %q: not in the catalog", name)
+	}
+	if q.PerPod == "" {
+		return "", false, nil
+	}
+	d, err := c.data(v)
+	if err != nil {
+		return "", false, err
+	}
+	expr, err = c.exec("perpod/"+name, d)
+	return expr, err == nil, err
 }
 
 // RenderProbe returns the probe selector of a source.

@@ -15,13 +15,24 @@ func TestDefaultCatalogRendersAndParses(t *testing.T) {
 	require.NoError(t, err)
 	p := parser.NewParser(parser.Options{})
 	v := Vars{TestID: `run-"1"`, Namespace: "shoong", Workload: "order|kitchen", RateWindow: 2 * time.Minute, Range: 5 * time.Minute, Quantile: 0.99, Params: map[string]float64{"db_pool_per_pod": 5}}
+	perPod := 0
 	for _, name := range RequiredQueries() {
 		expr, err := c.Render(name, v)
 		require.NoError(t, err, name)
 		_, err = p.ParseExpr(expr)
 		require.NoError(t, err, "%s: %s", name, expr)
 		require.NotContains(t, expr, "<no value>", name)
+		pp, ok, err := c.RenderPerPod(name, v)
+		require.NoError(t, err, name)
+		if ok {
+			perPod++
+			_, err = p.ParseExpr(pp)
+			require.NoError(t, err, "%s per_pod: %s", name, pp)
+			require.NotContains(t, pp, "kube_pod_owner", "%s per_pod must not join", name)
+			require.Contains(t, expr, "kube_pod_owner", "%s expr joins", name)
+		}
 	}
+	require.Equal(t, 6, perPod)
 	for _, r := range c.Findings {
 		expr, err := c.RenderRule(r.Name, v)
 		require.NoError(t, err, r.Name)
@@ -94,6 +105,13 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 			name:    "missing required query",
 			edit:    func(s string) string { return strings.Replace(s, "  vus:\n", "  vus_renamed:\n", 1) },
 			wantErr: `required query "vus" is missing`,
+		},
+		{
+			name: "bad per_pod",
+			edit: func(s string) string {
+				return strings.Replace(s, "per_pod: 'max by (namespace, pod) (kube_pod_created{ {{.Sel.ksm}} })'", "per_pod: 'max by (namespace, pod (kube_pod_created{ {{.Sel.ksm}} })'", 1)
+			},
+			wantErr: `query "pod_created" per_pod: parse PromQL`,
 		},
 		{
 			name:    "wrong version",
