@@ -183,28 +183,40 @@ func (r *Runner) MeasureInterval(ctx context.Context, source string, v Vars, ts 
 	return 0, ErrNoSamples
 }
 
-// ToSet converts a query result (matrix, vector or scalar) into a timeline set.
+// ToSet converts a query result (matrix, vector or scalar) into a timeline set. NaN and
+// infinite values (0/0 ratios of idle pods, quantiles without observations) are dropped:
+// missing data never becomes a number. Series left without points are dropped too.
 func ToSet(v model.Value) (timeline.Set, error) {
+	finite := func(f model.SampleValue) bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
 	switch m := v.(type) {
 	case model.Matrix:
 		out := make(timeline.Set, 0, len(m))
 		for _, ss := range m {
 			s := timeline.Series{Labels: labels(ss.Metric), Points: make([]timeline.Point, 0, len(ss.Values))}
 			for _, p := range ss.Values {
-				s.Points = append(s.Points, timeline.Point{T: p.Timestamp.Time().UTC(), V: float64(p.Value)})
+				if finite(p.Value) {
+					s.Points = append(s.Points, timeline.Point{T: p.Timestamp.Time().UTC(), V: float64(p.Value)})
+				}
 			}
-			out = append(out, s)
+			if len(s.Points) > 0 {
+				out = append(out, s)
+			}
 		}
 		timeline.SortSeries(out)
 		return out, nil
 	case model.Vector:
 		out := make(timeline.Set, 0, len(m))
 		for _, smp := range m {
-			out = append(out, timeline.Series{Labels: labels(smp.Metric), Points: []timeline.Point{{T: smp.Timestamp.Time().UTC(), V: float64(smp.Value)}}})
+			if finite(smp.Value) {
+				out = append(out, timeline.Series{Labels: labels(smp.Metric), Points: []timeline.Point{{T: smp.Timestamp.Time().UTC(), V: float64(smp.Value)}}})
+			}
 		}
 		timeline.SortSeries(out)
 		return out, nil
 	case *model.Scalar:
+		if !finite(m.Value) {
+			return nil, nil
+		}
 		return timeline.Set{{Labels: map[string]string{}, Points: []timeline.Point{{T: m.Timestamp.Time().UTC(), V: float64(m.Value)}}}}, nil
 	case nil:
 		return nil, nil
