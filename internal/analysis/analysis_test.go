@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -278,6 +279,8 @@ func TestAutoscalingEdgeCases(t *testing.T) {
 			a := Analyze(tc.tl, DefaultConfig)
 			require.Len(t, a.Autoscaling, 1)
 			tc.check(t, a.Autoscaling[0], a.Notes)
+			_, err := json.Marshal(a)
+			require.NoError(t, err, "every fact is a finite number")
 		})
 	}
 }
@@ -293,6 +296,8 @@ func TestMissingDataGivesNotesNotNumbers(t *testing.T) {
 		Sets:       map[string]timeline.Set{},
 	}
 	a := Analyze(tl, DefaultConfig)
+	_, err := json.Marshal(a)
+	require.NoError(t, err)
 	require.Empty(t, a.Autoscaling)
 	require.Empty(t, a.CPU)
 	require.Empty(t, a.Database)

@@ -105,7 +105,7 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 				ready := tl.Set(QDeploymentReady).Sum(2 * tl.Res(SourceKSM))
 				if r, ok := ready.At(p.T, 2*tl.Res(SourceKSM)); ok {
 					d.PoolCeiling = value(cfg.PoolPerPod*r, UnitCount, p.T, tl.Res(SourceKSM), Evidence{Query: QDeploymentReady, Series: "sum", Times: []time.Time{p.T}})
-					if d.Plateau != nil {
+					if d.Plateau != nil && d.PoolCeiling.Value > 0 {
 						d.PlateauText = fmt.Sprintf("plateau %.0f vs pool %g × %g ready replicas = %.0f (%.0f%%)", d.Plateau.Value, cfg.PoolPerPod, r, d.PoolCeiling.Value, 100*d.Plateau.Value/d.PoolCeiling.Value)
 					}
 				}
