@@ -369,3 +369,30 @@ func Stages(target Series, scenario, unit string, tol float64) []Stage {
 func SortSeries(s Set) {
 	slices.SortFunc(s, func(a, b Series) int { return cmp.Compare(a.String(), b.String()) })
 }
+
+// Grid returns the times from w.From to w.To every step: a shared time axis.
+func Grid(w Window, step time.Duration) []time.Time {
+	if step <= 0 || w.To.Before(w.From) {
+		return nil
+	}
+	n := int(w.Duration()/step) + 1
+	out := make([]time.Time, 0, n)
+	for t := w.From; !t.After(w.To); t = t.Add(step) {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Resample reads the series at every grid time (its last value not older than maxAge)
+// and returns NaN where it has none, so that charts show gaps instead of made-up values.
+func (s Series) Resample(grid []time.Time, maxAge time.Duration) []float64 {
+	out := make([]float64, len(grid))
+	for i, t := range grid {
+		v, ok := s.At(t, maxAge)
+		if !ok {
+			v = math.NaN()
+		}
+		out[i] = v
+	}
+	return out
+}

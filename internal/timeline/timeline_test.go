@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -153,4 +154,19 @@ func TestSetSumAndMatch(t *testing.T) {
 	require.Equal(t, "b", set.Match(map[string]string{"pod": "b"}).First().Label("pod"))
 	require.True(t, set.Match(map[string]string{"pod": "c"}).First().Empty())
 	require.Equal(t, `m{a="1", b="2"}`, LabelString(map[string]string{"__name__": "m", "b": "2", "a": "1"}))
+}
+
+func TestGridAndResample(t *testing.T) {
+	t.Parallel()
+	g := Grid(Window{From: t0, To: t0.Add(60 * time.Second)}, 15*time.Second)
+	require.Len(t, g, 5)
+	require.Equal(t, t0.Add(60*time.Second), g[4])
+	require.Empty(t, Grid(Window{From: t0, To: t0.Add(-time.Second)}, time.Second))
+	require.Empty(t, Grid(Window{From: t0, To: t0}, 0))
+
+	s := Series{Points: []Point{{T: t0.Add(10 * time.Second), V: 1}, {T: t0.Add(20 * time.Second), V: 2}}}
+	got := s.Resample(g, 20*time.Second)
+	require.True(t, math.IsNaN(got[0]), "before the first sample: a gap")
+	require.Equal(t, []float64{1, 2, 2}, got[1:4])
+	require.True(t, math.IsNaN(got[4]), "stale after maxAge: a gap")
 }
