@@ -167,6 +167,7 @@ func TestGridAndResample(t *testing.T) {
 	s := Series{Points: []Point{{T: t0.Add(10 * time.Second), V: 1}, {T: t0.Add(20 * time.Second), V: 2}}}
 	got := s.Resample(g, 20*time.Second)
 	require.True(t, math.IsNaN(got[0]), "before the first sample: a gap")
-	require.Equal(t, []float64{1, 2, 2}, got[1:4])
-	require.True(t, math.IsNaN(got[4]), "stale after maxAge: a gap")
+	require.Equal(t, []float64{1, 2}, got[1:3])
+	require.True(t, math.IsNaN(got[3]), "stale after maxAge: a gap")
+	require.True(t, math.IsNaN(got[4]))
 }
