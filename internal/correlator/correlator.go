@@ -229,6 +229,9 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		tl.Queries[name] = qi.Expr
 		res.Queries = append(res.Queries, qi)
 	}
+	if cfg.Workload != "" {
+		filterHPAs(tl)
+	}
 	// Per-pod results get their workload from pod_workload here, once, instead of a
 	// pod → ReplicaSet → Deployment join inside every query.
 	for i, name := range names {
@@ -506,6 +509,26 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 	}
 	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return a.From.Compare(b.From) })
 	return out, ns, nil
+}
+
+// filterHPAs keeps only the HPAs whose scale target matched the workload filter (the
+// hpa_deployment query applies it); the other hpa_* queries select by namespace only.
+func filterHPAs(tl *timeline.Timeline) {
+	type key struct{ ns, hpa string }
+	keep := map[key]bool{}
+	for _, s := range tl.Set(analysis.QHPADeployment) {
+		keep[key{s.Label("namespace"), s.Label("horizontalpodautoscaler")}] = true
+	}
+	for _, q := range []string{analysis.QHPACurrent, analysis.QHPADesired, analysis.QHPAMin, analysis.QHPAMax,
+		analysis.QHPATargetMetric, analysis.QHPAStatusMetric, analysis.QHPATolerance} {
+		var out timeline.Set
+		for _, s := range tl.Set(q) {
+			if keep[key{s.Label("namespace"), s.Label("horizontalpodautoscaler")}] {
+				out = append(out, s)
+			}
+		}
+		tl.Sets[q] = out
+	}
 }
 
 // joinWorkload adds the workload label to per-pod series from the pod_workload series

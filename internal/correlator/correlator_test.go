@@ -370,3 +370,17 @@ func TestJoinWorkload(t *testing.T) {
 	require.Equal(t, "order-b", got[1].Label("workload"))
 	require.Empty(t, perPod[0].Label("workload"), "the input is not modified")
 }
+
+func TestCorrelateWorkloadFilterDropsOtherHPAs(t *testing.T) {
+	t.Parallel()
+	cat, _ := vars(t)
+	v := query.Vars{TestID: "spike-50", Namespace: "shoong", Workload: "kitchen", RateWindow: time.Duration(cat.Defaults.RateWindow)}
+	f := story1(t, cat, v) // hpa_deployment (filtered to kitchen) returns only order's HPA…
+	e, err := cat.Render("hpa_deployment", v)
+	require.NoError(t, err)
+	delete(f.exprs, e) // …so make it return nothing, as Prometheus would for kitchen.
+	res, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", Workload: "kitchen"})
+	require.NoError(t, err)
+	require.Empty(t, res.Autoscaling, "order's HPA targets another workload")
+	require.Equal(t, "kitchen", res.Filters.Workload)
+}
