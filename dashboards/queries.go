@@ -118,8 +118,12 @@ func rate(metric, sel string) string {
 	return "rate(" + metric + "{" + sel + "}[" + rateWindow + "])"
 }
 
-// joins builds the catalog's joins on a set of selectors.
-type joins struct{ Selectors }
+// joins builds the catalog's joins on a set of selectors. When the catalog defines the
+// join queries (pod_workload, hpa_deployment), their rendering is used as is.
+type joins struct {
+	Selectors
+	podWorkloadExpr, hpaDeploymentExpr string
+}
 
 // containers restricts cAdvisor series to real containers: not the pod-level cgroup
 // (container="") nor the sandbox (container="POD"), reference/k8s.md §2.
@@ -131,6 +135,9 @@ func (j joins) containers() string {
 // kubernetes-mixin's namespace_workload_pod:kube_pod_owner:relabel{workload_type="deployment"}
 // and the catalog's pod_workload fragment; only workloads matching $workload remain.
 func (j joins) podWorkload() string {
+	if j.podWorkloadExpr != "" {
+		return j.podWorkloadExpr
+	}
 	return `max by (namespace, workload, pod) (
   label_replace(
     label_replace(kube_pod_owner{` + j.KSM + `, owner_kind="ReplicaSet"}, "replicaset", "$1", "owner_name", "(.*)")
@@ -143,6 +150,9 @@ func (j joins) podWorkload() string {
 // hpaDeployment maps each HPA to its target Deployment through scaletargetref_name
 // (value 1), as the catalog's hpa_deployment fragment.
 func (j joins) hpaDeployment() string {
+	if j.hpaDeploymentExpr != "" {
+		return j.hpaDeploymentExpr
+	}
 	return `max by (namespace, horizontalpodautoscaler, deployment) (
   label_replace(kube_horizontalpodautoscaler_info{` + j.KSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
     "deployment", "$1", "scaletargetref_name", "(.*)"))`
@@ -187,7 +197,12 @@ func k6Trends() []string {
 // windowed rates, the start-up gap, per-container throttling). They use the catalog's
 // selectors and joins, so they read the same series.
 func BuiltinExprs(s Selectors) ExprTable {
-	j := joins{s}
+	return builtinExprs(joins{Selectors: s})
+}
+
+// builtinExprs is [BuiltinExprs] on given joins.
+func builtinExprs(j joins) ExprTable {
+	s := j.Selectors
 	selLoad, selRun, selKSM := s.Load, s.Run, s.KSM
 	t := ExprTable{
 		// --- Load dashboard (k6 series, multi-value $testid) -------------------------------
@@ -318,13 +333,27 @@ func (c catalogExprs) Expr(name string) (string, error) {
 }
 
 // ExprsFromCatalog returns the queries of the dashboards for a catalog: its own queries
-// first, then [BuiltinExprs] on its selectors.
+// first, then [BuiltinExprs] on its selectors and its pod_workload and hpa_deployment
+// joins.
 func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
 	sels, err := CatalogSelectors(cat)
 	if err != nil {
 		return nil, err
 	}
-	return CatalogExprs(cat, BuiltinExprs(sels)), nil
+	j := joins{Selectors: sels}
+	renderer := CatalogExprs(cat, ExprTable{})
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"pod_workload", &j.podWorkloadExpr}, {"hpa_deployment", &j.hpaDeploymentExpr}} {
+		if _, ok := cat.Queries[f.name]; !ok {
+			continue // the dashboards' own rendering of the join
+		}
+		if *f.dst, err = renderer.Expr(f.name); err != nil {
+			return nil, err
+		}
+	}
+	return CatalogExprs(cat, builtinExprs(j)), nil
 }
 
 // DefaultExprs returns the queries of the generated dashboards: [ExprsFromCatalog] of the

@@ -376,3 +376,26 @@ func TestCatalogSelectorsErrors(t *testing.T) {
 	_, err = CatalogSelectors(cat)
 	require.ErrorContains(t, err, `render selector of source "ksm" for grafana`)
 }
+
+// TestCustomCatalogJoinsReachBuiltinQueries: the dashboards' own per-workload queries use
+// the catalog's pod_workload and hpa_deployment joins, so a changed join changes them.
+func TestCustomCatalogJoinsReachBuiltinQueries(t *testing.T) {
+	t.Parallel()
+	y := strings.ReplaceAll(string(query.DefaultYAML()), `owner_kind="ReplicaSet"}`, `owner_kind="ReplicaSet", owner_is_controller="true"}`)
+	y = strings.ReplaceAll(y, `scaletargetref_kind="Deployment", scaletargetref_name=~`, `scaletargetref_kind="Deployment", scaletargetref_api_version="apps/v1", scaletargetref_name=~`)
+	cat, err := query.Parse([]byte(y))
+	require.NoError(t, err)
+	exprs, err := ExprsFromCatalog(cat)
+	require.NoError(t, err)
+	for _, name := range []string{"cpu_throttled_ratio_container", "container_restarts", "cpu_hpa_target_pod"} {
+		e, err := exprs.Expr(name)
+		require.NoError(t, err)
+		require.Contains(t, e, `owner_is_controller="true"`, name)
+	}
+	e, err := exprs.Expr("cpu_hpa_target_pod")
+	require.NoError(t, err)
+	require.Contains(t, e, `scaletargetref_api_version="apps/v1"`)
+	e, err = exprs.Expr("hpa_deployment")
+	require.NoError(t, err)
+	require.Contains(t, e, `scaletargetref_api_version="apps/v1"`)
+}
