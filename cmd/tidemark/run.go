@@ -66,6 +66,7 @@ type runConfig struct {
 	userAgent      string
 	progressPeriod time.Duration
 	cpuProfile     string
+	outputs        *outputFlags
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -93,14 +94,12 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() in
 	cmd.Flag("progress.interval", "How often progress is printed; default 500ms on a terminal, 10s otherwise.").
 		Hidden().DurationVar(&cfg.progressPeriod)
 	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
+	cfg.outputs = addOutputFlags(cmd)
 	return cmd, func() int { return runRun(cfg, g) }
 }
 
 // runSink is a destination that reads the run's aggregate Store while the run is
 // live (remote write, the exporter). Start must not block; Stop flushes and waits.
-//
-// NOTE(load-engine): the remote-write engineer wires --out / --remote-write.* flags
-// here: register the flags in runCmd and return the sinks from sinks().
 type runSink interface {
 	Start()
 	Stop() error
@@ -109,8 +108,8 @@ type runSink interface {
 }
 
 // sinks builds the run's sinks from the flags.
-func (c *runConfig) sinks(_ *aggregate.Store, _ map[string]string, _ *slog.Logger) ([]runSink, error) {
-	return nil, nil
+func (c *runConfig) sinks(store *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
+	return c.outputs.build(store, runTags, logger)
 }
 
 func parsePairs(kind string, pairs []string) (map[string]string, error) {
