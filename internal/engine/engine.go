@@ -120,6 +120,10 @@ type scenarioRun struct {
 type compiledStep struct {
 	req   *request.Step // nil for a pause-only step
 	sleep scenario.Think
+	// group is the step's group path ("" for the root group) and groupTags the tags
+	// of its group_duration samples.
+	group     string
+	groupTags *metrics.TagSet
 }
 
 // New validates and prepares a run: it compiles every step and builds the executors.
@@ -186,7 +190,10 @@ func (e *Engine) prepare(sc *scenario.Scenario) (*scenarioRun, error) {
 	baseTags := sr.tags.Tags()
 	for i := range sc.Flow.Steps {
 		st := &sc.Flow.Steps[i]
-		cs := compiledStep{sleep: st.Sleep}
+		cs := compiledStep{sleep: st.Sleep, group: request.GroupPath(st.Group)}
+		if cs.group != "" {
+			cs.groupTags = e.pool.With(sr.tags, metrics.Tag{Key: "group", Value: cs.group})
+		}
 		if st.URL != nil {
 			rs, err := request.Compile(st, baseTags, e.pool, e.cfg.UserAgent)
 			if err != nil {
@@ -461,7 +468,7 @@ type vu struct {
 	client *request.Client
 	vars   scenario.Vars
 	iter   int64
-	buf    [4]metrics.Sample
+	out    []metrics.Sample
 }
 
 func (e *Engine) newVU(sr *scenarioRun, id int64) executor.VU {
@@ -479,11 +486,29 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	v.vars.Iter = v.iter
 	v.iter++
 	complete := true
+	s := v.out[:0]
+	// Consecutive steps of one group are one group() call: its group_duration is
+	// emitted when the next step leaves it, or at the end of a complete iteration.
+	var group *compiledStep
+	var groupStart time.Time
+	closeGroup := func(now time.Time) {
+		if group != nil {
+			s = append(s, metrics.Sample{Metric: v.e.builtin.GroupDuration, Tags: group.groupTags, Time: now, Value: now.Sub(groupStart).Seconds()})
+			group = nil
+		}
+	}
 	for i := range v.sr.steps {
 		st := &v.sr.steps[i]
 		if ctx.Err() != nil {
 			complete = false
 			break
+		}
+		if group == nil || st.group != group.group {
+			now := time.Now()
+			closeGroup(now)
+			if st.group != "" {
+				group, groupStart = st, now
+			}
 		}
 		if st.req != nil {
 			v.client.Do(ctx, st.req, &v.vars)
@@ -500,8 +525,8 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	sent, recv := v.client.TakeBytes()
 	b := v.e.builtin
 	tags := v.sr.tags
-	s := v.buf[:0]
 	if complete {
+		closeGroup(now)
 		s = append(s,
 			metrics.Sample{Metric: b.Iterations, Tags: tags, Time: now, Value: 1},
 			metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: now, Value: now.Sub(start).Seconds()},
@@ -516,6 +541,7 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	if len(s) > 0 {
 		v.e.cfg.Pusher.Push(s)
 	}
+	v.out = s[:0]
 	return complete
 }
 

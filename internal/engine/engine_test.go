@@ -245,3 +245,19 @@ func TestOnBoundary(t *testing.T) {
 	require.GreaterOrEqual(t, len(got), 2)
 	require.Equal(t, want[:len(got)], got)
 }
+
+func TestGroupDuration(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	u, err := scenario.ParseTemplate(url + "/")
+	require.NoError(t, err)
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "g", Executor: scenario.PerVUIterations, VUs: 1, Iterations: 3, Flow: scenario.Flow{Steps: []scenario.Step{
+		{URL: u, Group: "login"}, {URL: u, Group: "login", Sleep: scenario.Think{Min: 20 * time.Millisecond}}, {URL: u}, {URL: u, Group: "browse"},
+	}}})
+	e.Run(context.Background())
+	require.Equal(t, 6, s.counts["group_duration"], "two group calls per iteration")
+	require.GreaterOrEqual(t, s.sum("group_duration"), 3*0.020, "the login group includes its sleep")
+	require.Equal(t, "::browse", s.tagsOf("group_duration")["group"])
+	require.Equal(t, "g", s.tagsOf("group_duration")["scenario"])
+}
