@@ -85,6 +85,8 @@ func TestSpikeStory1(t *testing.T) {
 	c := a.CPU[0]
 	require.False(t, c.NoLimit)
 	require.InDelta(t, 0.07, c.HPATarget.Value, 1e-9)
+	require.InDelta(t, 1.11, c.PeakUsageOfRequest.Value, 1e-9, "111% of the request, as the HPA saw it")
+	require.InDelta(t, 0.555, c.PeakUsageOfLimit.Value, 1e-9)
 	require.InDelta(t, 0.3, c.PeakThrottled.Value, 1e-9)
 	require.Len(t, c.Onsets, 2)
 	requireAt(t, c.Onsets[0].At, runFrom.Add(135*time.Second), "onset 5%")

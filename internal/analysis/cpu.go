@@ -31,6 +31,8 @@ type WorkloadCPU struct {
 	PeakUsage *Fact `json:"peak_usage_cores,omitempty"`
 	// PeakUsageOfLimit is PeakUsage ÷ Limit.
 	PeakUsageOfLimit *Fact `json:"peak_usage_of_limit,omitempty"`
+	// PeakUsageOfRequest is PeakUsage ÷ Request: the utilization an HPA compares with its target.
+	PeakUsageOfRequest *Fact `json:"peak_usage_of_request,omitempty"`
 	// NoLimit: no CPU limit and no CFS series, so the workload cannot be throttled.
 	NoLimit bool `json:"no_limit"`
 	// PeakThrottled is the highest throttled ÷ active periods ratio.
@@ -93,6 +95,9 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 			if h.Namespace == k.ns && h.Deployment == k.wl && h.TargetValue != nil && h.TargetValue.Unit == "utilization" && w.Request != nil {
 				w.HPATarget = value(h.TargetValue.Value/100*w.Request.Value, UnitCores, time.Time{}, tl.Res(SourceKSM), append(h.TargetValue.Evidence, w.Request.Evidence...)...)
 			}
+		}
+		if w.PeakUsage != nil && w.Request != nil && w.Request.Value > 0 {
+			w.PeakUsageOfRequest = value(w.PeakUsage.Value/w.Request.Value, UnitRatio, w.PeakUsage.At, res, append(w.PeakUsage.Evidence, w.Request.Evidence...)...)
 		}
 		if w.PeakUsage != nil && w.Limit != nil && w.Limit.Value > 0 {
 			w.PeakUsageOfLimit = value(w.PeakUsage.Value/w.Limit.Value, UnitRatio, w.PeakUsage.At, res, w.PeakUsage.Evidence...)

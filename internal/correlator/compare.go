@@ -77,6 +77,7 @@ func Compare(results ...*Result) Comparison {
 		}
 		for _, w := range r.CPU {
 			o := w.Object()
+			add(i, "cpu", o, "peak_usage_of_request", w.PeakUsageOfRequest)
 			add(i, "cpu", o, "peak_usage_of_limit", w.PeakUsageOfLimit)
 			add(i, "cpu", o, "peak_throttled_ratio", w.PeakThrottled)
 			for _, on := range w.Onsets {
