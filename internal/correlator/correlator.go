@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"time"
 
@@ -123,6 +124,12 @@ func (cfg *Config) applyDefaults() {
 func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.TestID == "" {
 		return nil, errors.New("correlate: testid is empty")
+	}
+	// Prometheus regexes are RE2, anchored: check them here, not once per query.
+	for what, re := range map[string]string{"namespace": cfg.Namespace, "workload": cfg.Workload} {
+		if _, err := regexp.Compile("^(?:" + re + ")$"); err != nil {
+			return nil, fmt.Errorf("correlate: %s regex %q: %w", what, re, err)
+		}
 	}
 	cfg.applyDefaults()
 	now := c.now().UTC()

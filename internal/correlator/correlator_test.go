@@ -258,6 +258,7 @@ func TestCorrelateErrors(t *testing.T) {
 			},
 		},
 		{name: "to before from", cfg: Config{TestID: "x", From: runTo, To: runFrom}, wantMsg: "is not after"},
+		{name: "bad namespace regex", cfg: Config{TestID: "x", Namespace: "shoong["}, wantMsg: `namespace regex "shoong["`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
