@@ -179,27 +179,25 @@ loop:
 	c.stopErr = c.final()
 }
 
-// final sends the last snapshot and the stale markers.
+// final sends the last snapshot and the stale markers. Its error is Stop's (the
+// caller logs it).
 func (c *Client) final() error {
 	timeout := time.Duration(c.cfg.Queue.FinalFlushTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	err := c.push(ctx, true)
 	cancel()
 	if err != nil {
-		err = fmt.Errorf("final remote write flush: %w", err)
-		c.logger.Error("Final push incomplete, samples dropped", "err", err, "timeout_seconds", timeout.Seconds())
+		err = fmt.Errorf("final remote write flush (timeout %s): %w", timeout, err)
 	}
 	if c.cfg.StaleMarkers {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		if serr := c.sendStale(ctx); serr != nil {
-			serr = fmt.Errorf("send stale markers: %w", serr)
-			c.logger.Error("Stale markers incomplete", "err", serr)
-			err = errors.Join(err, serr)
+			err = errors.Join(err, fmt.Errorf("send stale markers (timeout %s): %w", timeout, serr))
 		}
 	}
 	st := c.Stats()
-	c.logger.Info("Remote write stopped", "samples", st.Samples, "requests", st.Requests, "retries", st.Retries, "dropped", st.Dropped)
+	c.logger.Debug("Remote write stopped", "samples", st.Samples, "requests", st.Requests, "retries", st.Retries, "dropped", st.Dropped)
 	return err
 }
 

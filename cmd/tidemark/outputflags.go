@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
@@ -188,7 +189,8 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 		if err != nil {
 			return nil, err
 		}
-		if err := errors.Join(reg.Register(col), reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
+		if err := errors.Join(reg.Register(col), reg.Register(versioncollector.NewCollector("tidemark")),
+			reg.Register(collectors.NewGoCollector()), reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))); err != nil {
 			return nil, fmt.Errorf("register exporter collectors: %w", err)
 		}
 		srv := exporter.NewServer(exporter.ServerConfig{ListenAddress: f.exporterListen, WebConfigFile: f.webConfigFile}, reg, logger)
