@@ -3,6 +3,7 @@ package series
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,6 +158,10 @@ const (
 // k6 sends only p(99) by default, which leaves most of the dashboard empty.
 var DefaultTrendStats = []string{"p(99)", "p(95)", "p(90)", "avg", "min", "max", "med"}
 
+// percentileRE is the plain decimal form a percentile must have, so the name suffix is
+// made of digits only (no NaN, exponents, signs or hex).
+var percentileRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
 // ParseStat parses one k6 trend stat.
 func ParseStat(spec string) (Stat, error) {
 	s := strings.TrimSpace(spec)
@@ -177,7 +182,7 @@ func ParseStat(spec string) (Stat, error) {
 	if strings.HasPrefix(s, "p(") && strings.HasSuffix(s, ")") {
 		inner := strings.TrimSpace(s[2 : len(s)-1])
 		p, err := strconv.ParseFloat(inner, 64)
-		if err != nil || p < 0 || p > 100 || strings.ContainsAny(inner, "eE+-") {
+		if err != nil || !percentileRE.MatchString(inner) || p < 0 || p > 100 {
 			return Stat{}, fmt.Errorf("parse trend stat %q: percentile must be a number from 0 to 100", spec)
 		}
 		return Stat{Spec: s, Suffix: "p" + strings.ReplaceAll(inner, ".", ""), kind: statPercentile, q: p / 100}, nil

@@ -106,6 +106,9 @@ func TestParseStat(t *testing.T) {
 		{spec: "p(101)", wantErr: `parse trend stat "p(101)": percentile must be a number from 0 to 100`},
 		{spec: "p(-1)", wantErr: `parse trend stat "p(-1)": percentile must be a number from 0 to 100`},
 		{spec: "p(1e1)", wantErr: `parse trend stat "p(1e1)": percentile must be a number from 0 to 100`},
+		{spec: "p(NaN)", wantErr: `parse trend stat "p(NaN)": percentile must be a number from 0 to 100`},
+		{spec: "p(0x10)", wantErr: `parse trend stat "p(0x10)": percentile must be a number from 0 to 100`},
+		{spec: "p(.5)", wantErr: `parse trend stat "p(.5)": percentile must be a number from 0 to 100`},
 		{spec: "p95", wantErr: `parse trend stat "p95": want count, sum, min, max, avg, med or p(x)`},
 		{spec: "mean", wantErr: `parse trend stat "mean": want count, sum, min, max, avg, med or p(x)`},
 	} {
@@ -344,4 +347,21 @@ func TestFromAggregate(t *testing.T) {
 			require.Equal(t, uint64(1000), hcount)
 		})
 	}
+}
+
+// FuzzParseStat: any input is rejected or gives a suffix that is a valid name part.
+func FuzzParseStat(f *testing.F) {
+	for _, s := range []string{"p(95)", "p(99.9)", "p(0.95)", "avg", "p()", "p(1e2)", "p(NaN)", "p(+5)", " med ", "p(100.0000001)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		st, err := series.ParseStat(spec)
+		if err != nil {
+			return
+		}
+		require.NotEmpty(t, st.Suffix)
+		for _, r := range st.Suffix {
+			require.True(t, r >= 'a' && r <= 'z' || r >= '0' && r <= '9', "suffix %q of %q", st.Suffix, spec)
+		}
+	})
 }
