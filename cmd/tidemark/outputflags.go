@@ -39,6 +39,7 @@ type outputFlags struct {
 	instanceID     string
 	exporterListen string
 	webConfigFile  string
+	outs           []string
 
 	set struct {
 		url, protocol, interval, trendStats, native, stale bool
@@ -70,12 +71,20 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		StringsVar(&f.rwDropLabels)
 	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: the Kubernetes Job completion index (JOB_COMPLETION_INDEX), else the host name.").
 		StringVar(&f.instanceID)
+	cmd.Flag("out", "k6-style output: experimental-prometheus-rw enables remote write (to k6's default http://localhost:9090/api/v1/write unless a URL is configured). Repeatable.").
+		Short('o').StringsVar(&f.outs)
 	cmd.Flag("exporter.listen-address", "Serve the run's series on /metrics at this address (e.g. :9464) for Prometheus to scrape.").
 		StringVar(&f.exporterListen)
 	cmd.Flag("web.config.file", "exporter-toolkit web configuration (TLS, basic auth) for --exporter.listen-address.").
 		StringVar(&f.webConfigFile)
 	return f
 }
+
+// k6's remote-write output name and its default URL (reference/k6.md §1.1–1.2).
+const (
+	k6RemoteWriteOutput = "experimental-prometheus-rw"
+	k6DefaultServerURL  = "http://localhost:9090/api/v1/write"
+)
 
 // defaultInstanceID is the Job completion index of an Indexed Job, else the host name.
 func defaultInstanceID(environ []string) string {
@@ -129,6 +138,17 @@ func (f *outputFlags) remoteWriteConfig(testID, instanceID string) (remotewrite.
 	}
 	if err := f.applySeriesFlags(&cfg.Series, testID, instanceID); err != nil {
 		return cfg, false, err
+	}
+	for _, o := range f.outs {
+		// k6 ignores anything after "=" for this output; so do we.
+		name, _, _ := strings.Cut(o, "=")
+		if name != k6RemoteWriteOutput {
+			return cfg, false, fmt.Errorf("--out %q: the only output is %s (see also --exporter.listen-address)", o, k6RemoteWriteOutput)
+		}
+		if cfg.URL == nil || cfg.URL.URL == nil {
+			u, _ := url.Parse(k6DefaultServerURL)
+			cfg.URL = &config.URL{URL: u}
+		}
 	}
 	if cfg.URL == nil || cfg.URL.URL == nil || cfg.URL.String() == "" {
 		return cfg, false, nil

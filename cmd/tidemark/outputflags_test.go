@@ -75,6 +75,11 @@ func TestOutputFlagsPrecedence(t *testing.T) {
 				require.Equal(t, "run-1", c.Series.TestID)
 				require.Equal(t, "3", c.Series.InstanceID)
 			}},
+		{name: "k6 -o", args: []string{"-o", "experimental-prometheus-rw"}, enabled: true, check: func(t *testing.T, c remotewrite.Config) {
+			require.Equal(t, "http://localhost:9090/api/v1/write", c.URL.String())
+		}},
+		{name: "k6 -o with env URL", env: []string{"K6_PROMETHEUS_RW_SERVER_URL=http://p/w"}, args: []string{"--out=experimental-prometheus-rw=ignored"}, enabled: true,
+			check: func(t *testing.T, c remotewrite.Config) { require.Equal(t, "http://p/w", c.URL.String()) }},
 		{name: "defaults", args: []string{"--remote-write.url=http://x/w"}, enabled: true, check: func(t *testing.T, c remotewrite.Config) {
 			require.Equal(t, []string{"p(99)", "p(95)", "p(90)", "avg", "min", "max", "med"}, c.Series.TrendStats)
 			require.Equal(t, remotewrite.Protocol1, c.Protocol)
@@ -104,6 +109,9 @@ func TestOutputFlagsErrors(t *testing.T) {
 	f = parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.label=novalue")
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, `label "novalue": want name=value`)
+	f = parseOutputFlags(t, nil, "-o", "json")
+	_, _, err = f.remoteWriteConfig("id", "")
+	require.ErrorContains(t, err, `--out "json": the only output is experimental-prometheus-rw`)
 	f = parseOutputFlags(t, []string{"K6_PROMETHEUS_RW_SIGV4_REGION=x"})
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, "must be set together")
