@@ -113,6 +113,7 @@ type scenarioRun struct {
 	sc         *scenario.Scenario
 	exec       *executor.Executor
 	steps      []compiledStep
+	mayUseTLS  bool            // a step's URL is https or dynamic
 	tags       *metrics.TagSet // run tags + scenario tags + scenario
 	targetTags *metrics.TagSet // run tags + scenario + unit
 }
@@ -195,6 +196,9 @@ func (e *Engine) prepare(sc *scenario.Scenario) (*scenarioRun, error) {
 			cs.groupTags = e.pool.With(sr.tags, metrics.Tag{Key: "group", Value: cs.group})
 		}
 		if st.URL != nil {
+			if !st.URL.Static() || !strings.HasPrefix(st.URL.String(), "http://") {
+				sr.mayUseTLS = true
+			}
 			rs, err := request.Compile(st, baseTags, e.pool, e.cfg.UserAgent)
 			if err != nil {
 				return nil, fmt.Errorf("scenario %q step %d: %w", sc.Name, i+1, err)
@@ -472,7 +476,13 @@ type vu struct {
 }
 
 func (e *Engine) newVU(sr *scenarioRun, id int64) executor.VU {
-	v := &vu{sr: sr, e: e, client: request.NewClient(e.env, e.cfg.HTTP)}
+	opts := e.cfg.HTTP
+	if !sr.mayUseTLS {
+		// Plain-HTTP flows never negotiate HTTP/2; not configuring it saves memory
+		// per VU and a lookup per request.
+		opts.DisableHTTP2 = true
+	}
+	v := &vu{sr: sr, e: e, client: request.NewClient(e.env, opts)}
 	v.vars.VU = id
 	v.vars.Rand = rand.New(rand.NewPCG(uint64(id), rand.Uint64()))
 	return v

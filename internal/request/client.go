@@ -80,7 +80,8 @@ type Client struct {
 
 // NewClient returns a client with its own transport.
 func NewClient(env *Env, opts Options) *Client {
-	c := &Client{env: env, tags: map[tagKey]*metrics.TagSet{}}
+	// Nine samples per request plus checks: sized once, reused.
+	c := &Client{env: env, tags: map[tagKey]*metrics.TagSet{}, samples: make([]metrics.Sample, 0, 16)}
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = 30 * time.Second
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -35,13 +36,16 @@ func TestMemoryPerVU(t *testing.T) {
 	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
 	u, _ := scenario.ParseTemplate(url + "/")
 	st, _ := Compile(&scenario.Step{URL: u}, []metrics.Tag{{Key: "scenario", Value: "m"}}, pool, "")
+	var heap, stack uint64
 	measure := func() uint64 {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
+		heap, stack = ms.HeapInuse, ms.StackInuse
 		return ms.HeapInuse + ms.StackInuse
 	}
 	before := measure()
+	h0, s0 := heap, stack
 	var wg sync.WaitGroup
 	clients := make([]*Client, n)
 	for i := range clients {
@@ -56,6 +60,14 @@ func TestMemoryPerVU(t *testing.T) {
 	}
 	time.Sleep(4500 * time.Millisecond) // the second request of every VU is in flight
 	during := measure()
-	t.Logf("VUs=%d: %.1f KiB per VU (heap+stacks, no GC slack)", n, float64(during-before)/float64(n)/1024)
+	t.Logf("VUs=%d: %.1f KiB per VU (heap+stacks, no GC slack): heap %.1f KiB, stacks %.1f KiB", n, float64(during-before)/float64(n)/1024,
+		float64(heap-h0)/float64(n)/1024, float64(stack-s0)/float64(n)/1024)
+	if p := os.Getenv("TIDEMARK_MEM_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	wg.Wait()
 }

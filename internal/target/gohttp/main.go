@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,8 +20,21 @@ func main() {
 	url := flag.String("url", "http://127.0.0.1:8099/", "URL to GET")
 	conc := flag.Int("c", 50, "concurrent goroutines (one keep-alive connection each)")
 	dur := flag.Duration("d", 10*time.Second, "duration")
+	prof := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
-	os.Exit(run(*url, *conc, *dur))
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
+	code := run(*url, *conc, *dur)
+	if code != 0 {
+		os.Exit(code)
+	}
 }
 
 func run(url string, conc int, dur time.Duration) int {
