@@ -27,7 +27,7 @@ import (
 // Precedence, lowest first: defaults, --remote-write.config.file, k6's
 // K6_PROMETHEUS_RW_* environment variables, flags given on the command line.
 type outputFlags struct {
-	rwURL          string
+	rwURLs         []string
 	rwProtocol     string
 	rwInterval     time.Duration
 	rwTrendStats   string
@@ -51,8 +51,8 @@ type outputFlags struct {
 // addOutputFlags registers the output flags on the run command.
 func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 	f := &outputFlags{environ: os.Environ}
-	cmd.Flag("remote-write.url", "Push the run's k6-compatible series to this Prometheus remote-write endpoint (e.g. http://prometheus:9090/api/v1/write). Also K6_PROMETHEUS_RW_SERVER_URL.").
-		IsSetByUser(&f.set.url).StringVar(&f.rwURL)
+	cmd.Flag("remote-write.url", "Push the run's k6-compatible series to this Prometheus remote-write endpoint (e.g. http://prometheus:9090/api/v1/write). Repeatable: every endpoint gets every series. Also K6_PROMETHEUS_RW_SERVER_URL.").
+		IsSetByUser(&f.set.url).StringsVar(&f.rwURLs)
 	cmd.Flag("remote-write.protocol", "Remote-write protocol: 1.0 (as k6) or 2.0 (with type/help/unit metadata).").
 		Default(remotewrite.Protocol1).IsSetByUser(&f.set.protocol).EnumVar(&f.rwProtocol, remotewrite.Protocol1, remotewrite.Protocol2)
 	cmd.Flag("remote-write.push-interval", "How often every live series is pushed. Also K6_PROMETHEUS_RW_PUSH_INTERVAL.").
@@ -100,26 +100,52 @@ func defaultInstanceID(environ []string) string {
 	return h
 }
 
-// remoteWriteConfig composes the remote-write configuration. enabled is false when no
-// URL is configured anywhere.
-func (f *outputFlags) remoteWriteConfig(testID, instanceID string) (remotewrite.Config, bool, error) {
+// remoteWriteConfigs composes one configuration per remote-write endpoint; none when
+// remote write is off. It also returns the series naming the exporter shares.
+func (f *outputFlags) remoteWriteConfigs(testID, instanceID string) ([]remotewrite.Config, error) {
+	cfg, err := f.composeRemoteWrite(testID, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	urls := []*config.URL{cfg.URL}
+	if f.set.url {
+		urls = urls[:0]
+		for _, raw := range f.rwURLs {
+			u, err := url.Parse(raw)
+			if err != nil {
+				return nil, fmt.Errorf("--remote-write.url: %w", err)
+			}
+			urls = append(urls, &config.URL{URL: u})
+		}
+	}
+	var out []remotewrite.Config
+	for _, u := range urls {
+		if u == nil || u.URL == nil || u.String() == "" {
+			continue
+		}
+		c := cfg
+		c.URL = u
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// composeRemoteWrite applies, lowest first: defaults, the config file, k6's
+// environment variables and the flags given on the command line.
+func (f *outputFlags) composeRemoteWrite(testID, instanceID string) (remotewrite.Config, error) {
 	cfg := remotewrite.DefaultConfig
 	cfg.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	if f.rwConfigFile != "" {
 		var err error
 		if cfg, err = remotewrite.LoadFile(f.rwConfigFile); err != nil {
-			return cfg, false, err
+			return cfg, err
 		}
 	}
 	if _, err := cfg.ApplyK6Env(f.environ()); err != nil {
-		return cfg, false, err
-	}
-	if f.set.url {
-		u, err := url.Parse(f.rwURL)
-		if err != nil {
-			return cfg, false, fmt.Errorf("--remote-write.url: %w", err)
-		}
-		cfg.URL = &config.URL{URL: u}
+		return cfg, err
 	}
 	if f.set.protocol {
 		cfg.Protocol = f.rwProtocol
@@ -137,23 +163,20 @@ func (f *outputFlags) remoteWriteConfig(testID, instanceID string) (remotewrite.
 		cfg.StaleMarkers = f.rwStale
 	}
 	if err := f.applySeriesFlags(&cfg.Series, testID, instanceID); err != nil {
-		return cfg, false, err
+		return cfg, err
 	}
 	for _, o := range f.outs {
 		// k6 ignores anything after "=" for this output; so do we.
 		name, _, _ := strings.Cut(o, "=")
 		if name != k6RemoteWriteOutput {
-			return cfg, false, fmt.Errorf("--out %q: the only output is %s (see also --exporter.listen-address)", o, k6RemoteWriteOutput)
+			return cfg, fmt.Errorf("--out %q: the only output is %s (see also --exporter.listen-address)", o, k6RemoteWriteOutput)
 		}
 		if cfg.URL == nil || cfg.URL.URL == nil {
 			u, _ := url.Parse(k6DefaultServerURL)
 			cfg.URL = &config.URL{URL: u}
 		}
 	}
-	if cfg.URL == nil || cfg.URL.URL == nil || cfg.URL.String() == "" {
-		return cfg, false, nil
-	}
-	return cfg, true, cfg.Validate()
+	return cfg, nil
 }
 
 // applySeriesFlags adds --remote-write.label, --remote-write.drop-label, the test id
@@ -189,22 +212,32 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	reg := prometheus.NewRegistry()
 	var sinks []runSink
 
-	rwCfg, enabled, err := f.remoteWriteConfig(testID, instanceID)
+	base, err := f.composeRemoteWrite(testID, instanceID)
 	if err != nil {
 		return nil, err
 	}
-	if enabled {
-		client, err := remotewrite.NewClient(rwCfg, src, logger, reg)
+	cfgs, err := f.remoteWriteConfigs(testID, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	for _, cfg := range cfgs {
+		// Each endpoint's self-metrics carry its (redacted) URL.
+		creg := prometheus.WrapRegistererWith(prometheus.Labels{"url": cfg.URL.Redacted()}, reg)
+		client, err := remotewrite.NewClient(cfg, src, logger, creg)
 		if err != nil {
 			return nil, err
 		}
-		sinks = append(sinks, &remoteWriteSink{client})
+		s := &remoteWriteSink{c: client}
+		if len(cfgs) > 1 {
+			s.name = cfg.URL.Redacted()
+		}
+		sinks = append(sinks, s)
 	}
 
 	if f.exporterListen != "" {
 		// The exporter shares the naming (trend stats, histograms, labels) with remote
 		// write, so scraped and pushed series are the same.
-		scfg := rwCfg.Series
+		scfg := base.Series
 		col, err := exporter.NewCollector(src, scfg, time.Now())
 		if err != nil {
 			return nil, err
@@ -223,12 +256,22 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	return sinks, nil
 }
 
-// remoteWriteSink adapts a remote-write client to a runSink.
-type remoteWriteSink struct{ c *remotewrite.Client }
+// remoteWriteSink adapts a remote-write client to a runSink. name tells endpoints
+// apart in the summary when there are several.
+type remoteWriteSink struct {
+	c    *remotewrite.Client
+	name string
+}
 
-func (s *remoteWriteSink) Start()          { s.c.Start() }
-func (s *remoteWriteSink) Stop() error     { return s.c.Stop() }
-func (s *remoteWriteSink) Extra() []string { return []string{s.c.Stats().String()} }
+func (s *remoteWriteSink) Start()      { s.c.Start() }
+func (s *remoteWriteSink) Stop() error { return s.c.Stop() }
+func (s *remoteWriteSink) Extra() []string {
+	line := s.c.Stats().String()
+	if s.name != "" {
+		line += " (" + s.name + ")"
+	}
+	return []string{line}
+}
 
 // exporterSink adapts the exporter's server to a runSink. It is already listening.
 type exporterSink struct{ s *exporter.Server }

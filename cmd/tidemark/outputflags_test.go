@@ -91,11 +91,11 @@ func TestOutputFlagsPrecedence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := parseOutputFlags(t, tc.env, tc.args...)
-			cfg, enabled, err := f.remoteWriteConfig("run-1", "3")
+			cfgs, err := f.remoteWriteConfigs("run-1", "3")
 			require.NoError(t, err)
-			require.Equal(t, tc.enabled, enabled)
+			require.Equal(t, tc.enabled, len(cfgs) == 1)
 			if tc.check != nil {
-				tc.check(t, cfg)
+				tc.check(t, cfgs[0])
 			}
 		})
 	}
@@ -104,13 +104,16 @@ func TestOutputFlagsPrecedence(t *testing.T) {
 func TestOutputFlagsErrors(t *testing.T) {
 	t.Parallel()
 	f := parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.trend-stats=p(200)")
-	_, _, err := f.remoteWriteConfig("id", "")
+	_, err := f.remoteWriteConfigs("id", "")
 	require.ErrorContains(t, err, `parse trend stat "p(200)"`)
 	f = parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.label=novalue")
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, `label "novalue": want name=value`)
+	f = parseOutputFlags(t, nil, "--remote-write.url=ftp://x/w")
+	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
+	require.ErrorContains(t, err, "scheme must be http or https")
 	f = parseOutputFlags(t, nil, "-o", "json")
-	_, _, err = f.remoteWriteConfig("id", "")
+	_, err = f.remoteWriteConfigs("id", "")
 	require.ErrorContains(t, err, `--out "json": the only output is experimental-prometheus-rw`)
 	f = parseOutputFlags(t, []string{"K6_PROMETHEUS_RW_SIGV4_REGION=x"})
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
@@ -177,4 +180,50 @@ func TestOutputSinks(t *testing.T) {
 	require.Equal(t, []prompb.Label{{Name: "__name__", Value: "k6_http_reqs_total"}, {Name: "instance_id", Value: "2"},
 		{Name: "status", Value: "200"}, {Name: "team", Value: "a"}, {Name: "testid", Value: "run-9"}}, got[0].Labels)
 	require.Equal(t, 5.0, got[0].Samples[0].Value)
+}
+
+// TestTwoEndpoints: a repeated --remote-write.url pushes every series to each endpoint.
+func TestTwoEndpoints(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	hits := map[string]int{}
+	handler := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			hits[name]++
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		})
+	}
+	a := httptest.NewServer(handler("a"))
+	defer a.Close()
+	b := httptest.NewServer(handler("b"))
+	defer b.Close()
+	f := parseOutputFlags(t, nil, "--remote-write.url="+a.URL, "--remote-write.url="+b.URL, "--exporter.listen-address=127.0.0.1:0")
+	cfgs, err := f.remoteWriteConfigs("id", "0")
+	require.NoError(t, err)
+	require.Len(t, cfgs, 2)
+	store := aggregate.New()
+	sinks, err := f.build(store, map[string]string{"testid": "id"}, promslog.NewNopLogger())
+	require.NoError(t, err)
+	require.Len(t, sinks, 3)
+	for _, s := range sinks {
+		s.Start()
+	}
+	addr := strings.TrimPrefix(sinks[2].Extra()[0], "exporter: served on ")
+	resp, err := http.Get("http://" + addr + "/metrics")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(page), `tidemark_remote_write_samples_total{url="`+a.URL+`"}`)
+	require.Contains(t, string(page), `tidemark_remote_write_samples_total{url="`+b.URL+`"}`)
+	for _, s := range sinks {
+		require.NoError(t, s.Stop())
+	}
+	require.Equal(t, []string{"remote write: 0 samples in 0 requests, 0 retries, 0 dropped (" + b.URL + ")"}, sinks[1].Extra())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 0, hits["a"]+hits["b"], "an empty store sends nothing")
 }
