@@ -282,6 +282,24 @@ func TestTextMinimal(t *testing.T) {
 		"\n\n\n", out)
 }
 
+// TestTextHidesRunMetadata: Tidemark's own run-metadata gauges are for PromQL, not for the
+// summary, so a run with them prints the same as one without.
+func TestTextHidesRunMetadata(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	info := &metrics.Metric{Name: "tidemark_run_info", Type: metrics.Gauge}
+	target := &metrics.Metric{Name: "tidemark_scenario_target", Type: metrics.Gauge}
+	r.store.Push([]metrics.Sample{
+		{Metric: r.b.Iterations, Tags: r.tags("scenario", "default"), Time: r.start, Value: 1},
+		{Metric: info, Tags: r.tags(), Time: r.start, Value: 1},
+		{Metric: target, Tags: r.tags("scenario", "default"), Time: r.start, Value: 5},
+	})
+	out := text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second})
+	require.NotContains(t, out, "tidemark_")
+	require.NotContains(t, out, "CUSTOM")
+	require.Contains(t, out, "    iterations...: 1 1/s\n")
+}
+
 func TestTextTimeUnitAndTrendStats(t *testing.T) {
 	t.Parallel()
 	r := newRun()

@@ -1,0 +1,87 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/correlator"
+)
+
+// TestIntegrationDemo runs `tidemark demo` as `make demo` does (from the repository
+// root, so the example files resolve) and checks that it finishes in time and that its
+// report holds the facts the demo exists to show: HPA reaction, per-step start-up gaps,
+// throttling and the database.
+func TestIntegrationDemo(t *testing.T) {
+	out := t.TempDir()
+	t.Chdir(filepath.Join("..", ".."))
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run([]string{"demo", "--output.dir", out, "--quiet", "--web.listen-address", "127.0.0.1:0"}, &stdout, &stderr)
+	elapsed := time.Since(start)
+	t.Logf("demo took %s\n%s", elapsed, stdout.String())
+	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	require.Less(t, elapsed, 5*time.Minute, "make demo must finish within 5 minutes after the build")
+
+	for _, name := range []string{"report.md", "report.json", "report.html"} {
+		st, err := os.Stat(filepath.Join(out, "report", name))
+		require.NoError(t, err)
+		require.Positive(t, st.Size(), name)
+	}
+	for _, name := range []string{"tidemark-load.json", "tidemark-run-correlation.json"} {
+		_, err := os.Stat(filepath.Join(out, "dashboards", name))
+		require.NoError(t, err, "dashboard %s", name)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+
+	require.Positive(t, res.Load.Requests)
+	var order *struct{ reaction, steps, gaps int }
+	for _, h := range res.Autoscaling {
+		if h.Name != "order" {
+			continue
+		}
+		order = &struct{ reaction, steps, gaps int }{}
+		require.NotNil(t, h.ReactionFromLoadStep, "HPA reaction from the load step")
+		require.Positive(t, h.ReactionFromLoadStep.Value)
+		require.Less(t, h.ReactionFromLoadStep.Value, 90.0, "the HPA reacts within a few syncs")
+		require.NotNil(t, h.Peak)
+		require.Equal(t, 5.0, h.Peak.Value, "order scales to its maximum, as in story 1")
+		for _, s := range h.Steps {
+			if s.Direction == "up" {
+				order.steps++
+				if s.ReadyGap != nil {
+					order.gaps++
+				}
+			}
+		}
+	}
+	require.NotNil(t, order, "an HPA for the order Deployment")
+	require.GreaterOrEqual(t, order.steps, 2, "order scales up in steps (2→4→5)")
+	require.Equal(t, order.steps, order.gaps, "every scale-up step has its start-up gap")
+
+	onset := false
+	for _, c := range res.CPU {
+		for _, o := range c.Onsets {
+			onset = onset || o.At != nil
+		}
+	}
+	require.True(t, onset, "a throttling onset")
+	require.NotEmpty(t, res.Database)
+	db := res.Database[0]
+	require.NotNil(t, db.ConnectionsPeak, "DB connections")
+	require.NotNil(t, db.CPUPeak, "DB CPU")
+
+	stdoutText := stdout.String()
+	require.Contains(t, stdoutText, "Where to look")
+	require.Contains(t, stdoutText, filepath.Join(out, "report", "report.html"))
+}
