@@ -65,17 +65,17 @@ wait_ready "http://127.0.0.1:$PORT/-/ready" tidemark
 wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" prometheus
 PROM_VERSION=$(curl -fsS "http://127.0.0.1:$PROM_PORT/api/v1/status/buildinfo" | sed -n 's/.*"version":"\([^"]*\)".*/\1/p')
 
-run_one() { # label url proto
-	"${gen_cpu[@]}" "$WORK/bin/storebench" -label "$1" -url "$2" -proto "$3" \
+run_one() { # label url proto round
+	"${gen_cpu[@]}" "$WORK/bin/storebench" -label "$1" -url "$2" -proto "$3" -testid "$1-$4" \
 		-writers "$WRITERS" -series "$SERIES" -duration "${D}s" | tee -a "$WORK/results.txt"
 }
 
 : >"$WORK/results.txt"
 echo "# bench-store: D=${D}s REPS=$REPS WRITERS=$WRITERS SERIES=$SERIES PIN=$PIN prometheus=$PROM_VERSION $(nproc) CPUs"
 for r in $(seq 1 "$REPS"); do
-	run_one tidemark "http://127.0.0.1:$PORT/api/v1/write" v1
-	run_one prometheus "http://127.0.0.1:$PROM_PORT/api/v1/write" v1
-	run_one tidemark-rw2 "http://127.0.0.1:$PORT/api/v1/write" v2
+	run_one tidemark "http://127.0.0.1:$PORT/api/v1/write" v1 "$r"
+	run_one prometheus "http://127.0.0.1:$PROM_PORT/api/v1/write" v1 "$r"
+	run_one tidemark-rw2 "http://127.0.0.1:$PORT/api/v1/write" v2 "$r"
 done
 
 median() { # label

@@ -32,6 +32,7 @@ func run() int {
 		duration = flag.Duration("duration", 10*time.Second, "how long to write")
 		proto    = flag.String("proto", "v1", "remote-write protocol: v1 or v2")
 		label    = flag.String("label", "", "name printed with the result")
+		testid   = flag.String("testid", "bench", "testid label of the generated series; use a new one per run against the same server")
 	)
 	flag.Parse()
 	if *url == "" || (*proto != "v1" && *proto != "v2") {
@@ -48,7 +49,7 @@ func run() int {
 	var wg sync.WaitGroup
 	for w := range *writers {
 		wg.Go(func() {
-			g := newGen(w, *series, *proto == "v2")
+			g := newGen(*testid, w, *series, *proto == "v2")
 			for i := 0; ctx.Err() == nil; i++ {
 				body := g.encode(start.Add(time.Duration(i) * 100 * time.Millisecond).UnixMilli())
 				if err := send(ctx, client, *url, body, g.v2); err != nil {
@@ -84,12 +85,12 @@ type gen struct {
 	packed []byte
 }
 
-func newGen(w, n int, v2 bool) *gen {
+func newGen(testid string, w, n int, v2 bool) *gen {
 	g := &gen{v2: v2}
 	st := writev2.NewSymbolTable()
 	for i := range n {
 		ls := labels.FromStrings(
-			"__name__", "k6_http_req_duration_p95", "testid", "bench", "instance_id", fmt.Sprint(w),
+			"__name__", "k6_http_req_duration_p95", "testid", testid, "instance_id", fmt.Sprint(w),
 			"scenario", "browse", "method", "GET", "status", "200", "name", fmt.Sprintf("https://svc/item/%d", i),
 		)
 		if v2 {
