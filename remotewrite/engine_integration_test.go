@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,11 @@ func TestIntegrationEngineRun(t *testing.T) {
 	u, err := scenario.ParseTemplate(srv.URL + "/api")
 	require.NoError(t, err)
 	flow := scenario.Flow{Steps: []scenario.Step{{Name: "api", URL: u, Checks: []scenario.Check{{Name: "ok", Kind: scenario.CheckStatus, Status: 200}}}}}
+	// One VU at 100 ms a request cannot keep up with 30/s: dropped iterations, and
+	// failures (status 503) for the dashboards' error panels.
+	slowURL, err := scenario.ParseTemplate(srv.URL + "/slow?delay=100ms&status=503")
+	require.NoError(t, err)
+	slow := scenario.Flow{Steps: []scenario.Step{{Name: "slow", URL: slowURL}}}
 	testID := "e2e-engine"
 	store := aggregate.New()
 	eng, err := engine.New(engine.Config{
@@ -47,6 +53,8 @@ func TestIntegrationEngineRun(t *testing.T) {
 			{Name: "open", Executor: scenario.ConstantArrivalRate, Rate: 100, TimeUnit: time.Second, Duration: 3 * time.Second,
 				PreAllocatedVUs: 10, MaxVUs: 50, GracefulStop: 5 * time.Second, Flow: flow},
 			{Name: "closed", Executor: scenario.ConstantVUs, VUs: 2, Duration: 3 * time.Second, GracefulStop: 5 * time.Second, Flow: flow},
+			{Name: "dropping", Executor: scenario.ConstantArrivalRate, Rate: 30, TimeUnit: time.Second, Duration: 3 * time.Second,
+				PreAllocatedVUs: 1, MaxVUs: 1, GracefulStop: 5 * time.Second, Flow: slow},
 		}},
 		TestID:   testID,
 		Pusher:   store,
@@ -78,6 +86,7 @@ func TestIntegrationEngineRun(t *testing.T) {
 		vec := v.(model.Vector)
 		return len(vec) == 1 && float64(vec[0].Value) == served
 	})
+	dashboard19665(t, prom.URL, testID)
 	hq := query(t, prom.URL, fmt.Sprintf(`histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid=%q}))`, testID))
 	require.Len(t, hq, 1)
 	require.InEpsilon(t, p95, float64(hq[0].Value), 0.09, "native histogram p95 %v vs the summary's %v", hq[0].Value, p95)
@@ -117,4 +126,46 @@ func TestIntegrationEngineRun(t *testing.T) {
 			promtest.WaitForQuery(t, s.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(0))
 		})
 	}
+}
+
+// dashboard19665 runs every query of Grafana dashboard 19665 "k6 Prometheus"
+// (reference/k6.md §2) for a live run and requires data for each: with the default
+// trend stats every panel is filled, which k6's default (p(99) only) does not do.
+func dashboard19665(t *testing.T, base, testID string) {
+	t.Helper()
+	sel := fmt.Sprintf(`testid=~%q`, testID)
+	rate := "[1m]" // $__rate_interval
+	queries := []string{
+		`sum(k6_vus{` + sel + `})`,
+		`sum(irate(k6_http_reqs_total{` + sel + `}` + rate + `))`,
+		`sum(irate(k6_http_reqs_total{` + sel + `, expected_response="false"}` + rate + `))`,
+		`sum(irate(k6_http_reqs_total{` + sel + `, expected_response="true"}` + rate + `))`,
+		`avg(round(k6_http_req_failed_rate{` + sel + `}, 0.1)*100)`,
+		`sum(k6_http_reqs_total{` + sel + `})`,
+		`sum(k6_http_reqs_total{` + sel + `, expected_response="false"})`,
+		`avg(irate(k6_data_sent_total{` + sel + `}` + rate + `))`,
+		`avg(irate(k6_data_received_total{` + sel + `}` + rate + `))`,
+		`avg(k6_dropped_iterations_total{` + sel + `})`,
+		`round(k6_checks_rate{` + sel + `}, 0.1)`,
+		`avg(round(k6_checks_rate{` + sel + `}, 0.1)*100)`,
+	}
+	// The quantile_stat variable offers every stat suffix; the URL table reads
+	// min, max, p95 and p99.
+	for _, stat := range []string{"min", "max", "p95", "p99", "p90", "avg", "med"} {
+		for _, trend := range []string{"http_req_duration", "iteration_duration", "http_req_blocked", "http_req_tls_handshaking",
+			"http_req_sending", "http_req_waiting", "http_req_receiving"} {
+			queries = append(queries, `avg(k6_`+trend+`_`+stat+`{`+sel+`})`)
+		}
+		queries = append(queries, `avg by(name, method, status) (k6_http_req_duration_`+stat+`{`+sel+`})`)
+	}
+	for _, q := range queries {
+		promtest.WaitForQuery(t, base, q, 10*time.Second, promtest.NonEmpty)
+	}
+	names, err := promtest.Query(context.Background(), base, fmt.Sprintf(`count by (__name__) ({__name__=~"k6_http_req_duration_.*", %s})`, sel), time.Time{})
+	require.NoError(t, err)
+	var stats []string
+	for _, s := range names.(model.Vector) {
+		stats = append(stats, strings.TrimPrefix(string(s.Metric[model.MetricNameLabel]), "k6_http_req_duration_"))
+	}
+	require.ElementsMatch(t, []string{"p99", "p95", "p90", "avg", "min", "max", "med", "seconds"}, stats)
 }
