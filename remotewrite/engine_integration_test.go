@@ -87,6 +87,7 @@ func TestIntegrationEngineRun(t *testing.T) {
 		return len(vec) == 1 && float64(vec[0].Value) == served
 	})
 	dashboard19665(t, prom.URL, testID)
+	dashboard18030(t, prom.URL, testID)
 	hq := query(t, prom.URL, fmt.Sprintf(`histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid=%q}))`, testID))
 	require.Len(t, hq, 1)
 	require.InEpsilon(t, p95, float64(hq[0].Value), 0.09, "native histogram p95 %v vs the summary's %v", hq[0].Value, p95)
@@ -168,4 +169,22 @@ func dashboard19665(t *testing.T, base, testID string) {
 		stats = append(stats, strings.TrimPrefix(string(s.Metric[model.MetricNameLabel]), "k6_http_req_duration_"))
 	}
 	require.ElementsMatch(t, []string{"p99", "p95", "p90", "avg", "min", "max", "med", "seconds"}, stats)
+}
+
+// dashboard18030 runs the native-histogram queries of Grafana dashboard 18030 "k6
+// Prometheus (Native Histograms)" (reference/k6.md §2) for a live run.
+func dashboard18030(t *testing.T, base, testID string) {
+	t.Helper()
+	sel := fmt.Sprintf(`testid=~%q`, testID)
+	var queries []string
+	for _, trend := range []string{"http_req_duration", "iteration_duration", "http_req_blocked", "http_req_tls_handshaking",
+		"http_req_sending", "http_req_waiting", "http_req_receiving"} {
+		queries = append(queries, `histogram_quantile(0.99, sum by (le) (rate(k6_`+trend+`_seconds{`+sel+`}[1m])))`)
+	}
+	for _, q := range []string{"0", "1", "0.95", "0.99"} {
+		queries = append(queries, `histogram_quantile(`+q+`, sum by(le, name, method, status) (rate(k6_http_req_duration_seconds{`+sel+`}[1m])))`)
+	}
+	for _, q := range queries {
+		promtest.WaitForQuery(t, base, q, 10*time.Second, promtest.NonEmpty)
+	}
 }
