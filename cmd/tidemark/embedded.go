@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -27,6 +30,7 @@ type embeddedStore struct {
 	// Where says, for people, where the data is.
 	Where string
 	st    *store.Store
+	srv   *http.Server
 }
 
 // openEmbedded finds a `tidemark serve` holding dir, or opens the store in dir in this
@@ -46,10 +50,40 @@ func openEmbedded(ctx context.Context, dir string, logger *slog.Logger) (*embedd
 	return &embeddedStore{URL: embeddedBaseURL, Transport: st.Transport(), Where: fmt.Sprintf("embedded store in %s", dir), st: st}, nil
 }
 
-// Close closes an in-process store; it does nothing for a server.
+// Listen serves an in-process store on a free loopback port, so that clients that need
+// a real URL (remote write) reach it; URL changes to that address. It does nothing for a
+// server found by Discover.
+func (e *embeddedStore) Listen(logger *slog.Logger) error {
+	if e.st == nil || e.srv != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("serve the embedded store on loopback: %w", err)
+	}
+	e.srv = &http.Server{Handler: e.st.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	e.URL = "http://" + ln.Addr().String()
+	e.Transport = http.DefaultTransport
+	go func() {
+		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("Embedded store server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Close stops serving and closes an in-process store, keeping its data; it does nothing
+// for a server.
 func (e *embeddedStore) Close() error {
 	if e.st == nil {
 		return nil
 	}
-	return e.st.Close()
+	var errs []error
+	if e.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		errs = append(errs, e.srv.Shutdown(ctx))
+		cancel()
+	}
+	errs = append(errs, e.st.Close())
+	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,7 @@ import (
 	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/summary"
 	"github.com/tidemark/tidemark/internal/threshold"
 )
@@ -67,6 +69,8 @@ type runConfig struct {
 	progressPeriod time.Duration
 	cpuProfile     string
 	outputs        *outputFlags
+	dataDir        string
+	noStore        bool
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -95,6 +99,10 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() in
 		Hidden().DurationVar(&cfg.progressPeriod)
 	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
 	cfg.outputs = addOutputFlags(cmd)
+	cmd.Flag("storage.tsdb.path", "Without a remote-write URL the run's series go into the embedded store in this directory "+
+		"(or into the `tidemark serve` holding it), for `tidemark serve` and `tidemark correlate`.").
+		Default(store.DefaultConfig.Dir).StringVar(&cfg.dataDir)
+	cmd.Flag("no-embedded-store", "Keep the series only in memory when no remote-write URL is set.").BoolVar(&cfg.noStore)
 	return cmd, func() int { return runRun(cfg, g) }
 }
 
@@ -107,9 +115,51 @@ type runSink interface {
 	Extra() []string
 }
 
-// sinks builds the run's sinks from the flags.
-func (c *runConfig) sinks(store *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
-	return c.outputs.build(store, runTags, logger)
+// sinks builds the run's sinks from the flags. Without a remote-write URL (flag, file or
+// K6_PROMETHEUS_RW_SERVER_URL) the series are remote-written into the embedded store:
+// a `tidemark serve` holding --storage.tsdb.path, or that directory opened in-process.
+func (c *runConfig) sinks(agg *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
+	rw, err := c.outputs.remoteWriteConfigs("", "")
+	if err != nil {
+		return nil, err
+	}
+	var emb *embeddedStore
+	if len(rw) == 0 && !c.noStore {
+		if emb, err = openEmbedded(context.Background(), c.dataDir, logger); err != nil {
+			return nil, err
+		}
+		if err := emb.Listen(logger); err != nil {
+			return nil, errors.Join(err, emb.Close())
+		}
+		c.outputs.rwURLs, c.outputs.set.url = []string{emb.URL + "/api/v1/write"}, true
+	}
+	sinks, err := c.outputs.build(agg, runTags, logger)
+	if err != nil {
+		if emb != nil {
+			err = errors.Join(err, emb.Close())
+		}
+		return nil, err
+	}
+	if emb != nil {
+		// After the remote-write sink, so its final flush lands before the store closes.
+		sinks = append(sinks, &embeddedSink{emb: emb, dir: c.dataDir})
+	}
+	return sinks, nil
+}
+
+// embeddedSink closes the embedded store after the run and says where the data went.
+type embeddedSink struct {
+	emb *embeddedStore
+	dir string
+}
+
+func (s *embeddedSink) Start()      {}
+func (s *embeddedSink) Stop() error { return s.emb.Close() }
+func (s *embeddedSink) Extra() []string {
+	if s.emb.st == nil {
+		return []string{"data: written to " + s.emb.Where}
+	}
+	return []string{fmt.Sprintf("data: written to the embedded store in %s; query it with `tidemark serve --storage.tsdb.path %s`", s.dir, s.dir)}
 }
 
 func parsePairs(kind string, pairs []string) (map[string]string, error) {
