@@ -183,7 +183,13 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 			s.hpa = ctrl
 			// Each HPA is resynced on its own phase of the controller's period.
 			s.hpaNext = start.Add(time.Duration(c.rng.Int64N(int64(hcfg.SyncPeriod))))
-			s.hpaStatus = hpa.Status{CurrentReplicas: s.specReplicas, DesiredReplicas: s.specReplicas}
+			// The cluster has been running: the HPA has synced before and read the pods'
+			// idle CPU (per pod, as metrics-server reports it) against their request.
+			util, idle := int32(-1), int64(spec.IdleCPU)
+			if req := int64(spec.Resources.Requests.CPU); req > 0 {
+				util = int32(idle * 100 / req)
+			}
+			s.hpaStatus = ctrl.Settle(s.specReplicas, util, idle)
 		}
 		c.services = append(c.services, s)
 		c.byName[s.name] = s
@@ -208,13 +214,25 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 		}
 	}
 	c.msNext = start.Add(time.Duration(c.rng.Int64N(int64(p.MetricsServer.Resolution.D()))))
-	// metrics-server's previous scrape, so the first real one yields a rate.
+	// metrics-server's two previous scrapes of pods that have been idling, so that an HPA
+	// sync before its first real scrape reads a metric and the first real scrape yields a
+	// rate. Only differences of the cumulative usage matter: the counter is extended back
+	// from 0 at the cluster start at the idle rate.
+	res := p.MetricsServer.Resolution.D()
 	for _, s := range c.services {
+		idle := func(at time.Time) time.Duration {
+			return time.Duration(int64(s.spec.IdleCPU) * int64(at.Sub(start)) / 1000)
+		}
 		for _, pd := range s.pods {
-			pd.ms = []msSample{{at: c.msNext.Add(-p.MetricsServer.Resolution.D()), usage: 0}}
+			a, b := c.msNext.Add(-2*res), c.msNext.Add(-res)
+			pd.ms = []msSample{{at: a, usage: idle(a)}, {at: b, usage: idle(b)}}
 		}
 	}
 	c.lifecycle()
+	if c.db != nil {
+		// CloudWatch already holds the previous period of the idle instance.
+		c.db.settle(c.dbConnections())
+	}
 	c.initialised = true
 	return c, nil
 }

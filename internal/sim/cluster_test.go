@@ -341,3 +341,93 @@ func TestNewClusterValidatesProfilesBuiltInCode(t *testing.T) {
 	c.Advance(simStart.Add(time.Second))
 	require.Equal(t, 200, got.Status)
 }
+
+// A new cluster is one that has been running: every HPA has synced before (current =
+// desired = the Deployment's replicas, with a metric), the pods are Ready and CloudWatch
+// has a period, from the first instant through the first HPA syncs and metrics-server
+// scrapes. A status that started at zero made the correlator see a 0→2 scale step.
+func TestNewClusterStartsSettled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		yaml        string
+		metricValid bool
+		utilization int32
+	}{
+		{"at min replicas", `services:
+  - name: api
+    replicas: 2
+    resources: {requests: {cpu: 100m}, limits: {cpu: 200m}}
+    idle_cpu: 2m
+    request: {cpu: 10ms}
+    hpa: {min_replicas: 2, max_replicas: 5, target_cpu_utilization: 70}
+`, true, 2},
+		{"above min replicas, with behavior", `services:
+  - name: api
+    replicas: 3
+    resources: {requests: {cpu: 200m}}
+    idle_cpu: 10m
+    request: {cpu: 10ms}
+    hpa:
+      min_replicas: 2
+      max_replicas: 5
+      target_cpu_utilization: 50
+      behavior: {scale_up: {policies: [{type: Pods, value: 1, period_seconds: 60}]}}
+database:
+  credits: {initial: 30, earn_per_hour: 12, max: 288, baseline_percent: 20}
+`, true, 5},
+		{"pool connections at start", `services:
+  - name: api
+    replicas: 2
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 10ms, db_queries: 1}
+    pool: {size: 5, warm: 2}
+    hpa: {min_replicas: 2, max_replicas: 5, target_cpu_utilization: 70}
+database: {base_connections: 4}
+`, true, 0},
+		{"no idle cpu", `services:
+  - name: api
+    replicas: 4
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 10ms}
+    hpa: {min_replicas: 1, max_replicas: 5, target_cpu_utilization: 70}
+`, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newTestCluster(t, tc.yaml)
+			want := c.p.Services[0].Replicas
+			var wantConns float64
+			first := c.Snapshot()
+			if db := first.Database; db != nil {
+				require.True(t, db.Published, "CloudWatch has a period before the start")
+				require.InDelta(t, c.p.Database.BackgroundCPUPercent, db.CloudWatch.CPUUtilization, 1e-9)
+				wantConns = float64(db.Connections)
+				require.GreaterOrEqual(t, wantConns, float64(c.p.Database.BaseConnections))
+				if pl := c.p.Services[0].Pool; pl.Size > 0 && pl.Warm != nil {
+					require.Equal(t, c.p.Database.BaseConnections+want*(*pl.Warm), db.Connections, "warm pools open")
+				}
+			}
+			// Past the first HPA sync (15 s) and metrics-server scrape (15 s), twice.
+			for at := time.Duration(0); at <= 40*time.Second; at += time.Second {
+				c.Advance(simStart.Add(at))
+				d, ok := c.Deployment("api")
+				require.True(t, ok)
+				require.Equal(t, want, d.SpecReplicas, "at +%s", at)
+				require.Equal(t, want, d.ReadyReplicas, "pods Ready at +%s", at)
+				require.Equal(t, int32(want), d.HPA.CurrentReplicas, "current at +%s", at)
+				require.Equal(t, int32(want), d.HPA.DesiredReplicas, "desired at +%s", at)
+				require.Equal(t, tc.metricValid, d.HPA.MetricValid, "metric at +%s", at)
+				if tc.metricValid && at < 10*time.Second {
+					require.Equal(t, tc.utilization, d.HPA.CurrentUtilization, "idle utilization at +%s", at)
+				}
+				if db := c.Snapshot().Database; db != nil {
+					require.True(t, db.Published)
+					if at < 50*time.Second {
+						require.InDelta(t, wantConns, db.CloudWatch.DatabaseConnections, 1e-9, "idle connections at +%s", at)
+					}
+				}
+			}
+		})
+	}
+}

@@ -51,6 +51,20 @@ func newDatabase(spec *DatabaseSpec, period time.Duration, start time.Time) *dat
 	return d
 }
 
+// settle publishes the period before the cluster started as that of an idle instance with
+// poolConns application connections open: background CPU only, the initial credit balance.
+func (d *database) settle(poolConns int) {
+	d.conns = poolConns + d.spec.BaseConnections
+	d.pub = CloudWatchValues{
+		At:                  d.periodStart,
+		CPUUtilization:      d.spec.BackgroundCPUPercent,
+		DatabaseConnections: float64(d.conns),
+		CPUCreditBalance:    d.credits,
+		FreeableMemory:      d.freeable(),
+	}
+	d.published = true
+}
+
 // capacity is the CPU time the instance can give queries in dt.
 func (d *database) capacity(dt time.Duration) time.Duration {
 	total := time.Duration(d.spec.VCPUs) * dt

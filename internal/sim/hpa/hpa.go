@@ -200,6 +200,20 @@ func NewController(spec Spec, cfg Config) (*Controller, error) {
 	return &Controller{spec: spec, cfg: cfg}, nil
 }
 
+// Settle writes the status an HPA has when it has been running for a while with its target
+// steady at replicas: its last sync found current = desired = replicas. utilization and
+// averageMilli are the current metric it read (percent of the request, millicores per pod);
+// a negative utilization leaves the metric unknown. The recommendation history still starts
+// at the first Sync. Call it before the first Sync, so that a sync whose metric fetch fails
+// keeps a desired count that is the Deployment's and not zero.
+func (c *Controller) Settle(replicas, utilization int32, averageMilli int64) Status {
+	c.status = Status{CurrentReplicas: replicas, DesiredReplicas: replicas}
+	if utilization >= 0 {
+		c.status.MetricValid, c.status.CurrentUtilization, c.status.CurrentAverageMilli = true, utilization, averageMilli
+	}
+	return c.status
+}
+
 // Spec returns the normalised spec (with behavior defaults filled in).
 func (c *Controller) Spec() Spec { return c.spec }
 
