@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 
@@ -455,4 +456,110 @@ func TestFiring(t *testing.T) {
 			require.Equal(t, tc.want, ws)
 		})
 	}
+}
+
+// configured is a k6 stages list as the engine evaluates it: linear from start to each
+// target over its duration, then the last target.
+func configured(start float64, stages ...[2]float64) func(d time.Duration) float64 {
+	return func(d time.Duration) float64 {
+		from, at := start, 0.0
+		for _, st := range stages {
+			dur, target := st[0], st[1]
+			if s := d.Seconds(); s <= at+dur {
+				return from + (target-from)*(s-at)/dur
+			}
+			from, at = target, at+dur
+		}
+		return from
+	}
+}
+
+func TestLoadStagesMatchTheConfiguredStages(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		kind       timeline.StageKind
+		from, to   time.Duration // run offsets of the configured boundaries
+		start, end float64
+	}
+	demo := []want{
+		{timeline.Hold, 0, sec(30), 10, 10}, {timeline.RampUp, sec(30), sec(35), 10, 50}, {timeline.Hold, sec(35), sec(135), 50, 50},
+		{timeline.RampDown, sec(135), sec(140), 50, 10}, {timeline.Hold, sec(140), sec(170), 10, 10},
+	}
+	for _, tc := range []struct {
+		name string
+		unit string
+		// phase is how long after the run start the target is first sampled.
+		phase    time.Duration
+		target   func(time.Duration) float64
+		want     []want
+		capacity string
+		events   []string
+	}{
+		{
+			name: "demo spike, ramp begins 30 ms before a sample", unit: "iterations_per_second", phase: sec(4) + 30*time.Millisecond,
+			target: configured(10, [2]float64{30, 10}, [2]float64{5, 50}, [2]float64{100, 50}, [2]float64{5, 10}, [2]float64{30, 10}),
+			want:   demo,
+			events: []string{"stage 1: hold at 10 iterations/s", "stage 2: ramp-up 10→50 iterations/s", "stage 3: hold at 50 iterations/s", "stage 4: ramp-down 50→10 iterations/s", "stage 5: hold at 10 iterations/s"},
+		},
+		{
+			name: "demo spike, ramp ends fall between samples", unit: "iterations_per_second", phase: sec(2),
+			target: configured(10, [2]float64{30, 10}, [2]float64{5, 50}, [2]float64{100, 50}, [2]float64{5, 10}, [2]float64{30, 10}),
+			want:   demo,
+		},
+		{
+			name: "long ramp whose ends fall between samples", unit: "iterations_per_second", phase: sec(3),
+			target: configured(10, [2]float64{32, 10}, [2]float64{61, 50}, [2]float64{60, 50}),
+			want:   []want{{timeline.Hold, 0, sec(32), 10, 10}, {timeline.RampUp, sec(32), sec(93), 10, 50}, {timeline.Hold, sec(93), sec(153), 50, 50}},
+		},
+		{
+			name: "ramping VUs", unit: "vus", phase: sec(1),
+			target: func(d time.Duration) float64 {
+				return math.Round(configured(0, [2]float64{42, 20}, [2]float64{60, 20}, [2]float64{34, 0})(d))
+			},
+			want:   []want{{timeline.RampUp, 0, sec(42), 0, 20}, {timeline.Hold, sec(42), sec(102), 20, 20}, {timeline.RampDown, sec(102), sec(136), 20, 0}},
+			events: []string{"stage 1: ramp-up 0→20 VUs", "stage 2: hold at 20 VUs", "stage 3: ramp-down 20→0 VUs"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			from := runFrom.Add(tc.phase)
+			tl := edit(func(tl *timeline.Timeline) {
+				end := runFrom.Add(tc.want[len(tc.want)-1].to) // the engine writes the target until the run ends
+				tl.Sets[QScenarioTarget] = timeline.Set{gen(m("scenario", "spike", "unit", tc.unit), from, end, k6Res,
+					func(d time.Duration) float64 { return tc.target(d + tc.phase) })}
+			})
+			a := Analyze(tl, DefaultConfig)
+			require.Len(t, a.Load.Stages, len(tc.want))
+			for i, w := range tc.want {
+				st := a.Load.Stages[i]
+				require.Equal(t, w.kind, st.Kind, "stage %d", i+1)
+				require.Equal(t, i, st.Index)
+				// Boundaries within one sample interval of the configured ones.
+				if w.from >= tc.phase {
+					require.InDelta(t, w.from.Seconds(), st.From.Sub(runFrom).Seconds(), k6Res.Seconds(), "stage %d start", i+1)
+				}
+				require.InDelta(t, w.to.Seconds(), st.To.Sub(runFrom).Seconds(), k6Res.Seconds(), "stage %d end", i+1)
+				require.InDelta(t, w.start, st.StartTarget, 1e-9, "stage %d start target", i+1)
+				require.InDelta(t, w.end, st.EndTarget, 1e-9, "stage %d end target", i+1)
+			}
+			var texts []string
+			for _, e := range a.Events {
+				if e.Kind == EventStageStart {
+					texts = append(texts, e.Text)
+				}
+			}
+			if tc.events != nil {
+				require.Equal(t, tc.events, texts)
+			}
+			require.NotContains(t, a.Load.Capacity.Text, "stage 0")
+			require.NotContains(t, a.Load.Capacity.Text, "_per_second")
+			require.NotRegexp(t, `\d\.\d\d`, a.Load.Capacity.Text, "targets rounded")
+		})
+	}
+}
+
+func TestCapacityTextNamesStagesFromOne(t *testing.T) {
+	t.Parallel()
+	a := Analyze(spike(), DefaultConfig)
+	require.Equal(t, "last stage that held: stage 1 (spike, hold at 10 iterations/s); first that broke: stage 2 (spike, ramp-up 10→50 iterations/s)", a.Load.Capacity.Text)
 }

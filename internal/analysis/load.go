@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -128,19 +130,21 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			// Requests without a scenario label: use the totals.
 			scReqD, scFailD, scDropD = reqD, failD, dropD
 		}
-		for _, st := range timeline.Stages(timeline.Series{Labels: ts.Labels, Points: ts.Between(tl.Run)}, sc, unit, tol) {
+		runPts := ts.Between(tl.Run)
+		for _, st := range settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol) {
 			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res, cfg)
 			out.Stages = append(out.Stages, sf)
 			if st.Kind == timeline.RampUp {
 				out.LoadSteps = append(out.LoadSteps, st.From)
 			}
-			events = append(events, Event{At: st.From, Kind: EventStageStart, Object: sc, ResolutionSeconds: res.Seconds(),
-				Text: fmt.Sprintf("%s %g→%g %s", st.Kind, st.StartTarget, st.EndTarget, unit)})
 		}
 	}
 	slices.SortStableFunc(out.Stages, func(a, b StageFacts) int { return a.From.Compare(b.From) })
 	for i := range out.Stages {
 		out.Stages[i].Index = i // unique across scenarios, in time order
+		st := out.Stages[i].Stage
+		events = append(events, Event{At: st.From, Kind: EventStageStart, Object: st.Scenario, ResolutionSeconds: res.Seconds(),
+			Text: fmt.Sprintf("stage %d: %s", StageNumber(st), StageTarget(st))})
 	}
 	slices.SortFunc(out.LoadSteps, func(a, b time.Time) int { return a.Compare(b) })
 	out.LoadEnd = tl.Run.To
@@ -248,8 +252,8 @@ func capacity(stages []StageFacts) Capacity {
 		}
 	}
 	desc := func(p *int) string {
-		st := stages[*p]
-		return fmt.Sprintf("stage %d (%s, %s %g→%g %s)", st.Index, st.Scenario, st.Kind, st.StartTarget, st.EndTarget, st.Unit)
+		st := stages[*p].Stage
+		return fmt.Sprintf("stage %d (%s, %s)", StageNumber(st), st.Scenario, StageTarget(st))
 	}
 	switch {
 	case c.LastHeld == nil && c.FirstBroke == nil:
@@ -262,4 +266,93 @@ func capacity(stages []StageFacts) Capacity {
 		c.Text = "last stage that held: " + desc(c.LastHeld) + "; first that broke: " + desc(c.FirstBroke)
 	}
 	return c
+}
+
+// StageNumber is how texts name a stage: counted from 1 in time order, as the STAGES table
+// of `tidemark run` does. Stage.Index stays the 0-based position in Load.Stages.
+func StageNumber(st timeline.Stage) int { return st.Index + 1 }
+
+// StageTarget describes a stage's target for people: "hold at 10 iterations/s",
+// "ramp-up 10→50 VUs".
+func StageTarget(st timeline.Stage) string {
+	u := TargetUnit(st.Unit)
+	if st.Kind == timeline.Hold {
+		return fmt.Sprintf("%s at %s %s", st.Kind, FormatTarget(st.EndTarget), u)
+	}
+	return fmt.Sprintf("%s %s→%s %s", st.Kind, FormatTarget(st.StartTarget), FormatTarget(st.EndTarget), u)
+}
+
+// TargetUnit writes a tidemark_scenario_target unit for people.
+func TargetUnit(unit string) string {
+	switch unit {
+	case "iterations_per_second":
+		return "iterations/s"
+	case "vus":
+		return "VUs"
+	}
+	return strings.ReplaceAll(unit, "_per_second", "/s")
+}
+
+// FormatTarget rounds a sampled target to one decimal (whole numbers print without one):
+// a sample taken just after a ramp began reads 10.0013 for a configured 10.
+func FormatTarget(v float64) string {
+	r := math.Round(v*10) / 10
+	if r == 0 {
+		r = 0 // no "-0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// settleStages turns the pieces timeline.Stages cut from the sampled target into the stages
+// the scenario configured, as closely as the samples allow. A configured ramp whose ends fall
+// between two samples comes out as extra pieces spanning one sample interval each (no sample
+// inside, a slope that fits neither neighbour): such a piece is merged into the neighbouring
+// piece of the same direction. Then each hold takes the median of its samples as its level
+// and a ramp's end within tol of a neighbouring hold's level takes that level.
+func settleStages(pieces []timeline.Stage, ps []timeline.Point, tol float64) []timeline.Stage {
+	inside := func(st timeline.Stage) int {
+		n := 0
+		for _, p := range ps {
+			if p.T.After(st.From) && p.T.Before(st.To) {
+				n++
+			}
+		}
+		return n
+	}
+	var out []timeline.Stage
+	for _, st := range pieces {
+		if n := len(out); n > 0 && st.Kind != timeline.Hold && out[n-1].Kind == st.Kind && (inside(st) == 0 || inside(out[n-1]) == 0) {
+			out[n-1].To, out[n-1].EndTarget = st.To, st.EndTarget
+			continue
+		}
+		out = append(out, st)
+	}
+	for i := range out {
+		if out[i].Kind != timeline.Hold {
+			continue
+		}
+		var vs []float64
+		for _, p := range ps {
+			if !p.T.Before(out[i].From) && !p.T.After(out[i].To) {
+				vs = append(vs, p.V)
+			}
+		}
+		if len(vs) > 0 {
+			slices.Sort(vs)
+			out[i].StartTarget, out[i].EndTarget = vs[len(vs)/2], vs[len(vs)/2]
+		}
+	}
+	for i := range out {
+		out[i].Index = i
+		if out[i].Kind == timeline.Hold {
+			continue
+		}
+		if i > 0 && out[i-1].Kind == timeline.Hold && math.Abs(out[i].StartTarget-out[i-1].EndTarget) <= tol {
+			out[i].StartTarget = out[i-1].EndTarget
+		}
+		if i+1 < len(out) && out[i+1].Kind == timeline.Hold && math.Abs(out[i].EndTarget-out[i+1].StartTarget) <= tol {
+			out[i].EndTarget = out[i+1].StartTarget
+		}
+	}
+	return out
 }
