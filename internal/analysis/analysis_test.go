@@ -187,6 +187,57 @@ func TestAutoscalingEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			name: "desired 0 until the HPA's first sync, then a real scale-up",
+			tl: edit(func(tl *timeline.Timeline) {
+				// kube-state-metrics read an empty status (desired 0) for the first 20 s.
+				s := tl.Sets[QHPADesired][0]
+				for i := range s.Points {
+					if s.Points[i].T.Sub(t0) >= sec(15) && s.Points[i].T.Sub(t0) < sec(45) {
+						s.Points[i].V = 0
+					}
+				}
+			}),
+			check: func(t *testing.T, h HPA, _ []Note) {
+				require.Len(t, h.Steps, 5)
+				require.Equal(t, "up", h.Steps[1].Direction)
+				require.InDelta(t, 0, h.Steps[1].From, 0)
+				require.Nil(t, h.Steps[1].ReadyGap, "no pod was added: no start-up gap")
+				require.Nil(t, h.Steps[1].ReadyAt)
+				requireAt(t, h.FirstScaleUp, runFrom.Add(150*time.Second), "the first scale-up that added pods")
+				requireSeconds(t, h.ReactionFromLoadStep, 30, "from the load step at 2m")
+				requireSeconds(t, h.ReactionFromCrossing, 15, "from the crossing at 2m15s")
+			},
+		},
+		{
+			name: "desired 0 until the first sync, never scaled",
+			tl: edit(func(tl *timeline.Timeline) {
+				tl.Sets[QHPACurrent] = timeline.Set{constant(hpa, 2)}
+				tl.Sets[QHPADesired] = timeline.Set{gen(hpa, t0, endAll, ksmRes, stepsAt([]time.Duration{0, sec(30)}, []float64{0, 2}))}
+				tl.Sets[QDeploymentReady] = timeline.Set{constant(dep, 2)}
+			}),
+			check: func(t *testing.T, h HPA, _ []Note) {
+				require.Len(t, h.Steps, 1)
+				require.Nil(t, h.Steps[0].ReadyGap)
+				require.Nil(t, h.FirstScaleUp)
+				require.Nil(t, h.ReactionFromLoadStep)
+				require.Nil(t, h.ReactionFromCrossing)
+			},
+		},
+		{
+			name: "ready caught up within the same scrape",
+			tl: edit(func(tl *timeline.Timeline) {
+				tl.Sets[QDeploymentReady] = timeline.Set{{Labels: dep, Points: append([]timeline.Point(nil), tl.Sets[QHPACurrent][0].Points...)}}
+			}),
+			check: func(t *testing.T, h HPA, _ []Note) {
+				for _, st := range h.Steps[:2] {
+					require.NotNil(t, st.ReadyGap)
+					// Zero, known to within both samples' resolution: "below 30 s", not "0 ms".
+					require.InDelta(t, 0, st.ReadyGap.Value, 0)
+					require.InDelta(t, 2*ksmRes.Seconds(), st.ReadyGap.ResolutionSeconds, 0)
+				}
+			},
+		},
+		{
 			name: "already at max",
 			tl: edit(func(tl *timeline.Timeline) {
 				tl.Sets[QHPACurrent] = timeline.Set{constant(hpa, 5)}

@@ -124,8 +124,8 @@ func AnalyzeAutoscaling(tl *timeline.Timeline, load Load, cfg Config) ([]HPA, []
 		}
 
 		h.crossing(tl, key, res, &notes)
-		h.steps(cur, desired, ready, span, res, &notes)
-		h.reaction(load, res)
+		added := h.steps(cur, desired, ready, span, res, &notes)
+		h.reaction(load, added, res)
 		h.atMax(cur, span, load, res, &notes)
 		h.scaleIn(cur, desired, load, res)
 		h.Gaps = gaps(cur, ready, span, res)
@@ -187,7 +187,8 @@ func (h *HPA) crossing(tl *timeline.Timeline, key map[string]string, res time.Du
 	}
 }
 
-func (h *HPA) steps(cur, desired, ready timeline.Series, span timeline.Window, res time.Duration, notes *[]Note) {
+// steps reads the changes of desired replicas and, per step, whether it added pods.
+func (h *HPA) steps(cur, desired, ready timeline.Series, span timeline.Window, res time.Duration, notes *[]Note) (added []bool) {
 	src, srcName := desired, QHPADesired
 	if src.Empty() {
 		src, srcName = cur, QHPACurrent
@@ -209,6 +210,14 @@ func (h *HPA) steps(cur, desired, ready timeline.Series, span timeline.Window, r
 		if p, j, ok := firstAtOrAfter(cps, ps[i].T, reached); ok {
 			st.CurrentAt = instant(p.T, res, ev(QHPACurrent, cur, prevTime(cps, j), p.T))
 		}
+		if st.Direction == "up" && !addedPods(cur, ps[i-1].T, to, res) {
+			// The status caught up with replicas the target already had (an HPA whose
+			// status was empty before its first sync reads desired 0): no pod was added,
+			// so there is no start-up to wait for and no scale-up to react with.
+			h.Steps = append(h.Steps, st)
+			added = append(added, false)
+			continue
+		}
 		if st.Direction == "up" && !ready.Empty() && st.CurrentAt != nil {
 			rps := ready.Points
 			if p, j, ok := firstAtOrAfter(rps, prevTime(cps, indexOf(cps, st.CurrentAt.At)), reached); ok {
@@ -225,7 +234,16 @@ func (h *HPA) steps(cur, desired, ready timeline.Series, span timeline.Window, r
 			}
 		}
 		h.Steps = append(h.Steps, st)
+		added = append(added, true)
 	}
+	return added
+}
+
+// addedPods reports whether a scale-up to `to` decided after `before` raised current
+// replicas: false when current already stood at `to` or more at the sample before.
+func addedPods(cur timeline.Series, before time.Time, to float64, res time.Duration) bool {
+	v, ok := cur.At(before, 2*res)
+	return !ok || v < to
 }
 
 func indexOf(ps []timeline.Point, t time.Time) int {
@@ -237,9 +255,10 @@ func indexOf(ps []timeline.Point, t time.Time) int {
 	return 0
 }
 
-func (h *HPA) reaction(load Load, res time.Duration) {
-	for _, st := range h.Steps {
-		if st.Direction == "up" {
+// reaction dates the first scale-up that added pods (added is per step, from steps).
+func (h *HPA) reaction(load Load, added []bool, res time.Duration) {
+	for i, st := range h.Steps {
+		if st.Direction == "up" && added[i] {
 			h.FirstScaleUp = st.DesiredAt
 			break
 		}
