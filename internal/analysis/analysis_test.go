@@ -614,3 +614,132 @@ func TestCapacityTextNamesStagesFromOne(t *testing.T) {
 	a := Analyze(spike(), DefaultConfig)
 	require.Equal(t, "last stage that held: stage 1 (spike, hold at 10 iterations/s); first that broke: stage 2 (spike, ramp-up 10→50 iterations/s)", a.Load.Capacity.Text)
 }
+
+// cloudWatch builds an RDS timeline scraped every 5 s whose values CloudWatch publishes
+// every 60 s (the exporter repeats the newest datapoint): a 3-minute run, the window from
+// 15 s before it to 1 minute after. published(i) is the i-th datapoint's connections;
+// datapoint i appears at run start + phase + i×60 s.
+func cloudWatch(phase time.Duration, published func(i int) float64) *timeline.Timeline {
+	from, to := runFrom.Add(-15*time.Second), runFrom.Add(4*time.Minute)
+	val := func(scale float64) func(time.Duration) float64 {
+		return func(d time.Duration) float64 {
+			at := from.Add(d)
+			i := int(math.Floor(at.Sub(runFrom.Add(phase)).Seconds() / 60))
+			return scale * published(i)
+		}
+	}
+	db := m("dimension_DBInstanceIdentifier", "shoong-db")
+	step := 5 * time.Second
+	return &timeline.Timeline{
+		Run:        timeline.Window{From: runFrom, To: runFrom.Add(3 * time.Minute)},
+		Baseline:   timeline.Window{From: from, To: runFrom},
+		After:      timeline.Window{From: runFrom.Add(3 * time.Minute), To: to},
+		Step:       step,
+		Resolution: map[string]time.Duration{SourceRDS: step},
+		Sets: map[string]timeline.Set{
+			QRDSCPU:         {gen(db, from, to, step, val(0.25))},
+			QRDSConnections: {gen(db, from, to, step, val(1))},
+			QRDSFreeableMem: {gen(db, from, to, step, val(-1e6))},
+		},
+	}
+}
+
+func TestDatabaseFacts(t *testing.T) {
+	t.Parallel()
+	grow := func(i int) float64 { return float64(20 + 10*min(max(i+1, 0), 3)) } // 20 before the run, 50 at most
+	for _, tc := range []struct {
+		name  string
+		tl    *timeline.Timeline
+		check func(t *testing.T, d Database, notes []Note)
+	}{
+		{
+			name: "baseline sample: growth from the baseline mean",
+			tl:   spike(),
+			check: func(t *testing.T, d Database, notes []Note) {
+				require.NotNil(t, d.ConnectionsBaseline)
+				require.InDelta(t, 41-20, d.ConnectionsGrowth.Value, 1e-9)
+				require.InDelta(t, 60, d.Cadence.Value, 0)
+				require.False(t, hasNote(notes, NotePartial, "no CloudWatch sample before the run"))
+			},
+		},
+		{
+			name: "no sample before the run: growth from the first sample after its start",
+			tl: edit(func(tl *timeline.Timeline) {
+				s := tl.Sets[QRDSConnections][0]
+				tl.Sets[QRDSConnections] = timeline.Set{{Labels: s.Labels, Points: s.Between(timeline.Window{From: runFrom.Add(time.Minute), To: endAll})}}
+			}),
+			check: func(t *testing.T, d Database, notes []Note) {
+				require.Nil(t, d.ConnectionsBaseline)
+				require.NotNil(t, d.ConnectionsGrowth, "growth from the first sample")
+				require.InDelta(t, 41-20, d.ConnectionsGrowth.Value, 1e-9) // 20 at +1m, peak 41
+				require.Equal(t, runFrom.Add(time.Minute), d.ConnectionsGrowth.Evidence[0].Times[0])
+				require.True(t, hasNote(notes, NotePartial, "first sample after the run start"))
+			},
+		},
+		{
+			name: "no connections at all: no growth",
+			tl:   edit(func(tl *timeline.Timeline) { tl.Sets[QRDSConnections] = nil }),
+			check: func(t *testing.T, d Database, _ []Note) {
+				require.Nil(t, d.ConnectionsGrowth)
+				require.Nil(t, d.ConnectionsPeak)
+			},
+		},
+		{
+			name: "3-minute run, scraped every 5 s, published every 60 s, baseline 15 s",
+			tl:   cloudWatch(20*time.Second, grow),
+			check: func(t *testing.T, d Database, notes []Note) {
+				require.InDelta(t, 60, d.Cadence.Value, 0, "the publishing cadence, not the scrape interval")
+				require.InDelta(t, 60, d.ConnectionsPeak.ResolutionSeconds, 0)
+				require.InDelta(t, 20, d.ConnectionsBaseline.Value, 1e-9)
+				require.InDelta(t, 30, d.ConnectionsGrowth.Value, 1e-9)
+				require.Nil(t, d.Lag, "the newest datapoint is within one cadence of the run end")
+				require.True(t, hasNote(notes, NoteInfo, "spans 4 datapoint(s)"))
+			},
+		},
+		{
+			name: "3-minute run, first datapoint 20 s after the run start",
+			tl: func() *timeline.Timeline {
+				tl := cloudWatch(20*time.Second, grow)
+				for q, set := range tl.Sets {
+					s := set[0]
+					tl.Sets[q] = timeline.Set{{Labels: s.Labels, Points: s.Between(timeline.Window{From: runFrom.Add(20 * time.Second), To: tl.After.To})}}
+				}
+				return tl
+			}(),
+			check: func(t *testing.T, d Database, notes []Note) {
+				require.Nil(t, d.ConnectionsBaseline)
+				require.InDelta(t, 50-30, d.ConnectionsGrowth.Value, 1e-9, "from the first datapoint to the peak")
+				require.Equal(t, []time.Time{runFrom.Add(20 * time.Second)}, d.ConnectionsGrowth.Evidence[0].Times)
+				require.InDelta(t, 60, d.ConnectionsGrowth.ResolutionSeconds, 0)
+				require.True(t, hasNote(notes, NotePartial, "first sample after the run start (it may already include some load), 30 at"))
+			},
+		},
+		{
+			name: "exporter repeats a stale datapoint",
+			tl:   cloudWatch(20*time.Second, func(i int) float64 { return grow(min(i, 1)) }),
+			check: func(t *testing.T, d Database, notes []Note) {
+				require.InDelta(t, 60, d.Cadence.Value, 0)
+				require.NotNil(t, d.Lag)
+				require.InDelta(t, 100, d.Lag.Value, 0, "the last datapoint appeared at +1m20s of a 3m run")
+				require.True(t, hasNote(notes, NoteInfo, "no new CloudWatch datapoint in the last 1m40s"))
+			},
+		},
+		{
+			name: "one datapoint only: the cadence is unknown, the scrape interval stands",
+			tl:   cloudWatch(20*time.Second, func(i int) float64 { return grow(min(i, 0)) }),
+			check: func(t *testing.T, d Database, _ []Note) {
+				require.InDelta(t, 5, d.Cadence.Value, 0)
+				require.Nil(t, d.Lag)
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := Analyze(tc.tl, DefaultConfig)
+			require.Len(t, a.Database, 1)
+			tc.check(t, a.Database[0], a.Notes)
+			_, err := json.Marshal(a)
+			require.NoError(t, err)
+		})
+	}
+}

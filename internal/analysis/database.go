@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -72,17 +74,43 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 	}
 	for _, inst := range order {
 		d := Database{Instance: inst}
-		res := tl.Res(SourceRDS)
+		scrape := tl.Res(SourceRDS)
 		cpu := pick(QRDSCPU, inst)
-		// The cadence is the source's sample interval, measured from raw samples by the
-		// caller (range results repeat values at every step and cannot show it).
-		d.Cadence = value(res.Seconds(), UnitSeconds, time.Time{}, res, ev(QRDSCPU, cpu))
+		conns := pick(QRDSConnections, inst)
+		credit := pick(QRDSCreditBalance, inst)
+		mem := pick(QRDSFreeableMem, inst)
+		// The sample interval (measured by the caller) is how often the exporter was
+		// scraped; CloudWatch publishes less often and the exporter repeats its newest
+		// datapoint in between. Every fact is known to within the publishing cadence.
+		res, changes := cloudWatchCadence(scrape, span, cpu, conns, credit, mem)
+		cadenceEv := ev(QRDSCPU, cpu)
+		if len(changes) > 1 {
+			cadenceEv = Evidence{Query: "rds_*", Series: fmt.Sprintf("{dimension_DBInstanceIdentifier=%q}", inst), Times: changes}
+		}
+		d.Cadence = value(res.Seconds(), UnitSeconds, time.Time{}, res, cadenceEv)
 		if len(cpu.Points) > 0 {
 			last := cpu.Points[len(cpu.Points)-1].T
 			if lag := tl.Run.To.Sub(last); lag > 0 {
 				d.Lag = value(lag.Seconds(), UnitSeconds, last, res, ev(QRDSCPU, cpu, last))
 				notes = append(notes, note(NoteInfo, "database", inst, "newest CloudWatch sample is %s before the run end: facts near the end are incomplete", lag.Round(time.Second)))
+			} else if n := len(changes); n > 1 && !changes[n-1].After(tl.Run.To) {
+				// Samples up to the end, but the value stopped changing: the exporter
+				// repeats an old datapoint. Within one cadence that is the normal wait
+				// for the next period.
+				if lag := tl.Run.To.Sub(changes[n-1]); lag > res+scrape {
+					d.Lag = value(lag.Seconds(), UnitSeconds, changes[n-1], res, cadenceEv)
+					notes = append(notes, note(NoteInfo, "database", inst, "no new CloudWatch datapoint in the last %s of the run (published every %s): facts near the end are incomplete", lag.Round(time.Second), res.Round(time.Second)))
+				}
 			}
+		}
+		if run := tl.Run.Duration(); res > scrape && run < 5*res {
+			n := 1 // the datapoint in effect at the start
+			for _, c := range changes {
+				if c.After(tl.Run.From) && !c.After(tl.Run.To) {
+					n++
+				}
+			}
+			notes = append(notes, note(NoteInfo, "database", inst, "CloudWatch publishes every %s: the %s run spans %d datapoint(s), each an average over its period; database facts are known to within %s", res.Round(time.Second), run.Round(time.Second), n, res.Round(time.Second)))
 		}
 		base := timeline.Window{From: span.From, To: tl.Run.From}
 		if _, _, mean, ok := timeline.Stats(cpu.Between(base)); ok {
@@ -91,14 +119,22 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 		if p, ok := timeline.ArgMax(cpu.Between(span)); ok {
 			d.CPUPeak = value(p.V, UnitPercent, p.T, res, ev(QRDSCPU, cpu, p.T))
 		}
-		conns := pick(QRDSConnections, inst)
 		if _, _, mean, ok := timeline.Stats(conns.Between(base)); ok {
 			d.ConnectionsBaseline = value(mean, UnitCount, time.Time{}, res, ev(QRDSConnections, conns, base.From, base.To))
 		}
 		if p, ok := timeline.ArgMax(conns.Between(span)); ok {
 			d.ConnectionsPeak = value(p.V, UnitCount, p.T, res, ev(QRDSConnections, conns, p.T))
 			if d.ConnectionsBaseline != nil {
-				d.ConnectionsGrowth = value(p.V-d.ConnectionsBaseline.Value, UnitCount, p.T, res, d.ConnectionsPeak.Evidence...)
+				d.ConnectionsGrowth = value(p.V-d.ConnectionsBaseline.Value, UnitCount, p.T, res, slices.Concat(d.ConnectionsBaseline.Evidence, d.ConnectionsPeak.Evidence)...)
+			} else if ref, ok := growthReference(conns, tl.Run.From); ok {
+				// No sample in the baseline (CloudWatch publishes once a period and the
+				// window may start shortly before the run): grow from the nearest sample.
+				d.ConnectionsGrowth = value(p.V-ref.V, UnitCount, p.T, res, ev(QRDSConnections, conns, ref.T), ev(QRDSConnections, conns, p.T))
+				where := "the last sample before the run"
+				if !ref.T.Before(tl.Run.From) {
+					where = "the first sample after the run start (it may already include some load)"
+				}
+				notes = append(notes, note(NotePartial, "database", inst, "no CloudWatch sample before the run: connection growth is measured from %s, %s at %s, to the peak", where, fmtCount(ref.V), ref.T.UTC().Format("15:04:05")))
 			}
 			d.plateau(conns, span, p.V, res)
 			if cfg.PoolPerPod > 0 {
@@ -111,7 +147,6 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 				}
 			}
 		}
-		credit := pick(QRDSCreditBalance, inst)
 		if ps := credit.Between(span); len(ps) > 0 {
 			a, b := ps[0], ps[len(ps)-1]
 			d.CreditStart = value(a.V, UnitCount, a.T, res, ev(QRDSCreditBalance, credit, a.T))
@@ -125,7 +160,6 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 				d.CreditTrend = "falling"
 			}
 		}
-		mem := pick(QRDSFreeableMem, inst)
 		if ps := mem.Between(span); len(ps) > 0 {
 			lo := ps[0]
 			for _, p := range ps {
@@ -163,3 +197,54 @@ func (d *Database) plateau(conns timeline.Series, span timeline.Window, peak flo
 	_, _, mean, _ := timeline.Stats(best)
 	d.Plateau = value(mean, UnitCount, best[0].T, res, ev(QRDSConnections, conns, best[0].T, best[len(best)-1].T))
 }
+
+// growthReference is the connection count growth starts from when the baseline has no
+// sample: the last sample before the run start, else the first at or after it.
+func growthReference(conns timeline.Series, runFrom time.Time) (timeline.Point, bool) {
+	var ref timeline.Point
+	found := false
+	for _, p := range conns.Points {
+		if p.T.Before(runFrom) {
+			ref, found = p, true
+			continue
+		}
+		if !found {
+			return p, true
+		}
+		break
+	}
+	return ref, found
+}
+
+// cloudWatchCadence measures how often CloudWatch published: the median spacing of the
+// moments any of the series changed value in span (a change is dated at the first sample
+// showing it). It returns the scrape interval when fewer than two changes show. The
+// change times are returned as evidence.
+func cloudWatchCadence(scrape time.Duration, span timeline.Window, series ...timeline.Series) (time.Duration, []time.Time) {
+	var changes []time.Time
+	for _, s := range series {
+		ps := s.Between(span)
+		for i := 1; i < len(ps); i++ {
+			if ps[i].V != ps[i-1].V {
+				changes = append(changes, ps[i].T)
+			}
+		}
+	}
+	slices.SortFunc(changes, func(a, b time.Time) int { return a.Compare(b) })
+	changes = slices.CompactFunc(changes, func(a, b time.Time) bool { return a.Sub(b).Abs() < scrape/2 })
+	if len(changes) < 2 {
+		return scrape, changes
+	}
+	gaps := make([]time.Duration, 0, len(changes)-1)
+	for i := 1; i < len(changes); i++ {
+		gaps = append(gaps, changes[i].Sub(changes[i-1]))
+	}
+	slices.Sort(gaps)
+	med := gaps[len(gaps)/2]
+	if scrape > 0 {
+		med = med.Round(scrape)
+	}
+	return max(med, scrape), changes
+}
+
+func fmtCount(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
