@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,11 @@ func (e *Executor) runArrivalRate(s *stopper) {
 		}
 		var dropped int64
 		for ; started < due; started++ {
+			if idle.Load() == 0 && nVUs >= e.maxVUs {
+				// A batch can be larger than the idle pool while VUs that have
+				// just finished wait to run: let them, once, before dropping.
+				runtime.Gosched()
+			}
 			switch {
 			case idle.Load() > 0:
 				idle.Add(-1)
