@@ -180,6 +180,11 @@ func FormatFact(f *analysis.Fact) string {
 	v := f.Value
 	switch f.Unit {
 	case analysis.UnitSeconds:
+		if v == 0 && f.At.IsZero() && f.ResolutionSeconds > 0 {
+			// A span whose ends fell in the same samples: shorter than the samples can
+			// show, not "0 ms".
+			return "< " + fmtSeconds(f.ResolutionSeconds)
+		}
 		return fmtSeconds(v)
 	case analysis.UnitTime:
 		return f.At.UTC().Format("15:04:05")

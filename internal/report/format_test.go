@@ -1,0 +1,67 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/correlator"
+)
+
+func TestFormatFact(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 2, 4, 38, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		f    *analysis.Fact
+		want string
+	}{
+		{"missing", nil, "—"},
+		{"span", &analysis.Fact{Value: 30, Unit: analysis.UnitSeconds, ResolutionSeconds: 10}, "30 s"},
+		{"zero span below the resolution", &analysis.Fact{Value: 0, Unit: analysis.UnitSeconds, ResolutionSeconds: 10}, "< 10 s"},
+		{"zero span, exact source", &analysis.Fact{Value: 0, Unit: analysis.UnitSeconds}, "0 ms"},
+		{"sub-second latency read at a moment", &analysis.Fact{Value: 0.079, Unit: analysis.UnitSeconds, At: at, ResolutionSeconds: 5}, "79 ms"},
+		{"minutes", &analysis.Fact{Value: 120, Unit: analysis.UnitSeconds, ResolutionSeconds: 10}, "2m0s"},
+		{"instant", &analysis.Fact{Value: float64(at.Unix()), Unit: analysis.UnitTime, At: at, ResolutionSeconds: 5}, "02:04:38"},
+		{"count", &analysis.Fact{Value: 20, Unit: analysis.UnitCount, ResolutionSeconds: 60}, "20"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, FormatFact(tc.f))
+		})
+	}
+}
+
+func TestAutoscalingSectionStartUpGaps(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 2, 4, 38, 0, time.UTC)
+	inst := func(d time.Duration) *analysis.Fact {
+		return &analysis.Fact{Value: float64(at.Add(d).Unix()), Unit: analysis.UnitTime, At: at.Add(d), ResolutionSeconds: 5}
+	}
+	gap := func(s float64) *analysis.Fact {
+		return &analysis.Fact{Value: s, Unit: analysis.UnitSeconds, ResolutionSeconds: 10}
+	}
+	r := &correlator.Result{}
+	r.Autoscaling = []analysis.HPA{{Namespace: "shoong", Name: "order", Deployment: "order", Steps: []analysis.ScaleStep{
+		{Direction: "up", From: 2, To: 4, DesiredAt: inst(0), CurrentAt: inst(15 * time.Second), ReadyAt: inst(20 * time.Second), ReadyGap: gap(5)},
+		{Direction: "up", From: 4, To: 5, DesiredAt: inst(15 * time.Second), CurrentAt: inst(30 * time.Second), ReadyAt: inst(30 * time.Second), ReadyGap: gap(0)},
+		{Direction: "up", From: 5, To: 6, DesiredAt: inst(40 * time.Second), CurrentAt: inst(45 * time.Second), NeverReady: true, ReadyMax: 5},
+	}}}
+	s, ok := autoscalingSection(r)
+	require.True(t, ok)
+	var steps *Table
+	for i := range s.Tables {
+		if strings.Contains(s.Tables[i].Title, "per step") {
+			steps = &s.Tables[i]
+		}
+	}
+	require.NotNil(t, steps)
+	var gaps []string
+	for _, row := range steps.Rows {
+		gaps = append(gaps, row[len(row)-1])
+	}
+	require.Equal(t, []string{"5 s", "< 10 s", "never Ready (reached 5)"}, gaps)
+}
