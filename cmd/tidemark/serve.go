@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -182,6 +183,25 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 
 	var g oklogrun.Group
 	g.Add(oklogrun.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
+	// SIGHUP re-reads --config.file, as it does for Prometheus.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	hupCtx, stopHup := context.WithCancel(ctx)
+	g.Add(func() error {
+		for {
+			select {
+			case <-hup:
+				if err := st.Reload(); err != nil {
+					logger.Error("Failed to reload scrape configuration", "err", err)
+					continue
+				}
+				logger.Info("Reloaded scrape configuration")
+			case <-hupCtx.Done():
+				return nil
+			}
+		}
+	}, func(error) { stopHup() })
 	g.Add(func() error {
 		logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
 		err := web.ServeMultiple(listeners, srv, c.web, logger)

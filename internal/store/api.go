@@ -48,7 +48,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 		func(context.Context) apiv1.ScrapePoolsRetriever { return s.scrape },
 		func(context.Context) apiv1.TargetRetriever { return s.scrape },
 		func(context.Context) apiv1.AlertmanagerRetriever { return noAlertmanagers{} },
-		func() config.Config { return *s.promCfg },
+		func() config.Config { return *s.prometheusConfig() },
 		s.flags(),
 		apiv1.GlobalURLOptions{ListenAddress: externalURL.Host, Host: externalURL.Host, Scheme: externalURL.Scheme},
 		func(f http.HandlerFunc) http.HandlerFunc { return f },

@@ -101,8 +101,10 @@ type Store struct {
 	logger  *slog.Logger
 	db      *tsdb.DB
 	engine  *promql.Engine
-	promCfg *config.Config
 	handler http.Handler
+
+	cfgMu   sync.RWMutex // guards promCfg.
+	promCfg *config.Config
 	started time.Time
 
 	scrape        *scrape.Manager
@@ -167,7 +169,7 @@ func (s *Store) init(reg prometheus.Registerer) error {
 		EnableNegativeOffset: true,
 		// Subqueries without a step use the global evaluation interval, as in Prometheus.
 		NoStepSubqueryIntervalFn: func(int64) int64 {
-			return time.Duration(s.promCfg.GlobalConfig.EvaluationInterval).Milliseconds()
+			return time.Duration(s.prometheusConfig().GlobalConfig.EvaluationInterval).Milliseconds()
 		},
 		Parser: p,
 	})
@@ -193,7 +195,7 @@ func (s *Store) init(reg prometheus.Registerer) error {
 		cancel()
 		return fmt.Errorf("create scrape manager: %w", err)
 	}
-	if err := s.applyScrapeConfig(); err != nil {
+	if err := s.applyScrapeConfig(s.promCfg); err != nil {
 		cancel()
 		return err
 	}
@@ -209,19 +211,44 @@ func (s *Store) init(reg prometheus.Registerer) error {
 	return nil
 }
 
-func (s *Store) applyScrapeConfig() error {
-	if err := s.scrape.ApplyConfig(s.promCfg); err != nil {
+// Reload re-reads the scrape configuration (Config.ScrapeConfigFile) and applies it to the
+// running scrape manager, as Prometheus does on SIGHUP. On error the running configuration
+// stays in force.
+func (s *Store) Reload() error {
+	c, err := scrapeConfig(s.cfg, s.logger)
+	if err != nil {
+		return err
+	}
+	// Held while applying, so that concurrent reloads apply in the order they set promCfg.
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if err := s.applyScrapeConfig(c); err != nil {
+		return err
+	}
+	s.promCfg = c
+	return nil
+}
+
+// prometheusConfig returns the configuration in force.
+func (s *Store) prometheusConfig() *config.Config {
+	s.cfgMu.RLock()
+	defer s.cfgMu.RUnlock()
+	return s.promCfg
+}
+
+func (s *Store) applyScrapeConfig(c *config.Config) error {
+	if err := s.scrape.ApplyConfig(c); err != nil {
 		return fmt.Errorf("apply scrape config: %w", err)
 	}
-	scfgs, err := s.promCfg.GetScrapeConfigs()
+	scfgs, err := c.GetScrapeConfigs()
 	if err != nil {
 		return fmt.Errorf("load scrape configs: %w", err)
 	}
-	c := make(map[string]discovery.Configs, len(scfgs))
+	sd := make(map[string]discovery.Configs, len(scfgs))
 	for _, v := range scfgs {
-		c[v.JobName] = v.ServiceDiscoveryConfigs
+		sd[v.JobName] = v.ServiceDiscoveryConfigs
 	}
-	if err := s.discovery.ApplyConfig(c); err != nil {
+	if err := s.discovery.ApplyConfig(sd); err != nil {
 		return fmt.Errorf("apply service discovery config: %w", err)
 	}
 	return nil

@@ -454,7 +454,23 @@ func TestScrapeConfigFile(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, "job_name: ksm")
 
+	// Reload picks up a changed file.
+	require.NoError(t, os.WriteFile(cfg, []byte("scrape_configs:\n  - job_name: cadvisor\n    static_configs:\n      - targets: ['127.0.0.1:2']\n"), 0o600))
+	require.NoError(t, ts.Reload())
+	_, body = getBody(t, ts.URL+"/api/v1/status/config")
+	require.Contains(t, body, "job_name: cadvisor")
+	require.NotContains(t, body, "job_name: ksm")
+	// Scrape pools follow once discovery has sent the new target groups.
+	require.Eventually(t, func() bool {
+		_, body := getBody(t, ts.URL+"/api/v1/scrape_pools")
+		return strings.Contains(body, `"scrapePools":["cadvisor"]`)
+	}, 15*time.Second, 50*time.Millisecond)
+
+	// A broken file is refused at start and on reload; the running config stays.
 	require.NoError(t, os.WriteFile(cfg, []byte("scrape_configs:\n  - job_name: [\n"), 0o600))
+	require.ErrorContains(t, ts.Reload(), "load scrape config")
+	_, body = getBody(t, ts.URL+"/api/v1/status/config")
+	require.Contains(t, body, "job_name: cadvisor")
 	_, err := Open(Config{Dir: t.TempDir(), ScrapeConfigFile: cfg}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "load scrape config")
 }
