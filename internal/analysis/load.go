@@ -130,8 +130,8 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			// Requests without a scenario label: use the totals.
 			scReqD, scFailD, scDropD = reqD, failD, dropD
 		}
-		runPts := ts.Between(tl.Run)
-		for _, st := range settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol) {
+		runPts, toEnd := stagePoints(ts, tl.Run)
+		for _, st := range coverRun(settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol), tl.Run, toEnd) {
 			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res, cfg)
 			out.Stages = append(out.Stages, sf)
 			if st.Kind == timeline.RampUp {
@@ -156,6 +156,40 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 	events = append(events, Event{At: out.LoadEnd, Kind: EventLoadEnd, Object: "run", Text: "load taken away (last ramp-down or run end)", ResolutionSeconds: res.Seconds()})
 	out.Capacity = capacity(out.Stages)
 	return out, events, notes
+}
+
+// stagePoints are the target samples stages are cut from: those in the run, without the
+// final push's. Remote write stamps the final push at the run's end and it carries the
+// target after the run (0), which is the run ending, not a ramp-down stage; it is kept
+// when it is the only sample. toEnd tells that the series lasted until the run's end.
+func stagePoints(ts timeline.Series, run timeline.Window) (ps []timeline.Point, toEnd bool) {
+	ps = ts.Between(run)
+	if n := len(ps); n > 1 && ps[n-1].T.Equal(run.To) {
+		return ps[:n-1], true
+	}
+	return ps, false
+}
+
+// coverRun stretches a scenario's stages over the run. The first target sample comes
+// one push interval after the start: the first stage is extended back to the start (a
+// ramp along its slope, never below zero). When the series lasted until the run's end
+// (toEnd), the last stage does too: its final push is no longer among the stage points.
+func coverRun(stages []timeline.Stage, run timeline.Window, toEnd bool) []timeline.Stage {
+	if len(stages) == 0 {
+		return stages
+	}
+	first := &stages[0]
+	if first.From.After(run.From) {
+		if d := first.To.Sub(first.From); d > 0 {
+			slope := (first.EndTarget - first.StartTarget) / d.Seconds()
+			first.StartTarget = max(0, first.StartTarget-slope*first.From.Sub(run.From).Seconds())
+		}
+		first.From = run.From
+	}
+	if last := &stages[len(stages)-1]; toEnd && last.To.Before(run.To) {
+		last.To = run.To
+	}
+	return stages
 }
 
 // stageTolerance is the slack for cutting a target into stages: whole VUs jitter by one.
