@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"regexp"
 	"slices"
 	"time"
@@ -64,6 +63,7 @@ func chartQueries() []string {
 
 // windowQueries run before the others, to find the window.
 func isWindowQuery(name string) bool {
+	// run_sample_time and run_sample_time_min are kept out for catalogs copied from older versions.
 	return name == "run_seen" || name == "run_sample_time" || name == "run_sample_time_min"
 }
 
@@ -138,10 +138,11 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	res := &Result{SchemaVersion: SchemaVersion, TestID: cfg.TestID, GeneratedAt: now,
 		Filters: Filters{Namespace: orAll(cfg.Namespace), Workload: orAll(cfg.Workload)}}
 
-	run, src, live, err := c.window(ctx, cfg, vars, now)
+	rw, err := c.window(ctx, cfg, vars, now)
 	if err != nil {
 		return nil, err
 	}
+	run, src, live := rw.run, rw.src, rw.live
 	res.Window = Windows{Run: run, From: src, Live: live,
 		Baseline: timeline.Window{From: run.From.Add(-cfg.Baseline), To: run.From},
 		After:    timeline.Window{From: run.To, To: minTime(run.To.Add(cfg.After), now)}}
@@ -160,6 +161,11 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		s := c.cat.Sources[name]
 		r := time.Duration(s.ScrapeInterval)
 		measured := false
+		if name == analysis.SourceK6 && src != "flags" {
+			// Measured while finding the window, without the final push's partial interval.
+			res.Sources[i] = Source{Name: name, Description: s.Description, ResolutionSeconds: rw.k6.Seconds(), Measured: rw.k6Measured}
+			return nil
+		}
 		lookback := min(run.Duration()+cfg.Baseline, 10*time.Minute)
 		d, err := c.runner.MeasureInterval(ctx, name, vars, minTime(run.To.Add(time.Duration(s.Lag)), now), lookback)
 		switch {
@@ -179,15 +185,20 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	for _, s := range res.Sources {
 		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
 	}
+	// A step given with --step applies unless it is coarser than a tenth of the run and
+	// than the source's resolution: a 1m step over a 10 s run would see nothing of it.
+	userStep := func(res time.Duration) time.Duration {
+		return min(cfg.Step, max(res, run.Duration()/10))
+	}
 	step := func(source string) time.Duration {
 		if cfg.Step > 0 {
-			return cfg.Step
+			return userStep(tl.Resolution[source])
 		}
 		return tl.Resolution[source]
 	}
-	tl.Step = cfg.Step
-	if tl.Step <= 0 {
-		tl.Step = slices.Min(slices.Collect(maps.Values(tl.Resolution)))
+	tl.Step = slices.Min(slices.Collect(maps.Values(tl.Resolution)))
+	if cfg.Step > 0 {
+		tl.Step = userStep(tl.Step)
 	}
 	res.StepSeconds = tl.Step.Seconds()
 
@@ -205,14 +216,17 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		q := c.cat.Queries[names[i]]
 		var expr string
 		expr, perPod[i], qerrs[i] = c.cat.RenderPerPod(names[i], vars)
+		// The run's end is on every query's grid: its final push (the counters' final
+		// values, the p95 of the whole run) is visible only there, before its stale marker.
+		st := query.EffectiveStep(span, step(q.Source))
+		w := query.AlignEnd(span, run.To, st)
 		switch {
 		case qerrs[i] != nil:
 		case perPod[i]:
-			w := span
 			w.To = w.To.Add(time.Duration(c.cat.Sources[q.Source].Lag))
-			results[i], qerrs[i] = c.runner.RangeExpr(ctx, names[i], expr, w, step(q.Source))
+			results[i], qerrs[i] = c.runner.RangeExpr(ctx, names[i], expr, w, st)
 		default:
-			results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, span, step(q.Source))
+			results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, w, st)
 		}
 		if qerrs[i] != nil && (errors.Is(qerrs[i], query.ErrUnavailable) || ctx.Err() != nil) {
 			return qerrs[i]
@@ -256,7 +270,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	a = analysis.Analyze(tl, acfg)
 	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
 	res.Events = a.Events
-	res.Notes = append(res.Notes, c.coverage(tl, res, cfg)...)
+	res.Notes = append(res.Notes, c.coverage(tl, res, cfg, step)...)
 	res.Notes = append(res.Notes, a.Notes...)
 
 	findings, notes, err := c.findings(ctx, tl, vars, cfg.Concurrency)
@@ -283,13 +297,29 @@ func (c *Correlator) analysisConfig(cfg Config) analysis.Config {
 	}
 }
 
-// window finds the run's window: the first and last sample of tidemark_run_info{testid}.
-func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (timeline.Window, string, bool, error) {
+// runWindow is what window found.
+type runWindow struct {
+	run  timeline.Window
+	src  string // "run_info", "flags" or "mixed"
+	live bool
+	// k6 is the run's push interval, measured from its run-info samples when k6Measured.
+	k6         time.Duration
+	k6Measured bool
+}
+
+// window finds the run's window from the raw samples of tidemark_run_info{testid} (the
+// k6 source's probe). Remote write stamps each push with its time and carries what
+// happened in the interval before it: the first sample comes one push interval after the
+// start, the last is the final push when the run stopped, and a stale marker follows it
+// 1 ms later. So the run is (first sample − push interval, last sample]. Raw samples
+// (a range selector) are read for both ends because an instant selector at a step never
+// shows a sample that a stale marker follows by less than the step.
+func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (runWindow, error) {
 	if !cfg.From.IsZero() && !cfg.To.IsZero() {
 		if !cfg.To.After(cfg.From) {
-			return timeline.Window{}, "", false, fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
+			return runWindow{}, fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
 		}
-		return timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, "flags", false, nil
+		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
 	}
 	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
 	if !cfg.From.IsZero() {
@@ -299,13 +329,15 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		search.To = cfg.To
 	}
 	// Coarse pass: at most ~5000 steps over the lookback, each counting the run-info
-	// samples in the step before it, so no run is missed between steps.
+	// samples in the step before it, so no run is missed between steps. The grid ends
+	// at the end of the search, so a run that ended less than a step ago is seen whole.
 	coarse := max(search.Duration()/5000, time.Second).Round(time.Second)
+	n := (search.Duration() + coarse - 1) / coarse
 	cv := vars
 	cv.Range = coarse
-	r, err := c.runner.Range(ctx, "run_seen", cv, search, coarse)
+	r, err := c.runner.Range(ctx, "run_seen", cv, timeline.Window{From: search.To.Add(-n * coarse), To: search.To}, coarse)
 	if err != nil {
-		return timeline.Window{}, "", false, fmt.Errorf("find run %s: %w", cfg.TestID, err)
+		return runWindow{}, fmt.Errorf("find run %s: %w", cfg.TestID, err)
 	}
 	var first, last time.Time
 	for _, s := range r.Set {
@@ -322,48 +354,97 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		}
 	}
 	if first.IsZero() {
-		return timeline.Window{}, "", false, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
+		return runWindow{}, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
 			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
 	}
-	// Fine passes over the first and last coarse steps: the sample timestamps themselves.
-	fine := max(coarse/5000, time.Second)
-	startSample, err := c.sampleTime(ctx, "run_sample_time_min", vars, timeline.Window{From: first.Add(-coarse), To: first}, fine, math.Inf(1), math.Min)
+	// Fine pass: the raw samples in the first and last coarse steps.
+	firstSample, _, err := c.sampleBounds(ctx, vars, first, coarse)
 	if err != nil {
-		return timeline.Window{}, "", false, err
+		return runWindow{}, err
 	}
-	lastSample, err := c.sampleTime(ctx, "run_sample_time", vars, timeline.Window{From: last.Add(-coarse), To: last}, fine, math.Inf(-1), math.Max)
+	_, lastSample, err := c.sampleBounds(ctx, vars, last, coarse)
 	if err != nil {
-		return timeline.Window{}, "", false, err
+		return runWindow{}, err
 	}
-	w := timeline.Window{From: unixTime(startSample), To: unixTime(lastSample)}
-	src := "run_info"
+	rw := runWindow{src: "run_info", k6: time.Duration(c.cat.Sources[analysis.SourceK6].ScrapeInterval)}
+	if d, ok, err := c.pushInterval(ctx, vars, firstSample, lastSample); err != nil {
+		return runWindow{}, err
+	} else if ok {
+		rw.k6, rw.k6Measured = d, true
+	}
+	rw.run = timeline.Window{From: firstSample.Add(-rw.k6), To: lastSample}
 	if !cfg.From.IsZero() {
-		w.From, src = cfg.From.UTC(), "mixed"
+		rw.run.From, rw.src = cfg.From.UTC(), "mixed"
 	}
 	if !cfg.To.IsZero() {
-		w.To, src = cfg.To.UTC(), "mixed"
+		rw.run.To, rw.src = cfg.To.UTC(), "mixed"
 	}
-	// Still live when the newest sample is fresher than any push interval would allow after an end.
-	live := now.Sub(unixTime(lastSample)) < 30*time.Second
-	return w, src, live, nil
+	rw.live, err = c.live(ctx, vars, lastSample, rw.k6, now)
+	if err != nil {
+		return runWindow{}, err
+	}
+	return rw, nil
 }
 
-// sampleTime folds the values of a timestamp() query over w.
-func (c *Correlator) sampleTime(ctx context.Context, name string, vars query.Vars, w timeline.Window, step time.Duration, init float64, fold func(a, b float64) float64) (float64, error) {
-	r, err := c.runner.Range(ctx, name, vars, w, step)
+// sampleBounds returns the first and last raw run-info sample in (at−d, at].
+func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.Time, d time.Duration) (first, last time.Time, err error) {
+	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, at, d)
 	if err != nil {
-		return 0, fmt.Errorf("find run %s bounds: %w", vars.TestID, err)
+		return first, last, fmt.Errorf("find run %s bounds: %w", vars.TestID, err)
 	}
-	v := init
-	for _, s := range r.Set {
+	for _, s := range set {
 		for _, p := range s.Points {
-			v = fold(v, p.V)
+			if first.IsZero() || p.T.Before(first) {
+				first = p.T
+			}
+			if p.T.After(last) {
+				last = p.T
+			}
 		}
 	}
-	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
+	if first.IsZero() {
+		return first, last, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
 	}
-	return v, nil
+	return first.Round(time.Millisecond), last.Round(time.Millisecond), nil
+}
+
+// pushInterval measures the run's push interval: the median spacing of its run-info
+// samples over the last ten minutes of the run, leaving out each series' last interval,
+// which ends at the final push (stamped when the run stopped, so usually shorter).
+func (c *Correlator) pushInterval(ctx context.Context, vars query.Vars, first, last time.Time) (time.Duration, bool, error) {
+	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, last, min(last.Sub(first)+time.Second, 10*time.Minute))
+	if err != nil {
+		if errors.Is(err, query.ErrUnavailable) {
+			return 0, false, err
+		}
+		c.logger.Debug("Could not measure the push interval", "err", err)
+		return 0, false, nil
+	}
+	var ds []time.Duration
+	for _, s := range set {
+		for i := 2; i < len(s.Points); i++ {
+			ds = append(ds, s.Points[i-1].T.Sub(s.Points[i-2].T))
+		}
+	}
+	if len(ds) == 0 {
+		return 0, false, nil
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], true, nil
+}
+
+// live tells whether the run is still running: its run-info series is still visible now
+// (no stale marker ended it) and its newest sample is no older than a few push
+// intervals (a run killed without stale markers stays visible for the lookback delta).
+func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.Time, interval time.Duration, now time.Time) (bool, error) {
+	if now.Sub(lastSample) > max(3*interval, 15*time.Second) {
+		return false, nil
+	}
+	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, now, 0)
+	if err != nil {
+		return false, fmt.Errorf("find run %s: is it live: %w", vars.TestID, err)
+	}
+	return len(set) > 0, nil
 }
 
 func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, vars query.Vars, stages []analysis.StageFacts) error {
@@ -401,7 +482,7 @@ func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, va
 
 // coverage states per source how much of the window had samples, and says clearly when a
 // source had none at all.
-func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config) []analysis.Note {
+func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config, step func(source string) time.Duration) []analysis.Note {
 	var notes []analysis.Note
 	span := tl.Span()
 	for i, s := range res.Sources {
@@ -417,7 +498,8 @@ func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config) []
 			}
 			for _, ser := range tl.Set(name) {
 				series++
-				best = max(best, coverageOf(ser, w, tl.Res(s.Name)))
+				// A series has one point per step: a step coarser than the source is no gap.
+				best = max(best, coverageOf(ser, w, max(tl.Res(s.Name), query.EffectiveStep(span, step(s.Name)))))
 			}
 		}
 		res.Sources[i].Series, res.Sources[i].Coverage = series, best
@@ -456,7 +538,8 @@ func coverageOf(s timeline.Series, w timeline.Window, res time.Duration) float64
 // a rule's `for` is measured as finely as the load series allow.
 func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars query.Vars, concurrency int) ([]analysis.Finding, []analysis.Note, error) {
 	w := timeline.Window{From: tl.Run.From, To: tl.After.To}
-	step := tl.Step
+	step := query.EffectiveStep(w, tl.Step)
+	w = query.AlignEnd(w, tl.Run.To, step)
 	rules := c.cat.Findings
 	found := make([][]analysis.Finding, len(rules))
 	notes := make([]*analysis.Note, len(rules))
@@ -595,11 +678,6 @@ func orAll(s string) string {
 		return ".+"
 	}
 	return s
-}
-
-func unixTime(v float64) time.Time {
-	sec := int64(v)
-	return time.Unix(sec, int64((v-float64(sec))*1e9)).UTC().Round(time.Millisecond)
 }
 
 func minTime(a, b time.Time) time.Time {

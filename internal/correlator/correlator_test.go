@@ -53,7 +53,13 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 	ksmFrom := t0.Add(-5 * time.Minute)
 	relK := func(d time.Duration) time.Duration { return runFrom.Sub(ksmFrom) + d }
 	hpa := model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order"}
-	runInfo := stream(model.Metric{"testid": "spike-50"}, runFrom, runTo, k6, func(time.Duration) float64 { return 1 })
+	// k6 series as remote write pushes them: first one interval after the start, then
+	// every interval until the end, then a stale marker.
+	k6From := runFrom.Add(k6)
+	k6Stream := func(labels model.Metric, f func(time.Duration) float64) []*model.SampleStream {
+		return withStale(stream(labels, k6From, runTo, k6, func(d time.Duration) float64 { return f(d + k6) }))
+	}
+	runInfo := k6Stream(model.Metric{"testid": "spike-50"}, func(time.Duration) float64 { return 1 })[0]
 	fails := func(d time.Duration) float64 {
 		if d >= 2*time.Minute && d < 4*time.Minute {
 			return 0.2 * target(d)
@@ -66,16 +72,14 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 	seenExpr, err := cat.Render("run_seen", seen)
 	require.NoError(t, err)
 	f := &fakeProm{exprs: map[string]fakeSeries{
-		seenExpr:                                   {streams: []*model.SampleStream{runInfo}, countOver: true},
-		render("run_sample_time"):                  {streams: []*model.SampleStream{runInfo}, timestamps: true},
-		render("run_sample_time_min"):              {streams: []*model.SampleStream{runInfo}, timestamps: true},
+		seenExpr: {streams: []*model.SampleStream{runInfo}, countOver: true},
 		"tidemark_run_info{ testid=\"spike-50\" }": {streams: []*model.SampleStream{runInfo}},
-		render("scenario_target"):                  {streams: []*model.SampleStream{stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, runFrom, runTo, k6, target)}},
-		render("http_reqs"):                        {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target)}},
-		render("iterations"):                       {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target)}},
-		render("http_failures"):                    {streams: []*model.SampleStream{counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails)}},
-		render("http_req_rate"):                    {streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, k6, target)}},
-		render("vus"):                              {streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, k6, func(d time.Duration) float64 { return target(d) / 2 })}},
+		render("scenario_target"):                  {streams: k6Stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, target)},
+		render("http_reqs"):                        {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		render("iterations"):                       {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		render("http_failures"):                    {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails))},
+		render("http_req_rate"):                    {streams: k6Stream(model.Metric{}, target)},
+		render("vus"):                              {streams: k6Stream(model.Metric{}, func(d time.Duration) float64 { return target(d) / 2 })},
 		render("hpa_deployment"):                   {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order", "deployment": "order"}, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 1 })}},
 		render("hpa_current"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
 		render("hpa_desired"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
@@ -117,7 +121,7 @@ func TestCorrelateStory1(t *testing.T) {
 
 	require.Equal(t, SchemaVersion, res.SchemaVersion)
 	require.Equal(t, "run_info", res.Window.From)
-	require.Equal(t, runFrom, res.Window.Run.From, "start found exactly from the first run-info sample")
+	require.Equal(t, runFrom, res.Window.Run.From, "start: the first run-info sample less the push interval")
 	require.Equal(t, runTo, res.Window.Run.To)
 	require.Equal(t, runFrom.Add(-5*time.Minute), res.Window.Baseline.From)
 	require.Equal(t, runTo.Add(10*time.Minute), res.Window.After.To)
@@ -212,9 +216,6 @@ func TestCorrelateWindowFromFlags(t *testing.T) {
 	require.Equal(t, to, res.Window.Run.To)
 	require.Equal(t, from.Add(-time.Minute), res.Window.Baseline.From)
 	require.Equal(t, to, res.Window.After.To)
-	e, err := cat.Render("run_sample_time", v)
-	require.NoError(t, err)
-	require.False(t, f.askedFor(e), "the run window was given: no discovery")
 	require.False(t, f.askedFor("count_over_time(tidemark_run_info"))
 }
 
@@ -344,13 +345,43 @@ func TestCorrelateWindowMixedAndLive(t *testing.T) {
 	require.Equal(t, from, res.Window.Run.From)
 	require.Equal(t, runTo, res.Window.Run.To, "the end still comes from the run's own series")
 
-	// Correlating 10 s after the newest run-info sample: the run is live.
-	live := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return runTo.Add(10 * time.Second) }))
-	res, err = live.Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong"})
-	require.NoError(t, err)
-	require.True(t, res.Window.Live)
-	require.Equal(t, runTo.Add(10*time.Second), res.Window.After.To, "the cool-down ends now")
-	require.Equal(t, analysis.NotePartial, res.Notes[0].Level)
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // now, after the newest run-info sample
+		stale bool          // the run ended with stale markers
+		live  bool
+	}{
+		{name: "running: no stale marker yet", after: 4 * time.Second, live: true},
+		{name: "ended a second ago: stale markers", after: time.Second, stale: true},
+		{name: "killed without stale markers, a minute ago", after: time.Minute},
+		{name: "ended with stale markers, a minute ago", after: time.Minute, stale: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := story1(t, cat, v)
+			if !tc.stale {
+				for _, fs := range f.exprs {
+					for _, s := range fs.streams {
+						if n := len(s.Values); n > 0 && isStale(s.Values[n-1].Value) {
+							s.Values = s.Values[:n-1]
+						}
+					}
+				}
+			}
+			now := runTo.Add(tc.after)
+			res, err := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return now })).
+				Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong"})
+			require.NoError(t, err)
+			require.Equal(t, tc.live, res.Window.Live)
+			require.Equal(t, runTo, res.Window.Run.To)
+			require.Equal(t, now, res.Window.After.To, "the cool-down ends now")
+			var liveNote bool
+			for _, n := range res.Notes {
+				liveNote = liveNote || (n.Section == "run" && n.Level == analysis.NotePartial)
+			}
+			require.Equal(t, tc.live, liveNote)
+		})
+	}
 }
 
 func TestJoinWorkload(t *testing.T) {

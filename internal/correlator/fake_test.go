@@ -2,6 +2,7 @@ package correlator
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -11,13 +12,15 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/value"
 
 	"github.com/tidemark/tidemark/internal/query"
 )
 
 // fakeProm is an in-memory Prometheus: each known expression maps to raw samples, and
 // queries evaluate them the way Prometheus does (the last sample at or before each
-// evaluation time, within the 5-minute lookback delta).
+// evaluation time, within the 5-minute lookback delta, and none once that sample is a
+// stale marker; range selectors and count_over_time skip stale markers).
 type fakeProm struct {
 	mu    sync.Mutex
 	exprs map[string]fakeSeries
@@ -71,11 +74,13 @@ func (f *fakeProm) Query(_ context.Context, expr string, ts time.Time) (model.Va
 			for _, s := range fs.streams {
 				ns := &model.SampleStream{Metric: s.Metric}
 				for _, p := range s.Values {
-					if t := p.Timestamp.Time(); t.After(from) && !t.After(ts) {
+					if t := p.Timestamp.Time(); t.After(from) && !t.After(ts) && !isStale(p.Value) {
 						ns.Values = append(ns.Values, p)
 					}
 				}
-				out = append(out, ns)
+				if len(ns.Values) > 0 {
+					out = append(out, ns)
+				}
 			}
 			return out, nil, nil
 		}
@@ -96,6 +101,9 @@ func (fs fakeSeries) at(s *model.SampleStream, t time.Time) (model.SampleValue, 
 		return 0, false
 	}
 	p := s.Values[i-1]
+	if isStale(p.Value) {
+		return 0, false
+	}
 	lb := lookbackDelta
 	if fs.lookback > 0 {
 		lb = fs.lookback
@@ -128,7 +136,7 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 			if fs.countOver {
 				var n int
 				for _, p := range s.Values {
-					if pt := p.Timestamp.Time(); pt.After(t.Add(-r.Step)) && !pt.After(t) {
+					if pt := p.Timestamp.Time(); pt.After(t.Add(-r.Step)) && !pt.After(t) && !isStale(p.Value) {
 						n++
 					}
 				}
@@ -146,6 +154,18 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 		}
 	}
 	return out, nil, nil
+}
+
+func isStale(v model.SampleValue) bool { return value.IsStaleNaN(float64(v)) }
+
+// withStale appends a stale marker 1 ms after each stream's last sample, as remote write
+// does when a run stops.
+func withStale(ss ...*model.SampleStream) []*model.SampleStream {
+	for _, s := range ss {
+		last := s.Values[len(s.Values)-1].Timestamp
+		s.Values = append(s.Values, model.SamplePair{Timestamp: last + 1, Value: model.SampleValue(math.Float64frombits(value.StaleNaN))})
+	}
+	return ss
 }
 
 func (f *fakeProm) askedFor(substr string) bool {
@@ -174,13 +194,13 @@ func stream(labels model.Metric, from, to time.Time, step time.Duration, f func(
 	return s
 }
 
+// counter is a k6 counter as remote write pushes it: counting from `from`, sampled every
+// step after it (the first push comes one interval after the start) until to.
 func counter(labels model.Metric, from, to time.Time, step time.Duration, rate func(d time.Duration) float64) *model.SampleStream {
 	s := &model.SampleStream{Metric: labels}
 	var acc float64
-	for t := from; !t.After(to); t = t.Add(step) {
-		if d := t.Sub(from); d > 0 {
-			acc += rate(d-step) * step.Seconds()
-		}
+	for t := from.Add(step); !t.After(to); t = t.Add(step) {
+		acc += rate(t.Sub(from)-step) * step.Seconds()
 		s.Values = append(s.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(t.UnixNano()), Value: model.SampleValue(acc)})
 	}
 	return s

@@ -37,7 +37,7 @@ const (
 // every one (it may change the expressions, not the names).
 func RequiredQueries() []string {
 	return []string{
-		"run_seen", "run_sample_time", "run_sample_time_min", "scenario_target",
+		"run_seen", "scenario_target",
 		"http_reqs", "http_failures", "http_req_rate", "iterations", "dropped_iterations", "vus",
 		"latency_p50", "latency_p95", "latency_p99", "stage_latency_quantile",
 		"hpa_deployment", "hpa_current", "hpa_desired", "hpa_min", "hpa_max",

@@ -114,12 +114,33 @@ func (r *Runner) Range(ctx context.Context, name string, v Vars, w timeline.Wind
 	return r.RangeExpr(ctx, name, expr, w, step)
 }
 
+// EffectiveStep is the step a range query over w runs at: at least a second, widened
+// to whole seconds when w would exceed Prometheus' points limit (with room for one more
+// step, so a caller may move w.From back by less than a step to align the grid).
+func EffectiveStep(w timeline.Window, step time.Duration) time.Duration {
+	step = max(step, time.Second)
+	if n := w.Duration() / step; n > maxPoints-2 {
+		step = time.Duration(math.Ceil(float64(w.Duration())/(maxPoints-2)/float64(time.Second))) * time.Second
+	}
+	return step
+}
+
+// AlignEnd moves w.From back (by less than a step) so that at, inside w, falls on the
+// step grid of a range query over w: Prometheus evaluates at From, From+step, …, and a
+// sample stamped at `at` followed by a stale marker is visible only at a step at `at`
+// itself. The step must be EffectiveStep's.
+func AlignEnd(w timeline.Window, at time.Time, step time.Duration) timeline.Window {
+	if step <= 0 || at.Before(w.From) {
+		return w
+	}
+	n := (at.Sub(w.From) + step - 1) / step
+	w.From = at.Add(-n * step)
+	return w
+}
+
 // RangeExpr runs an already rendered expression over w.
 func (r *Runner) RangeExpr(ctx context.Context, name, expr string, w timeline.Window, step time.Duration) (Result, error) {
-	step = max(step, time.Second)
-	if n := w.Duration() / step; n > maxPoints {
-		step = time.Duration(math.Ceil(float64(w.Duration())/maxPoints/float64(time.Second))) * time.Second
-	}
+	step = EffectiveStep(w, step)
 	start := time.Now()
 	val, warns, err := r.q.QueryRange(ctx, expr, v1.Range{Start: w.From, End: w.To, Step: step})
 	r.observe(name, start, err)
@@ -161,21 +182,37 @@ func (r *Runner) InstantExpr(ctx context.Context, name, expr string, ts time.Tim
 // ErrNoSamples means a probe found too few raw samples to measure an interval.
 var ErrNoSamples = errors.New("too few samples to measure the scrape interval")
 
+// Samples returns the raw samples of a source's probe selector in (ts-lookback, ts],
+// with their own timestamps. Unlike an instant or range query's steps, a range selector
+// never hides a sample behind the stale marker that follows it (remote write sends one
+// 1 ms after a run's final push). A lookback of zero evaluates the plain selector at ts:
+// the series still visible then (none once stale markers ended them).
+func (r *Runner) Samples(ctx context.Context, source string, v Vars, ts time.Time, lookback time.Duration) (timeline.Set, error) {
+	probe, err := r.cat.RenderProbe(source, v)
+	if err != nil {
+		return nil, err
+	}
+	expr := probe
+	if lookback > 0 {
+		expr = fmt.Sprintf("%s[%s]", probe, model.Duration(max(lookback.Round(time.Millisecond), time.Millisecond)))
+	}
+	res, err := r.InstantExpr(ctx, "probe/"+source, expr, ts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Set, nil
+}
+
 // MeasureInterval measures a source's sample interval: the median spacing of the raw
 // samples its probe selector returns over lookback ending at ts.
 func (r *Runner) MeasureInterval(ctx context.Context, source string, v Vars, ts time.Time, lookback time.Duration) (time.Duration, error) {
-	probe, err := r.cat.RenderProbe(source, v)
-	if err != nil {
-		return 0, err
-	}
 	lookback = max(lookback.Round(time.Second), time.Minute)
 	lookback += time.Duration(r.cat.Sources[source].Lag)
-	expr := fmt.Sprintf("%s[%s]", probe, model.Duration(lookback))
-	res, err := r.InstantExpr(ctx, "probe/"+source, expr, ts)
+	set, err := r.Samples(ctx, source, v, ts, lookback)
 	if err != nil {
 		return 0, err
 	}
-	for _, s := range res.Set {
+	for _, s := range set {
 		if d, ok := timeline.MedianInterval(s.Points); ok {
 			return d, nil
 		}

@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
@@ -52,4 +53,42 @@ func TestToSet(t *testing.T) {
 	}
 	_, err := ToSet(&model.String{Value: "x"})
 	require.ErrorContains(t, err, "unsupported result type")
+}
+
+func TestStepGrid(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 2, 9, 39, 792e6, time.UTC)
+	end := t0.Add(5*time.Minute + 10096*time.Millisecond) // a run's final push
+	for _, tc := range []struct {
+		name     string
+		w        timeline.Window
+		step     time.Duration
+		wantStep time.Duration
+		wantFrom time.Time
+	}{
+		{name: "the end lands on the grid", w: timeline.Window{From: t0, To: end.Add(time.Minute)}, step: 5 * time.Second, wantStep: 5 * time.Second, wantFrom: end.Add(-63 * 5 * time.Second)},
+		{name: "already on the grid", w: timeline.Window{From: end.Add(-time.Minute), To: end}, step: 5 * time.Second, wantStep: 5 * time.Second, wantFrom: end.Add(-time.Minute)},
+		{name: "a step coarser than the window", w: timeline.Window{From: end.Add(-10 * time.Second), To: end.Add(time.Second)}, step: time.Minute, wantStep: time.Minute, wantFrom: end.Add(-time.Minute)},
+		{name: "sub-second steps run at a second", w: timeline.Window{From: t0, To: end}, step: 100 * time.Millisecond, wantStep: time.Second, wantFrom: end.Add(-311 * time.Second)},
+		{name: "widened under the points limit, with room to align", w: timeline.Window{From: t0, To: t0.Add(30 * 24 * time.Hour)}, step: 15 * time.Second, wantStep: 236 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			step := EffectiveStep(tc.w, tc.step)
+			require.Equal(t, tc.wantStep, step)
+			at := end
+			if tc.w.To.Before(at) {
+				at = tc.w.To
+			}
+			w := AlignEnd(tc.w, at, step)
+			require.Equal(t, tc.w.To, w.To)
+			require.False(t, w.From.After(tc.w.From))
+			require.Less(t, tc.w.From.Sub(w.From), step)
+			require.Zero(t, at.Sub(w.From)%step, "the end is a step")
+			require.LessOrEqual(t, int(w.Duration()/step), maxPoints-1)
+			if !tc.wantFrom.IsZero() {
+				require.Equal(t, tc.wantFrom, w.From)
+			}
+		})
+	}
 }
