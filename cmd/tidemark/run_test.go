@@ -169,7 +169,8 @@ func TestRunSIGTERM(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--testid", "sig", file)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { return ts.Stats().Requests >= 10 }, 30*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return ts.Stats().Requests >= 10 }, 60*time.Second, 20*time.Millisecond,
+		"the run sent no requests; stderr:\n%s", &stderr)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
