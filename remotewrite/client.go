@@ -514,3 +514,24 @@ func retryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// Write sends batch once, every series with its one value at ts (milliseconds since the
+// epoch), with the client's retries and backoff. It is for data that is not a live
+// snapshot, such as the events and facts `tidemark correlate` writes back; bound it with
+// ctx. It must not run concurrently with the pushes of Start.
+func (c *Client) Write(ctx context.Context, ts int64, batch []series.Series) error {
+	for len(batch) > 0 {
+		n := len(batch)
+		if c.maxSamples > 0 {
+			n = min(n, c.maxSamples)
+		}
+		if err := c.sendBatch(ctx, batch[:n], ts, time.Time{}, false, "write-back"); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	if s := c.Stats(); s.Dropped > 0 {
+		return fmt.Errorf("remote write receiver rejected %d samples (see the log)", s.Dropped)
+	}
+	return nil
+}

@@ -12,17 +12,23 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	promconfig "github.com/prometheus/common/config"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
+	"github.com/tidemark/tidemark/remotewrite"
 )
 
 // sourceFlags are how correlate and compare reach Prometheus and which catalog they use.
@@ -35,6 +41,8 @@ type sourceFlags struct {
 	baseline      time.Duration
 	after         time.Duration
 	params        map[string]string
+	// embeddedWriteURL is the remote-write URL of the embedded store once open.
+	embeddedWriteURL string
 }
 
 func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
@@ -77,6 +85,11 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 	if err != nil {
 		return nil, "", nil, err
 	}
+	// Served on loopback, so write-back can reach it by remote write.
+	if err := emb.Listen(logger); err != nil {
+		return nil, "", nil, errors.Join(err, emb.Close())
+	}
+	f.embeddedWriteURL = emb.URL + "/api/v1/write"
 	q, err := query.NewPrometheus(emb.URL, emb.Transport)
 	if err != nil {
 		return nil, "", nil, errors.Join(err, emb.Close())
@@ -113,6 +126,8 @@ type correlateConfig struct {
 	outputDir    string
 	grafanaURL   string
 	printCatalog bool
+	writeBack    bool
+	writeBackURL string
 }
 
 // correlateCmd is `tidemark correlate`: the facts of one run, as report.{md,json,html}.
@@ -135,6 +150,10 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fun
 	cmd.Flag("output.dir", "Directory for report.md, report.json and report.html; default reports/<testid>.").StringVar(&cfg.outputDir)
 	cmd.Flag("grafana.url", "Grafana base URL, to print a link to the run-correlation dashboard for this run.").
 		PlaceHolder("URL").StringVar(&cfg.grafanaURL)
+	cmd.Flag("write-back", "Write the events and key facts back as series (tidemark_event{testid,kind,object}, tidemark_fact_*) "+
+		"for Grafana annotations and PromQL.").Default("true").BoolVar(&cfg.writeBack)
+	cmd.Flag("write-back.url", "Remote-write endpoint for --write-back; default: --prometheus.url + /api/v1/write, or the embedded store.").
+		PlaceHolder("URL").StringVar(&cfg.writeBackURL)
 	cmd.Flag("print-catalog", "Print the embedded query catalog (a starting point for --catalog.file) and exit.").BoolVar(&cfg.printCatalog)
 	return cmd, func() int { return runCorrelate(cfg, g) }
 }
@@ -161,6 +180,7 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
 		return exitGeneric
 	}
+
 	defer func() {
 		if err := closeFn(); err != nil {
 			logger.Error("Failed to close the embedded store", "err", err)
@@ -179,6 +199,15 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	if err != nil {
 		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
 		return exitGeneric
+	}
+	if cfg.writeBack {
+		if n, err := writeBack(ctx, cfg, res, logger); err != nil {
+			// The report is written; a receiver that does not accept remote write only
+			// costs the annotations.
+			fmt.Fprintf(g.stderr, "tidemark correlate: write back events: %v\n", err)
+		} else if n > 0 {
+			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact series back (tidemark_event, tidemark_fact_*).\n", n)
+		}
 	}
 	printKeyFacts(g.stdout, res, where)
 	fmt.Fprintf(g.stdout, "\nReports:\n")
@@ -291,4 +320,62 @@ func printKeyFacts(w io.Writer, res *correlator.Result, where string) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
+}
+
+// writeBack remote-writes the result's events and facts to the write-back URL: the flag,
+// else the queried Prometheus' receiver, else the embedded store. It returns the number
+// of series written.
+func writeBack(ctx context.Context, cfg *correlateConfig, res *correlator.Result, logger *slog.Logger) (int, error) {
+	target := cfg.writeBackURL
+	switch {
+	case target != "":
+	case cfg.src.prometheusURL != "":
+		target = strings.TrimRight(cfg.src.prometheusURL, "/") + "/api/v1/write"
+	default:
+		target = cfg.src.embeddedWriteURL
+	}
+	if target == "" {
+		return 0, errors.New("no remote-write endpoint to write back to")
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return 0, fmt.Errorf("write-back url: %w", err)
+	}
+	rcfg := remotewrite.DefaultConfig
+	rcfg.URL = &promconfig.URL{URL: u}
+	rcfg.StaleMarkers = false
+	client, err := remotewrite.NewClient(rcfg, series.SnapshotFunc(func() []series.Input { return nil }), logger, prometheus.NewRegistry())
+	if err != nil {
+		return 0, err
+	}
+	byTime := map[int64][]series.Series{}
+	n := 0
+	for _, s := range correlator.WriteBack(res) {
+		out := series.Series{Name: s.Labels["__name__"]}
+		for k, v := range s.Labels {
+			if k != "__name__" && v != "" {
+				out.Labels = append(out.Labels, series.Label{Name: k, Value: v})
+			}
+		}
+		sort.Slice(out.Labels, func(i, j int) bool { return out.Labels[i].Name < out.Labels[j].Name })
+		for _, p := range s.Points {
+			o := out
+			o.Value = p.V
+			byTime[p.T.UnixMilli()] = append(byTime[p.T.UnixMilli()], o)
+			n++
+		}
+	}
+	times := make([]int64, 0, len(byTime))
+	for ts := range byTime {
+		times = append(times, ts)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, ts := range times {
+		if err := client.Write(wctx, ts, byTime[ts]); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }

@@ -1,0 +1,57 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// TestIntegrationRunThenCorrelate: a run without a remote-write URL lands in the
+// embedded store, and `tidemark correlate` on that directory finds it, counts its
+// requests exactly, writes the three reports and writes its events back.
+func TestIntegrationRunThenCorrelate(t *testing.T) {
+	ts, url := startTestTarget(t, target.Config{})
+	data := filepath.Join(t.TempDir(), "data")
+	scen := writeScenario(t, `
+scenarios:
+  steady:
+    executor: constant-arrival-rate
+    rate: 20
+    duration: 12s
+    preAllocatedVUs: 5
+flow:
+  - name: home
+    url: `+url+`/
+`)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--testid", "rc-1", "--storage.tsdb.path", data, scen}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	require.Contains(t, stdout.String(), "data: written to the embedded store in "+data)
+	served := ts.Stats().Requests
+
+	out := filepath.Join(t.TempDir(), "report")
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"correlate", "--testid", "rc-1", "--storage.tsdb.path", data, "--output.dir", out}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	require.Contains(t, stdout.String(), "event and fact series back")
+	for _, name := range []string{"report.md", "report.json", "report.html"} {
+		require.FileExists(t, filepath.Join(out, name))
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+	require.Equal(t, "rc-1", res.TestID)
+	require.InDelta(t, float64(served), res.Load.Requests, 0, "requests in the report equal what the target served")
+	require.False(t, res.Window.Live, "the run had ended")
+}
