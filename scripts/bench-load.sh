@@ -66,7 +66,7 @@ flow:
 YAML
 cat >"$WORK/open.yaml" <<YAML
 scenarios:
-  open: { executor: constant-arrival-rate, rate: $OPEN_RATE, duration: ${D}s, preAllocatedVUs: 200, maxVUs: 500 }
+  open: { executor: constant-arrival-rate, rate: $OPEN_RATE, duration: ${D}s, preAllocatedVUs: 200, maxVUs: 300 }
 flow:
   - url: $URL
 YAML
@@ -87,7 +87,7 @@ echo "== closed model, 50 connections/VUs, ${D}s, $REPS rep(s); target pinned to
 for rep in $(seq "$REPS"); do
 	echo " rep $rep (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	run_tool gohttp gen "$WORK/bin/gohttp" -url "$URL" -c 50 -d "${D}s"
-	run_tool tidemark gen "$BIN" run -q "$WORK/closed.yaml"
+	run_tool tidemark gen "$BIN" run -q --no-embedded-store "$WORK/closed.yaml"
 	run_tool wrk gen wrk -t1 -c50 -d"${D}s" "$URL"
 	run_tool hey gen hey -z "${D}s" -c 50 "$URL"
 	run_tool vegeta gen sh -c "echo 'GET $URL' | '$VEGETA' attack -rate=0 -workers=50 -max-workers=50 -duration=${D}s > /dev/null"
@@ -99,8 +99,8 @@ echo "  tidemark/vegeta  $(ratio tidemark vegeta)   (goal >= 1.2)"
 echo "  tidemark/hey     $(ratio tidemark hey)   (goal >= 1.0)"
 echo "  tidemark/wrk     $(ratio tidemark wrk)"
 
-echo "== open model: constant-arrival-rate $OPEN_RATE/s for ${D}s (preAllocatedVUs 200, maxVUs 500)"
-gen "$BIN" run -q --summary-export "$WORK/open.json" "$WORK/open.yaml" >"$WORK/open.out" 2>&1 || true
+echo "== open model: constant-arrival-rate $OPEN_RATE/s for ${D}s (preAllocatedVUs 200, maxVUs 300)"
+gen "$BIN" run -q --no-embedded-store --summary-export "$WORK/open.json" "$WORK/open.yaml" >"$WORK/open.out" 2>&1 || true
 python3 - "$WORK/open.json" "$OPEN_RATE" "$D" "$(cat "$WORK/rss")" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["metrics"]
@@ -123,7 +123,7 @@ flow:
   - url: http://127.0.0.1:$SLOW_PORT/
 YAML
 	before=$(served "$SLOW_PORT")
-	gen "$BIN" run -q "$WORK/mem-$n.yaml" >"$WORK/mem-$n.out" 2>&1 || true
+	gen "$BIN" run -q --no-embedded-store "$WORK/mem-$n.yaml" >"$WORK/mem-$n.out" 2>&1 || true
 	RSS[$n]=$(cat "$WORK/rss")
 	echo "  VUs=$n max RSS ${RSS[$n]} KiB, $((($(served "$SLOW_PORT") - before) / MEM_D)) req/s"
 done
@@ -133,7 +133,7 @@ if [[ $GROWTH == 1 ]]; then
 	echo "== RSS growth between 1M and 5M requests (closed model, 50 VUs)"
 	sed "s/duration: ${D}s/duration: 30m/" "$WORK/closed.yaml" >"$WORK/long.yaml"
 	base=$(served "$PORT")
-	taskset -c 1 "$BIN" run -q "$WORK/long.yaml" >"$WORK/long.out" 2>&1 &
+	taskset -c 1 "$BIN" run -q --no-embedded-store "$WORK/long.yaml" >"$WORK/long.out" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	rss1=""

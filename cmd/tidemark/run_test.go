@@ -43,7 +43,7 @@ func runScenario(t *testing.T, file string, args ...string) (int, string, string
 	t.Helper()
 	export := filepath.Join(t.TempDir(), "export.json")
 	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"run", "--quiet", "--summary-export", export, "--testid", "it"}, append(args, file)...), &stdout, &stderr)
+	code := run(append([]string{"run", "--quiet", "--no-embedded-store", "--summary-export", export, "--testid", "it"}, append(args, file)...), &stdout, &stderr)
 	var ex exported
 	if b, err := os.ReadFile(export); err == nil {
 		require.NoError(t, json.Unmarshal(b, &ex))
@@ -166,7 +166,7 @@ func TestRunSIGTERM(t *testing.T) {
 	ts, url := startTestTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 50 * time.Millisecond}})
 	file := writeScenario(t, "vus: 3\nduration: 1m\nflow:\n  - url: "+url+"/\n")
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "run", "--testid", "sig", file)
+	cmd := exec.Command(bin, "run", "--no-embedded-store", "--testid", "sig", file)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	require.Eventually(t, func() bool { return ts.Stats().Requests >= 10 }, 60*time.Second, 20*time.Millisecond,
