@@ -42,19 +42,19 @@ func benchOpenMetrics() string {
 	inRun := func(f func(float64) float64) func(float64) (float64, bool) {
 		return func(r float64) (float64, bool) { return f(r), r >= 0 && r <= run }
 	}
-	w.add("tidemark_run_info", k6+`,instance_id="1"`, 0, run, 5, 0, inRun(func(float64) float64 { return 1 }))
-	w.add("tidemark_scenario_target", k6+`,scenario="ramp",unit="iterations_per_second"`, 0, run, 5, 0, inRun(target))
-	w.add("k6_vus", k6, 0, run, 5, 0, inRun(func(r float64) float64 { return target(r) / 2 }))
+	w.add("tidemark_run_info", k6+`,instance_id="1"`, 0, run, 5, 5, inRun(func(float64) float64 { return 1 }))
+	w.add("tidemark_scenario_target", k6+`,scenario="ramp",unit="iterations_per_second"`, 0, run, 5, 5, inRun(target))
+	w.add("k6_vus", k6, 0, run, 5, 5, inRun(func(r float64) float64 { return target(r) / 2 }))
 	for _, st := range []string{"200", "503"} {
 		share := 0.99
 		if st == "503" {
 			share = 0.01
 		}
-		w.add("k6_http_reqs_total", k6+fmt.Sprintf(`,scenario="ramp",method="GET",name="api",status=%q,expected_response="%t"`, st, st == "200"), 0, run, 5, 0,
+		w.add("k6_http_reqs_total", k6+fmt.Sprintf(`,scenario="ramp",method="GET",name="api",status=%q,expected_response="%t"`, st, st == "200"), 0, run, 5, 5,
 			inRun(cumulative(func(r float64) float64 { return share * target(r) }, 0)))
 	}
-	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 0, inRun(cumulative(target, 0)))
-	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp"`, 0, run, 5, 0, inRun(func(r float64) float64 { return 0.1 + r/36000 }))
+	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(cumulative(target, 0)))
+	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(func(r float64) float64 { return 0.1 + r/36000 }))
 	for i := range bHPAs {
 		dep := fmt.Sprintf("svc-%d", i)
 		rs := dep + "-abc"

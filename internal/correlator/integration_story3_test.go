@@ -79,12 +79,12 @@ func story3OpenMetrics() string {
 	always := func(v float64) func(float64) (float64, bool) { return func(float64) (float64, bool) { return v, true } }
 	k6 := fmt.Sprintf(`testid=%q`, s3TestID)
 	rate := func(r float64) float64 { return s3VUs(r) / (1 + s3Latency(r)) }
-	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, 5, 0, inRun(func(float64) float64 { return 1 }))
-	w.add("tidemark_scenario_target", k6+`,scenario="ramp",unit="vus"`, 0, run, 5, 0, inRun(s3VUs))
-	w.add("k6_vus", k6, 0, run, 5, 0, inRun(func(r float64) float64 { return math.Round(s3VUs(r)) }))
-	w.add("k6_http_reqs_total", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 0, inRun(cumulative(rate, 0)))
-	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 0, inRun(cumulative(rate, 0)))
-	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 0, inRun(s3Latency))
+	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, 5, 5, inRun(func(float64) float64 { return 1 }))
+	w.add("tidemark_scenario_target", k6+`,scenario="ramp",unit="vus"`, 0, run, 5, 5, inRun(s3VUs))
+	w.add("k6_vus", k6, 0, run, 5, 5, inRun(func(r float64) float64 { return math.Round(s3VUs(r)) }))
+	w.add("k6_http_reqs_total", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 5, inRun(cumulative(rate, 0)))
+	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(cumulative(rate, 0)))
+	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 5, inRun(s3Latency))
 
 	ksm := `job="kube-state-metrics",namespace="bank"`
 	pod := ksm + `,pod="deduct-6b8c-a",uid="uid-a"`

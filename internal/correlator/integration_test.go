@@ -175,21 +175,22 @@ func story1OpenMetrics() string {
 	}
 	k6 := fmt.Sprintf(`testid=%q`, fxTestID)
 
-	// Load (k6 names, pushed every 5 s while the run is live).
-	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, fxK6Step, 0, inRun(func(float64) float64 { return 1 }))
-	w.add("tidemark_scenario_target", k6+`,scenario="spike",unit="iterations_per_second"`, 0, run, fxK6Step, 0, inRun(fxTarget))
+	// Load (k6 names, pushed every 5 s while the run is live, as remote write does: the
+	// first push one interval after the start, stamped with its time).
+	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, fxK6Step, fxK6Step, inRun(func(float64) float64 { return 1 }))
+	w.add("tidemark_scenario_target", k6+`,scenario="spike",unit="iterations_per_second"`, 0, run, fxK6Step, fxK6Step, inRun(fxTarget))
 	ok := func(r float64) float64 { return fxTarget(r) - fxFailures(r) }
-	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
+	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, fxK6Step,
 		inRun(cumulative(ok, 0)))
 	failed := cumulative(fxFailures, 0)
-	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="503",expected_response="false"`, 0, run, fxK6Step, 0,
+	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="503",expected_response="false"`, 0, run, fxK6Step, fxK6Step,
 		func(r float64) (float64, bool) {
 			v := failed(r)
 			return v, r <= run && v > 0
 		})
-	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, 0, inRun(cumulative(fxTarget, 0)))
-	w.add("k6_vus", k6, 0, run, fxK6Step, 0, inRun(func(r float64) float64 { return math.Ceil(fxTarget(r) / 2) }))
-	w.add("k6_http_req_duration_p95", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, 0,
+	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, fxK6Step, inRun(cumulative(fxTarget, 0)))
+	w.add("k6_vus", k6, 0, run, fxK6Step, fxK6Step, inRun(func(r float64) float64 { return math.Ceil(fxTarget(r) / 2) }))
+	w.add("k6_http_req_duration_p95", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, fxK6Step,
 		inRun(func(r float64) float64 { return 0.15 + math.Max(0, math.Min(r, 300)-fxLoadStep)/100 }))
 
 	// kube-state-metrics.
