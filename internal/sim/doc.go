@@ -8,6 +8,11 @@
 // start-up time before they are Ready and get traffic, CPU work beyond a container's quota
 // waits for the next 100 ms period (package cfs), and queries wait for pool connections.
 //
+// A new Cluster is one that has been running: its pods are Ready, each HPA's status reads as
+// after an earlier sync (current = desired = the Deployment's replicas, the pods' idle CPU as
+// its metric), metrics-server holds two earlier samples and CloudWatch an idle period, so
+// every metric is consistent from the first scrape.
+//
 // # Time
 //
 // Cluster is pure and clock-free: it moves only when Step or Advance is called, in steps

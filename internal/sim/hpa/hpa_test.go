@@ -53,6 +53,8 @@ func TestControllerSync(t *testing.T) {
 		name  string
 		spec  Spec
 		steps []step
+		// settle is the replicas of a target the HPA has been running with (0: a new HPA).
+		settle int32
 	}{
 		{
 			name:  "within tolerance keeps current",
@@ -256,6 +258,20 @@ func TestControllerSync(t *testing.T) {
 			}, wantDesired: 0, wantErr: ErrNoMetrics}},
 		},
 		{
+			name: "settled status keeps desired when the first sync has no metrics",
+			spec: Spec{MinReplicas: 1, MaxReplicas: 10, TargetCPUUtilization: 70},
+			steps: []step{{replicas: 2, extra: func() ([]Pod, map[string]PodMetric) {
+				return []Pod{{Name: "a", Phase: PodPending, RequestMilli: 100}, {Name: "b", Phase: PodPending, RequestMilli: 100}}, nil
+			}, wantDesired: 2, wantErr: ErrNoMetrics}},
+			settle: 2,
+		},
+		{
+			name:   "settled status, then a scale-up",
+			spec:   Spec{MinReplicas: 2, MaxReplicas: 10, TargetCPUUtilization: 50},
+			steps:  []step{{replicas: 2, milli: []int64{100, 100}, wantDesired: 4, wantRescale: true}},
+			settle: 2,
+		},
+		{
 			name:  "zero replicas disables scaling",
 			spec:  Spec{MinReplicas: 1, MaxReplicas: 10, TargetCPUUtilization: 70},
 			steps: []step{{replicas: 0, wantDesired: 0, wantReason: "ScalingDisabled"}},
@@ -275,6 +291,11 @@ func TestControllerSync(t *testing.T) {
 			t.Parallel()
 			c, err := NewController(tc.spec, DefaultConfig)
 			require.NoError(t, err)
+			if tc.settle > 0 {
+				st := c.Settle(tc.settle, 3, 3)
+				require.Equal(t, Status{CurrentReplicas: tc.settle, DesiredReplicas: tc.settle, MetricValid: true, CurrentUtilization: 3, CurrentAverageMilli: 3}, st)
+				require.Equal(t, st, c.Status())
+			}
 			for i, s := range tc.steps {
 				now := t0.Add(s.at)
 				var pods []Pod
