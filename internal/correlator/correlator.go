@@ -214,19 +214,23 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	perPod := make([]bool, len(names))
 	err = parallel(ctx, len(names), cfg.Concurrency, func(ctx context.Context, i int) error {
 		q := c.cat.Queries[names[i]]
-		var expr string
-		expr, perPod[i], qerrs[i] = c.cat.RenderPerPod(names[i], vars)
-		// The run's end is on every query's grid: its final push (the counters' final
-		// values, the p95 of the whole run) is visible only there, before its stale marker.
+		// The run's end is on every query's grid: its final push (the gauges' final
+		// values, the p95 of the whole run) is visible only there, before its stale
+		// marker. Counters read each step's newest sample (.Step), so the final push of
+		// an instance that ended earlier counts too.
 		st := query.EffectiveStep(span, step(q.Source))
 		w := query.AlignEnd(span, run.To, st)
+		v := vars
+		v.Step = st
+		var expr string
+		expr, perPod[i], qerrs[i] = c.cat.RenderPerPod(names[i], v)
 		switch {
 		case qerrs[i] != nil:
 		case perPod[i]:
 			w.To = w.To.Add(time.Duration(c.cat.Sources[q.Source].Lag))
 			results[i], qerrs[i] = c.runner.RangeExpr(ctx, names[i], expr, w, st)
 		default:
-			results[i], qerrs[i] = c.runner.Range(ctx, names[i], vars, w, st)
+			results[i], qerrs[i] = c.runner.Range(ctx, names[i], v, w, st)
 		}
 		if qerrs[i] != nil && (errors.Is(qerrs[i], query.ErrUnavailable) || ctx.Err() != nil) {
 			return qerrs[i]

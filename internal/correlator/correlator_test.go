@@ -47,6 +47,11 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 		require.NoError(t, err)
 		return e
 	}
+	renderStep := func(name string) string {
+		e, err := cat.Render(name, stepVars(v))
+		require.NoError(t, err)
+		return e
+	}
 	k6 := 5 * time.Second
 	ksm := 15 * time.Second
 	rel := func(d time.Duration) time.Duration { return runFrom.Sub(t0) + d }
@@ -75,9 +80,9 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 		seenExpr: {streams: []*model.SampleStream{runInfo}, countOver: true},
 		"tidemark_run_info{ testid=\"spike-50\" }": {streams: []*model.SampleStream{runInfo}},
 		render("scenario_target"):                  {streams: k6Stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, target)},
-		render("http_reqs"):                        {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
-		render("iterations"):                       {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
-		render("http_failures"):                    {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails))},
+		renderStep("http_reqs"):                    {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		renderStep("iterations"):                   {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		renderStep("http_failures"):                {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails))},
 		render("http_req_rate"):                    {streams: k6Stream(model.Metric{}, target)},
 		render("vus"):                              {streams: k6Stream(model.Metric{}, func(d time.Duration) float64 { return target(d) / 2 })},
 		render("hpa_deployment"):                   {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order", "deployment": "order"}, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 1 })}},
@@ -145,7 +150,9 @@ func TestCorrelateStory1(t *testing.T) {
 		if q == "stage_latency_quantile" || q == "run_seen" {
 			continue
 		}
-		e, err := cat.Render(q, v)
+		vs := v
+		vs.Step = 5 * time.Second // the k6 step; .Step is used by the k6 counters only
+		e, err := cat.Render(q, vs)
 		require.NoError(t, err)
 		if pp, ok, err := cat.RenderPerPod(q, v); ok {
 			require.NoError(t, err)

@@ -122,7 +122,12 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 		return nil, nil, err
 	}
 	fs, ok := f.exprs[expr]
+	lastOver := false
 	if !ok {
+		// A query rendered with .Step: last_over_time over the step.
+		fs, lastOver = f.exprs[strings.ReplaceAll(expr, "["+model.Duration(query.StepWindow(r.Step)).String()+"]", "["+model.Duration(fakeStep).String()+"]")]
+	}
+	if !ok && !lastOver {
 		for p, ps := range f.prefixes {
 			if strings.HasPrefix(expr, p) {
 				fs = ps
@@ -133,6 +138,18 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 	for _, s := range fs.streams {
 		ns := &model.SampleStream{Metric: s.Metric}
 		for t := r.Start; !t.After(r.End); t = t.Add(r.Step) {
+			if lastOver {
+				for j := len(s.Values) - 1; j >= 0; j-- {
+					p := s.Values[j]
+					if pt := p.Timestamp.Time(); pt.After(t) || isStale(p.Value) {
+						continue
+					} else if pt.After(t.Add(-query.StepWindow(r.Step))) {
+						ns.Values = append(ns.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(t.UnixNano()), Value: p.Value})
+					}
+					break
+				}
+				continue
+			}
 			if fs.countOver {
 				var n int
 				for _, p := range s.Values {
@@ -154,6 +171,16 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 		}
 	}
 	return out, nil, nil
+}
+
+// fakeStep is the .Step that catalog queries are rendered with for the fake, which
+// answers them at any step with last_over_time over the step.
+const fakeStep = 97 * time.Minute
+
+// stepVars returns v for rendering queries that use .Step.
+func stepVars(v query.Vars) query.Vars {
+	v.Step = fakeStep
+	return v
 }
 
 func isStale(v model.SampleValue) bool { return value.IsStaleNaN(float64(v)) }

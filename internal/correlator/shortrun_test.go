@@ -26,41 +26,53 @@ type pushedRun struct {
 	rate     float64 // requests per second
 	vus      float64
 	noStale  bool
+	// second, when set, is the duration of a second instance (instance_id vm2) that
+	// started with the first and ended earlier, off the first one's step grid.
+	second time.Duration
 }
 
 // times returns the push timestamps: every interval (+ jitter) before the end, then the
 // final push (strictly after the previous one).
-func (p pushedRun) times() []time.Time {
+func (p pushedRun) times() []time.Time { return p.pushes(p.duration) }
+
+func (p pushedRun) pushes(duration time.Duration) []time.Time {
 	var ts []time.Time
 	for k := 1; ; k++ {
 		t := p.start.Add(time.Duration(k)*p.interval + time.Duration(k%3)*time.Millisecond)
-		if !t.Before(p.start.Add(p.duration)) {
+		if !t.Before(p.start.Add(duration)) {
 			break
 		}
 		ts = append(ts, t)
 	}
-	end := p.start.Add(p.duration)
+	end := p.start.Add(duration)
 	if n := len(ts); n > 0 && !end.After(ts[n-1]) {
 		end = ts[n-1].Add(time.Millisecond)
 	}
 	return append(ts, end)
 }
 
-// requests is the final counter value: what the run's summary reports.
-func (p pushedRun) requests() float64 { return math.Floor(p.rate * p.duration.Seconds()) }
+// requests is the sum of the instances' final counter values: what the run's summary
+// reports.
+func (p pushedRun) requests() float64 {
+	return math.Floor(p.rate*p.duration.Seconds()) + math.Floor(p.rate*p.second.Seconds())
+}
+
+func (p pushedRun) series(ts []time.Time, labels model.Metric, f func(i int, at time.Time) float64) *model.SampleStream {
+	s := &model.SampleStream{Metric: labels}
+	for i, at := range ts {
+		s.Values = append(s.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(at.UnixNano()), Value: model.SampleValue(f(i, at))})
+	}
+	if !p.noStale {
+		withStale(s)
+	}
+	return s
+}
 
 func (p pushedRun) fake(t *testing.T, cat *query.Catalog, v query.Vars, coarse time.Duration) *fakeProm {
 	t.Helper()
 	ts := p.times()
 	series := func(labels model.Metric, f func(i int, at time.Time) float64) *model.SampleStream {
-		s := &model.SampleStream{Metric: labels}
-		for i, at := range ts {
-			s.Values = append(s.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(at.UnixNano()), Value: model.SampleValue(f(i, at))})
-		}
-		if !p.noStale {
-			withStale(s)
-		}
-		return s
+		return p.series(ts, labels, f)
 	}
 	final := func(i int) bool { return i == len(ts)-1 }
 	reqs := func(_ int, at time.Time) float64 { return math.Floor(p.rate * at.Sub(p.start).Seconds()) }
@@ -77,15 +89,21 @@ func (p pushedRun) fake(t *testing.T, cat *query.Catalog, v query.Vars, coarse t
 	}
 	seen := v
 	seen.Range = coarse
-	runInfo := series(model.Metric{"testid": model.LabelValue(v.TestID), "instance_id": "vm"}, func(int, time.Time) float64 { return 1 })
-	sc := model.Metric{"instance_id": "vm", "scenario": "default"}
+	one := func(int, time.Time) float64 { return 1 }
+	runInfo := []*model.SampleStream{series(model.Metric{"testid": model.LabelValue(v.TestID), "instance_id": "vm"}, one)}
+	reqSeries := []*model.SampleStream{series(model.Metric{"instance_id": "vm", "scenario": "default"}, reqs)}
+	if p.second > 0 {
+		ts2 := p.pushes(p.second)
+		runInfo = append(runInfo, p.series(ts2, model.Metric{"testid": model.LabelValue(v.TestID), "instance_id": "vm2"}, one))
+		reqSeries = append(reqSeries, p.series(ts2, model.Metric{"instance_id": "vm2", "scenario": "default"}, reqs))
+	}
 	return &fakeProm{errs: map[string]error{}, exprs: map[string]fakeSeries{
-		render("run_seen", seen):                         {streams: []*model.SampleStream{runInfo}, countOver: true},
-		`tidemark_run_info{ testid="` + v.TestID + `" }`: {streams: []*model.SampleStream{runInfo}},
+		render("run_seen", seen):                         {streams: runInfo, countOver: true},
+		`tidemark_run_info{ testid="` + v.TestID + `" }`: {streams: runInfo},
 		render("scenario_target", v):                     {streams: []*model.SampleStream{series(model.Metric{"scenario": "default", "unit": "vus"}, target)}},
-		render("http_reqs", v):                           {streams: []*model.SampleStream{series(sc, reqs)}},
-		render("iterations", v):                          {streams: []*model.SampleStream{series(sc, reqs)}},
-		render("http_failures", v):                       {streams: nil},
+		render("http_reqs", stepVars(v)):                 {streams: reqSeries},
+		render("iterations", stepVars(v)):                {streams: reqSeries},
+		render("http_failures", stepVars(v)):             {streams: nil},
 		render("vus", v):                                 {streams: []*model.SampleStream{series(model.Metric{}, target)}},
 		render("latency_p95", v): {streams: []*model.SampleStream{series(model.Metric{}, func(i int, _ time.Time) float64 {
 			if final(i) {
@@ -125,6 +143,7 @@ func TestCorrelateShortRun(t *testing.T) {
 		{name: "7 s: one push, then the final one", run: pushedRun{duration: 7 * time.Second, interval: 5 * time.Second, rate: 40, vus: 5}, after: time.Second, interval: 5},
 		{name: "3 s: only the final push", run: pushedRun{duration: 3 * time.Second, interval: 5 * time.Second, rate: 40, vus: 5}, after: time.Second, from: -2 * time.Second, interval: 5},
 		{name: "1 s push interval", run: pushedRun{duration: 12345 * time.Millisecond, interval: time.Second, rate: 100, vus: 5}, after: time.Second, interval: 1, stages: 1},
+		{name: "two instances, one ending 2.5 s off the other's grid", run: pushedRun{duration: 20096 * time.Millisecond, interval: 5 * time.Second, rate: 42.5, vus: 5, second: 17600 * time.Millisecond}, after: time.Second, interval: 5, stages: 1},
 		{name: "2 h", run: pushedRun{duration: 2*time.Hour + 2500*time.Millisecond, interval: 5 * time.Second, rate: 33.3, vus: 20}, after: 30 * time.Second, interval: 5, stages: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,7 +184,7 @@ func TestCorrelateShortRun(t *testing.T) {
 			require.Equal(t, timeline.Hold, st.Kind)
 			require.InDelta(t, tc.run.vus, st.TargetAvg, 0)
 			require.Equal(t, res.Window.Run, st.Window)
-			require.InDelta(t, tc.run.requests(), st.Requests, 0)
+			require.InDelta(t, tc.run.requests(), st.Requests, 0, "every request falls in the stage")
 			require.True(t, st.Held, st.Why)
 			require.Nil(t, res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
 			require.NotNil(t, res.Load.Capacity.LastHeld)

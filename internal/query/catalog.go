@@ -116,9 +116,13 @@ type Vars struct {
 	Namespace  string // regex; empty means ".+"
 	Workload   string // regex; empty means ".+"
 	RateWindow time.Duration
-	Range      time.Duration
-	Quantile   float64
-	Params     map[string]float64 // overrides of the catalog params
+	// Step is the range query's step: a counter read as last_over_time(…[Step]) shows
+	// every sample at the first step at or after it, even one a stale marker follows by
+	// 1 ms (a run's final push). Default RateWindow.
+	Step     time.Duration
+	Range    time.Duration
+	Quantile float64
+	Params   map[string]float64 // overrides of the catalog params
 }
 
 // MessageData is what a finding's message template sees.
@@ -319,8 +323,8 @@ func escape(s string) string {
 }
 
 type tmplData struct {
-	TestID, Namespace, Workload, RateWindow, Range, Quantile string
-	Sel, Frag, Params                                        map[string]string
+	TestID, Namespace, Workload, RateWindow, Step, Range, Quantile string
+	Sel, Frag, Params                                              map[string]string
 }
 
 func (c *Catalog) exec(name string, d tmplData) (string, error) {
@@ -344,6 +348,9 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 	if v.Range <= 0 {
 		v.Range = v.RateWindow
 	}
+	if v.Step <= 0 {
+		v.Step = v.RateWindow
+	}
 	if v.Quantile <= 0 {
 		v.Quantile = 0.95
 	}
@@ -352,6 +359,7 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		Namespace:  escape(v.Namespace),
 		Workload:   escape(v.Workload),
 		RateWindow: model.Duration(v.RateWindow.Round(time.Second)).String(),
+		Step:       model.Duration(StepWindow(v.Step)).String(),
 		Range:      model.Duration(max(v.Range.Round(time.Second), time.Second)).String(),
 		Quantile:   strconv.FormatFloat(v.Quantile, 'g', -1, 64),
 		Sel:        map[string]string{},
@@ -390,6 +398,12 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		pending = next
 	}
 	return d, nil
+}
+
+// StepWindow is how .Step renders: the step rounded up to whole seconds, so that a
+// last_over_time window is never shorter than the step and misses no sample.
+func StepWindow(step time.Duration) time.Duration {
+	return max((step + time.Second - 1).Truncate(time.Second), time.Second)
 }
 
 // Render returns the PromQL of a catalog query for the given run values.
