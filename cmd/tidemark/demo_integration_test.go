@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/browsertest"
 	"github.com/tidemark/tidemark/internal/correlator"
 )
 
@@ -80,6 +81,16 @@ func TestIntegrationDemo(t *testing.T) {
 	db := res.Database[0]
 	require.NotNil(t, db.ConnectionsPeak, "DB connections")
 	require.NotNil(t, db.CPUPeak, "DB CPU")
+
+	// The report as a person sees it: it renders in Chromium without errors.
+	v := browsertest.Open(t, filepath.Join(out, "report", "report.html"))
+	require.Empty(t, v.ConsoleErrors)
+	require.Empty(t, v.Exceptions)
+	require.Equal(t, 1, v.SVGCount, "the charts on one time axis")
+	require.Contains(t, v.Headings, "Autoscaling")
+	require.Contains(t, v.Headings, "CPU and throttling")
+	require.Contains(t, v.Headings, "Database")
+	require.NoError(t, os.WriteFile(filepath.Join(browsertest.ArtifactDir(t), "demo-report.jpg"), v.Screenshot, 0o644))
 
 	stdoutText := stdout.String()
 	require.Contains(t, stdoutText, "Where to look")
