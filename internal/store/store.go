@@ -118,8 +118,9 @@ type Store struct {
 
 // Open opens (or creates) the TSDB in cfg.Dir, replays its write-ahead log, and starts
 // scraping the configured targets. reg receives the metrics of the TSDB, the query engine,
-// the remote-write receiver and the scrape manager; a nil reg keeps them private. The
-// caller must Close the store.
+// the remote-write receiver and the scrape manager; a nil reg keeps them private. As in
+// Prometheus, these register once: give each store of a process its own registry (or nil),
+// also when reopening a directory. The caller must Close the store.
 func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, error) {
 	cfg = withDefaults(cfg)
 	if logger == nil {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -132,11 +133,17 @@ func TestBadWrites(t *testing.T) {
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", tc.ctype)
 			req.Header.Set("Content-Encoding", tc.enc)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			resp, err := http.DefaultClient.Do(req)
 			require.NoError(t, err)
 			b := readAll(t, resp)
 			require.Equal(t, tc.wantCode, resp.StatusCode, b)
 			require.Contains(t, b, tc.wantMsg)
+			// Regression: a tiny body claiming a huge decoded size must not make the
+			// server allocate it (the error diagnosis once decoded it).
+			runtime.ReadMemStats(&after)
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<30), "bytes allocated for one bad request (parallel tests allocate too, hence the loose bound)")
 		})
 	}
 

@@ -13,9 +13,13 @@ import (
 	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
 )
 
-// maxWriteBody bounds the compressed remote-write body kept for diagnosis; the receiver
-// itself refuses bodies over 32 MiB.
-const maxWriteBody = 32<<20 + 1
+// The receiver (client_golang/exp/api/remote) refuses bodies, compressed or decompressed,
+// over 32 MiB; maxWriteBody bounds the compressed body kept for diagnosis, and the
+// diagnosis never decompresses more than maxDecodedSize.
+const (
+	maxDecodedSize = 32 << 20
+	maxWriteBody   = maxDecodedSize + 1
+)
 
 // clearWriteErrors wraps the remote-write receiver so that a rejected request (4xx) says
 // which stage failed. Prometheus' receiver answers a corrupt body with a bare
@@ -48,6 +52,10 @@ func clearWriteErrors(next http.Handler) http.Handler {
 func diagnoseWrite(contentType string, body []byte, orig string) string {
 	if rest, ok := strings.CutPrefix(orig, "s2: "); ok {
 		return "remote write: decompress body (snappy block format): " + rest
+	}
+	// Never decode what the receiver refused for its size: a 5-byte body can claim 4 GiB.
+	if n, err := snappy.DecodedLen(body); err != nil || n > maxDecodedSize {
+		return "remote write: " + orig
 	}
 	raw, err := snappy.Decode(nil, body)
 	if err != nil {
