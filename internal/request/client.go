@@ -177,12 +177,14 @@ type countingConn struct {
 	c *Client
 }
 
+// Read reads from the connection and counts the bytes.
 func (cc *countingConn) Read(p []byte) (int, error) {
 	n, err := cc.Conn.Read(p)
 	cc.c.received.Add(int64(n))
 	return n, err
 }
 
+// Write writes to the connection and counts the bytes.
 func (cc *countingConn) Write(p []byte) (int, error) {
 	n, err := cc.Conn.Write(p)
 	cc.c.sent.Add(int64(n))
@@ -260,6 +262,7 @@ func (t *tracer) timings(end int64) Timings {
 // bodyReader is a reusable request body.
 type bodyReader struct{ bytes.Reader }
 
+// Close does nothing: the reader is reused.
 func (*bodyReader) Close() error { return nil }
 
 // tagKey identifies a request's tag set within one client.
@@ -280,6 +283,7 @@ type TimeoutError struct {
 	Err   error
 }
 
+// Error describes the timeout and the transport's error.
 func (e *TimeoutError) Error() string {
 	return "request timeout after " + e.After.String() + ": " + e.Err.Error()
 }
