@@ -8,7 +8,7 @@
 # Knobs (environment): D (seconds per closed-model run, 10), REPS (interleaved
 # repetitions, 1), OPEN_RATE (20000), MEM_D (seconds per memory run, 15),
 # GROWTH (1 to measure RSS growth between 1M and 5M requests, 0 to skip), PORT (18199),
-# TIDEMARK (binary, ./tidemark or built), WORK (scratch directory).
+# TIDEMARK (binary; default bin/tidemark from make build, else built here), WORK (scratch directory).
 set -euo pipefail
 
 D=${D:-10}
@@ -20,7 +20,7 @@ PORT=${PORT:-18199}
 SLOW_PORT=$((PORT + 1))
 WORK=${WORK:-$(mktemp -d /tmp/tidemark-bench.XXXXXX)}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${TIDEMARK:-$ROOT/tidemark}
+BIN=${TIDEMARK:-$ROOT/bin/tidemark}
 mkdir -p "$WORK/bin"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench-load: $1 is required ($2)" >&2; exit 1; }; }
