@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -51,12 +52,45 @@ func fuzzSeeds(t testing.TB) map[string]struct {
 	}
 }
 
-// TestFuzzSeedCorpus keeps testdata/fuzz/FuzzWrite in step with fuzzSeeds; run with
-// -update-fuzz-seeds to rewrite it.
+// bodySeeds are whole request bodies for FuzzWriteBody: the compressed seeds plus bodies
+// whose snappy framing lies.
+func bodySeeds(t testing.TB) map[string]struct {
+	raw []byte
+	v2  bool
+} {
+	out := map[string]struct {
+		raw []byte
+		v2  bool
+	}{
+		"claims-4GiB":   {[]byte("\xff\xff\xff\xff\x0f"), false},
+		"claims-32MiB":  {[]byte("\x81\x80\x80\x10\x00"), true},
+		"literal-short": {[]byte("\x10\x0cabc"), false},
+		"empty":         {nil, false},
+	}
+	for name, s := range fuzzSeeds(t) {
+		out["snappy-"+name] = struct {
+			raw []byte
+			v2  bool
+		}{snappy.Encode(nil, s.raw), s.v2}
+	}
+	return out
+}
+
+// TestFuzzSeedCorpus keeps testdata/fuzz/FuzzWrite and FuzzWriteBody in step with
+// fuzzSeeds and bodySeeds; run with -args -update-fuzz-seeds to rewrite them.
 func TestFuzzSeedCorpus(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("testdata", "fuzz", "FuzzWrite")
-	for name, s := range fuzzSeeds(t) {
+	writeCorpus(t, "FuzzWrite", fuzzSeeds(t))
+	writeCorpus(t, "FuzzWriteBody", bodySeeds(t))
+}
+
+func writeCorpus(t *testing.T, target string, seeds map[string]struct {
+	raw []byte
+	v2  bool
+},
+) {
+	dir := filepath.Join("testdata", "fuzz", target)
+	for name, s := range seeds {
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nbool(%v)\n", strconv.Quote(string(s.raw)), s.v2)
 		path := filepath.Join(dir, name)
 		if *updateFuzzSeeds {
@@ -83,11 +117,39 @@ func FuzzWrite(f *testing.F) {
 	h := st.Handler()
 
 	f.Fuzz(func(t *testing.T, raw []byte, v2 bool) {
+		checkWrite(t, h, snappy.Encode(nil, raw), v2)
+	})
+}
+
+// FuzzWriteBody feeds arbitrary request bodies, snappy framing included, to the
+// remote-write receiver: lying length headers and truncated blocks must be refused cheaply.
+func FuzzWriteBody(f *testing.F) {
+	for _, s := range bodySeeds(f) {
+		f.Add(s.raw, s.v2)
+	}
+	st, err := Open(Config{Dir: f.TempDir(), OutOfOrderWindow: time.Hour}, promslog.NewNopLogger(), nil)
+	require.NoError(f, err)
+	f.Cleanup(func() { require.NoError(f, st.Close()) })
+	h := st.Handler()
+	f.Fuzz(func(t *testing.T, body []byte, v2 bool) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		checkWrite(t, h, body, v2)
+		runtime.ReadMemStats(&after)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<30), "bytes allocated for one request")
+	})
+}
+
+// checkWrite posts body to the receiver behind h: it must answer 204, 400 or 413 (never
+// 5xx, never crash) with a clear message, and the store must keep answering queries.
+func checkWrite(t *testing.T, h http.Handler, body []byte, v2 bool) {
+	t.Helper()
+	{
 		ctype := contentTypeV1
 		if v2 {
 			ctype = contentTypeV2
 		}
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/write", bytes.NewReader(snappy.Encode(nil, raw)))
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/write", bytes.NewReader(body))
 		req.Header.Set("Content-Type", ctype)
 		req.Header.Set("Content-Encoding", "snappy")
 		rec := httptest.NewRecorder()
@@ -104,5 +166,5 @@ func FuzzWrite(f *testing.F) {
 		q := httptest.NewRecorder()
 		h.ServeHTTP(q, httptest.NewRequest(http.MethodGet, "/api/v1/query?query=count(%7B__name__%3D~%22.%2B%22%7D)", nil))
 		require.Equal(t, http.StatusOK, q.Code, q.Body.String())
-	})
+	}
 }
