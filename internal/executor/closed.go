@@ -42,7 +42,11 @@ func (e *Executor) runIterations(s *stopper) {
 		})
 	}
 	wg.Wait()
-	e.drop(total - started.Load())
+	// Like k6, iterations left at maxDuration are dropped, but not those left by an
+	// external stop (SIGINT, abortOnFail).
+	if s.ext.Err() == nil {
+		e.drop(total - started.Load())
+	}
 }
 
 // runConstantVUs loops a fixed number of VUs until the duration ends.

@@ -353,6 +353,7 @@ func (e *Executor) drop(n int64) {
 // the scheduled end, or the caller's ctx) and the iteration context, canceled
 // gracefulStop after stopping unless every VU has returned first.
 type stopper struct {
+	ext      context.Context // the caller's context: done on an external stop
 	begin    time.Time
 	end      chan struct{} // closed by stop
 	endOnce  sync.Once
@@ -366,7 +367,7 @@ type stopper struct {
 // newStopper starts the stop logic; a negative dur means the scenario ends only by
 // stop (or ctx).
 func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
-	s := &stopper{begin: time.Now(), end: make(chan struct{}), stopping: make(chan struct{}), finished: make(chan struct{})}
+	s := &stopper{ext: ctx, begin: time.Now(), end: make(chan struct{}), stopping: make(chan struct{}), finished: make(chan struct{})}
 	// The iteration context does not derive from ctx: an external stop must honour
 	// gracefulStop, not interrupt iterations at once.
 	s.iterCtx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))

@@ -312,3 +312,16 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		require.EqualError(t, err, tc.wantErr)
 	}
 }
+
+func TestExternalStopDropsNothing(t *testing.T) {
+	t.Parallel()
+	sc := scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 2, Iterations: 1000, MaxDuration: time.Hour, GracefulStop: time.Second}
+	e, rec, dropped := newExec(t, sc, 10*time.Millisecond, pacer.Segment{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	e.Run(ctx, time.Now())
+	require.Positive(t, rec.completed.Load())
+	require.Less(t, rec.completed.Load(), int64(1000))
+	require.Zero(t, e.Stats().Dropped, "an interrupted run drops nothing")
+	require.Zero(t, dropped.Load())
+}
