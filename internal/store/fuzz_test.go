@@ -144,27 +144,25 @@ func FuzzWriteBody(f *testing.F) {
 // 5xx, never crash) with a clear message, and the store must keep answering queries.
 func checkWrite(t *testing.T, h http.Handler, body []byte, v2 bool) {
 	t.Helper()
-	{
-		ctype := contentTypeV1
-		if v2 {
-			ctype = contentTypeV2
-		}
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/write", bytes.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		req.Header.Set("Content-Encoding", "snappy")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		switch rec.Code {
-		case http.StatusNoContent, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		default:
-			t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
-		}
-		if rec.Code == http.StatusBadRequest {
-			require.Contains(t, rec.Body.String(), "remote write: ")
-		}
-
-		q := httptest.NewRecorder()
-		h.ServeHTTP(q, httptest.NewRequest(http.MethodGet, "/api/v1/query?query=count(%7B__name__%3D~%22.%2B%22%7D)", nil))
-		require.Equal(t, http.StatusOK, q.Code, q.Body.String())
+	ctype := contentTypeV1
+	if v2 {
+		ctype = contentTypeV2
 	}
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/write", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set("Content-Encoding", "snappy")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	switch rec.Code {
+	case http.StatusNoContent, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+	default:
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	if rec.Code == http.StatusBadRequest {
+		require.Contains(t, rec.Body.String(), "remote write: ")
+	}
+
+	q := httptest.NewRecorder()
+	h.ServeHTTP(q, httptest.NewRequest(http.MethodGet, "/api/v1/query?query=count(%7B__name__%3D~%22.%2B%22%7D)", nil))
+	require.Equal(t, http.StatusOK, q.Code, q.Body.String())
 }
