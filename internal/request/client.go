@@ -457,7 +457,9 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 func (c *Client) record(st *Step, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
 	out := Outcome{Err: err, Timings: tm}
 	k := tagKey{step: st}
-	if !st.staticURL || target != st.url {
+	// With a name the url tag is the name, so the URL must not split the cache (a
+	// dynamic URL would grow it without bound).
+	if st.src.Name == "" && (!st.staticURL || target != st.url) {
 		k.url = target
 	}
 	if resp != nil {

@@ -391,3 +391,20 @@ func TestClassify(t *testing.T) {
 	require.Equal(t, 1404, StatusCode(404))
 	require.Zero(t, StatusCode(302))
 }
+
+func TestNamedDynamicURLsShareOneTagSet(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(testHandler())
+	defer srv.Close()
+	f := newFixture()
+	st := f.compile(t, &scenario.Step{Name: "ok", URL: tmpl(t, srv.URL+"/ok?i=${__ITER}")})
+	c := NewClient(f.env, Options{})
+	defer c.Close()
+	for i := range int64(20) {
+		c.Do(context.Background(), st, &scenario.Vars{Iter: i})
+	}
+	require.Len(t, c.tags, 1, "the tag cache does not grow with distinct URLs")
+	reqs := f.col.of(f.env.Metrics.HTTPReqs)
+	require.Len(t, reqs, 20)
+	require.Same(t, reqs[0].Tags, reqs[19].Tags)
+}
