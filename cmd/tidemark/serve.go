@@ -138,11 +138,18 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 		return fmt.Errorf("data directory %q is already served by %s: %w", scfg.Dir, url, store.ErrLocked)
 	}
 
-	listeners, err := listen(*c.web.WebListenAddresses)
-	if err != nil {
-		return err
+	// We listen ourselves (rather than web.ListenAndServe) to learn the bound address for
+	// the discovery file, also with port 0. With systemd socket activation the sockets are
+	// systemd's, and the discovery file takes --web.external-url.
+	systemd := c.web.WebSystemdSocket != nil && *c.web.WebSystemdSocket
+	var listeners []net.Listener
+	baseURL := scfg.ExternalURL
+	if !systemd {
+		if listeners, err = listen(*c.web.WebListenAddresses); err != nil {
+			return err
+		}
+		baseURL = baseURLFor(listeners[0].Addr(), webConfigHasTLS(*c.web.WebConfigFile))
 	}
-	baseURL := baseURLFor(listeners[0].Addr(), webConfigHasTLS(*c.web.WebConfigFile))
 	if scfg.ExternalURL == "" {
 		scfg.ExternalURL = baseURL
 	}
@@ -165,10 +172,12 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 			logger.Error("Failed to close store", "err", cerr)
 		}
 	}()
-	removeAnnouncement, err := store.Announce(scfg.Dir, baseURL)
-	if err != nil {
-		closeAll(listeners)
-		return err
+	removeAnnouncement := func() error { return nil }
+	if baseURL != "" {
+		if removeAnnouncement, err = store.Announce(scfg.Dir, baseURL); err != nil {
+			closeAll(listeners)
+			return err
+		}
 	}
 	defer func() {
 		if rerr := removeAnnouncement(); rerr != nil {
@@ -204,7 +213,12 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 	}, func(error) { stopHup() })
 	g.Add(func() error {
 		logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
-		err := web.ServeMultiple(listeners, srv, c.web, logger)
+		var err error
+		if systemd {
+			err = web.ListenAndServe(srv, c.web, logger)
+		} else {
+			err = web.ServeMultiple(listeners, srv, c.web, logger)
+		}
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
