@@ -451,6 +451,10 @@ func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.
 	return len(set) > 0, nil
 }
 
+// stageLatencyFromStart is the optional catalog query for the quantile of a stage that
+// starts with the run.
+const stageLatencyFromStart = "stage_latency_quantile_from_start"
+
 func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, vars query.Vars, stages []analysis.StageFacts) error {
 	for _, q := range []float64{0.5, 0.95, 0.99} {
 		var set timeline.Series
@@ -458,9 +462,17 @@ func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, va
 			if st.Duration() <= 0 {
 				continue
 			}
+			// The window reaches one push interval before the stage, so that increase()
+			// starts from the push at the stage's start, not the one after it. A stage
+			// that starts with the run has no such push: the histogram counts from zero,
+			// so its value at the stage's end is the stage's (when the catalog has it).
 			v := vars
-			v.Range, v.Quantile = st.Duration(), q
-			r, err := c.runner.Instant(ctx, "stage_latency_quantile", v, st.To)
+			v.Range, v.Quantile = st.Duration()+tl.Res(analysis.SourceK6), q
+			name := "stage_latency_quantile"
+			if _, ok := c.cat.Queries[stageLatencyFromStart]; ok && !st.From.After(tl.Run.From) {
+				name = stageLatencyFromStart
+			}
+			r, err := c.runner.Instant(ctx, name, v, st.To)
 			if err != nil {
 				if errors.Is(err, query.ErrUnavailable) {
 					return err

@@ -319,12 +319,17 @@ func TestCorrelateStageLatencyFromNativeHistogram(t *testing.T) {
 	t.Parallel()
 	cat, v := vars(t)
 	f := story1(t, cat, v)
-	// Stage durations of story1's target sampled every 5 s (see target).
-	for _, d := range []time.Duration{115 * time.Second, 5 * time.Second, 295 * time.Second, 180 * time.Second} {
+	// Stage durations of story1's target sampled every 5 s (see target); the first
+	// starts with the run. Each window reaches one push interval (5 s) before the stage.
+	for i, d := range []time.Duration{115 * time.Second, 5 * time.Second, 295 * time.Second, 180 * time.Second} {
 		for _, q := range []float64{0.5, 0.95, 0.99} {
 			sv := v
-			sv.Range, sv.Quantile = d, q
-			e, err := cat.Render("stage_latency_quantile", sv)
+			sv.Range, sv.Quantile = d+5*time.Second, q
+			name := "stage_latency_quantile"
+			if i == 0 {
+				name = "stage_latency_quantile_from_start"
+			}
+			e, err := cat.Render(name, sv)
 			require.NoError(t, err)
 			f.exprs[e] = fakeSeries{streams: []*model.SampleStream{stream(model.Metric{}, runFrom, runTo, 5*time.Second, func(time.Duration) float64 { return q + d.Seconds()/1000 })}}
 		}

@@ -78,6 +78,7 @@ func TestCorrelateShortRunEmbeddedStore(t *testing.T) {
 			rcfg := remotewrite.DefaultConfig // 5 s pushes, stale markers at the end
 			rcfg.URL = &config.URL{URL: writeURL}
 			rcfg.Series.TestID = tc.testID
+			rcfg.Series.NativeHistograms = true // per-stage quantiles
 			client, err := remotewrite.NewClient(rcfg, series.FromAggregate(agg), promslog.NewNopLogger(), nil)
 			require.NoError(t, err)
 			client.Start()
@@ -116,6 +117,14 @@ func TestCorrelateShortRunEmbeddedStore(t *testing.T) {
 			require.InDelta(t, float64(tc.vus), stage.TargetAvg, 0)
 			require.Equal(t, reqs.Count, stage.Requests)
 			require.True(t, stage.Held, stage.Why)
+			// The stage starts with the run: its quantile counts from the start, first push included.
+			dur, ok := agg.Snapshot().Metric("http_req_duration")
+			require.True(t, ok)
+			p95, err := dur.Stat("p(95)")
+			require.NoError(t, err)
+			require.Equal(t, analysis.LatencyHistogram, stage.LatencySource)
+			require.NotNil(t, stage.P95)
+			require.InEpsilon(t, p95, stage.P95.Value, 0.09, "native histogram p95 %v vs the summary's %v", stage.P95.Value, p95)
 			require.Nil(t, out.Load.Capacity.FirstBroke, out.Load.Capacity.Text)
 		})
 	}
