@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/target"
 )
@@ -260,4 +261,38 @@ func TestGroupDuration(t *testing.T) {
 	require.GreaterOrEqual(t, s.sum("group_duration"), 3*0.020, "the login group includes its sleep")
 	require.Equal(t, "::browse", s.tagsOf("group_duration")["group"])
 	require.Equal(t, "g", s.tagsOf("group_duration")["scenario"])
+}
+
+// TestExecutionSegmentsPartitionTheRun runs two instances, each with its half of the
+// test, and checks that together they do exactly what one instance would.
+func TestExecutionSegmentsPartitionTheRun(t *testing.T) {
+	t.Parallel()
+	ts, url := startTarget(t, target.Config{})
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		wg.Go(func() {
+			e, err := New(Config{TestID: "tid", Segment: pacer.MustParseSegment(seg, "0,1/2,1"), Pusher: metrics.PusherFunc(func([]metrics.Sample) {}),
+				Test: &scenario.Test{Scenarios: []*scenario.Scenario{
+					{Name: "open", Executor: scenario.ConstantArrivalRate, Rate: 101, Duration: time.Second, PreAllocatedVUs: 10, MaxVUs: 50, GracefulStop: time.Second, Flow: flow(t, url)},
+					{Name: "shared", Executor: scenario.SharedIterations, VUs: 3, Iterations: 51, GracefulStop: time.Second, Flow: flow(t, url)},
+				}}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[i] = e.Run(context.Background())
+		})
+	}
+	wg.Wait()
+	var open, shared, dropped int64
+	for _, r := range results {
+		open += r.Scenarios[0].Iterations
+		dropped += r.Scenarios[0].Dropped
+		shared += r.Scenarios[1].Iterations
+	}
+	require.Equal(t, int64(101), open+dropped, "the halves of 101 arrivals")
+	require.Equal(t, int64(51), shared, "the halves of 51 shared iterations")
+	require.Equal(t, int64(26), results[0].Scenarios[1].Iterations, "the first half takes the odd one")
+	require.Equal(t, ts.Stats().Requests, open+shared)
 }
