@@ -151,7 +151,7 @@ const startAttempts = 3
 func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr string) []string) *Server {
 	t.Helper()
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("promtest: %s is required for this integration test (apt-get install --no-install-recommends %s): %v", bin, debianPackage(name), err)
+		t.Fatalf("promtest: %s is required for this integration test (apt-get install --no-install-recommends %s): %v", bin, name, err)
 	}
 	var lastErr error
 	for attempt := range startAttempts {
@@ -194,8 +194,6 @@ func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr 
 	t.Fatalf("promtest: %s did not become ready: %v", name, lastErr)
 	return nil
 }
-
-func debianPackage(name string) string { return name }
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
 func freeAddr() (string, error) {
