@@ -409,3 +409,15 @@ func pods(tl *timeline.Timeline, ns, deployment string, span timeline.Window, no
 	}
 	return out
 }
+
+// LargestStartupGap is the longest start-up gap of the HPA's steps (only scale-ups have
+// one), or nil when no step has one.
+func (h HPA) LargestStartupGap() *Fact {
+	var best *Fact
+	for _, s := range h.Steps {
+		if s.ReadyGap != nil && (best == nil || s.ReadyGap.Value > best.Value) {
+			best = s.ReadyGap
+		}
+	}
+	return best
+}

@@ -71,7 +71,7 @@ func Compare(results ...*Result) Comparison {
 			add(i, "autoscaling", o, "reaction_from_crossing", h.ReactionFromCrossing)
 			add(i, "autoscaling", o, "time_to_max", h.TimeToMax)
 			add(i, "autoscaling", o, "held_at_max", h.HeldAtMax)
-			add(i, "autoscaling", o, "max_ready_gap", maxGap(h.Steps))
+			add(i, "autoscaling", o, "max_ready_gap", h.LargestStartupGap())
 			add(i, "autoscaling", o, "scale_in_delay", h.ScaleInDelay)
 			add(i, "autoscaling", o, "recovery_after_load_end", h.RecoveryAfterLoadEnd)
 		}
@@ -105,14 +105,4 @@ func Compare(results ...*Result) Comparison {
 		c.Rows = append(c.Rows, ComparisonRow{Section: k.section, Object: k.object, Fact: k.fact, Values: rows[k]})
 	}
 	return c
-}
-
-func maxGap(steps []analysis.ScaleStep) *analysis.Fact {
-	var best *analysis.Fact
-	for _, st := range steps {
-		if st.ReadyGap != nil && (best == nil || st.ReadyGap.Value > best.Value) {
-			best = st.ReadyGap
-		}
-	}
-	return best
 }

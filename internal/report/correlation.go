@@ -101,7 +101,7 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		name := h.Name
 		add("HPA reaction "+name, h.ReactionFromLoadStep, "from the load step to the first scale-up")
 		add("HPA reaction after crossing "+name, h.ReactionFromCrossing, "from target×(1+tolerance) to the first scale-up")
-		if g := maxGap(h.Steps); g != nil {
+		if g := h.LargestStartupGap(); g != nil {
 			add("Largest start-up gap "+name, g, "HPA current replicas until Ready caught up")
 		}
 		add("Time to max "+name, h.TimeToMax, "")
@@ -141,17 +141,6 @@ func capacityValue(l analysis.Load) string {
 		return fmt.Sprintf("held through stage %d", *l.Capacity.LastHeld+1)
 	}
 	return "—"
-}
-
-// maxGap is the longest start-up gap of a scale-up.
-func maxGap(steps []analysis.ScaleStep) *analysis.Fact {
-	var best *analysis.Fact
-	for _, s := range steps {
-		if s.Direction == "up" && s.ReadyGap != nil && (best == nil || s.ReadyGap.Value > best.Value) {
-			best = s.ReadyGap
-		}
-	}
-	return best
 }
 
 func joinDetail(a, b string) string {
