@@ -44,6 +44,10 @@ func openEmbedded(ctx context.Context, dir string, logger *slog.Logger) (*embedd
 	cfg := store.DefaultConfig
 	cfg.Dir = dir
 	st, err := store.Open(cfg, logger, prometheus.NewRegistry())
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("open the embedded store in %s: %w (another run or command is using it: "+
+			"start `tidemark serve --storage.tsdb.path %s` to share it, or pass another --storage.tsdb.path)", dir, err, dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open the embedded store in %s: %w", dir, err)
 	}
