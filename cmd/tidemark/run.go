@@ -45,9 +45,13 @@ the start.
 
 Examples:
   tidemark target &                        # a local server to aim at (127.0.0.1:8099)
-  tidemark run examples/steps.yaml
-  tidemark run --testid=spike-1 --tag env=staging --env BASE_URL=http://127.0.0.1:8099 examples/spike.yaml
+  tidemark run examples/quick.yaml
+  tidemark run --testid=spike-1 --tag env=staging --env TARGET_URL=http://127.0.0.1:8099 examples/spike.yaml
+  tidemark run --remote-write.url=http://prometheus:9090/api/v1/write examples/load-steps.yaml
   tidemark run --execution-segment=0:1/2 test.yaml   # instance 1 of 2 (Kubernetes Indexed Job)
+
+Without --remote-write.url (or K6_PROMETHEUS_RW_SERVER_URL) the series go into the
+embedded store in --storage.tsdb.path, for tidemark serve and tidemark correlate.
 
 Exit codes: 0 passed, 99 thresholds crossed (or abortOnFail), 104 invalid scenario or
 flags, 105 interrupted by SIGINT/SIGTERM (running iterations get gracefulStop; the
@@ -245,7 +249,7 @@ func runRun(cfg *runConfig, g *globals) int {
 		Pusher:     store,
 		Registry:   reg,
 		Thresholds: evaluate,
-		HTTP:       request.Options{TLS: tlsConfig(cfg.insecureTLS), Proxy: proxyFromEnv()},
+		HTTP:       request.Options{TLS: tlsConfig(cfg.insecureTLS || test.InsecureSkipTLSVerify), Proxy: proxyFromEnv()},
 		UserAgent:  cfg.userAgent,
 		Logger:     logger,
 		OnBoundary: func(d time.Duration) {
