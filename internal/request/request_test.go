@@ -254,9 +254,15 @@ func TestDoErrorsAndStatuses(t *testing.T) {
 		},
 		{
 			name:   "each redirect hop is a request",
-			step:   scenario.Step{Name: "r", URL: tmpl(t, srv.URL+"/redirect")},
+			step:   scenario.Step{Name: "r", URL: tmpl(t, srv.URL+"/redirect"), Redirects: DefaultRedirects},
 			status: 200, requests: 2,
 			tags: map[string]string{"status": "200", "url": "r", "name": "r", "expected_response": "true", "proto": "HTTP/1.1"},
+		},
+		{
+			name:   "redirects 0 follows none (k6 maxRedirects: 0)",
+			step:   scenario.Step{Name: "r0", URL: tmpl(t, srv.URL+"/redirect")},
+			status: 302, requests: 1,
+			tags: map[string]string{"status": "302", "url": "r0", "name": "r0", "expected_response": "true", "proto": "HTTP/1.1"},
 		},
 		{
 			name:   "redirects stop at the limit",

@@ -62,11 +62,9 @@ func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, use
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
 	}
-	if s.redirects < 0 {
-		s.redirects = 0
-	} else if s.redirects == 0 {
-		s.redirects = DefaultRedirects
-	}
+	// scenario.Load fills the default (maxRedirects, 10); 0 means follow none, as k6's
+	// maxRedirects: 0 does.
+	s.redirects = max(s.redirects, 0)
 	if len(s.expected) == 0 {
 		s.expected = []scenario.StatusRange{{Min: 200, Max: 399}}
 	}
