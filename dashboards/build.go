@@ -89,31 +89,25 @@ func refID(i int) string {
 
 // targets turns queries into range queries with refIds A, B, C, … in order.
 func (b *builder) targets(qs []panelQuery) []cog.Builder[variants.Dataquery] {
-	out := make([]cog.Builder[variants.Dataquery], 0, len(qs))
-	for i, qu := range qs {
-		t := prometheus.NewDataqueryBuilder().
-			Datasource(datasource()).
-			Expr(b.panelExpr(qu)).
-			LegendFormat(qu.legend).
-			Range().
-			RefId(refID(i))
-		out = append(out, t)
-	}
-	return out
+	return b.queries(qs, func(q *prometheus.DataqueryBuilder) *prometheus.DataqueryBuilder { return q.Range() })
 }
 
 // instantTable turns queries into instant table queries with refIds A, B, C, … in order.
 func (b *builder) instantTable(qs []panelQuery) []cog.Builder[variants.Dataquery] {
+	return b.queries(qs, func(q *prometheus.DataqueryBuilder) *prometheus.DataqueryBuilder {
+		return q.Instant().Format(prometheus.PromQueryFormatTable)
+	})
+}
+
+// queries builds one Prometheus query per panelQuery, shaped by kind, with refIds in order.
+func (b *builder) queries(qs []panelQuery, kind func(*prometheus.DataqueryBuilder) *prometheus.DataqueryBuilder) []cog.Builder[variants.Dataquery] {
 	out := make([]cog.Builder[variants.Dataquery], 0, len(qs))
 	for i, qu := range qs {
-		t := prometheus.NewDataqueryBuilder().
+		q := prometheus.NewDataqueryBuilder().
 			Datasource(datasource()).
 			Expr(b.panelExpr(qu)).
-			LegendFormat(qu.legend).
-			Instant().
-			Format(prometheus.PromQueryFormatTable).
-			RefId(refID(i))
-		out = append(out, t)
+			LegendFormat(qu.legend)
+		out = append(out, kind(q).RefId(refID(i)))
 	}
 	return out
 }
