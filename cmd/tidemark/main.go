@@ -43,7 +43,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.HelpFlag.Short('h')
 	app.UsageWriter(stdout)
 	app.ErrorWriter(stderr)
-	app.Terminate(nil)
+	// --help, help COMMAND and --version print and must then stop: kingpin calls this
+	// instead of os.Exit, and parsing goes on, so remember it and return below.
+	terminated, termCode := false, 0
+	app.Terminate(func(code int) { terminated, termCode = true, code })
 	g := newGlobals(app, stdout, stderr)
 
 	actions := map[string]func() int{}
@@ -52,13 +55,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		actions[clause.FullCommand()] = action
 	}
 	selected, err := app.Parse(args)
+	if terminated {
+		return termCode
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tidemark: error: %v, try --help\n", err)
 		return exitInvalidConfig
-	}
-	if selected == "" {
-		// --help or --version was handled by kingpin.
-		return 0
 	}
 	action, ok := actions[selected]
 	if !ok {
