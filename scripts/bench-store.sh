@@ -6,6 +6,9 @@
 # the medians and the ratio tidemark / prometheus. Both servers start with empty data
 # directories under $WORK.
 #
+# The generator encodes its requests before each run's clock starts (-preencode-rate), so
+# the servers are measured, not the client's protobuf marshalling and compression.
+#
 # Knobs (environment): D (seconds per run, 10), REPS (interleaved repetitions, 3),
 # WRITERS (4), SERIES (samples per request, 2000), PIN (1: servers on CPU 0, generator on
 # CPU 1; 0: share both cores, default), PORT (19291; Prometheus gets PORT+1),

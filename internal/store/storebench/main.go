@@ -33,25 +33,39 @@ func run() int {
 		proto    = flag.String("proto", "v1", "remote-write protocol: v1 or v2")
 		label    = flag.String("label", "", "name printed with the result")
 		testid   = flag.String("testid", "bench", "testid label of the generated series; use a new one per run against the same server")
+		preRate  = flag.Float64("preencode-rate", 1e6, "encode, before the clock starts, enough requests to sustain this many samples/s for the whole duration (0: encode while sending), so the generator's marshalling and compression do not compete with the server for CPU")
 	)
 	flag.Parse()
 	if *url == "" || (*proto != "v1" && *proto != "v2") {
 		fmt.Fprintln(os.Stderr, "storebench: need -url and -proto v1|v2")
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *duration)
-	defer cancel()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *writers}, Timeout: 30 * time.Second}
 	var samples, requests, failures atomic.Int64
 	var firstErr atomic.Value
 	start := time.Now().Add(-30 * time.Minute)
+	ts := func(i int) int64 { return start.Add(time.Duration(i) * 100 * time.Millisecond).UnixMilli() }
+	gens := make([]*gen, *writers)
+	pre := int(*preRate * duration.Seconds() / float64(*writers) / float64(*series))
+	for w := range gens {
+		gens[w] = newGen(*testid, w, *series, *proto == "v2")
+		for i := range pre {
+			gens[w].bodies = append(gens[w].bodies, bytes.Clone(gens[w].encode(ts(i))))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *duration)
+	defer cancel()
 	t0 := time.Now()
 	var wg sync.WaitGroup
-	for w := range *writers {
+	for _, g := range gens {
 		wg.Go(func() {
-			g := newGen(*testid, w, *series, *proto == "v2")
 			for i := 0; ctx.Err() == nil; i++ {
-				body := g.encode(start.Add(time.Duration(i) * 100 * time.Millisecond).UnixMilli())
+				var body []byte
+				if i < len(g.bodies) {
+					body = g.bodies[i]
+				} else {
+					body = g.encode(ts(i))
+				}
 				if err := send(ctx, client, *url, body, g.v2); err != nil {
 					if ctx.Err() != nil {
 						return
@@ -79,6 +93,7 @@ func run() int {
 // gen encodes the requests of one writer, reusing its buffers.
 type gen struct {
 	v2     bool
+	bodies [][]byte // encoded before the clock starts
 	req1   prompb.WriteRequest
 	req2   writev2.Request
 	raw    []byte
