@@ -40,10 +40,12 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 		return nil, fmt.Errorf("parse external url %q: %w", s.cfg.ExternalURL, err)
 	}
 	buildInfo := prometheusVersion()
+	// The remote-write receiver and the fast path append through the same limits.
+	appendable := limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength}
 	api := apiv1.NewAPI(
 		s.engine,
 		s.db,
-		limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength},
+		appendable,
 		s.db,
 		func(context.Context) apiv1.ScrapePoolsRetriever { return s.scrape },
 		func(context.Context) apiv1.TargetRetriever { return s.scrape },
@@ -106,7 +108,12 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	mux := http.NewServeMux()
 	apiHandler := http.StripPrefix("/api/v1", av1)
 	mux.Handle("/api/v1/", apiHandler)
-	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler))
+	var fast *fastWrite
+	if !s.cfg.noFastWrite {
+		writeDuration := requestDuration.WithLabelValues("/api/v1/write")
+		fast = newFastWrite(appendable, time.Now, func(d time.Duration) { writeDuration.Observe(d.Seconds()) })
+	}
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")

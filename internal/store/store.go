@@ -65,6 +65,10 @@ type Config struct {
 	// Version is the version of the program embedding the store, shown on the landing
 	// page. Optional.
 	Version string
+
+	// noFastWrite sends every remote-write request through Prometheus' receiver, for
+	// the differential tests of the fast path.
+	noFastWrite bool
 }
 
 // ScrapeJobName is the job label of the targets given in Config.ScrapeTargets.
