@@ -51,9 +51,12 @@ type Options struct {
 // Client is one VU's HTTP client. It is not safe for concurrent use: a VU runs one
 // request at a time.
 type Client struct {
-	env       *Env
+	env  *Env
+	opts Options
+	h1   h1State // plain HTTP without a proxy
+	// transport and client serve HTTPS and proxied requests; made on first use.
 	transport *http.Transport
-	client    http.Client
+	client    *http.Client
 
 	sent, received atomic.Int64 // bytes on the wire, all connections
 	takenS, takenR int64
@@ -91,7 +94,20 @@ func NewClient(env *Env, opts Options) *Client {
 	if opts.WriteBufferSize <= 0 {
 		opts.WriteBufferSize = 1 << 10
 	}
-	d := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+	c.opts = opts
+	c.h1.dialer = net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+	c.h1.rbuf = opts.ReadBufferSize
+	c.trace = c.tr.clientTrace()
+	return c
+}
+
+// netHTTP returns the client's net/http client, making it on first use.
+func (c *Client) netHTTP() *http.Client {
+	if c.client != nil {
+		return c.client
+	}
+	opts := c.opts
+	d := &c.h1.dialer
 	c.transport = &http.Transport{
 		Proxy: opts.Proxy,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -104,7 +120,7 @@ func NewClient(env *Env, opts Options) *Client {
 		TLSClientConfig:     opts.TLS,
 		ForceAttemptHTTP2:   !opts.DisableHTTP2,
 		MaxIdleConns:        0,
-		MaxIdleConnsPerHost: 4,
+		MaxIdleConnsPerHost: maxIdlePerHost,
 		// No idle timeout: with one, net/http resets a timer every time a
 		// connection goes back to the pool, on every request.
 		TLSHandshakeTimeout: 0, // bounded by the request timeout
@@ -115,13 +131,12 @@ func NewClient(env *Env, opts Options) *Client {
 	if opts.DisableHTTP2 {
 		c.transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
-	c.client = http.Client{
+	c.client = &http.Client{
 		Transport: c.transport,
 		// Every redirect hop is its own request with its own samples (k6).
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	c.trace = c.tr.clientTrace()
-	return c
+	return c.client
 }
 
 // arm starts the watchdog: cancel runs if the request outlives timeout.
@@ -158,7 +173,10 @@ func (c *Client) Close() {
 	if c.reqCancel != nil {
 		c.reqCancel()
 	}
-	c.transport.CloseIdleConnections()
+	c.h1.closeIdle()
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
+	}
 }
 
 // TakeBytes returns the bytes sent and received on the wire since the last call
@@ -170,8 +188,8 @@ func (c *Client) TakeBytes() (sent, received int64) {
 	return sent, received
 }
 
-// countingConn counts bytes on the wire. Read and Write run on the transport's
-// goroutines, hence the atomics.
+// countingConn counts bytes on the wire. With net/http, Read and Write run on the
+// transport's goroutines, hence the atomics.
 type countingConn struct {
 	net.Conn
 	c *Client
@@ -337,10 +355,12 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 		}
 	}
 	c.lastCtx = ctx
+	// The first hop of a step without variables is the same request every time.
+	static := st.staticURL && st.staticHeaders && st.staticBody
 	var out Outcome
 	var resp *http.Response
 	for hop := 0; ; hop++ {
-		resp, out = c.once(st, method, target, hdr, body)
+		resp, out = c.once(st, method, target, hdr, body, static && hop == 0)
 		if out.Err != nil || hop >= st.redirects || !isRedirect(resp.StatusCode) {
 			break
 		}
@@ -392,12 +412,7 @@ func (c *Client) render(t *scenario.Template, v *scenario.Vars) string {
 
 // once performs one HTTP request and appends its samples. The response body is
 // drained and closed; when the step's checks need it, it is kept in c.body.
-func (c *Client) once(st *Step, method, target string, hdr http.Header, body []byte) (*http.Response, Outcome) {
-	var rd io.Reader
-	if body != nil {
-		c.reqBody.Reset(body)
-		rd = &c.reqBody
-	}
+func (c *Client) once(st *Step, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
 	// The timeout is the client's reusable watchdog cancelling the request context,
 	// rather than http.Client.Timeout (a goroutine and a timer per request, which
 	// halved throughput on one core) or context.WithTimeout (a timer and a context
@@ -410,12 +425,21 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 		c.reqParent = c.lastCtx
 		var rc context.Context
 		rc, c.reqCancel = context.WithCancel(c.lastCtx)
+		c.h1.watch(rc)
 		c.reqCtx = httptrace.WithClientTrace(rc, c.trace)
 	}
 	ctx := c.reqCtx
 	c.timedOut.Store(false)
 	c.arm(c.reqCancel, st.timeout)
 	defer c.disarm()
+	if t, ok := c.plainTarget(st, target); ok {
+		return c.onceH1(ctx, st, t, method, target, hdr, body, static)
+	}
+	var rd io.Reader
+	if body != nil {
+		c.reqBody.Reset(body)
+		rd = &c.reqBody
+	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return nil, c.record(st, target, nil, Timings{}, time.Now(), err)
@@ -425,8 +449,11 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
 	req.Header = hdr
+	if h := hdr["Host"]; len(h) > 0 {
+		req.Host = h[0] // k6 sends a Host header as the request's host
+	}
 	c.tr.reset()
-	resp, err := c.client.Do(req)
+	resp, err := c.netHTTP().Do(req)
 	if err != nil && c.timedOut.Load() {
 		err = &TimeoutError{After: st.timeout, Err: err}
 	}

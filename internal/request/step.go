@@ -30,6 +30,8 @@ type Step struct {
 	staticBody    bool
 	headers       http.Header
 	staticHeaders bool
+	h1            *h1Target // the static URL's plain-HTTP target
+	h1Head        []byte    // the request head of a step without variables, over plain HTTP
 	timeout       time.Duration
 	redirects     int
 	needBody      bool
@@ -74,6 +76,10 @@ func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, use
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return nil, fmt.Errorf("compile step %q: invalid url %q: expected http(s)://host/path", step.Name, s.url)
 		}
+		if u.Scheme == "http" {
+			t := parseH1Target(u)
+			s.h1 = &t
+		}
 	}
 	if step.Body == nil || step.Body.Static() {
 		s.staticBody = true
@@ -95,6 +101,13 @@ func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, use
 		if userAgent != "" && s.headers.Get("User-Agent") == "" {
 			s.headers.Set("User-Agent", userAgent)
 		}
+	}
+	if s.h1 != nil && s.staticHeaders && s.staticBody {
+		head, err := appendH1Head(nil, s.method, *s.h1, s.headers, len(s.body), len(s.body) > 0)
+		if err != nil {
+			return nil, fmt.Errorf("compile step %q: %w", step.Name, err)
+		}
+		s.h1Head = head
 	}
 	s.base = append([]metrics.Tag(nil), base...)
 	if g := GroupPath(step.Group); g != "" {
