@@ -1,6 +1,12 @@
 // Package request performs one instrumented HTTP request of a scenario step the way
-// k6 does: one transport per VU (keep-alive connections are never shared between
-// VUs), httptrace timings with k6's definitions, bytes counted on the wire at the
-// net.Conn level, k6's error codes, expected statuses, redirects as separate
-// requests, and checks. Every request's samples go to the metrics.Pusher in one Push.
+// k6 does: connections per VU (keep-alive connections are never shared between
+// VUs), timings with k6's definitions, bytes counted on the wire at the net.Conn
+// level, k6's error codes, expected statuses, redirects as separate requests, and
+// checks. Every request's samples go to the metrics.Pusher in one Push.
+//
+// Plain-HTTP requests without a proxy go through a lean HTTP/1.1 client that
+// writes and reads the VU's connections on the VU's own goroutine (h1.go); its
+// response parser is fuzzed against net/http's. HTTPS (TLS, HTTP/2 when
+// negotiated) and proxied requests go through a per-VU net/http transport with
+// httptrace timings.
 package request

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/textproto"
 	"net/url"
 	"strconv"
@@ -201,9 +202,7 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 	for attempt := 0; ; attempt++ {
 		reused := conn != nil
 		if !reused {
-			tm.connectStart = c.tr.now()
-			nc, err := h.dialer.DialContext(ctx, "tcp", t.addr)
-			tm.connectDone = c.tr.now()
+			nc, err := c.dialH1(ctx, t.addr, tm)
 			if err != nil {
 				return nil, err
 			}
@@ -238,6 +237,46 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 		conn = nil
 		tm.connectStart, tm.connectDone = 0, 0
 	}
+}
+
+// dialH1 connects to addr. A host name is resolved first, so that the lookup
+// counts as blocked time and only the TCP handshake as connecting (k6's
+// definitions); the addresses are tried in order.
+func (c *Client) dialH1(ctx context.Context, addr string, tm *h1Timings) (net.Conn, error) {
+	d := &c.h1.dialer
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		tm.connectStart = c.tr.now()
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		tm.connectDone = c.tr.now()
+		return conn, err
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
+	}
+	var first error
+	for _, ip := range ips {
+		tm.connectStart = c.tr.now()
+		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip.Unmap().String(), port))
+		tm.connectDone = c.tr.now()
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if first == nil {
+		first = &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}
+	return nil, first
 }
 
 // interruptErr is the error of a request interrupted by its context: the

@@ -417,3 +417,19 @@ func FuzzH1Response(f *testing.F) {
 		}
 	})
 }
+
+// A host name is resolved before connecting: the lookup is blocked time, the
+// handshake connecting time.
+func TestH1HostNameDial(t *testing.T) {
+	srv := newRawServer(t, func(int, string) (string, bool) { return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false })
+	_, port, err := net.SplitHostPort(srv.ln.Addr().String())
+	require.NoError(t, err)
+	f := newFixture()
+	c := NewClient(f.env, Options{})
+	defer c.Close()
+	out, _ := doRaw(t, f, c, http.MethodGet, "http://localhost:"+port+"/", "", 0)
+	require.NoError(t, out.Err)
+	require.Positive(t, out.Timings.Connecting)
+	require.GreaterOrEqual(t, out.Timings.Blocked, out.Timings.Connecting)
+	require.Contains(t, srv.head(0), "Host: localhost:"+port+"\r\n")
+}
