@@ -113,7 +113,16 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 		writeDuration := requestDuration.WithLabelValues("/api/v1/write")
 		fast = newFastWrite(appendable, time.Now, func(d time.Duration) { writeDuration.Observe(d.Seconds()) })
 	}
-	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast))
+	writeRequests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace,
+		Subsystem: "store",
+		Name:      "remote_write_requests_total",
+		Help:      "Remote-write requests by the path that answered them: fast (plain 1.0 requests of float samples) or prometheus (Prometheus' receiver: every other request).",
+	}, []string{"path"})
+	if err := reg.Register(writeRequests); err != nil {
+		return nil, fmt.Errorf("register store metrics: %w", err)
+	}
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")

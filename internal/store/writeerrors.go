@@ -10,6 +10,7 @@ import (
 
 	"github.com/gogo/protobuf/proto"
 	"github.com/klauspost/compress/snappy"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/prompb"
 	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
 )
@@ -29,9 +30,11 @@ const (
 // rejection.
 //
 // When fast is not nil, it gets the first go at every request (see fastWrite.serve);
-// what it declines goes to next unchanged.
-func clearWriteErrors(next http.Handler, fast *fastWrite) http.Handler {
+// what it declines goes to next unchanged. requests counts the requests each path
+// answered (label path: fast or prometheus).
+func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec) http.Handler {
 	var bodies sync.Pool // *[]byte: compressed request bodies.
+	fastTotal, promTotal := requests.WithLabelValues("fast"), requests.WithLabelValues("prometheus")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bp, _ := bodies.Get().(*[]byte)
 		if bp == nil {
@@ -54,8 +57,10 @@ func clearWriteErrors(next http.Handler, fast *fastWrite) http.Handler {
 			return
 		}
 		if fast != nil && fast.serve(w, r, body) {
+			fastTotal.Inc()
 			return
 		}
+		promTotal.Inc()
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		cw := &errorCapture{ResponseWriter: w}
 		next.ServeHTTP(cw, r)
