@@ -53,7 +53,15 @@ start_target() { # port, extra args...
 	echo "bench-load: target on $port did not start" >&2; exit 1
 }
 served() { curl -fs "http://127.0.0.1:$1/stats" | sed -E 's/.*"requests":([0-9]+).*/\1/'; }
-gen() { taskset -c 1 /usr/bin/time -f "%M" -o "$WORK/rss" "$@"; }
+# gen runs a generator on CPU 1 and leaves its max RSS (KiB) in $WORK/rss and its
+# user+sys CPU seconds in $WORK/cpu.
+gen() {
+	taskset -c 1 /usr/bin/time -f "%M %U %S" -o "$WORK/time" "$@"
+	local rc=$?
+	tail -n1 "$WORK/time" | awk '{print $1}' >"$WORK/rss"
+	tail -n1 "$WORK/time" | awk '{print $2 + $3}' >"$WORK/cpu"
+	return $rc
+}
 
 start_target "$PORT"
 URL="http://127.0.0.1:$PORT/"
@@ -71,7 +79,7 @@ flow:
   - url: $URL
 YAML
 
-declare -A SUM
+declare -A SUM CPUSUM REQSUM
 run_tool() { # name, command...
 	local name=$1; shift
 	local before after
@@ -80,7 +88,10 @@ run_tool() { # name, command...
 	after=$(served "$PORT")
 	local rps=$(((after - before) / D))
 	SUM[$name]=$((${SUM[$name]:-0} + rps))
-	printf '  %-10s %8d req/s  gen max RSS %6d KiB\n' "$name" "$rps" "$(cat "$WORK/rss")"
+	REQSUM[$name]=$((${REQSUM[$name]:-0} + after - before))
+	CPUSUM[$name]=$(awk -v a="${CPUSUM[$name]:-0}" -v b="$(cat "$WORK/cpu")" 'BEGIN { print a + b }')
+	printf '  %-10s %8d req/s  gen max RSS %6d KiB  gen CPU %5.1f us/req\n' "$name" "$rps" "$(cat "$WORK/rss")" \
+		"$(awk -v c="$(cat "$WORK/cpu")" -v n=$((after - before)) 'BEGIN { if (n > 0) print c * 1e6 / n; else print 0 }')"
 }
 
 echo "== closed model, 50 connections/VUs, ${D}s, $REPS rep(s); target pinned to CPU 0, generators to CPU 1"
@@ -98,6 +109,12 @@ echo "  tidemark/gohttp  $(ratio tidemark gohttp)   (goal >= 0.9)"
 echo "  tidemark/vegeta  $(ratio tidemark vegeta)   (goal >= 1.2)"
 echo "  tidemark/hey     $(ratio tidemark hey)   (goal >= 1.0)"
 echo "  tidemark/wrk     $(ratio tidemark wrk)"
+# When the target's core saturates, requests/s converge; the generator's own CPU per
+# request still tells the tools apart.
+echo "== generator CPU per request (user+sys over the target's count, sums over reps)"
+for t in gohttp tidemark wrk hey vegeta; do
+	awk -v t="$t" -v c="${CPUSUM[$t]}" -v n="${REQSUM[$t]}" 'BEGIN { if (n > 0) printf "  %-10s %6.1f us/req\n", t, c * 1e6 / n }'
+done
 
 echo "== open model: constant-arrival-rate $OPEN_RATE/s for ${D}s (preAllocatedVUs 200, maxVUs 300)"
 gen "$BIN" run -q --no-embedded-store --summary-export "$WORK/open.json" "$WORK/open.yaml" >"$WORK/open.out" 2>&1 || true

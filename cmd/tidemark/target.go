@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net"
-	"net/http"
 	"os/signal"
 	"syscall"
 	"time"
@@ -59,27 +57,17 @@ func runTarget(cfg *targetConfig, g *globals) int {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(target.NewCollector(srv))
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.Handle("/", srv)
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		logger.Error("Failed to listen", "err", err, "address", cfg.listen)
 		return exitGeneric
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
 	logger.Info("Target listening", "address", ln.Addr().String(), "latency", lat.String(), "cpu_work_seconds", cfg.cpuWork.Seconds(),
 		"error_ratio", cfg.errorRatio, "error_status", cfg.errorStatus, "body_size", cfg.bodySize)
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ctx, ln, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), 5*time.Second); err != nil {
 		logger.Error("Target server failed", "err", err)
 		return exitGeneric
 	}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,46 +233,77 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveLoad(w, r)
 }
 
-func (s *Server) serveLoad(w http.ResponseWriter, r *http.Request) {
-	status, body := http.StatusOK, s.body
-	delay, cpu := time.Duration(0), s.cfg.CPUWork
-	var rng *rand.Rand
+// plan is what the target does for one load request.
+type plan struct {
+	status int
+	body   []byte
+	delay  time.Duration
+	cpu    time.Duration
+}
+
+// planFor draws the configured latency and error and applies the query's overrides.
+func (s *Server) planFor(rawQuery string) plan {
+	p := plan{status: http.StatusOK, body: s.body, cpu: s.cfg.CPUWork}
 	if s.cfg.Latency.Kind != Fixed || s.cfg.ErrorRatio > 0 {
-		rng = s.rngs.Get().(*rand.Rand)
-		defer s.rngs.Put(rng)
-		delay = s.cfg.Latency.Sample(rng)
+		rng := s.rngs.Get().(*rand.Rand)
+		p.delay = s.cfg.Latency.Sample(rng)
 		if s.cfg.ErrorRatio > 0 && rng.Float64() < s.cfg.ErrorRatio {
-			status = s.cfg.ErrorStatus
+			p.status = s.cfg.ErrorStatus
 		}
+		s.rngs.Put(rng)
 	} else {
-		delay = s.cfg.Latency.A
+		p.delay = s.cfg.Latency.A
 	}
-	if q := r.URL.RawQuery; q != "" {
-		v := r.URL.Query()
+	if rawQuery != "" {
+		v, _ := url.ParseQuery(rawQuery)
 		if d, err := time.ParseDuration(v.Get("delay")); err == nil {
-			delay = d
+			p.delay = d
 		}
 		if d, err := time.ParseDuration(v.Get("cpu")); err == nil {
-			cpu = d
+			p.cpu = d
 		}
 		if c, err := strconv.Atoi(v.Get("status")); err == nil && c >= 100 && c <= 999 {
-			status = c
+			p.status = c
 		}
 		if n, err := strconv.Atoi(v.Get("size")); err == nil && n >= 0 && n <= 64<<20 {
-			body = makeBody(n)
+			p.body = makeBody(n)
 		}
 	}
-	if cpu > 0 {
-		spin(cpu)
+	return p
+}
+
+// work spends the plan's CPU and waits its delay, or until done.
+func (p plan) work(done <-chan struct{}) {
+	if p.cpu > 0 {
+		spin(p.cpu)
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
+	if p.delay > 0 {
+		t := time.NewTimer(p.delay)
 		select {
 		case <-t.C:
-		case <-r.Context().Done():
+		case <-done:
 			t.Stop()
 		}
 	}
+}
+
+// count records one served load response.
+func (s *Server) count(status, bytes int) {
+	s.requests.Add(1)
+	s.bytes.Add(int64(bytes))
+	if status == http.StatusOK {
+		s.ok.Add(1)
+		return
+	}
+	s.statusCounter(status).Add(1)
+	if status >= 400 {
+		s.errors.Add(1)
+	}
+}
+
+func (s *Server) serveLoad(w http.ResponseWriter, r *http.Request) {
+	p := s.planFor(r.URL.RawQuery)
+	p.work(r.Context().Done())
 	// Drain the request body so keep-alive works for POSTs.
 	if r.Body != nil && r.ContentLength != 0 {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -279,20 +311,11 @@ func (s *Server) serveLoad(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	// A shared, never-modified slice avoids an allocation per response.
 	h["Content-Type"] = s.contentType
-	if status != http.StatusOK {
-		w.WriteHeader(status)
+	if p.status != http.StatusOK {
+		w.WriteHeader(p.status)
 	}
-	n, _ := w.Write(body)
-	s.requests.Add(1)
-	s.bytes.Add(int64(n))
-	if status == http.StatusOK {
-		s.ok.Add(1)
-	} else {
-		s.statusCounter(status).Add(1)
-		if status >= 400 {
-			s.errors.Add(1)
-		}
-	}
+	n, _ := w.Write(p.body)
+	s.count(p.status, n)
 }
 
 // spin burns CPU for d.

@@ -1,0 +1,263 @@
+package target
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Serve accepts connections on ln and serves them until ctx ends. Load requests are
+// answered on each connection's own goroutine, straight from the request parser to
+// a buffered writer (HTTP/1.1 keep-alive and pipelining, HTTP/1.0): a load
+// generator's target must not be the bottleneck of what it measures, and
+// net/http's server spends about half again as much CPU per request (a
+// context, a response writer and a background read per request; see
+// docs/benchmarks.md). /stats and /healthz are served by ServeHTTP and /metrics by
+// metrics (nil: 404), through net/http's request type. When ctx ends, Serve stops
+// accepting, lets requests in flight finish for up to grace, closes every
+// connection and returns nil; an accept error is returned.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handler, grace time.Duration) error {
+	var (
+		mu    sync.Mutex
+		conns = map[net.Conn]struct{}{}
+		wg    sync.WaitGroup
+	)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+			return
+		}
+		_ = ln.Close()
+		// Idle connections wake from their read; busy ones finish their response.
+		mu.Lock()
+		for c := range conns {
+			_ = c.SetReadDeadline(time.Now())
+		}
+		mu.Unlock()
+	}()
+	defer close(stopped)
+	var err error
+	for {
+		var c net.Conn
+		c, err = ln.Accept()
+		if err != nil {
+			break
+		}
+		mu.Lock()
+		conns[c] = struct{}{}
+		mu.Unlock()
+		wg.Go(func() {
+			s.serveConn(c, ctx.Done(), metrics)
+			_ = c.Close()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		})
+	}
+	if ctx.Err() == nil {
+		return err
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(grace):
+		mu.Lock()
+		for c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		<-finished
+	}
+	return nil
+}
+
+// connWriter writes the responses of one connection.
+type connWriter struct {
+	bw       *bufio.Writer
+	second   int64
+	date     []byte // "Date: ...\r\n" of second
+	ctype    string
+	statusOK []byte
+}
+
+func (w *connWriter) dateLine() []byte {
+	now := time.Now()
+	if sec := now.Unix(); sec != w.second || w.date == nil {
+		w.second = sec
+		w.date = append(now.UTC().AppendFormat(append(w.date[:0], "Date: "...), http.TimeFormat), "\r\n"...)
+	}
+	return w.date
+}
+
+// head writes a status line, the common fields and extra; bodyLen < 0 sends no
+// Content-Length.
+func (w *connWriter) head(status int, ctype string, bodyLen int, keep bool, extra http.Header) {
+	if status == http.StatusOK {
+		_, _ = w.bw.Write(w.statusOK)
+	} else {
+		text := http.StatusText(status)
+		if text == "" {
+			text = "status code " + strconv.Itoa(status)
+		}
+		_, _ = w.bw.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + text + "\r\n")
+	}
+	_, _ = w.bw.Write(w.dateLine())
+	if ctype != "" {
+		_, _ = w.bw.WriteString("Content-Type: " + ctype + "\r\n")
+	}
+	if bodyLen >= 0 {
+		_, _ = w.bw.WriteString("Content-Length: ")
+		_, _ = w.bw.WriteString(strconv.Itoa(bodyLen))
+		_, _ = w.bw.WriteString("\r\n")
+	}
+	if !keep {
+		_, _ = w.bw.WriteString("Connection: close\r\n")
+	}
+	for k, vs := range extra {
+		switch k {
+		case "Content-Type", "Content-Length", "Connection", "Date", "Transfer-Encoding":
+			continue
+		}
+		for _, v := range vs {
+			_, _ = w.bw.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	_, _ = w.bw.WriteString("\r\n")
+}
+
+// bodyAllowed reports whether a response with status may carry a body (RFC 9110).
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handler) {
+	br := bufio.NewReaderSize(c, 4<<10)
+	w := &connWriter{bw: bufio.NewWriterSize(c, 4<<10), ctype: s.contentType[0], statusOK: []byte("HTTP/1.1 200 OK\r\n")}
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			var ne net.Error
+			if !errors.Is(err, io.EOF) && !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) {
+				msg := "400 Bad Request: " + strings.ReplaceAll(err.Error(), "\n", " ") + "\n"
+				w.head(http.StatusBadRequest, "text/plain; charset=utf-8", len(msg), false, nil)
+				_, _ = w.bw.WriteString(msg)
+				_ = w.bw.Flush()
+			}
+			return
+		}
+		keep := !req.Close
+		if req.ContentLength != 0 && strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+			_, _ = w.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
+			if w.bw.Flush() != nil {
+				return
+			}
+		}
+		switch req.URL.Path {
+		case "/stats", "/healthz":
+			keep = s.handle(w, req, s, keep)
+		case "/metrics":
+			h := metrics
+			if h == nil {
+				h = http.NotFoundHandler()
+			}
+			keep = s.handle(w, req, h, keep)
+		default:
+			keep = s.load(w, req, done, keep)
+		}
+		if !keep || br.Buffered() == 0 {
+			if w.bw.Flush() != nil || !keep {
+				return
+			}
+		}
+	}
+}
+
+// load answers one load request; it reports whether the connection stays open.
+func (s *Server) load(w *connWriter, req *http.Request, done <-chan struct{}, keep bool) bool {
+	p := s.planFor(req.URL.RawQuery)
+	p.work(done)
+	select {
+	case <-done: // shutting down: this response is the connection's last
+		keep = false
+	default:
+	}
+	// Drain the request body so that the next request can be read.
+	if req.ContentLength != 0 {
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			keep = false
+		}
+	}
+	body := p.body
+	n := len(body)
+	if !bodyAllowed(p.status) {
+		body, n = nil, -1
+	}
+	w.head(p.status, w.ctype, n, keep, nil)
+	sent := 0
+	if req.Method != http.MethodHead && body != nil {
+		sent, _ = w.bw.Write(body)
+	}
+	s.count(p.status, sent)
+	return keep
+}
+
+// handle serves req with an http.Handler, buffering its response.
+func (s *Server) handle(w *connWriter, req *http.Request, h http.Handler, keep bool) bool {
+	if req.ContentLength != 0 {
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			keep = false
+		}
+	}
+	rec := &bufferedResponse{header: http.Header{}}
+	h.ServeHTTP(rec, req.WithContext(context.Background()))
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	ctype := rec.header.Get("Content-Type")
+	if ctype == "" && rec.body.Len() > 0 {
+		ctype = http.DetectContentType(rec.body.Bytes())
+	}
+	n := rec.body.Len()
+	if !bodyAllowed(rec.status) {
+		n = -1
+	}
+	w.head(rec.status, ctype, n, keep, rec.header)
+	if req.Method != http.MethodHead && n > 0 {
+		_, _ = w.bw.Write(rec.body.Bytes())
+	}
+	return keep
+}
+
+// bufferedResponse is an http.ResponseWriter that keeps the response in memory.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+// Header returns the response header.
+func (r *bufferedResponse) Header() http.Header { return r.header }
+
+// WriteHeader records the status of the first call.
+func (r *bufferedResponse) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+// Write buffers body bytes.
+func (r *bufferedResponse) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
