@@ -206,9 +206,8 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 			if err != nil {
 				return nil, err
 			}
-			conn = &h1Conn{addr: t.addr, conn: &countingConn{Conn: nc, c: c}, br: bufio.NewReaderSize(nc, h.rbuf)}
-			// Reads go through the counting connection too.
-			conn.br.Reset(conn.conn)
+			cc := &countingConn{Conn: nc, c: c}
+			conn = &h1Conn{addr: t.addr, conn: cc, br: bufio.NewReaderSize(cc, h.rbuf)}
 		}
 		tm.gotConn = c.tr.now()
 		if !h.setActive(conn.conn) {
@@ -513,6 +512,8 @@ func (c *Client) frame(method string) error {
 	}
 	if noBody(method, r.StatusCode) {
 		r.ContentLength = 0
+		// After 101 the connection speaks another protocol.
+		r.Close = r.Close || r.StatusCode == http.StatusSwitchingProtocols
 		return nil
 	}
 	// HTTP/1.0 has no transfer codings (RFC 9112 §6.1): the field is ignored.
