@@ -2,7 +2,6 @@ package target
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/recorder"
 )
 
 // Serve accepts connections on ln and serves them until ctx ends. Load requests are
@@ -219,45 +220,20 @@ func (s *Server) handle(w *connWriter, req *http.Request, h http.Handler, keep b
 			keep = false
 		}
 	}
-	rec := &bufferedResponse{header: http.Header{}}
+	rec := recorder.New()
 	h.ServeHTTP(rec, req.WithContext(context.Background()))
-	if rec.status == 0 {
-		rec.status = http.StatusOK
+	status, body := rec.Status(), rec.Body()
+	ctype := rec.Header().Get("Content-Type")
+	if ctype == "" && len(body) > 0 {
+		ctype = http.DetectContentType(body)
 	}
-	ctype := rec.header.Get("Content-Type")
-	if ctype == "" && rec.body.Len() > 0 {
-		ctype = http.DetectContentType(rec.body.Bytes())
-	}
-	n := rec.body.Len()
-	if !bodyAllowed(rec.status) {
+	n := len(body)
+	if !bodyAllowed(status) {
 		n = -1
 	}
-	w.head(rec.status, ctype, n, keep, rec.header)
+	w.head(status, ctype, n, keep, rec.Header())
 	if req.Method != http.MethodHead && n > 0 {
-		_, _ = w.bw.Write(rec.body.Bytes())
+		_, _ = w.bw.Write(body)
 	}
 	return keep
-}
-
-// bufferedResponse is an http.ResponseWriter that keeps the response in memory.
-type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-// Header returns the response header.
-func (r *bufferedResponse) Header() http.Header { return r.header }
-
-// WriteHeader records the status of the first call.
-func (r *bufferedResponse) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-// Write buffers body bytes.
-func (r *bufferedResponse) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
 }
