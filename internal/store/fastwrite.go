@@ -66,6 +66,12 @@ func newFastWrite(app storage.AppendableV2, now func() time.Time, observe func(t
 // passes the untouched request to Prometheus' receiver, so that every refusal (status,
 // message, log line, counter) is Prometheus' own.
 //
+// One difference remains, in the TSDB's counters: when the head refuses a sample of a
+// plain request (out of order, out of bounds, too old), it counts the refusal in
+// prometheus_tsdb_{out_of_order,out_of_bound,too_old}_samples_total both when the fast
+// path tries the sample and when Prometheus' receiver tries it again, so such a request
+// moves those counters by two instead of one. Answers, data and logs are unaffected.
+//
 // Prometheus' receiver counts nothing for a successful 1.0 request of float samples (its
 // remote_write_invalid_labels_samples_total counts refused series, and, by a quirk of
 // v0.316.0, remote_write_without_metadata_appended_samples_total moves only when a 1.0
@@ -163,6 +169,11 @@ func (f *fastWrite) append(r *http.Request, raw []byte, st *fastWriteState) bool
 func (f *fastWrite) release(st *fastWriteState) {
 	if cap(st.decoded) > maxPooledDecoded {
 		st.decoded = nil
+	}
+	// Nor should its decoded series, labels and samples (16 bytes each at most; a body of
+	// empty labels decodes to 8 bytes of them per byte).
+	if cap(st.req.labels) > maxPooledDecoded/16 || cap(st.req.samples) > maxPooledDecoded/16 || cap(st.req.series) > maxPooledDecoded/16 {
+		st.req = writeV1{}
 	}
 	f.states.Put(st)
 }
