@@ -166,6 +166,15 @@ func (w *writeV1) decodeSeries(b []byte, i int) error {
 
 // decodeLabel decodes the Label in b[i:].
 func decodeLabel(b []byte, i int) (labelV1, error) {
+	// Shortcut for what every sender emits: name (key 0x0a) then value (key 0x12), each
+	// shorter than 128 bytes (a one-byte length), and nothing else. The general loop
+	// below decodes these bytes the same way.
+	if len(b)-i >= 4 && b[i] == 0x0a && b[i+1] < 0x80 {
+		ne := i + 2 + int(b[i+1])
+		if ne+2 <= len(b) && b[ne] == 0x12 && b[ne+1] < 0x80 && ne+2+int(b[ne+1]) == len(b) {
+			return labelV1{name: span{off: uint32(i + 2), end: uint32(ne)}, value: span{off: uint32(ne + 2), end: uint32(len(b))}}, nil
+		}
+	}
 	var l labelV1
 	for i < len(b) {
 		field, wt, j, err := readTag(b, i)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -161,6 +162,11 @@ func TestWriteV1DecodeMatchesGogo(t *testing.T) {
 		{"timestamp before value", seriesOf(appendBytesField(nil, 2, appendFixed64Field(appendVarintField(nil, 2, 7), 1, 3))), decodedPlain},
 		{"value before name", seriesOf(appendBytesField(nil, 1, appendBytesField(appendBytesField(nil, 2, []byte("v")), 1, []byte("n")))), decodedPlain},
 		{"repeated scalars: last wins", seriesOf(appendBytesField(nil, 1, cat(labelName, appendBytesField(nil, 1, []byte("other")))), appendBytesField(nil, 2, cat(sample1, appendVarintField(nil, 2, 5), appendFixed64Field(nil, 1, 9)))), decodedPlain},
+		{"label value of 127 bytes", seriesOf(appendBytesField(nil, 1, appendBytesField(appendBytesField(nil, 1, []byte("n")), 2, bytes.Repeat([]byte("v"), 127)))), decodedPlain},
+		{"label value of 128 bytes", seriesOf(appendBytesField(nil, 1, appendBytesField(appendBytesField(nil, 1, []byte("n")), 2, bytes.Repeat([]byte("v"), 128)))), decodedPlain},
+		{"label value longer than its label", seriesOf(appendBytesField(nil, 1, cat(appendBytesField(nil, 1, []byte("n")), []byte{0x12, 0x05, 'v'}))), decodedError},
+		{"label with a field after the value", seriesOf(appendBytesField(nil, 1, cat(labelName, appendVarintField(nil, 1, 1)))), decodedError},
+		{"label with an unknown field after the value", seriesOf(appendBytesField(nil, 1, cat(labelName, appendVarintField(nil, 9, 1)))), decodedPlain},
 		{"empty label and sample", seriesOf(appendBytesField(nil, 1, nil), appendBytesField(nil, 2, nil)), decodedPlain},
 		{"invalid utf-8 is not checked by protobuf", seriesOf(appendBytesField(nil, 1, appendBytesField(nil, 2, []byte("\xff\xfe")))), decodedPlain},
 		{"negative timestamp", seriesOf(appendBytesField(nil, 2, appendVarintField(nil, 2, uint64(math.MaxUint64)))), decodedPlain},
