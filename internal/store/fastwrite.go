@@ -45,6 +45,9 @@ type fastWriteState struct {
 	builder labels.ScratchBuilder
 }
 
+// newFastWrite returns a fast path appending to app (which must be the appendable
+// Prometheus' receiver uses), with now as the clock of the future bound and observe, if
+// not nil, called with the duration of each request it answers.
 func newFastWrite(app storage.AppendableV2, now func() time.Time, observe func(time.Duration)) *fastWrite {
 	f := &fastWrite{appendable: app, now: now, observe: observe}
 	f.states.New = func() any {
@@ -59,12 +62,15 @@ func newFastWrite(app storage.AppendableV2, now func() time.Time, observe func(t
 
 // serve stores the remote-write request r with compressed body and answers 204 No
 // Content, exactly as Prometheus' receiver answers a successful 1.0 request. It returns
-// false, having written nothing to w and stored nothing, when the request is anything
+// false, having written nothing to w and committed nothing, when the request is anything
 // but a plain 1.0 request that Prometheus' receiver would store in full: another
 // protocol or encoding, a size over the limits, corrupt snappy or protobuf, exemplars,
 // histograms, metadata, invalid labels, or any error from the storage. The caller then
 // passes the untouched request to Prometheus' receiver, so that every refusal (status,
-// message, log line, counter) is Prometheus' own.
+// message, log line, counter) is Prometheus' own. (Series the fast path created before
+// giving up stay in the head without samples, as after any rolled-back append. The body
+// is decoded in full before the first append, and Prometheus' receiver, appending the
+// same series in the same order, creates at least the same ones.)
 //
 // One difference remains, in the TSDB's counters: when the head refuses a sample of a
 // plain request (out of order, out of bounds, too old), it counts the refusal in
