@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/tidemark/tidemark/internal/recorder"
 )
 
 // Transport returns an http.RoundTripper that serves every request with Handler inside
@@ -33,43 +35,21 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r.Host == "" {
 		r.Host = req.URL.Host
 	}
-	rec := &recorder{header: http.Header{}}
+	rec := recorder.New()
 	t.h.ServeHTTP(rec, r)
 	if req.Body != nil {
 		_ = req.Body.Close()
 	}
-	if rec.code == 0 {
-		rec.code = http.StatusOK
-	}
+	code, body := rec.Status(), rec.Body()
 	return &http.Response{
-		Status:        strconv.Itoa(rec.code) + " " + http.StatusText(rec.code),
-		StatusCode:    rec.code,
+		Status:        strconv.Itoa(code) + " " + http.StatusText(code),
+		StatusCode:    code,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        rec.header,
-		Body:          io.NopCloser(bytes.NewReader(rec.body.Bytes())),
-		ContentLength: int64(rec.body.Len()),
+		Header:        rec.Header(),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
 		Request:       req,
 	}, nil
-}
-
-// recorder is a minimal http.ResponseWriter that keeps the response in memory.
-type recorder struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(code int) {
-	if r.code == 0 {
-		r.code = code
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
 }
