@@ -4,7 +4,6 @@ package dashboards
 
 import (
 	"context"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -57,13 +57,10 @@ flow:
 // really writes, not to the test's idea of them.
 func TestLoadPanelsOnARealRun(t *testing.T) {
 	prom := promtest.StartPrometheus(t)
-	ts, err := target.New(target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}, ErrorRatio: 0.1})
-	require.NoError(t, err)
-	srv := httptest.NewServer(ts)
-	defer srv.Close()
+	_, targetURL := targettest.Start(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}, ErrorRatio: 0.1})
 
 	const testID = "engine-1"
-	test, err := scenario.Parse("engine.yaml", []byte(engineScenario), map[string]string{"TARGET_URL": srv.URL})
+	test, err := scenario.Parse("engine.yaml", []byte(engineScenario), map[string]string{"TARGET_URL": targetURL})
 	require.NoError(t, err)
 	store := aggregate.New()
 	eng, err := engine.New(engine.Config{Test: test, TestID: testID, Pusher: store, Registry: metrics.NewRegistry()})

@@ -22,6 +22,7 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -33,12 +34,7 @@ import (
 // the ratio of the median throughputs (goal ≥ 0.95) and cpu_off/on the ratio of the
 // CPU time per request.
 func BenchmarkEngineRemoteWrite(b *testing.B) {
-	ts, err := target.New(target.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tsrv := httptest.NewServer(ts)
-	defer tsrv.Close()
+	_, targetURL := targettest.Start(b, target.Config{})
 	rw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
@@ -51,7 +47,7 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 
 	var steps []scenario.Step
 	for i := range 20 {
-		u, err := scenario.ParseTemplate(fmt.Sprintf("%s/item/%d", tsrv.URL, i))
+		u, err := scenario.ParseTemplate(fmt.Sprintf("%s/item/%d", targetURL, i))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,7 +5,6 @@ package remotewrite_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -33,17 +33,14 @@ func TestIntegrationEngineRun(t *testing.T) {
 	t.Parallel()
 	prom := promtest.StartPrometheus(t)
 	vm := promtest.StartVictoriaMetrics(t)
-	ts, err := target.New(target.Config{Latency: target.Latency{Kind: target.Fixed, A: 2 * time.Millisecond}})
-	require.NoError(t, err)
-	srv := httptest.NewServer(ts)
-	defer srv.Close()
+	ts, targetURL := targettest.Start(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 2 * time.Millisecond}})
 
-	u, err := scenario.ParseTemplate(srv.URL + "/api")
+	u, err := scenario.ParseTemplate(targetURL + "/api")
 	require.NoError(t, err)
 	flow := scenario.Flow{Steps: []scenario.Step{{Name: "api", URL: u, Checks: []scenario.Check{{Name: "ok", Kind: scenario.CheckStatus, Status: 200}}}}}
 	// One VU at 100 ms a request cannot keep up with 30/s: dropped iterations, and
 	// failures (status 503) for the dashboards' error panels.
-	slowURL, err := scenario.ParseTemplate(srv.URL + "/slow?delay=100ms&status=503")
+	slowURL, err := scenario.ParseTemplate(targetURL + "/slow?delay=100ms&status=503")
 	require.NoError(t, err)
 	slow := scenario.Flow{Steps: []scenario.Step{{Name: "slow", URL: slowURL}}}
 	testID := "e2e-engine"

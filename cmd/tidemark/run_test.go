@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,16 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 )
 
 // startTestTarget serves the built-in target on loopback for one test.
 func startTestTarget(t *testing.T, cfg target.Config) (*target.Server, string) {
 	t.Helper()
-	ts, err := target.New(cfg)
-	require.NoError(t, err)
-	srv := httptest.NewServer(ts)
-	t.Cleanup(srv.Close)
-	return ts, srv.URL
+	return targettest.Start(t, cfg)
 }
 
 func writeScenario(t *testing.T, body string) string {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 )
 
 // sink counts pushed samples by metric name and checks invariants on every sample.
@@ -64,11 +64,7 @@ func (s *sink) tagsOf(name string) map[string]string {
 
 func startTarget(t *testing.T, cfg target.Config) (*target.Server, string) {
 	t.Helper()
-	ts, err := target.New(cfg)
-	require.NoError(t, err)
-	srv := httptest.NewServer(ts)
-	t.Cleanup(srv.Close)
-	return ts, srv.URL
+	return targettest.Start(t, cfg)
 }
 
 func flow(t *testing.T, url string) scenario.Flow {
