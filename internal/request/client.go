@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -528,7 +529,7 @@ func (c *Client) record(st *Step, target string, resp *http.Response, tm Timings
 
 func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
 	tags := append(c.scratch[:0], st.base...)
-	url := target
+	url := withoutUserinfo(target)
 	if st.src.Name != "" {
 		url = st.src.Name
 	}
@@ -548,6 +549,31 @@ func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
 	tags = append(tags, st.reqTags...)
 	c.scratch = tags[:0]
 	return c.env.Pool.Intern(tags)
+}
+
+// withoutUserinfo drops credentials from a URL: they never go into tags.
+func withoutUserinfo(target string) string {
+	if !strings.Contains(target, "@") {
+		return target
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.User == nil {
+		return target
+	}
+	u.User = nil
+	return u.String()
+}
+
+// redact hides a URL's password, as net/http's errors do.
+func redact(target string) string {
+	if !strings.Contains(target, "@") {
+		return target
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	return u.Redacted()
 }
 
 func tlsVersion(v uint16) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -721,6 +722,14 @@ func appendH1Head(b []byte, method string, t h1Target, hdr http.Header, bodyLen 
 			b = append(b, "\r\n"...)
 		}
 	}
+	// Credentials in the URL are sent as basic authentication, as net/http does,
+	// unless the step sets its own Authorization.
+	if u := t.u.User; u != nil && len(hdr["Authorization"]) == 0 {
+		pass, _ := u.Password()
+		b = append(b, "Authorization: Basic "...)
+		b = base64.StdEncoding.AppendEncode(b, []byte(u.Username()+":"+pass))
+		b = append(b, "\r\n"...)
+	}
 	if hasBody || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
 		b = append(b, "Content-Length: "...)
 		b = strconv.AppendInt(b, int64(bodyLen), 10)
@@ -828,7 +837,7 @@ func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, targe
 		var err error
 		c.h1.wbuf, err = appendH1Head(c.h1.wbuf[:0], method, t, hdr, len(body), len(body) > 0)
 		if err != nil {
-			return nil, c.record(st, target, nil, Timings{}, time.Now(), &url.Error{Op: urlOp(method), URL: target, Err: err})
+			return nil, c.record(st, target, nil, Timings{}, time.Now(), &url.Error{Op: urlOp(method), URL: redact(target), Err: err})
 		}
 		head = c.h1.wbuf
 	}
@@ -858,7 +867,7 @@ func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, targe
 	end := c.tr.now()
 	now := time.Now()
 	if err != nil {
-		err = &url.Error{Op: urlOp(method), URL: target, Err: err}
+		err = &url.Error{Op: urlOp(method), URL: redact(target), Err: err}
 		if c.timedOut.Load() {
 			err = &TimeoutError{After: st.timeout, Err: err}
 		}

@@ -220,6 +220,16 @@ func TestH1RequestHead(t *testing.T) {
 	out, _ = doRaw(t, f, c, http.MethodGet, srv.url("/g"), "", 0)
 	require.NoError(t, out.Err)
 	require.NotContains(t, srv.head(2), "Content-Length")
+
+	// Credentials in the URL become basic authentication, never part of the target.
+	out, _ = doRaw(t, f, c, http.MethodGet, strings.Replace(srv.url("/a"), "http://", "http://alice:s3cret@", 1), "", 0)
+	require.NoError(t, out.Err)
+	require.True(t, strings.HasPrefix(srv.head(3), "GET /a HTTP/1.1\r\n"), srv.head(3))
+	require.Contains(t, srv.head(3), "Authorization: Basic YWxpY2U6czNjcmV0\r\n")
+	for _, s := range f.col.of(f.env.Metrics.HTTPReqs) {
+		require.NotContains(t, tag(s, "url"), "s3cret")
+		require.NotContains(t, tag(s, "name"), "alice")
+	}
 }
 
 func TestH1BadRequestHeader(t *testing.T) {
