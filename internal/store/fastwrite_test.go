@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -702,19 +701,11 @@ func fastWriteSeeds(t testing.TB) map[string][]byte {
 // fastWriteSeeds; run with -args -update-fuzz-seeds to rewrite it.
 func TestFastWriteFuzzSeedCorpus(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("testdata", "fuzz", "FuzzFastWrite")
+	files := map[string]string{}
 	for name, raw := range fastWriteSeeds(t) {
-		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(raw)))
-		path := filepath.Join(dir, name)
-		if *updateFuzzSeeds {
-			require.NoError(t, os.MkdirAll(dir, 0o755))
-			require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-			continue
-		}
-		b, err := os.ReadFile(path)
-		require.NoError(t, err, "run go test -run TestFastWriteFuzzSeedCorpus -args -update-fuzz-seeds")
-		require.Equal(t, content, string(b), path)
+		files[name] = fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(raw)))
 	}
+	checkCorpus(t, "FuzzFastWrite", files)
 }
 
 // FuzzFastWrite feeds arbitrary protobuf bodies (snappy-compressed by the harness) to the

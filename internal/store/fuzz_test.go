@@ -89,9 +89,19 @@ func writeCorpus(t *testing.T, target string, seeds map[string]struct {
 	v2  bool
 },
 ) {
-	dir := filepath.Join("testdata", "fuzz", target)
+	files := map[string]string{}
 	for name, s := range seeds {
-		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nbool(%v)\n", strconv.Quote(string(s.raw)), s.v2)
+		files[name] = fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nbool(%v)\n", strconv.Quote(string(s.raw)), s.v2)
+	}
+	checkCorpus(t, target, files)
+}
+
+// checkCorpus compares testdata/fuzz/<target> with files (name to content), or writes
+// them with -args -update-fuzz-seeds.
+func checkCorpus(t *testing.T, target string, files map[string]string) {
+	t.Helper()
+	dir := filepath.Join("testdata", "fuzz", target)
+	for name, content := range files {
 		path := filepath.Join(dir, name)
 		if *updateFuzzSeeds {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -99,7 +109,7 @@ func writeCorpus(t *testing.T, target string, seeds map[string]struct {
 			continue
 		}
 		b, err := os.ReadFile(path)
-		require.NoError(t, err, "run go test -run TestFuzzSeedCorpus -update-fuzz-seeds")
+		require.NoError(t, err, "run go test -run 'SeedCorpus' -args -update-fuzz-seeds")
 		require.Equal(t, content, string(b), path)
 	}
 }
