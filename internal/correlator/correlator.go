@@ -325,12 +325,16 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		}
 		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
 	}
+	if !cfg.From.IsZero() && !cfg.From.Before(now) {
+		return runWindow{}, fmt.Errorf("correlate: --from (%s) is after now (%s)", cfg.From, now)
+	}
+	// The lookback ends at --to when given, so --to alone finds a run older than it.
 	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
+	if !cfg.To.IsZero() && cfg.To.Before(now) {
+		search = timeline.Window{From: cfg.To.Add(-cfg.Lookback), To: cfg.To}
+	}
 	if !cfg.From.IsZero() {
 		search.From = cfg.From
-	}
-	if !cfg.To.IsZero() {
-		search.To = cfg.To
 	}
 	// Coarse pass: at most ~5000 steps over the lookback, each counting the run-info
 	// samples in the step before it, so no run is missed between steps. The grid ends
@@ -382,6 +386,10 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	}
 	if !cfg.To.IsZero() {
 		rw.run.To, rw.src = cfg.To.UTC(), "mixed"
+	}
+	if !rw.run.To.After(rw.run.From) {
+		return runWindow{}, fmt.Errorf("correlate: run %s spans %s to %s: --from/--to leave an empty window",
+			cfg.TestID, rw.run.From.Format(time.RFC3339), rw.run.To.Format(time.RFC3339))
 	}
 	rw.live, err = c.live(ctx, vars, lastSample, rw.k6, now)
 	if err != nil {

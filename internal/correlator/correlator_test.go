@@ -428,3 +428,37 @@ func TestCorrelateWorkloadFilterDropsOtherHPAs(t *testing.T) {
 	require.Empty(t, res.Autoscaling, "order's HPA targets another workload")
 	require.Equal(t, "kitchen", res.Filters.Workload)
 }
+
+func TestCorrelateWindowToOnlyOlderThanLookback(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	// Two days later, --to alone names a run older than the 24 h lookback: the search
+	// for its series must end at --to, not at now.
+	now := nowT.Add(48 * time.Hour)
+	res, err := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return now })).
+		Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", To: runTo})
+	require.NoError(t, err)
+	require.Equal(t, "mixed", res.Window.From)
+	require.Equal(t, runFrom, res.Window.Run.From, "the start still comes from the run's own series")
+	require.Equal(t, runTo, res.Window.Run.To)
+}
+
+func TestCorrelateWindowFromInTheFuture(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	_, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", From: nowT.Add(time.Hour)})
+	require.ErrorContains(t, err, "--from")
+	require.ErrorContains(t, err, "is after now")
+}
+
+func TestCorrelateWindowFromAfterRunEnd(t *testing.T) {
+	t.Parallel()
+	cat, v := vars(t)
+	f := story1(t, cat, v)
+	// --from alone, just after the run's final push: the search's first coarse step
+	// still sees that push, but the run's own end lies before --from.
+	_, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: runTo.Add(time.Millisecond)})
+	require.ErrorContains(t, err, "empty window")
+}
