@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"time"
@@ -129,6 +130,15 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	for what, re := range map[string]string{"namespace": cfg.Namespace, "workload": cfg.Workload} {
 		if _, err := regexp.Compile("^(?:" + re + ")$"); err != nil {
 			return nil, fmt.Errorf("correlate: %s regex %q: %w", what, re, err)
+		}
+	}
+	// A misspelt param would otherwise be ignored and its rules skipped without a word.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Params)) {
+		if _, ok := c.cat.Params[name]; !ok {
+			return nil, fmt.Errorf("correlate: param %q is not in the catalog; expected one of %v", name, slices.Sorted(maps.Keys(c.cat.Params)))
+		}
+		if v := cfg.Params[name]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("correlate: param %s=%v: expected a finite number", name, v)
 		}
 	}
 	cfg.applyDefaults()

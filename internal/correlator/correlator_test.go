@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -267,6 +268,8 @@ func TestCorrelateErrors(t *testing.T) {
 		},
 		{name: "to before from", cfg: Config{TestID: "x", From: runTo, To: runFrom}, wantMsg: "is not after"},
 		{name: "bad namespace regex", cfg: Config{TestID: "x", Namespace: "shoong["}, wantMsg: `namespace regex "shoong["`},
+		{name: "unknown param", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_perpod": 5}}, wantMsg: `param "db_pool_perpod" is not in the catalog; expected one of [db_pool_per_pod]`},
+		{name: "param not a number", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_per_pod": math.NaN()}}, wantMsg: "db_pool_per_pod=NaN: expected a finite number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
