@@ -171,13 +171,25 @@ func LoadFile(path string) (Config, error) {
 	// custom unmarshalers, and a misspelt key must be an error.
 	type plain Config
 	if err := dec.Decode((*plain)(&cfg)); err != nil {
-		return Config{}, fmt.Errorf("parse remote write config %q: %w", path, err)
+		return Config{}, fmt.Errorf("parse remote write config %q: %w", path, redactURLError(err))
 	}
 	cfg.HTTPClientConfig.SetDirectory(filepath.Dir(path))
 	if err := cfg.validate(false); err != nil {
 		return Config{}, fmt.Errorf("remote write config %q: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// redactURLError keeps a URL that may hold credentials (it has an '@') out of a
+// url.Parse error: the error quotes the whole URL, and its cause can quote part of the
+// password (a '/' in the password ends the host early, leaving the rest as the port).
+// Other errors are returned unchanged.
+func redactURLError(err error) error {
+	uerr, ok := errors.AsType[*url.Error](err)
+	if !ok || !strings.Contains(uerr.URL, "@") {
+		return err
+	}
+	return errors.New("parse url: invalid URL (not shown: it may hold credentials)")
 }
 
 // k6Env is the prefix of k6's remote-write environment variables.
@@ -222,7 +234,7 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 	if v, ok := get("SERVER_URL"); ok {
 		u, err := url.Parse(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%sSERVER_URL: %w", k6Env, err))
+			errs = append(errs, fmt.Errorf("%sSERVER_URL: %w", k6Env, redactURLError(err)))
 		} else {
 			c.URL = &config.URL{URL: u}
 		}

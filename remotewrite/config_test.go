@@ -317,3 +317,38 @@ func TestConfigUnmarshalYAML(t *testing.T) {
 	err := yaml.Unmarshal([]byte("remote_write:\n  protocol: \"9\"\n"), &doc)
 	require.ErrorContains(t, err, `remote write protocol "9"`)
 }
+
+// TestBadURLNeverLeaks checks that a URL that does not parse is not repeated in the
+// error when it may hold credentials: url.Parse quotes the whole string, and its cause
+// can quote part of a password (a '/' in the password ends the host early).
+func TestBadURLNeverLeaks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{name: "bad port", url: "http://user:s3cr/et-pa55@host:bad/api/v1/write", want: "invalid URL"},
+		{name: "slash in password", url: "https://user:s3cr/et-pa55@host/api/v1/write", want: "invalid URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var c remotewrite.Config
+			_, err := c.ApplyK6Env([]string{"K6_PROMETHEUS_RW_SERVER_URL=" + tc.url})
+			require.ErrorContains(t, err, "K6_PROMETHEUS_RW_SERVER_URL")
+			require.ErrorContains(t, err, tc.want)
+			require.NotContains(t, err.Error(), "s3cr")
+			require.NotContains(t, err.Error(), "pa55")
+
+			path := filepath.Join(t.TempDir(), "rw.yml")
+			require.NoError(t, os.WriteFile(path, []byte("url: "+tc.url+"\n"), 0o600))
+			_, err = remotewrite.LoadFile(path)
+			require.ErrorContains(t, err, path)
+			require.ErrorContains(t, err, tc.want)
+			require.NotContains(t, err.Error(), "s3cr")
+			require.NotContains(t, err.Error(), "pa55")
+		})
+	}
+	// Without credentials, the cause stays.
+	var c remotewrite.Config
+	_, err := c.ApplyK6Env([]string{"K6_PROMETHEUS_RW_SERVER_URL=http://host:bad/"})
+	require.ErrorContains(t, err, `invalid port ":bad" after host`)
+}
