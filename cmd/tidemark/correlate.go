@@ -46,7 +46,8 @@ type sourceFlags struct {
 }
 
 func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
-	f := &sourceFlags{}
+	// kingpin's StringMapVar writes into the map: a nil one panics on the first --param.
+	f := &sourceFlags{params: map[string]string{}}
 	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
 		"Default: the embedded store in --storage.tsdb.path (a running `tidemark serve` there, or the directory itself).").
 		PlaceHolder("URL").StringVar(&f.prometheusURL)
