@@ -141,9 +141,15 @@ func NewServer(cfg ServerConfig, g prometheus.Gatherer, logger *slog.Logger) *Se
 	}
 }
 
-// Start listens and serves in the background. It returns the listen error, if any,
-// and does not block.
+// Start listens and serves in the background. It returns an error, and does not
+// listen, when the web config file cannot be used or the address cannot be bound. It
+// does not block.
 func (s *Server) Start() error {
+	// web.Serve would find a bad file only in the background, leaving the run without
+	// its metrics endpoint and the error only in the log.
+	if err := web.Validate(s.cfg.WebConfigFile); err != nil {
+		return fmt.Errorf("web config %s: %w", s.cfg.WebConfigFile, err)
+	}
 	ln, err := net.Listen("tcp", s.cfg.ListenAddress)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.ListenAddress, err)

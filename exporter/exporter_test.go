@@ -173,3 +173,24 @@ func TestNoClashWithNativeHistograms(t *testing.T) {
 	require.True(t, names["k6_http_req_duration_count"], "time trends' histograms are _seconds: no clash")
 	require.True(t, names["k6_http_req_duration_seconds"])
 }
+
+// TestServerBadWebConfig: a web config that cannot be used fails Start, before the run
+// begins, instead of leaving the run without its metrics endpoint.
+func TestServerBadWebConfig(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "web.yml")
+	require.NoError(t, os.WriteFile(bad, []byte("tls_server_config:\n  cert_file: /nonexistent/cert.pem\n  key_file: /nonexistent/key.pem\n"), 0o600))
+	for _, tc := range []struct{ name, path string }{
+		{"missing file", filepath.Join(t.TempDir(), "missing.yml")},
+		{"missing certificate", bad},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := exporter.NewServer(exporter.ServerConfig{ListenAddress: "127.0.0.1:0", WebConfigFile: tc.path}, prometheus.NewRegistry(), promslog.NewNopLogger())
+			err := srv.Start()
+			require.ErrorContains(t, err, "web config "+tc.path)
+			require.Empty(t, srv.Addr(), "not listening")
+			require.NoError(t, srv.Stop())
+		})
+	}
+}
