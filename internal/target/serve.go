@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/recorder"
@@ -24,7 +25,8 @@ import (
 // docs/benchmarks.md). /stats and /healthz are served by ServeHTTP and /metrics by
 // metrics (nil: 404), through net/http's request type. When ctx ends, Serve stops
 // accepting, lets requests in flight finish for up to grace, closes every
-// connection and returns nil; an accept error is returned.
+// connection and returns nil. Accept errors from running out of descriptors are
+// waited out; any other closes every connection and is returned.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handler, grace time.Duration) error {
 	var (
 		mu    sync.Mutex
@@ -48,12 +50,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handle
 	}()
 	defer close(stopped)
 	var err error
+	var backoff time.Duration
 	for {
 		var c net.Conn
 		c, err = ln.Accept()
 		if err != nil {
-			break
+			if ctx.Err() != nil || !acceptRetryable(err) {
+				break
+			}
+			// Out of descriptors under load: wait and accept again, as net/http
+			// does, rather than end the target.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+			continue
 		}
+		backoff = 0
 		mu.Lock()
 		conns[c] = struct{}{}
 		mu.Unlock()
@@ -66,6 +82,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handle
 		})
 	}
 	if ctx.Err() == nil {
+		// The listener failed: close every connection and wait for its goroutine.
+		_ = ln.Close()
+		mu.Lock()
+		for c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
 		return err
 	}
 	finished := make(chan struct{})
@@ -81,6 +105,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handle
 		<-finished
 	}
 	return nil
+}
+
+// acceptRetryable reports whether an accept error passes: the process or system
+// is out of descriptors or buffers, or a client gave up before it was accepted.
+func acceptRetryable(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // connWriter writes the responses of one connection.

@@ -5,11 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,4 +197,91 @@ func TestServeShutdown(t *testing.T) {
 
 	_, err = net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	require.Error(t, err, "the listener is closed")
+}
+
+// faultyListener fails its Accepts with errs, in turn, before it accepts from the
+// listener it wraps; after errs, a nil entry accepts and a non-nil one fails.
+type faultyListener struct {
+	net.Listener
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *faultyListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	var err error
+	if len(l.errs) > 0 {
+		err, l.errs = l.errs[0], l.errs[1:]
+	}
+	l.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return l.Listener.Accept()
+}
+
+func TestServeAcceptErrors(t *testing.T) {
+	t.Parallel()
+	emfile := &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+
+	t.Run("out of descriptors is waited out", func(t *testing.T) {
+		t.Parallel()
+		s, err := New(Config{})
+		require.NoError(t, err)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- s.Serve(ctx, &faultyListener{Listener: ln, errs: []error{emfile, emfile}}, nil, time.Second) }()
+
+		out := rawExchange(t, ln.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		require.True(t, strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n"), out)
+		cancel()
+		require.NoError(t, <-errc)
+	})
+
+	t.Run("a failed listener closes its connections", func(t *testing.T) {
+		t.Parallel()
+		s, err := New(Config{})
+		require.NoError(t, err)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		fl := &faultyListener{Listener: ln, errs: []error{nil}}
+		errc := make(chan error, 1)
+		go func() { errc <- s.Serve(context.Background(), fl, nil, time.Second) }()
+
+		// The first connection is accepted and served; then the listener fails.
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+		_, err = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+		_, err = io.Copy(io.Discard, resp.Body)
+		require.NoError(t, err)
+
+		boom := errors.New("boom")
+		fl.mu.Lock()
+		fl.errs = []error{boom}
+		fl.mu.Unlock()
+		// Wake the Accept that is waiting on the real listener.
+		w, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer w.Close()
+		// That Accept returns w; the next one fails.
+		select {
+		case err := <-errc:
+			require.ErrorIs(t, err, boom)
+		case <-time.After(5 * time.Second):
+			t.Fatal("Serve did not return after the listener failed")
+		}
+		n, err := br.Read(make([]byte, 1))
+		require.Zero(t, n)
+		require.ErrorIs(t, err, io.EOF, "the idle keep-alive connection was closed")
+	})
 }
