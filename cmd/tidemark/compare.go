@@ -41,6 +41,16 @@ func runCompare(cfg *compareConfig, g *globals) int {
 		fmt.Fprintf(g.stderr, "tidemark compare: need two or more testids, got %d\n", len(cfg.testIDs))
 		return exitInvalidConfig
 	}
+	// Flags are checked before the store is opened.
+	ccfgs := make([]correlator.Config, 0, len(cfg.testIDs))
+	for _, id := range cfg.testIDs {
+		ccfg, err := cfg.src.config(id)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
+			return exitInvalidConfig
+		}
+		ccfgs = append(ccfgs, ccfg)
+	}
 	logger := g.logger()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -55,15 +65,10 @@ func runCompare(cfg *compareConfig, g *globals) int {
 		}
 	}()
 	var results []*correlator.Result
-	for _, id := range cfg.testIDs {
-		ccfg, err := cfg.src.config(id)
-		if err != nil {
-			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-			return exitInvalidConfig
-		}
+	for _, ccfg := range ccfgs {
 		res, err := c.Correlate(ctx, ccfg)
 		if err != nil {
-			fmt.Fprintf(g.stderr, "tidemark compare: run %s: %v (queried %s)\n", id, err, where)
+			fmt.Fprintf(g.stderr, "tidemark compare: run %s: %v (queried %s)\n", ccfg.TestID, err, where)
 			return exitGeneric
 		}
 		results = append(results, res)

@@ -72,9 +72,12 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		return nil, "", nil, err
 	}
 	if f.prometheusURL != "" {
+		if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
+			return nil, "", nil, err
+		}
 		u, err := url.Parse(f.prometheusURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, "", nil, fmt.Errorf("--prometheus.url %q: expected an http or https URL such as http://prometheus:9090", f.prometheusURL)
+		if err != nil {
+			return nil, "", nil, err
 		}
 		q, err := query.NewPrometheus(f.prometheusURL, http.DefaultTransport)
 		if err != nil {
@@ -98,8 +101,12 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 	return correlator.New(q, cat, logger), emb.Where, emb.Close, nil
 }
 
+// config checks the flags and returns the correlation of one run.
 func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	cfg := correlator.Config{TestID: testID, Namespace: f.namespace, Workload: f.workload, Baseline: f.baseline, After: f.after}
+	if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
+		return cfg, err
+	}
 	for k, v := range f.params {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
@@ -111,6 +118,19 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 		cfg.Params[k] = x
 	}
 	return cfg, nil
+}
+
+// checkHTTPURL returns an error naming flag unless value is empty or an http or https
+// URL with a host.
+func checkHTTPURL(flag, value, example string) error {
+	if value == "" {
+		return nil
+	}
+	u, err := url.Parse(value)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q: expected an http or https URL such as %s", flag, value, example)
+	}
+	return nil
 }
 
 func loadCatalog(path string) (*query.Catalog, error) {
@@ -171,6 +191,13 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	ccfg, err := cfg.src.config(cfg.testID)
 	if err == nil {
 		ccfg.From, ccfg.To, err = parseWindow(cfg.from, cfg.to)
+	}
+	// Checked before the run is correlated, not after its reports are written.
+	if err == nil {
+		err = checkHTTPURL("--grafana.url", cfg.grafanaURL, "http://grafana:3000")
+	}
+	if err == nil && cfg.writeBack {
+		err = checkHTTPURL("--write-back.url", cfg.writeBackURL, "http://prometheus:9090/api/v1/write")
 	}
 	if err != nil {
 		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)

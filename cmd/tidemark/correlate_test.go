@@ -16,8 +16,23 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
+		{name: "grafana url without scheme", args: []string{"correlate", "--testid", "x", "--grafana.url", "grafana:3000"},
+			wantErr: `--grafana.url "grafana:3000": expected an http or https URL`},
+		{name: "write-back url without host", args: []string{"correlate", "--testid", "x", "--write-back.url", "/api/v1/write"},
+			wantErr: `--write-back.url "/api/v1/write": expected an http or https URL`},
+		{name: "prometheus url without scheme", args: []string{"correlate", "--testid", "x", "--prometheus.url", "prometheus:9090"},
+			wantErr: `--prometheus.url "prometheus:9090": expected an http or https URL`},
+		{name: "from not RFC 3339", args: []string{"correlate", "--testid", "x", "--from", "10:00"},
+			wantErr: `--from "10:00": expected an RFC 3339 time`},
+		{name: "to before from", args: []string{"correlate", "--testid", "x", "--from", "2026-11-30T10:00:00Z", "--to", "2026-11-30T09:00:00Z"},
+			wantErr: "is not after --from"},
 		{name: "param not a number", args: []string{"correlate", "--testid", "x", "--param", "db_pool_per_pod=five"},
 			wantErr: "--param db_pool_per_pod=five: expected a number"},
+		{name: "compare: prometheus url without scheme", args: []string{"compare", "a", "b", "--prometheus.url", "prometheus:9090"},
+			wantErr: `--prometheus.url "prometheus:9090": expected an http or https URL`},
+		{name: "compare: param not a number", args: []string{"compare", "a", "b", "--param", "db_pool_per_pod=five"},
+			wantErr: "--param db_pool_per_pod=five: expected a number"},
+		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
