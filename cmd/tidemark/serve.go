@@ -84,7 +84,7 @@ func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() 
 		if err := serve(cfg, logger); err != nil {
 			logger.Error("Serve failed", "err", err)
 			var cfgErr configError
-			if errors.As(err, &cfgErr) {
+			if errors.As(err, &cfgErr) || errors.Is(err, store.ErrInvalidConfig) {
 				return exitInvalidConfig
 			}
 			return exitGeneric

@@ -120,21 +120,23 @@ func TestServeLifecycle(t *testing.T) {
 func TestServeBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		args []string
-		want string
+		name     string
+		args     []string
+		want     string
+		wantCode int
 	}{
-		{"retention", []string{"--storage.tsdb.retention.time=forever"}, "retention.time"},
-		{"web config", []string{"--web.config.file=/nonexistent/web.yml"}, "web.config.file"},
-		{"listen", []string{"--web.listen-address=256.0.0.1:1"}, "listen on 256.0.0.1:1"},
-		{"scrape config", []string{"--config.file=/nonexistent/prometheus.yml"}, "load scrape config"},
+		{"retention", []string{"--storage.tsdb.retention.time=forever"}, "retention.time", exitInvalidConfig},
+		{"web config", []string{"--web.config.file=/nonexistent/web.yml"}, "web.config.file", exitInvalidConfig},
+		{"listen", []string{"--web.listen-address=256.0.0.1:1"}, "listen on 256.0.0.1:1", exitGeneric},
+		{"scrape config", []string{"--config.file=/nonexistent/prometheus.yml"}, "load scrape config", exitInvalidConfig},
+		{"external url", []string{"--web.external-url=http://[::1"}, "parse external url", exitInvalidConfig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
 			args := append([]string{"serve", "--storage.tsdb.path=" + t.TempDir(), "--web.listen-address=127.0.0.1:0"}, tc.args...)
 			code := run(args, &out, &out)
-			require.NotEqual(t, exitOK, code, out.String())
+			require.Equal(t, tc.wantCode, code, out.String())
 			require.Contains(t, out.String(), tc.want)
 		})
 	}

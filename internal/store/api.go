@@ -37,7 +37,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	}
 	externalURL, err := url.Parse(s.cfg.ExternalURL)
 	if err != nil {
-		return nil, fmt.Errorf("parse external url %q: %w", s.cfg.ExternalURL, err)
+		return nil, configError{fmt.Errorf("parse external url %q: %w", s.cfg.ExternalURL, err)}
 	}
 	buildInfo := prometheusVersion()
 	// The remote-write receiver and the fast path append through the same limits.

@@ -24,7 +24,7 @@ func scrapeConfig(cfg Config, logger *slog.Logger) (*config.Config, error) {
 	if cfg.ScrapeConfigFile != "" {
 		c, err := config.LoadFile(cfg.ScrapeConfigFile, false, logger)
 		if err != nil {
-			return nil, fmt.Errorf("load scrape config %q: %w", cfg.ScrapeConfigFile, err)
+			return nil, configError{fmt.Errorf("load scrape config %q: %w", cfg.ScrapeConfigFile, err)}
 		}
 		return c, nil
 	}
@@ -60,7 +60,7 @@ func scrapeConfig(cfg Config, logger *slog.Logger) (*config.Config, error) {
 	}
 	c, err := config.Load(string(b), logger)
 	if err != nil {
-		return nil, fmt.Errorf("scrape targets %q: %w", cfg.ScrapeTargets, err)
+		return nil, configError{fmt.Errorf("scrape targets %q: %w", cfg.ScrapeTargets, err)}
 	}
 	return c, nil
 }

@@ -94,6 +94,18 @@ var DefaultConfig = Config{
 // the data directory. Use Discover to find a server holding it.
 var ErrLocked = errors.New("data directory is locked by another tidemark process")
 
+// ErrInvalidConfig is matched (errors.Is) by the errors of Open and Reload that come
+// from the configuration (Config and the scrape configuration file) rather than from the
+// system, so that a command can exit with its invalid-configuration code.
+var ErrInvalidConfig = errors.New("invalid store configuration")
+
+// configError marks err as an error in the configuration; its message is err's.
+type configError struct{ err error }
+
+func (e configError) Error() string        { return e.err.Error() }
+func (e configError) Unwrap() error        { return e.err }
+func (e configError) Is(target error) bool { return target == ErrInvalidConfig }
+
 // maxExemplars is the size of the in-memory exemplar ring buffer, Prometheus' default for
 // --storage.exemplars.exemplars-limit when exemplar storage is enabled.
 const maxExemplars = 100_000
