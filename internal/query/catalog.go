@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -186,7 +187,7 @@ func (c *Catalog) validate() error {
 	if time.Duration(c.Defaults.RateWindow) <= 0 {
 		return errors.New("defaults.rate_window must be positive")
 	}
-	var errs []error
+	errs := c.Defaults.validate()
 	root := template.New("catalog").Funcs(funcs()).Option("missingkey=error")
 	msgs := template.New("messages").Funcs(funcs()).Option("missingkey=zero")
 	add := func(name, text string) {
@@ -314,6 +315,34 @@ func (c *Catalog) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks the analysis thresholds. A threshold left out of a custom catalog
+// decodes as 0, which would make every step with requests an error burst and every stage
+// hold, so each one must be a ratio in its range.
+func (d Defaults) validate() []error {
+	var errs []error
+	ratio := func(name string, v float64, zeroOK, oneOK bool) {
+		lo, hi := "(0", "1]"
+		if zeroOK {
+			lo = "[0"
+		}
+		if !oneOK {
+			hi = "1)"
+		}
+		if math.IsNaN(v) || v < 0 || (v == 0 && !zeroOK) || v > 1 || (v == 1 && !oneOK) {
+			errs = append(errs, fmt.Errorf("defaults.%s is %v: expected a ratio in %s, %s", name, v, lo, hi))
+		}
+	}
+	ratio("hpa_tolerance", d.HPATolerance, true, false)
+	ratio("error_burst_ratio", d.ErrorBurstRatio, false, true)
+	ratio("stage_achieved_ok", d.StageAchievedOK, false, true)
+	ratio("error_ratio_ok", d.ErrorRatioOK, true, true)
+	if len(d.ThrottleOnsets) == 0 || !slices.IsSorted(d.ThrottleOnsets) ||
+		slices.ContainsFunc(d.ThrottleOnsets, func(v float64) bool { return math.IsNaN(v) || v <= 0 || v > 1 }) {
+		errs = append(errs, fmt.Errorf("defaults.throttle_onsets is %v: expected one or more ascending ratios in (0, 1]", d.ThrottleOnsets))
+	}
+	return errs
 }
 
 // escape makes s safe inside a double-quoted PromQL string.

@@ -131,6 +131,37 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 			wantErr: "must be a plain series selector",
 		},
 		{
+			name:    "threshold left out decodes as 0",
+			edit:    func(s string) string { return strings.Replace(s, "  error_burst_ratio: 0.05\n", "", 1) },
+			wantErr: "defaults.error_burst_ratio is 0: expected a ratio in (0, 1]",
+		},
+		{
+			name: "stage_achieved_ok as a percentage",
+			edit: func(s string) string {
+				return strings.Replace(s, "stage_achieved_ok: 0.95", "stage_achieved_ok: 95", 1)
+			},
+			wantErr: "defaults.stage_achieved_ok is 95: expected a ratio in (0, 1]",
+		},
+		{
+			name:    "hpa_tolerance of 1",
+			edit:    func(s string) string { return strings.Replace(s, "hpa_tolerance: 0.1", "hpa_tolerance: 1", 1) },
+			wantErr: "defaults.hpa_tolerance is 1: expected a ratio in [0, 1)",
+		},
+		{
+			name: "throttle onsets out of order",
+			edit: func(s string) string {
+				return strings.Replace(s, "throttle_onsets: [0.05, 0.25]", "throttle_onsets: [0.25, 0.05]", 1)
+			},
+			wantErr: "defaults.throttle_onsets is [0.25 0.05]: expected one or more ascending ratios in (0, 1]",
+		},
+		{
+			name: "no throttle onsets",
+			edit: func(s string) string {
+				return strings.Replace(s, "throttle_onsets: [0.05, 0.25]", "throttle_onsets: []", 1)
+			},
+			wantErr: "defaults.throttle_onsets is []: expected one or more",
+		},
+		{
 			name: "evidence names a query",
 			edit: func(s string) string {
 				return strings.Replace(s, "evidence: [latency_p95,", "evidence: [latency_p96,", 1)
