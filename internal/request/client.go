@@ -360,10 +360,14 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 	static := st.staticURL && st.staticHeaders && st.staticBody
 	var out Outcome
 	var resp *http.Response
+	var first *url.URL
 	for hop := 0; ; hop++ {
 		resp, out = c.once(st, method, target, hdr, body, static && hop == 0)
 		if out.Err != nil || hop >= st.redirects || !isRedirect(resp.StatusCode) {
 			break
+		}
+		if hop == 0 {
+			first = resp.Request.URL
 		}
 		loc := resp.Header.Get("Location")
 		if loc == "" {
@@ -374,12 +378,17 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 			break
 		}
 		target = u.String()
+		dropBody := false
 		switch resp.StatusCode {
 		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther:
+			// net/http's rules: the body is not sent again, and a method other than
+			// GET or HEAD becomes GET.
+			dropBody, body = true, nil
 			if method != http.MethodGet && method != http.MethodHead {
-				method, body = http.MethodGet, nil
+				method = http.MethodGet
 			}
 		}
+		hdr = redirectHeader(hdr, first, u, loc, dropBody)
 	}
 	if len(st.src.Checks) > 0 {
 		if out.Err != nil {
@@ -389,6 +398,47 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 	}
 	c.env.Pusher.Push(c.samples)
 	return out
+}
+
+// redirectHeader returns the header of a redirect hop to next, from a step whose
+// first request went to first, as net/http's client builds it: credentials and
+// cookies do not follow to another domain, a Host header does not follow an
+// absolute Location, and the body's fields do not follow a dropped body. hdr is
+// never modified (it may be the step's shared header).
+func redirectHeader(hdr http.Header, first, next *url.URL, loc string, dropBody bool) http.Header {
+	var drop []string
+	if first.Host != next.Host && !isDomainOrSubdomain(strings.ToLower(next.Hostname()), strings.ToLower(first.Hostname())) {
+		drop = append(drop, "Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization", "Proxy-Authenticate")
+	}
+	if l, err := url.Parse(loc); err == nil && l.IsAbs() {
+		drop = append(drop, "Host")
+	}
+	if dropBody {
+		drop = append(drop, "Content-Encoding", "Content-Language", "Content-Location", "Content-Type")
+	}
+	out, cloned := hdr, false
+	for _, k := range drop {
+		if _, ok := out[k]; !ok {
+			continue
+		}
+		if !cloned {
+			out, cloned = hdr.Clone(), true
+		}
+		delete(out, k)
+	}
+	return out
+}
+
+// isDomainOrSubdomain reports whether sub is parent or one of its subdomains; an
+// IP address is only itself.
+func isDomainOrSubdomain(sub, parent string) bool {
+	if sub == parent {
+		return true
+	}
+	if strings.ContainsAny(sub, ":%") || !strings.HasSuffix(sub, parent) || len(sub) == len(parent) {
+		return false
+	}
+	return sub[len(sub)-len(parent)-1] == '.'
 }
 
 func isRedirect(status int) bool {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -442,4 +443,77 @@ func TestH1HostNameDial(t *testing.T) {
 	require.Positive(t, out.Timings.Connecting)
 	require.GreaterOrEqual(t, out.Timings.Blocked, out.Timings.Connecting)
 	require.Contains(t, srv.head(0), "Host: localhost:"+port+"\r\n")
+}
+
+// Redirect hops carry the step's headers as net/http's client would: credentials
+// and cookies stay within the first request's domain, a Host header does not
+// follow an absolute Location, and body fields go with a dropped body.
+func TestRedirectHeaders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, method, location string
+		status                 int
+		hdr                    map[string]string
+		want, notWant          []string
+	}{
+		{
+			name: "another domain gets no credentials", method: http.MethodGet, status: 302,
+			location: "http://localhost:PORT/b",
+			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Cookie": "sid=1", "X-Keep": "yes", "Host": "custom.example"},
+			want:     []string{"GET /b HTTP/1.1\r\n", "X-Keep: yes\r\n", "Host: localhost:PORT\r\n"},
+			notWant:  []string{"s3cret", "sid=1", "custom.example"},
+		},
+		{
+			name: "the same host on another port keeps them, and 307 the body", method: http.MethodPost, status: 307,
+			location: "http://127.0.0.1:PORT/b",
+			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Content-Type": "application/json"},
+			want:     []string{"POST /b HTTP/1.1\r\n", "Authorization: Bearer s3cret\r\n", "Content-Type: application/json\r\n", "{}"},
+		},
+		{
+			name: "303 drops the body and its fields", method: http.MethodPost, status: 303,
+			location: "http://127.0.0.1:PORT/b",
+			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Content-Type": "application/json"},
+			want:     []string{"GET /b HTTP/1.1\r\n", "Authorization: Bearer s3cret\r\n"},
+			notWant:  []string{"Content-Type", "{}", "Content-Length"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dest := newRawServer(t, func(int, string) (string, bool) {
+				return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false
+			})
+			_, port, err := net.SplitHostPort(dest.ln.Addr().String())
+			require.NoError(t, err)
+			location := strings.ReplaceAll(tc.location, "PORT", port)
+			src := newRawServer(t, func(int, string) (string, bool) {
+				return "HTTP/1.1 " + strconv.Itoa(tc.status) + " Moved\r\nLocation: " + location + "\r\nContent-Length: 0\r\n\r\n", false
+			})
+			f := newFixture()
+			st := &scenario.Step{Method: tc.method, URL: tmpl(t, src.url("/a")), Body: tmpl(t, "{}"), Redirects: 1,
+				Headers: map[string]*scenario.Template{}}
+			for k, v := range tc.hdr {
+				st.Headers[k] = tmpl(t, v)
+			}
+			cs := f.compile(t, st)
+			c := NewClient(f.env, Options{})
+			defer c.Close()
+			// Twice: the step's compiled header must not change.
+			for range 2 {
+				dest.mu.Lock()
+				dest.heads = nil
+				dest.mu.Unlock()
+				out := c.Do(context.Background(), cs, &scenario.Vars{})
+				require.NoError(t, out.Err)
+				require.Equal(t, 200, out.Status)
+				got := dest.head(0)
+				for _, w := range tc.want {
+					require.Contains(t, got, strings.ReplaceAll(w, "PORT", port))
+				}
+				for _, w := range tc.notWant {
+					require.NotContains(t, got, w)
+				}
+				require.Contains(t, src.head(0), "Authorization: Bearer s3cret\r\n")
+			}
+		})
+	}
 }
