@@ -240,12 +240,28 @@ func (d *decoder) headers(n *yaml.Node, field string, env map[string]string) map
 			good = false
 			continue
 		}
+		if v := string(t.Render(nil, &Vars{VU: 1})); !validHeaderValue(v) {
+			d.errorf(d.resolve(e.val), hf, "bad header value %q; expected no control characters other than tab (no line breaks)", v)
+			good = false
+			continue
+		}
 		out[e.name] = t
 	}
 	if !good {
 		return nil
 	}
 	return out
+}
+
+// validHeaderValue reports whether s has no control characters other than
+// horizontal tab (RFC 9110 §5.5), which would break the request's framing.
+func validHeaderValue(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // validHeaderName checks an RFC 9110 token.

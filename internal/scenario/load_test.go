@@ -467,6 +467,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "bad variable in a header", in: "flow: [{url: 'http://h/', headers: {X-A: '${__ITER'}}]", noFlow: true, wantErr: `t.yaml:1: flow[0].headers.X-A: unclosed "${__ITER"; expected ${NAME} with NAME one of ${__VU}, ${__ITER}, ${__ENV.NAME}, ${__ENV.NAME:-default}, ${__RANDOM_INT(min,max)}, ${__RANDOM_STRING(n)}, ${__UUID}`},
 		{name: "bad variable in a JSON body", in: "flow: [{url: 'http://h/', body: {a: '${__RANDOM_INT(5,1)}'}}]", noFlow: true, wantErr: `t.yaml:1: flow[0].body: bad ${__RANDOM_INT(5,1)}: min 5 is greater than max 1`},
 		{name: "bad header name", in: "flow: [{url: 'http://h/', headers: {'X A': b}}]", noFlow: true, wantErr: `t.yaml:1: flow[0].headers.X A: bad header name "X A"; expected letters, digits and -!#$%&'*+.^_` + "`|~"},
+		{name: "line break in a header value", in: "flow: [{url: 'http://h/', headers: {X-A: \"a\\r\\nB: c\"}}]", noFlow: true, wantErr: `t.yaml:1: flow[0].headers.X-A: bad header value "a\r\nB: c"; expected no control characters other than tab (no line breaks)`},
+		{name: "env puts a line break in a header value", in: "flow: [{url: 'http://h/', headers: {X-A: '${__ENV.V}'}}]", env: map[string]string{"V": "a\nb"}, noFlow: true, wantErr: `t.yaml:1: flow[0].headers.X-A: bad header value "a\nb"; expected no control characters other than tab (no line breaks)`},
 		{name: "bad method", in: "flow: [{url: 'http://h/', method: gett}]", noFlow: true, wantErr: `t.yaml:1: flow[0].method: unknown HTTP method "gett"; expected one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, TRACE; did you mean "GET"?`},
 		// Steps.
 		{name: "zero timeout", in: "flow: [{url: 'http://h/', timeout: 0}]", noFlow: true, wantErr: `t.yaml:1: flow[0].timeout: must be more than 0`},
