@@ -31,6 +31,8 @@ type embeddedStore struct {
 	Where string
 	st    *store.Store
 	srv   *http.Server
+	// served is closed when the Listen goroutine has returned.
+	served chan struct{}
 }
 
 // openEmbedded finds a `tidemark serve` holding dir, or opens the store in dir in this
@@ -68,7 +70,9 @@ func (e *embeddedStore) Listen(logger *slog.Logger) error {
 	e.srv = &http.Server{Handler: e.st.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	e.URL = "http://" + ln.Addr().String()
 	e.Transport = http.DefaultTransport
+	e.served = make(chan struct{})
 	go func() {
+		defer close(e.served)
 		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("Embedded store server stopped", "err", err)
 		}
@@ -76,8 +80,8 @@ func (e *embeddedStore) Listen(logger *slog.Logger) error {
 	return nil
 }
 
-// Close stops serving and closes an in-process store, keeping its data; it does nothing
-// for a server.
+// Close stops serving, waits for the server goroutine and closes an in-process store,
+// keeping its data; it does nothing for a server.
 func (e *embeddedStore) Close() error {
 	if e.st == nil {
 		return nil
@@ -87,6 +91,7 @@ func (e *embeddedStore) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		errs = append(errs, e.srv.Shutdown(ctx))
 		cancel()
+		<-e.served
 	}
 	errs = append(errs, e.st.Close())
 	return errors.Join(errs...)
