@@ -32,6 +32,24 @@ func TestStartPrometheus(t *testing.T) {
 	require.Error(t, err)
 }
 
+// TestRestart: a killed or running server comes back on the same address and data
+// directory.
+func TestRestart(t *testing.T) {
+	t.Parallel()
+	s := StartPrometheus(t)
+	url := s.URL
+	s.Kill()
+	s.Kill() // idempotent
+	_, err := Query(context.Background(), url, "1", time.Time{})
+	require.Error(t, err, "killed")
+	s.Restart(t)
+	require.Equal(t, url, s.URL)
+	WaitForQuery(t, s.URL, "vector(1)", 10*time.Second, SeriesCount(1))
+	require.Contains(t, get(t, s.URL+"/api/v1/status/flags"), s.DataDir)
+	s.Restart(t) // from a running server
+	WaitForQuery(t, s.URL, "vector(1)", 10*time.Second, SeriesCount(1))
+}
+
 func TestStartVictoriaMetrics(t *testing.T) {
 	t.Parallel()
 	s := StartVictoriaMetrics(t)

@@ -50,8 +50,13 @@ type Server struct {
 	// DataDir is the server's storage directory, under t.TempDir().
 	DataDir string
 
+	bin, dir  string
+	args      []string
+	readyPath string
+	logPath   string
+
+	// Replaced by each (re)start.
 	cmd     *exec.Cmd
-	logPath string
 	done    chan struct{}
 	waitErr error
 	stop    sync.Once
@@ -78,6 +83,26 @@ func (s *Server) Stop() {
 			<-s.done
 		}
 	})
+}
+
+// Kill stops the server with SIGKILL, as a crash would, and waits for it. It is safe
+// to call more than once, and after Stop.
+func (s *Server) Kill() {
+	s.stop.Do(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	})
+}
+
+// Restart stops the server if it runs and starts it again on the same address, data
+// directory and arguments, returning once it is ready; the log goes on in the same
+// file. The t.Cleanup of the first start stops the new process.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	if err := s.launch(); err != nil {
+		t.Fatalf("promtest: restart %s: %v\n%s log:\n%s", s.Name, err, s.Name, tail(s.Log(), 4000))
+	}
 }
 
 type options struct {
@@ -160,31 +185,16 @@ func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr 
 			t.Fatalf("promtest: %v", err)
 		}
 		s := &Server{
-			Name:    name,
-			URL:     "http://" + addr,
-			DataDir: data,
-			logPath: filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, attempt)),
-			done:    make(chan struct{}),
+			Name:      name,
+			URL:       "http://" + addr,
+			DataDir:   data,
+			bin:       bin,
+			dir:       dir,
+			args:      args(addr),
+			readyPath: readyPath,
+			logPath:   filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, attempt)),
 		}
-		logFile, err := os.Create(s.logPath)
-		if err != nil {
-			t.Fatalf("promtest: create log: %v", err)
-		}
-		s.cmd = exec.Command(bin, args(addr)...)
-		s.cmd.Dir = dir
-		s.cmd.Stdout = logFile
-		s.cmd.Stderr = logFile
-		if err := s.cmd.Start(); err != nil {
-			_ = logFile.Close()
-			t.Fatalf("promtest: start %s: %v", bin, err)
-		}
-		go func() {
-			s.waitErr = s.cmd.Wait()
-			_ = logFile.Close()
-			close(s.done)
-		}()
-		if err := waitReady(s, readyPath); err != nil {
-			s.Stop()
+		if err := s.launch(); err != nil {
 			lastErr = fmt.Errorf("%w\n%s log:\n%s", err, name, tail(s.Log(), 4000))
 			continue
 		}
@@ -192,6 +202,34 @@ func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr 
 		return s
 	}
 	t.Fatalf("promtest: %s did not become ready: %v", name, lastErr)
+	return nil
+}
+
+// launch starts the server's process and waits until it is ready; on error the process
+// is stopped.
+func (s *Server) launch() error {
+	logFile, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("create log: %w", err)
+	}
+	cmd, done := exec.Command(s.bin, s.args...), make(chan struct{})
+	cmd.Dir = s.dir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return fmt.Errorf("start %s: %w", s.bin, err)
+	}
+	s.cmd, s.done, s.waitErr, s.stop = cmd, done, nil, sync.Once{}
+	go func() {
+		s.waitErr = cmd.Wait()
+		_ = logFile.Close()
+		close(done)
+	}()
+	if err := waitReady(s, s.readyPath); err != nil {
+		s.Stop()
+		return err
+	}
 	return nil
 }
 
