@@ -6,15 +6,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -252,57 +246,15 @@ func TestIntegrationNativeHistogramQuantile(t *testing.T) {
 	}
 }
 
-// prometheusProcess is a Prometheus that can be killed and restarted on the same
-// address and data directory (promtest picks a new port and directory per start).
-type prometheusProcess struct {
-	t    *testing.T
-	addr string
-	dir  string
-	cmd  *exec.Cmd
-}
-
-func (p *prometheusProcess) start() {
-	p.t.Helper()
-	cfgPath := filepath.Join(p.dir, "prometheus.yml")
-	require.NoError(p.t, os.WriteFile(cfgPath, []byte("global:\n  scrape_interval: 15s\n"), 0o600))
-	log, err := os.OpenFile(filepath.Join(p.dir, "prometheus.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	require.NoError(p.t, err)
-	p.cmd = exec.Command(promtest.PrometheusBinary,
-		"--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(p.dir, "data"),
-		"--web.listen-address="+p.addr, "--web.enable-remote-write-receiver",
-		"--enable-feature=native-histograms", "--log.level=warn")
-	p.cmd.Stdout, p.cmd.Stderr = log, log
-	require.NoError(p.t, p.cmd.Start())
-	promtest.Poll(p.t, 30*time.Second, 50*time.Millisecond, func() (bool, error) {
-		resp, err := http.Get("http://" + p.addr + "/-/ready")
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, fmt.Errorf("status %s", resp.Status)
-	})
-}
-
-func (p *prometheusProcess) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	_ = p.cmd.Wait()
-}
-
 // TestIntegrationReceiverRestart: Prometheus is killed for 20 s mid-stream and
 // restarted: the final counters are exact, retries are counted, nothing is dropped.
 func TestIntegrationReceiverRestart(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	p := &prometheusProcess{t: t, addr: addr, dir: t.TempDir()}
-	p.start()
-	t.Cleanup(p.kill)
+	prom := promtest.StartPrometheus(t)
 
 	testID := "restart"
 	run := newSyntheticRun(testID)
-	cfg := integrationConfig("http://"+addr+"/api/v1/write", testID)
+	cfg := integrationConfig(prom.WriteURL(), testID)
 	cfg.Series.NativeHistograms = true
 	cfg.Queue.MaxBackoff = model.Duration(2 * time.Second)
 	logger, logs := newLogger(slog.LevelInfo)
@@ -321,14 +273,14 @@ func TestIntegrationReceiverRestart(t *testing.T) {
 		}
 	}
 	step(2 * time.Second)
-	promtest.WaitForQuery(t, "http://"+addr, fmt.Sprintf(`sum(k6_http_reqs_total{testid=%q})`, testID), 10*time.Second, promtest.NonEmpty)
-	p.kill()
+	promtest.WaitForQuery(t, prom.URL, fmt.Sprintf(`sum(k6_http_reqs_total{testid=%q})`, testID), 10*time.Second, promtest.NonEmpty)
+	prom.Kill()
 	step(20 * time.Second)
-	p.start()
+	prom.Restart(t)
 	step(2 * time.Second)
 	require.NoError(t, c.Stop())
 
-	vec := query(t, "http://"+addr, fmt.Sprintf(`sum(last_over_time(k6_http_reqs_total{testid=%q}[5m]))`, testID))
+	vec := query(t, prom.URL, fmt.Sprintf(`sum(last_over_time(k6_http_reqs_total{testid=%q}[5m]))`, testID))
 	require.Len(t, vec, 1)
 	require.Equal(t, float64(total), float64(vec[0].Value), "final counter exact")
 	st := c.Stats()
