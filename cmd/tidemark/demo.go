@@ -16,6 +16,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
@@ -69,7 +70,24 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() i
 	return cmd, func() int { return runDemo(cfg, g) }
 }
 
+// validate checks the demo's durations before anything starts.
+func (cfg *demoConfig) validate() error {
+	switch {
+	case cfg.scrape <= 0 || cfg.scrape%time.Millisecond != 0:
+		return fmt.Errorf("--scrape.interval %s: expected a positive duration in whole milliseconds, such as 5s", cfg.scrape)
+	case cfg.fastWindow < 0:
+		return fmt.Errorf("--fast.downscale-stabilization %s: expected a positive duration, such as 30s", cfg.fastWindow)
+	case cfg.cooldown < 0:
+		return fmt.Errorf("--cooldown %s: expected a duration of zero or more, such as 75s", cfg.cooldown)
+	}
+	return nil
+}
+
 func runDemo(cfg *demoConfig, g *globals) int {
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintf(g.stderr, "tidemark demo: %v\n", err)
+		return exitInvalidConfig
+	}
 	// The demo's parts (store, scrape, simulated cluster) log a lot at info level; unless
 	// asked for debug logs, show warnings and errors only so the story stays readable.
 	if g.logConfig.Level != nil && g.logConfig.Level.String() == "info" {
@@ -196,7 +214,7 @@ scrape_configs:
     static_configs: [{targets: [%[1]q]}]
     metric_relabel_configs:
       - {source_labels: [__name__], regex: tidemark_sim_info, action: keep}
-`, u, every, sim.KubeStateMetricsPath, sim.CadvisorPath, sim.RDSPath, sim.MetricsPath)
+`, u, model.Duration(every), sim.KubeStateMetricsPath, sim.CadvisorPath, sim.RDSPath, sim.MetricsPath)
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		return fmt.Errorf("write scrape configuration: %w", err)
 	}
