@@ -107,6 +107,14 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
 		return cfg, err
 	}
+	switch {
+	case f.baseline <= 0:
+		return cfg, fmt.Errorf("--baseline %s: expected a positive duration such as 5m", f.baseline)
+	case f.after < 0:
+		return cfg, fmt.Errorf("--after %s: expected a duration of zero or more, such as 10m", f.after)
+	case f.after == 0:
+		cfg.After = -1 // no cool-down: the correlator reads a zero After as its default
+	}
 	for k, v := range f.params {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,6 +33,10 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 			wantErr: `--prometheus.url "prometheus:9090": expected an http or https URL`},
 		{name: "compare: param not a number", args: []string{"compare", "a", "b", "--param", "db_pool_per_pod=five"},
 			wantErr: "--param db_pool_per_pod=five: expected a number"},
+		{name: "zero baseline", args: []string{"correlate", "--testid", "x", "--baseline", "0s"},
+			wantErr: "--baseline 0s: expected a positive duration"},
+		{name: "negative cool-down", args: []string{"correlate", "--testid", "x", "--after=-1m"},
+			wantErr: "--after -1m0s: expected a duration of zero or more"},
 		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,4 +51,17 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 			require.NoDirExists(t, dir+"/out", "no report is written")
 		})
 	}
+}
+
+// TestSourceFlagsNoCoolDown: --after 0 means no cool-down, not the correlator's default.
+func TestSourceFlagsNoCoolDown(t *testing.T) {
+	t.Parallel()
+	f := &sourceFlags{baseline: time.Minute}
+	cfg, err := f.config("x")
+	require.NoError(t, err)
+	require.Negative(t, cfg.After, "a negative After is the correlator's 'none'")
+	f.after = 3 * time.Minute
+	cfg, err = f.config("x")
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Minute, cfg.After)
 }
