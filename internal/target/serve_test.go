@@ -232,7 +232,9 @@ func TestServeAcceptErrors(t *testing.T) {
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
-		go func() { errc <- s.Serve(ctx, &faultyListener{Listener: ln, errs: []error{emfile, emfile}}, nil, time.Second) }()
+		go func() {
+			errc <- s.Serve(ctx, &faultyListener{Listener: ln, errs: []error{emfile, emfile}}, nil, time.Second)
+		}()
 
 		out := rawExchange(t, ln.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		require.True(t, strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n"), out)
