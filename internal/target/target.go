@@ -130,7 +130,7 @@ type Config struct {
 	// ErrorRatio in [0,1] of requests answer ErrorStatus (default 500).
 	ErrorRatio  float64
 	ErrorStatus int
-	// BodySize is the response size in bytes; default 3 ("ok\n").
+	// BodySize is the response size in bytes, at most 64 MiB; 0 means 3 ("ok\n").
 	BodySize int
 }
 
@@ -165,8 +165,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorStatus == 0 {
 		cfg.ErrorStatus = http.StatusInternalServerError
 	}
-	if cfg.BodySize <= 0 {
+	if cfg.BodySize < 0 || cfg.BodySize > maxBodySize {
+		return nil, fmt.Errorf("new target: body size %d is out of range; expected 0 (the default, 3 bytes) to %d bytes", cfg.BodySize, maxBodySize)
+	}
+	if cfg.BodySize == 0 {
 		cfg.BodySize = 3
+	}
+	if cfg.CPUWork < 0 {
+		return nil, fmt.Errorf("new target: CPU work %s is negative; expected a duration of 0 or more", cfg.CPUWork)
 	}
 	if cfg.ErrorRatio < 0 || cfg.ErrorRatio > 1 {
 		return nil, fmt.Errorf("new target: error ratio %g is not in [0,1]", cfg.ErrorRatio)
@@ -180,6 +186,10 @@ func New(cfg Config) (*Server, error) {
 	s.rngs.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 	return s, nil
 }
+
+// maxBodySize bounds a response body, from the configuration or ?size=: the body
+// is held in memory.
+const maxBodySize = 64 << 20
 
 func makeBody(n int) []byte {
 	if n == 3 {
@@ -265,7 +275,7 @@ func (s *Server) planFor(rawQuery string) plan {
 		if c, err := strconv.Atoi(v.Get("status")); err == nil && c >= 100 && c <= 999 {
 			p.status = c
 		}
-		if n, err := strconv.Atoi(v.Get("size")); err == nil && n >= 0 && n <= 64<<20 {
+		if n, err := strconv.Atoi(v.Get("size")); err == nil && n >= 0 && n <= maxBodySize {
 			p.body = makeBody(n)
 		}
 	}

@@ -140,3 +140,27 @@ func TestServerCPUWork(t *testing.T) {
 	s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	require.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
 }
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		cfg     Config
+		wantErr string
+	}{
+		{name: "error ratio above 1", cfg: Config{ErrorRatio: 2}, wantErr: "new target: error ratio 2 is not in [0,1]"},
+		{name: "error status not HTTP", cfg: Config{ErrorStatus: 42}, wantErr: "new target: error status 42 is not an HTTP status"},
+		{name: "negative body size", cfg: Config{BodySize: -1}, wantErr: "new target: body size -1 is out of range; expected 0 (the default, 3 bytes) to 67108864 bytes"},
+		{name: "body too large to hold in memory", cfg: Config{BodySize: 1 << 40}, wantErr: "new target: body size 1099511627776 is out of range; expected 0 (the default, 3 bytes) to 67108864 bytes"},
+		{name: "negative CPU work", cfg: Config{CPUWork: -time.Second}, wantErr: "new target: CPU work -1s is negative; expected a duration of 0 or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New(tc.cfg)
+			require.EqualError(t, err, tc.wantErr)
+		})
+	}
+	s, err := New(Config{BodySize: maxBodySize})
+	require.NoError(t, err)
+	require.Len(t, s.body, maxBodySize, "the largest body is allowed")
+}
