@@ -29,6 +29,13 @@ type VU interface {
 	Iterate(ctx context.Context) bool
 }
 
+// Closer is a VU's optional capability: Close releases what the VU holds, such as
+// its idle connections. The executor calls it once the scenario has ended and the
+// VU will not iterate again.
+type Closer interface {
+	Close()
+}
+
 // NewVUFunc allocates the VU with the given 1-based number within the scenario.
 type NewVUFunc func(id int64) VU
 
@@ -284,6 +291,17 @@ func (e *Executor) allocLocked() VU {
 	return vu
 }
 
+// closeVUs closes the VUs that are Closers; every VU has stopped.
+func (e *Executor) closeVUs() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, vu := range e.vus {
+		if c, ok := vu.(Closer); ok {
+			c.Close()
+		}
+	}
+}
+
 // vu returns VU i (0-based), allocating up to it.
 func (e *Executor) vu(i int64) VU {
 	e.mu.Lock()
@@ -300,6 +318,7 @@ func (e *Executor) vu(i int64) VU {
 // interrupted.
 func (e *Executor) Run(ctx context.Context, start time.Time) {
 	defer e.done.Store(true)
+	defer e.closeVUs()
 	e.Init()
 	if d := time.Until(start.Add(e.sc.StartTime)); d > 0 {
 		t := time.NewTimer(d)

@@ -16,14 +16,26 @@ import (
 
 // fakeVU sleeps for work per iteration (honouring ctx) and records what it did.
 type fakeVU struct {
-	id    int64
-	work  time.Duration
-	rec   *recorder
-	iters atomic.Int64
+	id     int64
+	work   time.Duration
+	rec    *recorder
+	iters  atomic.Int64
+	busy   atomic.Int64
+	closes atomic.Int64
+}
+
+// Close records that the executor released the VU, and whether it was iterating.
+func (v *fakeVU) Close() {
+	if v.busy.Load() != 0 {
+		v.rec.closedBusy.Add(1)
+	}
+	v.closes.Add(1)
+	v.rec.closed.Add(1)
 }
 
 type recorder struct {
 	completed, interrupted atomic.Int64
+	closed, closedBusy     atomic.Int64
 	running, maxRunning    atomic.Int64
 	mu                     sync.Mutex
 	ids                    map[int64]int64
@@ -32,6 +44,8 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{ids: map[int64]int64{}} }
 
 func (v *fakeVU) Iterate(ctx context.Context) bool {
+	v.busy.Add(1)
+	defer v.busy.Add(-1)
 	n := v.rec.running.Add(1)
 	defer v.rec.running.Add(-1)
 	for {
@@ -326,4 +340,51 @@ func TestExternalStopDropsNothing(t *testing.T) {
 	require.Less(t, rec.completed.Load(), int64(1000))
 	require.Zero(t, e.Stats().Dropped, "an interrupted run drops nothing")
 	require.Zero(t, dropped.Load())
+}
+
+// Every VU the executor allocated is closed once, after its last iteration, however
+// the scenario ends.
+func TestExecutorClosesVUs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		sc     scenario.Scenario
+		cancel time.Duration // cancel the run after this long; 0 never
+	}{
+		{name: "shared iterations", sc: scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 3, Iterations: 9}},
+		{name: "arrival rate grows past preAllocatedVUs", sc: scenario.Scenario{Name: "a", Executor: scenario.ConstantArrivalRate, Rate: 200, Duration: 200 * time.Millisecond, PreAllocatedVUs: 1, MaxVUs: 5}},
+		{name: "ramping VUs", sc: scenario.Scenario{Name: "r", Executor: scenario.RampingVUs, GracefulRampDown: 10 * time.Millisecond,
+			Stages: []scenario.Stage{{Duration: 100 * time.Millisecond, Target: 3}, {Duration: 100 * time.Millisecond, Target: 0}}}},
+		{name: "stopped before its startTime", sc: scenario.Scenario{Name: "late", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Second, StartTime: time.Hour}, cancel: 20 * time.Millisecond},
+		{name: "stopped while iterating", sc: scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Hour, GracefulStop: 10 * time.Millisecond}, cancel: 50 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var vus []*fakeVU
+			rec := newRecorder()
+			sc := tc.sc
+			e, err := New(Config{Scenario: &sc, NewVU: func(id int64) VU {
+				v := &fakeVU{id: id, work: 20 * time.Millisecond, rec: rec}
+				mu.Lock()
+				vus = append(vus, v)
+				mu.Unlock()
+				return v
+			}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel > 0 {
+				time.AfterFunc(tc.cancel, cancel)
+			}
+			e.Run(ctx, time.Now())
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, vus)
+			for _, v := range vus {
+				require.Equal(t, int64(1), v.closes.Load(), "VU %d", v.id)
+			}
+			require.Zero(t, rec.closedBusy.Load(), "no VU is closed while it iterates")
+		})
+	}
 }
