@@ -488,6 +488,12 @@ func (e *Engine) newVU(sr *scenarioRun, id int64) executor.VU {
 	return v
 }
 
+// Close drops the VU's idle connections once its scenario has ended, so that a
+// finished scenario does not hold connections for the rest of the run.
+func (v *vu) Close() { v.client.Close() }
+
+var _ executor.Closer = (*vu)(nil)
+
 // Iterate runs the scenario's steps once and pushes the iteration's samples
 // (iterations and iteration_duration only when complete; data_sent and
 // data_received always, as bytes went on the wire either way).

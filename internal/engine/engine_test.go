@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,4 +295,28 @@ func TestExecutionSegmentsPartitionTheRun(t *testing.T) {
 	require.Equal(t, int64(51), shared, "the halves of 51 shared iterations")
 	require.Equal(t, int64(26), results[0].Scenarios[1].Iterations, "the first half takes the odd one")
 	require.Equal(t, ts.Stats().Requests, open+shared)
+}
+
+// A scenario's VUs drop their keep-alive connections when the scenario ends.
+func TestRunClosesConnectionsOfFinishedScenarios(t *testing.T) {
+	t.Parallel()
+	var open atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: 200 * time.Millisecond, Flow: flow(t, srv.URL+"/")})
+	res := e.Run(context.Background())
+	require.Equal(t, ExitOK, res.ExitCode)
+	require.Positive(t, s.sum("http_reqs"))
+	require.Eventually(t, func() bool { return open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"connections still open after the run: %d", open.Load())
 }
