@@ -36,7 +36,7 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-// artifactDir is where browser screenshots are kept after the test: $TIDEMARK_ARTIFACTS,
+// ArtifactDir is where browser screenshots are kept after the test: $TIDEMARK_ARTIFACTS,
 // or out/artifacts at the repository root.
 func ArtifactDir(t testing.TB) string {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestIntegrationBrowserHarnessSeesErrors proves the check above can fail: a page with a
+// TestIntegrationBrowserHarnessSeesErrors proves the harness's checks can fail: a page with a
 // console error, an exception and a missing resource is reported as such.
 func TestIntegrationBrowserHarnessSeesErrors(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "broken.html")
