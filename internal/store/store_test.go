@@ -503,3 +503,26 @@ func TestPromModuleToRelease(t *testing.T) {
 		require.Equal(t, want, promModuleToRelease(in, "x"), in)
 	}
 }
+
+// TestClaimedContentLength: a remote-write request that claims a 32 MiB body does not
+// make the store reserve 32 MiB before the body arrives, so that slow clients making
+// such claims cannot pin memory. Not parallel: it measures the process's allocations.
+func TestClaimedContentLength(t *testing.T) {
+	st, err := Open(Config{Dir: t.TempDir()}, promslog.NewNopLogger(), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	serve := func() int {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/write", strings.NewReader("x"))
+		req.ContentLength = maxDecodedSize
+		rec := httptest.NewRecorder()
+		st.Handler().ServeHTTP(rec, req)
+		return rec.Code
+	}
+	serve() // warm up pools and lazily built state.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code := serve()
+	runtime.ReadMemStats(&after)
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(maxDecodedSize/4))
+}

@@ -46,9 +46,11 @@ func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.C
 			}
 		}()
 		// Size the buffer from Content-Length: at most one allocation instead of
-		// io.ReadAll's doubling, none when a pooled buffer is large enough.
+		// io.ReadAll's doubling, none when a pooled buffer is large enough. The claim is
+		// trusted only up to the pooled size: a larger body grows the buffer as it
+		// arrives, so that clients claiming 32 MiB and sending slowly cannot pin memory.
 		buf := bytes.NewBuffer((*bp)[:0])
-		buf.Grow(int(min(max(r.ContentLength, 0), maxWriteBody)) + bytes.MinRead)
+		buf.Grow(int(min(max(r.ContentLength, 0), maxPooledDecoded-bytes.MinRead)) + bytes.MinRead)
 		_, err := buf.ReadFrom(io.LimitReader(r.Body, maxWriteBody))
 		body := buf.Bytes()
 		*bp = body
