@@ -125,6 +125,9 @@ type connWriter struct {
 	date     []byte // "Date: ...\r\n" of second
 	ctype    string
 	statusOK []byte
+	// http10 says the request being answered is HTTP/1.0, whose client keeps the
+	// connection only when the response says keep-alive.
+	http10 bool
 }
 
 func (w *connWriter) dateLine() []byte {
@@ -159,6 +162,8 @@ func (w *connWriter) head(status int, ctype string, bodyLen int, keep bool, extr
 	}
 	if !keep {
 		_, _ = w.bw.WriteString("Connection: close\r\n")
+	} else if w.http10 {
+		_, _ = w.bw.WriteString("Connection: keep-alive\r\n")
 	}
 	for k, vs := range extra {
 		switch k {
@@ -193,6 +198,7 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 			return
 		}
 		keep := !req.Close
+		w.http10 = req.ProtoMajor == 1 && req.ProtoMinor == 0
 		if req.ContentLength != 0 && strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 			_, _ = w.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
 			if w.bw.Flush() != nil {

@@ -145,6 +145,15 @@ func TestServeRawProtocol(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n"), out)
 	require.True(t, strings.HasSuffix(out, "\r\n\r\nok\n"), out)
 
+	// HTTP/1.0 keep-alive is confirmed, or the client waits for the close, and
+	// the connection serves the next request.
+	out = rawExchange(t, addr, "GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /b HTTP/1.0\r\n\r\n")
+	first, second, ok := strings.Cut(out, "ok\n")
+	require.True(t, ok, out)
+	require.Contains(t, first, "Connection: keep-alive\r\n")
+	require.True(t, strings.HasPrefix(second, "HTTP/1.1 200 OK\r\n"), out)
+	require.Contains(t, second, "Connection: close\r\n")
+
 	// Expect: 100-continue gets its interim response before the final one.
 	out = rawExchange(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), out)
@@ -159,7 +168,7 @@ func TestServeRawProtocol(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 599 status code 599\r\n"), out)
 
 	st := s.Stats()
-	require.Equal(t, int64(6), st.Requests, "the malformed request is not counted")
+	require.Equal(t, int64(8), st.Requests, "the malformed request is not counted")
 	require.Equal(t, int64(2), st.Errors)
 }
 
