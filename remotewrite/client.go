@@ -518,8 +518,10 @@ func retryAfter(v string, now time.Time) time.Duration {
 // Write sends batch once, every series with its one value at ts (milliseconds since the
 // epoch), with the client's retries and backoff. It is for data that is not a live
 // snapshot, such as the events and facts `tidemark correlate` writes back; bound it with
-// ctx. It must not run concurrently with the pushes of Start.
+// ctx. Its error counts the samples the receiver rejected during this call. It must not
+// run concurrently with the pushes of Start.
 func (c *Client) Write(ctx context.Context, ts int64, batch []series.Series) error {
+	dropped := c.Stats().Dropped
 	for len(batch) > 0 {
 		n := len(batch)
 		if c.maxSamples > 0 {
@@ -530,8 +532,8 @@ func (c *Client) Write(ctx context.Context, ts int64, batch []series.Series) err
 		}
 		batch = batch[n:]
 	}
-	if s := c.Stats(); s.Dropped > 0 {
-		return fmt.Errorf("remote write receiver rejected %d samples (see the log)", s.Dropped)
+	if n := c.Stats().Dropped - dropped; n > 0 {
+		return fmt.Errorf("remote write receiver rejected %d samples (see the log)", n)
 	}
 	return nil
 }

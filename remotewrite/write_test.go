@@ -43,4 +43,8 @@ func TestWriteOnce(t *testing.T) {
 
 	rc.setRespond(func(int, request) (int, http.Header, string) { return http.StatusBadRequest, nil, "out of bounds" })
 	require.ErrorContains(t, c.Write(ctx, ts, batch), "rejected 1 samples")
+
+	// A later Write reports only its own rejections.
+	rc.setRespond(func(int, request) (int, http.Header, string) { return http.StatusNoContent, nil, "" })
+	require.NoError(t, c.Write(ctx, ts+1000, batch))
 }
