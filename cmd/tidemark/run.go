@@ -333,6 +333,11 @@ func runRun(cfg *runConfig, g *globals) int {
 	if thresholds != nil {
 		in.Thresholds = thresholdInputs(thresholds.Last())
 		if err := thresholds.Last().Err(); err != nil {
+			// The final evaluation never aborts; say that abortOnFail stopped the run.
+			var ce *threshold.CrossedError
+			if errors.As(err, &ce) && res.Aborted {
+				ce.Abort = true
+			}
 			defer fmt.Fprintf(g.stderr, "tidemark: %v\n", err)
 		}
 	}

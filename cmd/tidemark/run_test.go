@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"os"
@@ -109,20 +110,29 @@ func TestRunThresholdExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		name, thresholds string
 		args             []string
+		duration         string // default 1s
 		want             int
+		message          string // on stderr; default k6's "have been crossed"
 	}{
 		{name: "pass", thresholds: `http_req_duration: ['p(95)<5000']`, want: exitOK},
 		{name: "fail", thresholds: `http_req_duration: ['p(95)<0']`, want: exitThresholdsFailed},
 		{name: "no-thresholds", thresholds: `http_req_duration: ['p(95)<0']`, args: []string{"--no-thresholds"}, want: exitOK},
 		{name: "invalid threshold", thresholds: `http_req_duration: ['rate<1']`, want: exitInvalidConfig},
+		{name: "abortOnFail", thresholds: `http_req_duration: [{threshold: 'p(95)<0', abortOnFail: true}]`, duration: "20s", want: exitThresholdsFailed,
+			message: "thresholds on metrics 'http_req_duration' were crossed; at least one has abortOnFail enabled, stopping test prematurely"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			file := writeScenario(t, "vus: 1\nduration: 1s\nthresholds:\n  "+tc.thresholds+"\nflow:\n  - url: "+url+"/\n")
+			duration := cmp.Or(tc.duration, "1s")
+			file := writeScenario(t, "vus: 1\nduration: "+duration+"\nthresholds:\n  "+tc.thresholds+"\nflow:\n  - url: "+url+"/\n")
+			start := time.Now()
 			code, stdout, stderr, _ := runScenario(t, file, tc.args...)
 			require.Equal(t, tc.want, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			if tc.want == exitThresholdsFailed {
-				require.Contains(t, stderr, "thresholds on metrics 'http_req_duration' have been crossed")
+				require.Contains(t, stderr, cmp.Or(tc.message, "thresholds on metrics 'http_req_duration' have been crossed"))
+			}
+			if tc.duration != "" {
+				require.Less(t, time.Since(start), 10*time.Second, "abortOnFail stopped the run early")
 			}
 		})
 	}
