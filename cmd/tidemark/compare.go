@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -75,24 +73,9 @@ func runCompare(cfg *compareConfig, g *globals) int {
 	}
 	cmp := correlator.Compare(results...)
 	doc := report.FromComparison(cmp, results)
-	if err := os.MkdirAll(cfg.outputDir, 0o755); err != nil {
-		fmt.Fprintf(g.stderr, "tidemark compare: create output directory: %v\n", err)
+	if _, err := writeReports(cfg.outputDir, "compare", doc, cmp); err != nil {
+		fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
 		return exitGeneric
-	}
-	writers := map[string]func(io.Writer) error{
-		"compare.md":   func(w io.Writer) error { return report.WriteMarkdown(w, doc) },
-		"compare.html": func(w io.Writer) error { return report.WriteHTML(w, doc) },
-		"compare.json": func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(cmp)
-		},
-	}
-	for _, name := range []string{"compare.md", "compare.json", "compare.html"} {
-		if err := writeFileAtomic(filepath.Join(cfg.outputDir, name), writers[name]); err != nil {
-			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-			return exitGeneric
-		}
 	}
 	if err := report.WriteMarkdown(g.stdout, &report.Document{Title: "Comparison", Sections: doc.Sections}); err != nil {
 		return exitGeneric

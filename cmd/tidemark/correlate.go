@@ -231,7 +231,7 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	if dir == "" {
 		dir = filepath.Join("reports", res.TestID)
 	}
-	paths, err := writeReports(dir, res)
+	paths, err := writeReports(dir, "report", report.FromCorrelation(res), res)
 	if err != nil {
 		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
 		return exitGeneric
@@ -285,27 +285,27 @@ func parseWindow(from, to string) (time.Time, time.Time, error) {
 	return f, t, nil
 }
 
-// writeReports writes report.json, report.md and report.html into dir.
-func writeReports(dir string, res *correlator.Result) ([]string, error) {
+// writeReports writes <base>.md, <base>.json and <base>.html into dir: doc as Markdown
+// and HTML, v (the versioned result) as indented JSON. It returns the paths written.
+func writeReports(dir, base string, doc *report.Document, v any) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create report directory: %w", err)
 	}
-	doc := report.FromCorrelation(res)
 	writers := []struct {
-		name  string
+		ext   string
 		write func(io.Writer) error
 	}{
-		{"report.md", func(w io.Writer) error { return report.WriteMarkdown(w, doc) }},
-		{"report.json", func(w io.Writer) error {
+		{".md", func(w io.Writer) error { return report.WriteMarkdown(w, doc) }},
+		{".json", func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
-			return enc.Encode(res)
+			return enc.Encode(v)
 		}},
-		{"report.html", func(w io.Writer) error { return report.WriteHTML(w, doc) }},
+		{".html", func(w io.Writer) error { return report.WriteHTML(w, doc) }},
 	}
 	var paths []string
 	for _, wr := range writers {
-		p := filepath.Join(dir, wr.name)
+		p := filepath.Join(dir, base+wr.ext)
 		if err := writeFileAtomic(p, wr.write); err != nil {
 			return paths, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/store"
 )
@@ -282,7 +283,7 @@ func (d *demo) run(ctx context.Context, cfg *demoConfig, g *globals) (int, error
 		return exitGeneric, fmt.Errorf("correlate the run: %w", err)
 	}
 	reportDir := filepath.Join(cfg.outputDir, "report")
-	paths, err := writeReports(reportDir, res)
+	paths, err := writeReports(reportDir, "report", report.FromCorrelation(res), res)
 	if err != nil {
 		return exitGeneric, err
 	}
