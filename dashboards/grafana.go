@@ -71,6 +71,9 @@ func NewClient(grafanaURL, token string, opts ...ClientOption) (*Client, error) 
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("parse grafana url: scheme %q is not http or https", u.Scheme)
 	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("parse grafana url %q: no host; expected a URL such as http://grafana:3000", grafanaURL)
+	}
 	if strings.TrimSpace(token) == "" {
 		return nil, errors.New("grafana token is empty")
 	}

@@ -226,6 +226,7 @@ func TestNewClientValidates(t *testing.T) {
 	}{
 		{name: "ok", url: "http://grafana:3000", token: "t"},
 		{name: "no scheme", url: "grafana:3000", token: "t", wantErr: `parse grafana url: scheme "grafana" is not http or https`},
+		{name: "no host", url: "http:///grafana", token: "t", wantErr: `parse grafana url "http:///grafana": no host; expected a URL such as http://grafana:3000`},
 		{name: "empty token", url: "http://grafana:3000", token: " \n", wantErr: "grafana token is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
