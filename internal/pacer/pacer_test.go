@@ -209,6 +209,9 @@ func TestSegmentParse(t *testing.T) {
 		{seg: "0:1/3", seq: "0,1/2,1", wantErr: "execution segment 0:1/3 is not in the sequence 0,1/2,1"},
 		{seg: "0:1/2", seq: "0,1/2", wantErr: `parse execution segment sequence "0,1/2": expected it to start at 0 and end at 1`},
 		{seg: "0:1/2", seq: "0,1/2,1/2,1", wantErr: `parse execution segment sequence "0,1/2,1/2,1": expected strictly increasing values`},
+		{seg: "0:1/1048576", wantString: "0:1/1048576", wantSeq: "0,1/1048576,1"},
+		{seg: "0:0.1234567", wantErr: `parse execution segment "0:0.1234567": the fractions need a striping cycle of 10000000 slots; expected at most 1048576: use coarser fractions, e.g. 1/3 rather than 0.333333333`},
+		{seg: "0:1/18446744073709551617", wantErr: `parse execution segment "0:1/18446744073709551617": the fractions need a striping cycle of 18446744073709551617 slots; expected at most 1048576: use coarser fractions, e.g. 1/3 rather than 0.333333333`},
 	} {
 		t.Run(tc.seg+"|"+tc.seq, func(t *testing.T) {
 			t.Parallel()

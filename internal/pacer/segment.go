@@ -88,9 +88,17 @@ func ParseSegment(segment, sequence string) (Segment, error) {
 		return Segment{}, fmt.Errorf("execution segment %s is not in the sequence %s", ratString(from, to), joinRats(seq))
 	}
 	sg := Segment{from: from, to: to, seq: seq}
-	sg.stripe(idx)
+	if err := sg.stripe(idx); err != nil {
+		return Segment{}, fmt.Errorf("parse execution segment %q: %w", segment, err)
+	}
 	return sg, nil
 }
+
+// maxStripeSlots bounds the striping cycle (the least common denominator of the
+// sequence's segment lengths): the cycle is walked once and its own slots kept,
+// so 0.123456789 (a cycle of 10⁹) would take minutes and gigabytes. Fractions
+// of up to a million instances fit.
+const maxStripeSlots = 1 << 20
 
 // MustParseSegment is ParseSegment for constants in tests; it panics on error.
 func MustParseSegment(segment, sequence string) Segment {
@@ -117,7 +125,7 @@ func parseRat(s string) (*big.Rat, error) {
 }
 
 // stripe computes the slots of sequence segment idx (k6's GetStripedOffsets).
-func (s *Segment) stripe(idx int) {
+func (s *Segment) stripe(idx int) error {
 	type seg struct {
 		idx    int
 		length *big.Rat
@@ -130,6 +138,9 @@ func (s *Segment) stripe(idx int) {
 		d := l.Denom()
 		g := new(big.Int).GCD(nil, nil, lcd, d)
 		lcd.Mul(lcd, new(big.Int).Quo(d, g))
+	}
+	if !lcd.IsInt64() || lcd.Int64() > maxStripeSlots {
+		return fmt.Errorf("the fractions need a striping cycle of %s slots; expected at most %d: use coarser fractions, e.g. 1/3 rather than 0.333333333", lcd, maxStripeSlots)
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].length.Cmp(segs[j].length) > 0 })
 	L := lcd.Int64()
@@ -160,6 +171,7 @@ func (s *Segment) stripe(idx int) {
 		}
 	}
 	s.lcd = L
+	return nil
 }
 
 // IsFull reports whether the segment is the whole test.
