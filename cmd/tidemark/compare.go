@@ -55,7 +55,7 @@ func runCompare(cfg *compareConfig, g *globals) int {
 	c, where, closeFn, err := cfg.src.open(ctx, logger)
 	if err != nil {
 		fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-		return exitGeneric
+		return openExitCode(err)
 	}
 	defer func() {
 		if err := closeFn(); err != nil {

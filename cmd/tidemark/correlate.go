@@ -69,11 +69,11 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlator.Correlator, string, func() error, error) {
 	cat, err := loadCatalog(f.catalogFile)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, configError{err}
 	}
 	if f.prometheusURL != "" {
 		if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
-			return nil, "", nil, err
+			return nil, "", nil, configError{err}
 		}
 		u, err := url.Parse(f.prometheusURL)
 		if err != nil {
@@ -126,6 +126,15 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 		cfg.Params[k] = x
 	}
 	return cfg, nil
+}
+
+// openExitCode is the exit code for an error of sourceFlags.open: a bad catalog or
+// flag is a configuration error, anything else (the store) is not.
+func openExitCode(err error) int {
+	if errors.As(err, new(configError)) {
+		return exitInvalidConfig
+	}
+	return exitGeneric
 }
 
 // checkHTTPURL returns an error naming flag unless value is empty or an http or https
@@ -214,7 +223,7 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	c, where, closeFn, err := cfg.src.open(ctx, logger)
 	if err != nil {
 		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
-		return exitGeneric
+		return openExitCode(err)
 	}
 
 	defer func() {

@@ -43,6 +43,10 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 			wantErr: "--baseline 0s: expected a positive duration"},
 		{name: "negative cool-down", args: []string{"correlate", "--testid", "x", "--after=-1m"},
 			wantErr: "--after -1m0s: expected a duration of zero or more"},
+		{name: "catalog file missing", args: []string{"correlate", "--testid", "x", "--catalog.file", "/nonexistent/catalog.yaml"},
+			wantErr: "read catalog: open /nonexistent/catalog.yaml"},
+		{name: "compare: catalog file missing", args: []string{"compare", "a", "b", "--catalog.file", "/nonexistent/catalog.yaml"},
+			wantErr: "read catalog: open /nonexistent/catalog.yaml"},
 		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
