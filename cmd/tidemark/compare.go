@@ -43,6 +43,9 @@ func runCompare(cfg *compareConfig, g *globals) int {
 	ccfgs := make([]correlator.Config, 0, len(cfg.testIDs))
 	for _, id := range cfg.testIDs {
 		ccfg, err := cfg.src.config(id)
+		if err == nil {
+			err = ccfg.Validate()
+		}
 		if err != nil {
 			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
 			return exitInvalidConfig

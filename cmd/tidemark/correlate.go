@@ -209,6 +209,9 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	if err == nil {
 		ccfg.From, ccfg.To, err = parseWindow(cfg.from, cfg.to)
 	}
+	if err == nil {
+		err = ccfg.Validate()
+	}
 	// Checked before the run is correlated, not after its reports are written.
 	if err == nil {
 		err = checkHTTPURL("--grafana.url", cfg.grafanaURL, "http://grafana:3000")

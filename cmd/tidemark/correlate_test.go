@@ -47,6 +47,10 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 			wantErr: "read catalog: open /nonexistent/catalog.yaml"},
 		{name: "compare: catalog file missing", args: []string{"compare", "a", "b", "--catalog.file", "/nonexistent/catalog.yaml"},
 			wantErr: "read catalog: open /nonexistent/catalog.yaml"},
+		{name: "bad workload regex", args: []string{"correlate", "--testid", "x", "--workload", "order("},
+			wantErr: `workload regex "order("`},
+		{name: "compare: bad namespace regex", args: []string{"compare", "a", "b", "--namespace", "shoong["},
+			wantErr: `namespace regex "shoong["`},
 		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

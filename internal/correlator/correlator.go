@@ -103,6 +103,24 @@ func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Optio
 	return &Correlator{runner: query.NewRunner(q, cat, logger, ropts...), cat: cat, logger: logger, now: o.now}
 }
 
+// Validate checks what can be checked without the catalog or the API: the testid, the
+// namespace and workload regexes and the order of From and To.
+func (cfg Config) Validate() error {
+	if cfg.TestID == "" {
+		return errors.New("correlate: testid is empty")
+	}
+	// Prometheus regexes are RE2, anchored: check them here, not once per query.
+	for _, f := range []struct{ what, re string }{{"namespace", cfg.Namespace}, {"workload", cfg.Workload}} {
+		if _, err := regexp.Compile("^(?:" + f.re + ")$"); err != nil {
+			return fmt.Errorf("correlate: %s regex %q: %w", f.what, f.re, err)
+		}
+	}
+	if !cfg.From.IsZero() && !cfg.To.IsZero() && !cfg.To.After(cfg.From) {
+		return fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
+	}
+	return nil
+}
+
 func (cfg *Config) applyDefaults() {
 	if cfg.Baseline <= 0 {
 		cfg.Baseline = DefaultConfig.Baseline
@@ -123,14 +141,8 @@ func (cfg *Config) applyDefaults() {
 // Correlate analyses one run. It fails when the API is unavailable or the run cannot be
 // found; query errors about single expressions and missing data become notes.
 func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.TestID == "" {
-		return nil, errors.New("correlate: testid is empty")
-	}
-	// Prometheus regexes are RE2, anchored: check them here, not once per query.
-	for what, re := range map[string]string{"namespace": cfg.Namespace, "workload": cfg.Workload} {
-		if _, err := regexp.Compile("^(?:" + re + ")$"); err != nil {
-			return nil, fmt.Errorf("correlate: %s regex %q: %w", what, re, err)
-		}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	// A misspelt param would otherwise be ignored and its rules skipped without a word.
 	for _, name := range slices.Sorted(maps.Keys(cfg.Params)) {
@@ -329,10 +341,7 @@ type runWindow struct {
 // (a range selector) are read for both ends because an instant selector at a step never
 // shows a sample that a stale marker follows by less than the step.
 func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (runWindow, error) {
-	if !cfg.From.IsZero() && !cfg.To.IsZero() {
-		if !cfg.To.After(cfg.From) {
-			return runWindow{}, fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
-		}
+	if !cfg.From.IsZero() && !cfg.To.IsZero() { // in order: Validate checked them
 		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
 	}
 	if !cfg.From.IsZero() && !cfg.From.Before(now) {
