@@ -341,15 +341,19 @@ type runWindow struct {
 // (a range selector) are read for both ends because an instant selector at a step never
 // shows a sample that a stale marker follows by less than the step.
 func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (runWindow, error) {
-	if !cfg.From.IsZero() && !cfg.To.IsZero() { // in order: Validate checked them
-		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
-	}
+	// A window reaching past now would have a cool-down that ends before it starts.
 	if !cfg.From.IsZero() && !cfg.From.Before(now) {
 		return runWindow{}, fmt.Errorf("correlate: --from (%s) is after now (%s)", cfg.From, now)
 	}
+	if cfg.To.After(now) {
+		return runWindow{}, fmt.Errorf("correlate: --to (%s) is after now (%s); leave it out for a run still going", cfg.To, now)
+	}
+	if !cfg.From.IsZero() && !cfg.To.IsZero() { // in order: Validate checked them
+		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
+	}
 	// The lookback ends at --to when given, so --to alone finds a run older than it.
 	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
-	if !cfg.To.IsZero() && cfg.To.Before(now) {
+	if !cfg.To.IsZero() {
 		search = timeline.Window{From: cfg.To.Add(-cfg.Lookback), To: cfg.To}
 	}
 	if !cfg.From.IsZero() {
