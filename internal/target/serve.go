@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -182,14 +183,43 @@ func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
+// maxRequestHeadBytes bounds a request head, as net/http's server does by default
+// (DefaultMaxHeaderBytes plus its 4 KiB of slack).
+const maxRequestHeadBytes = http.DefaultMaxHeaderBytes + 4<<10
+
+// readLimit reads from r while n allows: the bound of the request head being read.
+type readLimit struct {
+	r io.Reader
+	n int64
+}
+
+func (l *readLimit) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
+}
+
 func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handler) {
-	br := bufio.NewReaderSize(c, 4<<10)
+	lim := &readLimit{r: c}
+	br := bufio.NewReaderSize(lim, 4<<10)
 	w := &connWriter{bw: bufio.NewWriterSize(c, 4<<10), ctype: s.contentType[0], statusOK: []byte("HTTP/1.1 200 OK\r\n")}
 	for {
+		lim.n = maxRequestHeadBytes
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			var ne net.Error
-			if !errors.Is(err, io.EOF) && !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) {
+			if lim.n <= 0 {
+				msg := "431 Request Header Fields Too Large\n"
+				w.head(http.StatusRequestHeaderFieldsTooLarge, "text/plain; charset=utf-8", len(msg), false, nil)
+				_, _ = w.bw.WriteString(msg)
+				_ = w.bw.Flush()
+			} else if !errors.Is(err, io.EOF) && !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) {
 				msg := "400 Bad Request: " + strings.ReplaceAll(err.Error(), "\n", " ") + "\n"
 				w.head(http.StatusBadRequest, "text/plain; charset=utf-8", len(msg), false, nil)
 				_, _ = w.bw.WriteString(msg)
@@ -197,6 +227,7 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 			}
 			return
 		}
+		lim.n = math.MaxInt64 // the body is drained whatever its size
 		keep := !req.Close
 		w.http10 = req.ProtoMajor == 1 && req.ProtoMinor == 0
 		if req.ContentLength != 0 && strings.EqualFold(req.Header.Get("Expect"), "100-continue") {

@@ -296,3 +296,33 @@ func TestServeAcceptErrors(t *testing.T) {
 		require.ErrorIs(t, err, io.EOF, "the idle keep-alive connection was closed")
 	})
 }
+
+// A request head beyond net/http's bound ends the connection instead of growing
+// the server's memory.
+func TestServeRequestHeadTooLarge(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{})
+	require.NoError(t, err)
+	addr, _ := serve(t, s, time.Second)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+	// The writes fail once the server has closed; the read tells what it did.
+	go func() {
+		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Huge: ")
+		chunk := strings.Repeat("h", 64<<10)
+		for range 64 { // 4 MiB, never ending the line
+			if _, err := io.WriteString(c, chunk); err != nil {
+				return
+			}
+		}
+	}()
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "the server kept reading the head: %v", err)
+	if len(b) > 0 {
+		require.True(t, strings.HasPrefix(string(b), "HTTP/1.1 431 Request Header Fields Too Large\r\n"), string(b))
+	}
+	require.Zero(t, s.Stats().Requests)
+}
