@@ -163,12 +163,16 @@ func TestServeRawProtocol(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 400 Bad Request\r\n"), out)
 	require.Contains(t, out, "Connection: close\r\n")
 
+	// An interim status is no answer: the request is answered 200.
+	out = rawExchange(t, addr, "GET /?status=100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.True(t, strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n"), out)
+
 	// Unknown status codes have a reason phrase.
 	out = rawExchange(t, addr, "GET /?status=599 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 599 status code 599\r\n"), out)
 
 	st := s.Stats()
-	require.Equal(t, int64(8), st.Requests, "the malformed request is not counted")
+	require.Equal(t, int64(9), st.Requests, "the malformed request is not counted")
 	require.Equal(t, int64(2), st.Errors)
 }
 

@@ -177,8 +177,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorRatio < 0 || cfg.ErrorRatio > 1 {
 		return nil, fmt.Errorf("new target: error ratio %g is not in [0,1]", cfg.ErrorRatio)
 	}
-	if cfg.ErrorStatus < 100 || cfg.ErrorStatus > 999 {
-		return nil, fmt.Errorf("new target: error status %d is not an HTTP status", cfg.ErrorStatus)
+	// A 1xx status is interim: a client would wait for the final response.
+	if cfg.ErrorStatus < 200 || cfg.ErrorStatus > 999 {
+		return nil, fmt.Errorf("new target: error status %d is not a final HTTP status; expected 200 to 999", cfg.ErrorStatus)
 	}
 	s := &Server{cfg: cfg, body: makeBody(cfg.BodySize), started: time.Now(), byStatus: map[int]*atomic.Int64{},
 		contentType: []string{"text/plain; charset=utf-8"}}
@@ -272,7 +273,7 @@ func (s *Server) planFor(rawQuery string) plan {
 		if d, err := time.ParseDuration(v.Get("cpu")); err == nil {
 			p.cpu = d
 		}
-		if c, err := strconv.Atoi(v.Get("status")); err == nil && c >= 100 && c <= 999 {
+		if c, err := strconv.Atoi(v.Get("status")); err == nil && c >= 200 && c <= 999 { // 1xx is interim, not an answer
 			p.status = c
 		}
 		if n, err := strconv.Atoi(v.Get("size")); err == nil && n >= 0 && n <= maxBodySize {

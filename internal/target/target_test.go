@@ -149,7 +149,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		wantErr string
 	}{
 		{name: "error ratio above 1", cfg: Config{ErrorRatio: 2}, wantErr: "new target: error ratio 2 is not in [0,1]"},
-		{name: "error status not HTTP", cfg: Config{ErrorStatus: 42}, wantErr: "new target: error status 42 is not an HTTP status"},
+		{name: "error status not HTTP", cfg: Config{ErrorStatus: 42}, wantErr: "new target: error status 42 is not a final HTTP status; expected 200 to 999"},
+		{name: "error status interim", cfg: Config{ErrorStatus: 100}, wantErr: "new target: error status 100 is not a final HTTP status; expected 200 to 999"},
 		{name: "negative body size", cfg: Config{BodySize: -1}, wantErr: "new target: body size -1 is out of range; expected 0 (the default, 3 bytes) to 67108864 bytes"},
 		{name: "body too large to hold in memory", cfg: Config{BodySize: 1 << 40}, wantErr: "new target: body size 1099511627776 is out of range; expected 0 (the default, 3 bytes) to 67108864 bytes"},
 		{name: "negative CPU work", cfg: Config{CPUWork: -time.Second}, wantErr: "new target: CPU work -1s is negative; expected a duration of 0 or more"},
