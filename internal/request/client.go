@@ -287,6 +287,7 @@ func (*bodyReader) Close() error { return nil }
 // tagKey identifies a request's tag set within one client.
 type tagKey struct {
 	step     *Step
+	method   string
 	url      string
 	status   int
 	proto    string
@@ -493,7 +494,7 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
-		return nil, c.record(st, target, nil, Timings{}, time.Now(), err)
+		return nil, c.record(st, method, target, nil, Timings{}, time.Now(), err)
 	}
 	if body != nil {
 		b := body
@@ -510,7 +511,7 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	}
 	if err != nil {
 		end := c.tr.now()
-		return nil, c.record(st, target, nil, c.tr.timings(end), time.Now(), err)
+		return nil, c.record(st, method, target, nil, c.tr.timings(end), time.Now(), err)
 	}
 	if st.needBody {
 		c.body.Reset()
@@ -526,15 +527,16 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	now := time.Now()
 	tm := c.tr.timings(end)
 	if err != nil {
-		return resp, c.record(st, target, nil, tm, now, err)
+		return resp, c.record(st, method, target, nil, tm, now, err)
 	}
-	return resp, c.record(st, target, resp, tm, now, nil)
+	return resp, c.record(st, method, target, resp, tm, now, nil)
 }
 
 // record appends one request's samples (k6's measureAndEmitMetrics).
-func (c *Client) record(st *Step, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
+func (c *Client) record(st *Step, method, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
 	out := Outcome{Err: err, Timings: tm}
-	k := tagKey{step: st}
+	// method is the hop's: a redirect may turn a POST into a GET (k6 tags the hop's).
+	k := tagKey{step: st, method: method}
 	// With a name the url tag is the name, so the URL must not split the cache (a
 	// dynamic URL would grow it without bound).
 	if st.src.Name == "" && (!st.staticURL || target != st.url) {
@@ -584,7 +586,7 @@ func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
 		url = st.src.Name
 	}
 	tags = append(tags,
-		metrics.Tag{Key: "method", Value: st.method},
+		metrics.Tag{Key: "method", Value: k.method},
 		metrics.Tag{Key: "url", Value: url},
 		metrics.Tag{Key: "name", Value: url},
 		metrics.Tag{Key: "status", Value: strconv.Itoa(k.status)},

@@ -837,7 +837,7 @@ func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, targe
 		var err error
 		c.h1.wbuf, err = appendH1Head(c.h1.wbuf[:0], method, t, hdr, len(body), len(body) > 0)
 		if err != nil {
-			return nil, c.record(st, target, nil, Timings{}, time.Now(), &url.Error{Op: urlOp(method), URL: redact(target), Err: err})
+			return nil, c.record(st, method, target, nil, Timings{}, time.Now(), &url.Error{Op: urlOp(method), URL: redact(target), Err: err})
 		}
 		head = c.h1.wbuf
 	}
@@ -871,12 +871,12 @@ func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, targe
 		if c.timedOut.Load() {
 			err = &TimeoutError{After: st.timeout, Err: err}
 		}
-		return nil, c.record(st, target, nil, tm.timings(end), now, err)
+		return nil, c.record(st, method, target, nil, tm.timings(end), now, err)
 	}
 	resp := &c.h1.resp
 	c.h1.req.Method, c.h1.req.URL = method, t.u
 	resp.Request = &c.h1.req
-	return resp, c.record(st, target, resp, tm.timings(end), now, nil)
+	return resp, c.record(st, method, target, resp, tm.timings(end), now, nil)
 }
 
 // urlOp is net/http's Op of a url.Error: "Get", "Post", ….

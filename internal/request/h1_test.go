@@ -455,6 +455,7 @@ func TestRedirectHeaders(t *testing.T) {
 		status                 int
 		hdr                    map[string]string
 		want, notWant          []string
+		methods                []string // the method tag of each hop
 	}{
 		{
 			name: "another domain gets no credentials", method: http.MethodGet, status: 302,
@@ -462,12 +463,14 @@ func TestRedirectHeaders(t *testing.T) {
 			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Cookie": "sid=1", "X-Keep": "yes", "Host": "custom.example"},
 			want:     []string{"GET /b HTTP/1.1\r\n", "X-Keep: yes\r\n", "Host: localhost:PORT\r\n"},
 			notWant:  []string{"s3cret", "sid=1", "custom.example"},
+			methods:  []string{"GET", "GET"},
 		},
 		{
 			name: "the same host on another port keeps them, and 307 the body", method: http.MethodPost, status: 307,
 			location: "http://127.0.0.1:PORT/b",
 			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Content-Type": "application/json"},
 			want:     []string{"POST /b HTTP/1.1\r\n", "Authorization: Bearer s3cret\r\n", "Content-Type: application/json\r\n", "{}"},
+			methods:  []string{"POST", "POST"},
 		},
 		{
 			name: "303 drops the body and its fields", method: http.MethodPost, status: 303,
@@ -475,6 +478,7 @@ func TestRedirectHeaders(t *testing.T) {
 			hdr:      map[string]string{"Authorization": "Bearer s3cret", "Content-Type": "application/json"},
 			want:     []string{"GET /b HTTP/1.1\r\n", "Authorization: Bearer s3cret\r\n"},
 			notWant:  []string{"Content-Type", "{}", "Content-Length"},
+			methods:  []string{"POST", "GET"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -514,6 +518,11 @@ func TestRedirectHeaders(t *testing.T) {
 				}
 				require.Contains(t, src.head(0), "Authorization: Bearer s3cret\r\n")
 			}
+			var methods []string
+			for _, s := range f.col.of(f.env.Metrics.HTTPReqs) {
+				methods = append(methods, tag(s, "method"))
+			}
+			require.Equal(t, append(tc.methods, tc.methods...), methods, "k6 tags each hop with its own method")
 		})
 	}
 }
