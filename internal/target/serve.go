@@ -230,7 +230,8 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 		lim.n = math.MaxInt64 // the body is drained whatever its size
 		keep := !req.Close
 		w.http10 = req.ProtoMajor == 1 && req.ProtoMinor == 0
-		if req.ContentLength != 0 && strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+		// HTTP/1.0 has no interim responses: its client sends the body anyway.
+		if req.ContentLength != 0 && !w.http10 && strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 			_, _ = w.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
 			if w.bw.Flush() != nil {
 				return

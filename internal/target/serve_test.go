@@ -157,6 +157,8 @@ func TestServeRawProtocol(t *testing.T) {
 	// Expect: 100-continue gets its interim response before the final one.
 	out = rawExchange(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), out)
+	out = rawExchange(t, addr, "POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi")
+	require.True(t, strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n"), "no interim response to HTTP/1.0: %s", out)
 
 	// A malformed request is answered 400 and the connection closed.
 	out = rawExchange(t, addr, "NOT A REQUEST\r\n\r\n")
@@ -172,7 +174,7 @@ func TestServeRawProtocol(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "HTTP/1.1 599 status code 599\r\n"), out)
 
 	st := s.Stats()
-	require.Equal(t, int64(9), st.Requests, "the malformed request is not counted")
+	require.Equal(t, int64(10), st.Requests, "the malformed request is not counted")
 	require.Equal(t, int64(2), st.Errors)
 }
 
