@@ -4,7 +4,6 @@ package dashboards
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -21,9 +20,9 @@ import (
 
 // TestClusterPanelsOnTheSimulatedCluster scrapes the simulated cluster (story 1's
 // profile) with a real Prometheus, under the job names and labels of
-// deploy/prometheus/prometheus.yml, and checks every cluster panel of the correlation
-// dashboard (autoscaling, CPU, database) returns data from the simulator's series: the
-// dashboards and the simulator agree on names, labels and joins.
+// deploy/prometheus/prometheus.yml (sim.ScrapeConfig), and checks every cluster panel
+// of the correlation dashboard (autoscaling, CPU, database) returns data from the
+// simulator's series: the dashboards and the simulator agree on names, labels and joins.
 func TestClusterPanelsOnTheSimulatedCluster(t *testing.T) {
 	p, err := sim.LoadProfile("../examples/cluster-shoong.yaml")
 	require.NoError(t, err)
@@ -34,25 +33,7 @@ func TestClusterPanelsOnTheSimulatedCluster(t *testing.T) {
 	u, err := url.Parse(srv.MetricsURL())
 	require.NoError(t, err)
 
-	job := func(name, path string, extra string) string {
-		return fmt.Sprintf(`  - job_name: %s
-    scrape_interval: 1s
-    scrape_timeout: 1s
-    honor_labels: true
-    metrics_path: %s
-    static_configs:
-      - targets: [%q]
-%s`, name, path, u.Host, extra)
-	}
-	cfg := "global:\n  scrape_interval: 1s\nscrape_configs:\n" +
-		job("kube-state-metrics", sim.KubeStateMetricsPath, "") +
-		job("kubelet-cadvisor", sim.CadvisorPath, `    relabel_configs:
-      - target_label: job
-        replacement: kubelet
-      - target_label: metrics_path
-        replacement: /metrics/cadvisor
-`) +
-		job("yace", sim.RDSPath, "")
+	cfg := sim.ScrapeConfig(u.Host, time.Second)
 	prom := promtest.StartPrometheus(t, promtest.WithConfig(cfg))
 
 	client, err := api.NewClient(api.Config{Address: prom.URL})

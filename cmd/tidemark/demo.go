@@ -16,7 +16,6 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
@@ -191,31 +190,7 @@ func writeDemoScrapeConfig(path, metricsURL string, every time.Duration) error {
 	if err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf(`# Written by tidemark demo: scrape the simulated cluster like kube-prometheus does.
-global:
-  scrape_interval: %[2]s
-  scrape_timeout: %[2]s
-scrape_configs:
-  - job_name: kube-state-metrics
-    honor_labels: true
-    metrics_path: %[3]s
-    static_configs: [{targets: [%[1]q]}]
-  - job_name: kubelet
-    honor_labels: true
-    metrics_path: %[4]s
-    static_configs: [{targets: [%[1]q]}]
-    relabel_configs:
-      - {target_label: metrics_path, replacement: /metrics/cadvisor}
-  - job_name: yace
-    honor_labels: true
-    metrics_path: %[5]s
-    static_configs: [{targets: [%[1]q]}]
-  - job_name: tidemark-sim
-    metrics_path: %[6]s
-    static_configs: [{targets: [%[1]q]}]
-    metric_relabel_configs:
-      - {source_labels: [__name__], regex: tidemark_sim_info, action: keep}
-`, u, model.Duration(every), sim.KubeStateMetricsPath, sim.CadvisorPath, sim.RDSPath, sim.MetricsPath)
+	cfg := "# Written by tidemark demo.\n" + sim.ScrapeConfig(u, every)
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		return fmt.Errorf("write scrape configuration: %w", err)
 	}

@@ -4,7 +4,6 @@ package correlator
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"net/url"
 	"slices"
@@ -43,18 +42,7 @@ func TestCatalogMatchesSimulator(t *testing.T) {
 	u, err := url.Parse(srv.MetricsURL())
 	require.NoError(t, err)
 
-	job := func(name, path string, relabel string) string {
-		return fmt.Sprintf(`
-  - job_name: %s
-    honor_labels: true
-    metrics_path: %s
-    static_configs: [{targets: [%q]}]%s`, name, path, u.Host, relabel)
-	}
-	cfg := "global:\n  scrape_interval: 1s\nscrape_configs:" +
-		job("kube-state-metrics", sim.KubeStateMetricsPath, "") +
-		// kube-prometheus labels cAdvisor series with the path they came from.
-		job("kubelet", sim.CadvisorPath, "\n    relabel_configs: [{target_label: metrics_path, replacement: /metrics/cadvisor}]") +
-		job("yace", sim.RDSPath, "") + "\n"
+	cfg := sim.ScrapeConfig(u.Host, time.Second)
 	prom := promtest.StartPrometheus(t, promtest.WithConfig(cfg))
 
 	q, err := query.NewPrometheus(prom.URL, nil)

@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/common/model"
+)
+
+// ScrapeConfig returns a Prometheus configuration that scrapes a Server at target
+// (host:port) every interval the way a real cluster is scraped (kube-prometheus and
+// YACE, as deploy/prometheus/prometheus.yml does): job kube-state-metrics, job kubelet
+// with metrics_path="/metrics/cadvisor" on the cAdvisor series, job yace, and
+// tidemark_sim_info alone from job tidemark-sim. The demo and the tests that check the
+// catalog and the dashboards against the simulator share it.
+func ScrapeConfig(target string, interval time.Duration) string {
+	return fmt.Sprintf(`# Scrape the simulated cluster like kube-prometheus and YACE scrape a real one.
+global:
+  scrape_interval: %[2]s
+  scrape_timeout: %[2]s
+scrape_configs:
+  - job_name: kube-state-metrics
+    honor_labels: true
+    metrics_path: %[3]s
+    static_configs: [{targets: [%[1]q]}]
+  - job_name: kubelet
+    honor_labels: true
+    metrics_path: %[4]s
+    static_configs: [{targets: [%[1]q]}]
+    relabel_configs:
+      - {target_label: metrics_path, replacement: /metrics/cadvisor}
+  - job_name: yace
+    honor_labels: true
+    metrics_path: %[5]s
+    static_configs: [{targets: [%[1]q]}]
+  - job_name: tidemark-sim
+    metrics_path: %[6]s
+    static_configs: [{targets: [%[1]q]}]
+    metric_relabel_configs:
+      - {source_labels: [__name__], regex: tidemark_sim_info, action: keep}
+`, target, model.Duration(interval), KubeStateMetricsPath, CadvisorPath, RDSPath, MetricsPath)
+}
