@@ -75,7 +75,7 @@ func (cfg *demoConfig) validate() error {
 	switch {
 	case cfg.scrape <= 0 || cfg.scrape%time.Millisecond != 0:
 		return fmt.Errorf("--scrape.interval %s: expected a positive duration in whole milliseconds, such as 5s", cfg.scrape)
-	case cfg.fastWindow < 0:
+	case cfg.fastWindow <= 0: // sim.WithFast would read 0 as its own default
 		return fmt.Errorf("--fast.downscale-stabilization %s: expected a positive duration, such as 30s", cfg.fastWindow)
 	case cfg.cooldown < 0:
 		return fmt.Errorf("--cooldown %s: expected a duration of zero or more, such as 75s", cfg.cooldown)

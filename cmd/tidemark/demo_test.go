@@ -22,6 +22,7 @@ func TestDemoRejectsBadDurations(t *testing.T) {
 		{name: "zero scrape interval", args: []string{"--scrape.interval", "0s"}, wantErr: "--scrape.interval 0s: expected a positive duration"},
 		{name: "sub-millisecond scrape interval", args: []string{"--scrape.interval", "1500us"}, wantErr: "--scrape.interval 1.5ms"},
 		{name: "negative cooldown", args: []string{"--cooldown=-1s"}, wantErr: "--cooldown -1s: expected a duration of zero or more"},
+		{name: "zero stabilisation window", args: []string{"--fast.downscale-stabilization", "0s"}, wantErr: "--fast.downscale-stabilization 0s: expected a positive duration"},
 		{name: "negative stabilisation window", args: []string{"--fast.downscale-stabilization=-30s"}, wantErr: "--fast.downscale-stabilization -30s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -65,6 +65,9 @@ func (e simulateConfigError) Unwrap() error { return e.error }
 
 // simulate runs the simulated cluster until ctx is done.
 func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, stdout io.Writer) error {
+	if cfg.fast && cfg.fastWindow <= 0 {
+		return simulateConfigError{fmt.Errorf("--fast.downscale-stabilization %s: expected a positive duration, such as 30s", cfg.fastWindow)}
+	}
 	p, err := sim.LoadProfile(cfg.profile)
 	if err != nil {
 		return simulateConfigError{err}

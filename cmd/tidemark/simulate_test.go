@@ -74,3 +74,14 @@ func TestSimulateBadProfile(t *testing.T) {
 	require.ErrorAs(t, err, &cfgErr)
 	require.ErrorContains(t, err, path+`:3: unknown field "replicaz" (expected one of:`)
 }
+
+func TestSimulateBadFastWindow(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // a simulation that starts anyway ends at once
+	err := simulate(ctx, &simulateConfig{profile: "../../examples/cluster-shoong.yaml", listenAddress: "127.0.0.1:0",
+		fast: true, fastWindow: -time.Second}, promslog.NewNopLogger(), io.Discard)
+	var cfgErr simulateConfigError
+	require.ErrorAs(t, err, &cfgErr)
+	require.ErrorContains(t, err, "--fast.downscale-stabilization -1s: expected a positive duration")
+}
