@@ -180,6 +180,16 @@ func LoadFile(path string) (Config, error) {
 	return cfg, nil
 }
 
+// ParseURL parses a remote-write URL. Its error never quotes a URL that may hold
+// credentials (see redactURLError).
+func ParseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, redactURLError(err)
+	}
+	return u, nil
+}
+
 // redactURLError keeps a URL that may hold credentials (it has an '@') out of a
 // url.Parse error: the error quotes the whole URL, and its cause can quote part of the
 // password (a '/' in the password ends the host early, leaving the rest as the port).
@@ -232,9 +242,9 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 		}
 	}
 	if v, ok := get("SERVER_URL"); ok {
-		u, err := url.Parse(v)
+		u, err := ParseURL(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%sSERVER_URL: %w", k6Env, redactURLError(err)))
+			errs = append(errs, fmt.Errorf("%sSERVER_URL: %w", k6Env, err))
 		} else {
 			c.URL = &config.URL{URL: u}
 		}
@@ -349,8 +359,15 @@ func ParseLabels(pairs []string) (map[string]string, error) {
 		}
 		k, v, ok := strings.Cut(p, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" || k == "__name__" {
+		switch {
+		case !ok || k == "" || v == "":
 			errs = append(errs, fmt.Errorf("label %q: want name=value", p))
+			continue
+		case k == model.MetricNameLabel:
+			errs = append(errs, fmt.Errorf("label %q: %s is the metric name and cannot be set", p, k))
+			continue
+		case !model.LegacyValidation.IsValidLabelName(k):
+			errs = append(errs, fmt.Errorf("label %q: %q is not a valid label name; expected letters, digits and _, not starting with a digit", p, k))
 			continue
 		}
 		out[k] = v

@@ -111,7 +111,7 @@ func (f *outputFlags) remoteWriteConfigs(testID, instanceID string) ([]remotewri
 	if f.set.url {
 		urls = urls[:0]
 		for _, raw := range f.rwURLs {
-			u, err := url.Parse(raw)
+			u, err := remotewrite.ParseURL(raw)
 			if err != nil {
 				return nil, fmt.Errorf("--remote-write.url: %w", err)
 			}
