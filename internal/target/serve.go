@@ -73,6 +73,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, metrics http.Handle
 		backoff = 0
 		mu.Lock()
 		conns[c] = struct{}{}
+		if ctx.Err() != nil {
+			// Accepted while shutting down, after the deadlines were set.
+			_ = c.SetReadDeadline(time.Now())
+		}
 		mu.Unlock()
 		wg.Go(func() {
 			s.serveConn(c, ctx.Done(), metrics)
