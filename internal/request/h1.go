@@ -235,7 +235,7 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 		// The server closed an idle connection: net/http retries such requests on a
 		// new connection, and so do we.
 		conn = nil
-		tm.connectStart, tm.connectDone = 0, 0
+		tm.connectStart, tm.connectDone, tm.wrote, tm.firstByte = 0, 0, 0, 0
 	}
 }
 
