@@ -17,6 +17,19 @@ import (
 // defaultTargetAddress is where `tidemark target` listens: loopback only.
 const defaultTargetAddress = "127.0.0.1:8099"
 
+const targetHelp = `Run the built-in HTTP target: a loopback server with configurable latency, CPU work
+and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus).
+Every path other than /stats, /healthz and /metrics is load. Query parameters override
+per request: ?delay=1s&status=503&size=100&cpu=1ms.
+
+Examples:
+  tidemark target                                           # 127.0.0.1:8099, "ok\n" at once
+  tidemark target --latency=lognormal:20ms,0.5 --error-ratio=0.01
+  tidemark target --cpu-work=2ms --web.listen-address=127.0.0.1:9000
+  curl -s 127.0.0.1:8099/stats                              # what it served, by status
+
+Compare /stats with tidemark run's http_reqs: they agree exactly.`
+
 type targetConfig struct {
 	listen      string
 	latency     string
@@ -30,9 +43,7 @@ type targetConfig struct {
 // benchmarks.
 func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
 	cfg := &targetConfig{}
-	cmd := app.Command("target", "Run the built-in HTTP target: a loopback server with configurable latency, CPU work "+
-		"and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus). "+
-		"Query parameters override per request: ?delay=1s&status=503&size=100&cpu=1ms.")
+	cmd := app.Command("target", targetHelp)
 	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
 	cmd.Flag("latency", "Added latency: a duration (10ms), fixed:D, uniform:MIN,MAX, normal:MEAN,STDDEV or lognormal:MEDIAN,SIGMA.").
 		Default("0").StringVar(&cfg.latency)
