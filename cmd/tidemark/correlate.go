@@ -41,6 +41,7 @@ type sourceFlags struct {
 	baseline      time.Duration
 	after         time.Duration
 	params        map[string]string
+	queryTimeout  time.Duration
 	// embeddedWriteURL is the remote-write URL of the embedded store once open.
 	embeddedWriteURL string
 }
@@ -60,6 +61,8 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 		PlaceHolder("REGEX").StringVar(&f.workload)
 	cmd.Flag("baseline", "Quiet window before the run used as the baseline.").Default("5m").DurationVar(&f.baseline)
 	cmd.Flag("after", "Cool-down after the run in which scale-in and recovery are observed.").Default("10m").DurationVar(&f.after)
+	cmd.Flag("query.timeout", "Bound on each query to --prometheus.url; a server that does not answer in time fails the correlation instead of hanging it; 0 for no bound.").
+		Default("2m").DurationVar(&f.queryTimeout)
 	cmd.Flag("param", "Catalog parameter, e.g. db_pool_per_pod=5 (Prisma's default pool). Repeatable.").
 		PlaceHolder("NAME=VALUE").StringMapVar(&f.params)
 	return f
@@ -79,7 +82,7 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		if err != nil {
 			return nil, "", nil, err
 		}
-		q, err := query.NewPrometheus(f.prometheusURL, http.DefaultTransport)
+		q, err := query.NewPrometheus(f.prometheusURL, http.DefaultTransport, query.WithTimeout(f.queryTimeout))
 		if err != nil {
 			return nil, "", nil, err
 		}

@@ -97,3 +97,24 @@ func TestMeasureInterval(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 30*time.Second, d)
 }
+
+// A server that never answers fails the query after the timeout, as an outage.
+func TestPrometheusTimeout(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	q, err := NewPrometheus(srv.URL, nil, WithTimeout(100*time.Millisecond))
+	require.NoError(t, err)
+	start := time.Now()
+	_, _, err = q.Query(context.Background(), "up", time.Unix(1700000000, 0))
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 5*time.Second)
+}
