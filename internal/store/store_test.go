@@ -524,5 +524,8 @@ func TestClaimedContentLength(t *testing.T) {
 	code := serve()
 	runtime.ReadMemStats(&after)
 	require.Equal(t, http.StatusBadRequest, code)
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(maxDecodedSize/4))
+	// Reserving the claim would allocate over 32 MiB; reading the one byte that came takes
+	// at most the pooled buffer (4 MiB, again if a GC emptied the pool) plus what the
+	// store's background goroutines allocate meanwhile, which under -race reached 8.4 MB.
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(maxDecodedSize/2))
 }
