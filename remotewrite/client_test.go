@@ -311,11 +311,14 @@ func TestCoalescingBacklog(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t)
 	var mu sync.Mutex
-	down := true
-	rc.setRespond(func(int, request) (int, http.Header, string) {
+	down, sent29 := true, false
+	rc.setRespond(func(_ int, r request) (int, http.Header, string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if down {
+			for _, p := range r.points {
+				sent29 = sent29 || p.series == reqsKey && p.value == 29
+			}
 			return http.StatusInternalServerError, nil, "disk full"
 		}
 		return http.StatusNoContent, nil, ""
@@ -329,6 +332,10 @@ func TestCoalescingBacklog(t *testing.T) {
 		src.set(float64(i))
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Recover only once the client has sent the newest value: from then on it must never
+	// go back to a queued older one (a request of 28 still in flight at recovery would
+	// rightly be accepted).
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return sent29 }, 5*time.Second, time.Millisecond)
 	failedRequests := len(rc.requests())
 	mu.Lock()
 	down = false
