@@ -7,26 +7,18 @@ import (
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
-// counterDeltas turns every counter series of a set into per-interval increases, summed
-// on their timestamps. A series that appears inside the span (after from+res) counts its
-// first value as increase, since k6 counters start at their first sample. Resets are
-// handled as restarts from zero and counted.
+// counterDeltas turns every counter series of a set into per-interval increases
+// (timeline.Deltas), summed on their timestamps, and counts the resets. A series whose
+// first point is more than res after from was born inside the span and counts its
+// first value; one that starts within res of from was already there when the span's
+// first step was evaluated.
 func counterDeltas(set timeline.Set, from time.Time, res time.Duration) (deltas []timeline.Point, resets int) {
 	sum := map[time.Time]float64{}
 	for _, s := range set {
-		if len(s.Points) == 0 {
-			continue
-		}
-		if s.Points[0].T.Sub(from) > res {
-			sum[s.Points[0].T] += s.Points[0].V
-		}
-		for i := 1; i < len(s.Points); i++ {
-			d := s.Points[i].V - s.Points[i-1].V
-			if d < 0 {
-				resets++
-				d = s.Points[i].V
-			}
-			sum[s.Points[i].T] += d
+		d, r := timeline.Deltas(s, from.Add(res))
+		resets += r
+		for _, p := range d.Points {
+			sum[p.T] += p.V
 		}
 	}
 	for t, v := range sum {

@@ -112,33 +112,34 @@ func ArgMax(ps []Point) (Point, bool) {
 	return best, true
 }
 
-// Increase is the increase of a counter over the points, with counter resets handled the
-// way Prometheus does: a drop means the counter restarted from zero, so the new value is
-// all increase. It also returns how many resets it saw.
-func Increase(ps []Point) (inc float64, resets int) {
-	for i := 1; i < len(ps); i++ {
-		d := ps[i].V - ps[i-1].V
-		if d < 0 {
-			resets++
-			d = ps[i].V
-		}
-		inc += d
-	}
-	return inc, resets
-}
-
 // Deltas turns a counter into per-interval increases: the point at T holds the increase
-// since the previous point. Resets are handled as in Increase.
-func Deltas(s Series) Series {
-	out := Series{Labels: s.Labels, Points: make([]Point, 0, max(len(s.Points)-1, 0))}
+// since the previous point, so the sum over a window is the counter's increase in it.
+// It is the one counter rule of the correlation, and it returns how many resets it saw.
+//
+// A drop is a counter reset, as in Prometheus' increase(): the counter restarted from
+// zero, so the new value is all increase.
+//
+// The first point is the baseline, as in increase(), unless the series was born after
+// start. k6 creates a counter at its first sample, with no zero sample before it, so
+// a series that first appears after start (an instance that began, a scenario that
+// started later) counted all of its first value after start: that point holds its
+// whole value. Prometheus' increase() estimates the same by extrapolating such a
+// series back towards zero; here the contract is known, so it is exact. A series
+// already there at start has history before the window, which is not counted.
+func Deltas(s Series, start time.Time) (deltas Series, resets int) {
+	out := Series{Labels: s.Labels, Points: make([]Point, 0, len(s.Points))}
+	if len(s.Points) > 0 && s.Points[0].T.After(start) {
+		out.Points = append(out.Points, s.Points[0])
+	}
 	for i := 1; i < len(s.Points); i++ {
 		d := s.Points[i].V - s.Points[i-1].V
 		if d < 0 {
+			resets++
 			d = s.Points[i].V
 		}
 		out.Points = append(out.Points, Point{T: s.Points[i].T, V: d})
 	}
-	return out
+	return out, resets
 }
 
 // MedianInterval returns the median spacing of the points, the best estimate of a
@@ -368,31 +369,4 @@ func Stages(target Series, scenario, unit string, tol float64) []Stage {
 // SortSeries orders series by their label string, for deterministic output.
 func SortSeries(s Set) {
 	slices.SortFunc(s, func(a, b Series) int { return cmp.Compare(a.String(), b.String()) })
-}
-
-// Grid returns the times from w.From to w.To every step: a shared time axis.
-func Grid(w Window, step time.Duration) []time.Time {
-	if step <= 0 || w.To.Before(w.From) {
-		return nil
-	}
-	n := int(w.Duration()/step) + 1
-	out := make([]time.Time, 0, n)
-	for t := w.From; !t.After(w.To); t = t.Add(step) {
-		out = append(out, t)
-	}
-	return out
-}
-
-// Resample reads the series at every grid time (its last value not older than maxAge)
-// and returns NaN where it has none, so that charts show gaps instead of made-up values.
-func (s Series) Resample(grid []time.Time, maxAge time.Duration) []float64 {
-	out := make([]float64, len(grid))
-	for i, t := range grid {
-		v, ok := s.At(t, maxAge)
-		if !ok {
-			v = math.NaN()
-		}
-		out[i] = v
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"math"
 	"testing"
 	"time"
 
@@ -76,11 +75,12 @@ func TestStages(t *testing.T) {
 	}
 }
 
-func TestIncrease(t *testing.T) {
+func TestDeltas(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		vals       []float64
+		start      time.Duration // the window's start, from the first point
 		want       float64
 		wantResets int
 	}{
@@ -88,18 +88,22 @@ func TestIncrease(t *testing.T) {
 		{name: "monotonic", vals: []float64{1, 4, 9}, want: 8},
 		{name: "one reset", vals: []float64{10, 20, 3, 8}, want: 10 + 3 + 5, wantResets: 1},
 		{name: "reset to zero", vals: []float64{5, 0, 2}, want: 2, wantResets: 1},
+		{name: "there before the start", vals: []float64{7, 9}, start: time.Second, want: 2},
+		// Regression: k6 creates a counter at its first sample, so a series born after
+		// the window's start counts its first value (Increase, deleted, left it out).
+		{name: "born after the start", vals: []float64{7, 9}, start: -time.Second, want: 9},
+		{name: "born after the start, one point", vals: []float64{4}, start: -time.Second, want: 4},
+		{name: "born after the start, reset", vals: []float64{4, 6, 1}, start: -time.Second, want: 4 + 2 + 1, wantResets: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, resets := Increase(pts(time.Second, tc.vals...))
-			require.InDelta(t, tc.want, got, 1e-9)
-			require.Equal(t, tc.wantResets, resets)
-			d := Deltas(Series{Points: pts(time.Second, tc.vals...)})
+			d, resets := Deltas(Series{Points: pts(time.Second, tc.vals...)}, t0.Add(tc.start))
 			var sum float64
 			for _, p := range d.Points {
 				sum += p.V
 			}
 			require.InDelta(t, tc.want, sum, 1e-9)
+			require.Equal(t, tc.wantResets, resets)
 		})
 	}
 }
@@ -154,20 +158,4 @@ func TestSetSumAndMatch(t *testing.T) {
 	require.Equal(t, "b", set.Match(map[string]string{"pod": "b"}).First().Label("pod"))
 	require.True(t, set.Match(map[string]string{"pod": "c"}).First().Empty())
 	require.Equal(t, `m{a="1", b="2"}`, LabelString(map[string]string{"__name__": "m", "b": "2", "a": "1"}))
-}
-
-func TestGridAndResample(t *testing.T) {
-	t.Parallel()
-	g := Grid(Window{From: t0, To: t0.Add(60 * time.Second)}, 15*time.Second)
-	require.Len(t, g, 5)
-	require.Equal(t, t0.Add(60*time.Second), g[4])
-	require.Empty(t, Grid(Window{From: t0, To: t0.Add(-time.Second)}, time.Second))
-	require.Empty(t, Grid(Window{From: t0, To: t0}, 0))
-
-	s := Series{Points: []Point{{T: t0.Add(10 * time.Second), V: 1}, {T: t0.Add(20 * time.Second), V: 2}}}
-	got := s.Resample(g, 20*time.Second)
-	require.True(t, math.IsNaN(got[0]), "before the first sample: a gap")
-	require.Equal(t, []float64{1, 2}, got[1:3])
-	require.True(t, math.IsNaN(got[3]), "stale after maxAge: a gap")
-	require.True(t, math.IsNaN(got[4]))
 }
