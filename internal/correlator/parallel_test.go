@@ -16,16 +16,22 @@ func TestParallel(t *testing.T) {
 		name    string
 		n       int
 		failAt  int // -1: none
+		cancel  bool
 		wantErr error
 	}{
 		{name: "none", n: 0, failAt: -1},
 		{name: "all run", n: 20, failAt: -1},
 		{name: "first error wins and cancels", n: 20, failAt: 3, wantErr: boom},
+		// Calls that tolerate a cancelled context (a failed query becomes a note) must
+		// not hide that the parent was cancelled.
+		{name: "cancelled parent", n: 20, failAt: -1, cancel: true, wantErr: context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var running, peak, done atomic.Int32
-			err := parallel(context.Background(), tc.n, 3, func(ctx context.Context, i int) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			err := parallel(ctx, tc.n, 3, func(ctx context.Context, i int) error {
 				cur := running.Add(1)
 				defer running.Add(-1)
 				for {
@@ -37,6 +43,10 @@ func TestParallel(t *testing.T) {
 				done.Add(1)
 				if i == tc.failAt {
 					return boom
+				}
+				if tc.cancel {
+					cancel()
+					return nil
 				}
 				return ctx.Err()
 			})
