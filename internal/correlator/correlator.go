@@ -15,7 +15,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/analysis"
@@ -78,7 +77,6 @@ type Correlator struct {
 
 type options struct {
 	now func() time.Time
-	reg prometheus.Registerer
 }
 
 // Option configures a Correlator.
@@ -87,20 +85,13 @@ type Option func(*options)
 // WithClock sets the clock (default time.Now).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
-// WithRegisterer registers the query meta-metrics (see query.WithRegisterer).
-func WithRegisterer(reg prometheus.Registerer) Option { return func(o *options) { o.reg = reg } }
-
 // New returns a Correlator.
 func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Option) *Correlator {
 	o := options{now: time.Now}
 	for _, f := range opts {
 		f(&o)
 	}
-	var ropts []query.RunnerOption
-	if o.reg != nil {
-		ropts = append(ropts, query.WithRegisterer(o.reg))
-	}
-	return &Correlator{runner: query.NewRunner(q, cat, logger, ropts...), cat: cat, logger: logger, now: o.now}
+	return &Correlator{runner: query.NewRunner(q, cat, logger), cat: cat, logger: logger, now: o.now}
 }
 
 // Validate checks what can be checked without the catalog or the API: the testid, the

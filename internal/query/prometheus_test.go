@@ -5,13 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
@@ -38,8 +35,7 @@ func TestPrometheusAdapter(t *testing.T) {
 	require.NoError(t, err)
 	cat, err := Default()
 	require.NoError(t, err)
-	reg := prometheus.NewPedanticRegistry()
-	r := NewRunner(q, cat, promslog.NewNopLogger(), WithRegisterer(reg))
+	r := NewRunner(q, cat, promslog.NewNopLogger())
 	ctx := context.Background()
 
 	res, err := r.Range(ctx, "vus", Vars{TestID: "x"}, timeline.Window{From: time.Unix(1700000000, 0), To: time.Unix(1700000015, 0)}, 15*time.Second)
@@ -67,17 +63,6 @@ func TestPrometheusAdapter(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnavailable)
 	require.False(t, errors.Is(err, context.Canceled))
 
-	// Meta-metrics: one duration per query name, failures counted.
-	problems, err := testutil.GatherAndLint(reg)
-	require.NoError(t, err)
-	require.Empty(t, problems)
-	require.Equal(t, 3, testutil.CollectAndCount(reg, "tidemark_query_duration_seconds"))
-	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP tidemark_query_failures_total Catalog queries that returned an error.
-# TYPE tidemark_query_failures_total counter
-tidemark_query_failures_total{query="broken"} 1
-tidemark_query_failures_total{query="x"} 1
-`), "tidemark_query_failures_total"))
 }
 
 func TestMeasureInterval(t *testing.T) {

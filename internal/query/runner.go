@@ -9,7 +9,6 @@ import (
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -21,62 +20,15 @@ const maxPoints = 11000
 
 // Runner renders catalog queries for a run and converts results into timeline sets.
 type Runner struct {
-	q       Querier
-	cat     *Catalog
-	logger  *slog.Logger
-	metrics *runnerMetrics // nil without WithRegisterer
-}
-
-type runnerMetrics struct {
-	duration *prometheus.HistogramVec
-	failures *prometheus.CounterVec
-}
-
-// RunnerOption configures a Runner.
-type RunnerOption func(*Runner)
-
-// WithRegisterer registers the runner's meta-metrics (node_exporter style):
-// tidemark_query_duration_seconds{query} and tidemark_query_failures_total{query}. The
-// query label is a catalog name, so it is bounded.
-func WithRegisterer(reg prometheus.Registerer) RunnerOption {
-	return func(r *Runner) {
-		m := &runnerMetrics{
-			duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-				Namespace: "tidemark", Subsystem: "query", Name: "duration_seconds",
-				Help:    "Duration of catalog queries against the Prometheus API.",
-				Buckets: prometheus.ExponentialBuckets(0.005, 2, 12), // 5 ms … 10 s
-			}, []string{"query"}),
-			failures: prometheus.NewCounterVec(prometheus.CounterOpts{
-				Namespace: "tidemark", Subsystem: "query", Name: "failures_total",
-				Help: "Catalog queries that returned an error.",
-			}, []string{"query"}),
-		}
-		reg.MustRegister(m.duration, m.failures)
-		r.metrics = m
-	}
+	q      Querier
+	cat    *Catalog
+	logger *slog.Logger
 }
 
 // NewRunner returns a Runner over q.
-func NewRunner(q Querier, cat *Catalog, logger *slog.Logger, opts ...RunnerOption) *Runner {
-	r := &Runner{q: q, cat: cat, logger: logger}
-	for _, o := range opts {
-		o(r)
-	}
-	return r
+func NewRunner(q Querier, cat *Catalog, logger *slog.Logger) *Runner {
+	return &Runner{q: q, cat: cat, logger: logger}
 }
-
-func (r *Runner) observe(name string, start time.Time, err error) {
-	if r.metrics == nil {
-		return
-	}
-	r.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
-	if err != nil {
-		r.metrics.failures.WithLabelValues(name).Inc()
-	}
-}
-
-// Catalog returns the runner's catalog.
-func (r *Runner) Catalog() *Catalog { return r.cat }
 
 // Error is a failed query, with the expression that failed.
 type Error struct {
@@ -143,16 +95,8 @@ func (r *Runner) RangeExpr(ctx context.Context, name, expr string, w timeline.Wi
 	step = EffectiveStep(w, step)
 	start := time.Now()
 	val, warns, err := r.q.QueryRange(ctx, expr, v1.Range{Start: w.From, End: w.To, Step: step})
-	r.observe(name, start, err)
 	r.logger.Debug("Range query", "query", name, "duration_seconds", time.Since(start).Seconds(), "err", err)
-	if err != nil {
-		return Result{}, &Error{Query: name, Expr: expr, Err: err}
-	}
-	set, err := ToSet(val)
-	if err != nil {
-		return Result{}, &Error{Query: name, Expr: expr, Err: err}
-	}
-	return Result{Name: name, Expr: expr, Set: set, Warnings: warns}, nil
+	return result(name, expr, val, warns, err)
 }
 
 // Instant runs a catalog query at ts.
@@ -168,7 +112,13 @@ func (r *Runner) Instant(ctx context.Context, name string, v Vars, ts time.Time)
 func (r *Runner) InstantExpr(ctx context.Context, name, expr string, ts time.Time) (Result, error) {
 	start := time.Now()
 	val, warns, err := r.q.Query(ctx, expr, ts)
-	r.observe(name, start, err)
+	r.logger.Debug("Instant query", "query", name, "duration_seconds", time.Since(start).Seconds(), "err", err)
+	return result(name, expr, val, warns, err)
+}
+
+// result converts a query's answer into a Result; a failed query or an unsupported
+// result becomes an *Error naming the expression.
+func result(name, expr string, val model.Value, warns v1.Warnings, err error) (Result, error) {
 	if err != nil {
 		return Result{}, &Error{Query: name, Expr: expr, Err: err}
 	}
