@@ -56,3 +56,46 @@ func BenchmarkPlainNetHTTP(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// BenchmarkDoChecks is BenchmarkDo with the checks of a typical flow on a JSON
+// answer: status, several JSON fields (one body decode serves them all), body text
+// and a header.
+func BenchmarkDoChecks(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id": 42, "code": "42", "data": {"items": [{"id": 1}, {"id": 2}], "ok": true}}`))
+	}))
+	defer srv.Close()
+	tst, err := scenario.Parse("bench.yaml", []byte(`
+flow:
+  - url: `+srv.URL+`/
+    checks:
+      - status: 200
+      - jsonPath: id
+      - {jsonPath: code, equals: "42"}
+      - {jsonPath: 'data.items[1].id', equals: 2}
+      - {jsonPath: data.ok, equals: true}
+      - bodyContains: '"items"'
+      - {header: Content-Type, equals: application/json}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool := metrics.NewTagPool()
+	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
+	st, err := Compile(&tst.Scenarios[0].Flow.Steps[0], []metrics.Tag{{Key: "scenario", Value: "b"}}, pool, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := NewClient(env, Options{})
+	defer c.Close()
+	ctx := context.Background()
+	vars := &scenario.Vars{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if out := c.Do(ctx, st, vars); out.Err != nil || out.ChecksFailed != 0 {
+			b.Fatal(out.Err, out.ChecksFailed)
+		}
+	}
+}
