@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -297,47 +296,100 @@ func TestDoErrorsAndStatuses(t *testing.T) {
 	}
 }
 
+// parseStep returns the step of a one-step flow at url with checks (a YAML list),
+// through the scenario parser, as a run gets it.
+func parseStep(t *testing.T, url, checks string) *scenario.Step {
+	t.Helper()
+	tst, err := scenario.Parse("t.yaml", []byte("flow:\n  - url: "+url+"\n    group: api\n    checks: "+checks+"\n"))
+	require.NoError(t, err)
+	return &tst.Scenarios[0].Flow.Steps[0]
+}
+
 func TestChecks(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(testHandler())
-	defer srv.Close()
-	f := newFixture()
-	st := f.compile(t, &scenario.Step{
-		URL:   tmpl(t, srv.URL+"/ok"),
-		Group: "api",
-		Checks: []scenario.Check{
-			{Name: "is 200", Kind: scenario.CheckStatus, Status: 200},
-			{Name: "expected", Kind: scenario.CheckStatus},
-			{Name: "is 201", Kind: scenario.CheckStatus, Status: 201},
-			{Name: "has items", Kind: scenario.CheckBodyContains, Value: `"items"`},
-			{Name: "no nope", Kind: scenario.CheckBodyContains, Value: "nope"},
-			{Name: "regex", Kind: scenario.CheckBodyRegex, Regex: &scenario.Regexp{Regexp: regexp.MustCompile(`"id":\d+`)}},
-			{Name: "json id", Kind: scenario.CheckJSON, Path: "data.items.0.id", Value: "42"},
-			{Name: "json ok", Kind: scenario.CheckJSON, Path: "data.ok", Value: "true"},
-			{Name: "json name", Kind: scenario.CheckJSON, Path: "data.items.0.name", Value: "a"},
-			{Name: "json missing", Kind: scenario.CheckJSON, Path: "data.items.3.id", Value: "1"},
-			{Name: "header", Kind: scenario.CheckHeader, Path: "x-kind", Value: "ok"},
-			{Name: "header present", Kind: scenario.CheckHeader, Path: "X-Kind"},
-			{Name: "header absent", Kind: scenario.CheckHeader, Path: "X-Nope"},
-		},
+	mux := http.NewServeMux()
+	mux.HandleFunc("/json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Kind", "ok")
+		fmt.Fprint(w, `{"id": 42, "code": "42", "data": {"items": [{"id": 1}, {"id": 42, "name": "a"}], "ok": true}}`)
 	})
-	c := NewClient(f.env, Options{})
-	defer c.Close()
-	out := c.Do(context.Background(), st, &scenario.Vars{})
-	require.Equal(t, 4, out.ChecksFailed)
-	got := map[string]float64{}
-	for _, s := range f.col.of(f.env.Metrics.Checks) {
-		got[tag(s, "check")] = s.Value
-		require.Equal(t, "::api", tag(s, "group"))
-		require.Equal(t, "sc", tag(s, "scenario"))
-		require.Empty(t, tag(s, "status"), "checks carry no request tags")
+	mux.HandleFunc("/text", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "id: 42") })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close) // the parallel subtests run after TestChecks returns
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refused.Close()
+	for _, tc := range []struct {
+		name   string
+		url    string
+		checks string
+		want   map[string]float64
+	}{
+		{
+			name: "json", url: srv.URL + "/json",
+			checks: `[{status: 200}, {status: 201}, {bodyContains: '"items"'}, {bodyContains: nope},
+				{bodyRegex: '"id":\s*\d+'}, {header: x-kind, equals: ok}, {header: X-Kind}, {header: X-Nope}]`,
+			want: map[string]float64{
+				"status is 200": 1, "status is 201": 0, `body contains "items"`: 1, "body contains nope": 0,
+				`body matches /"id":\s*\d+/`: 1, "header x-kind is ok": 1, "header X-Kind is present": 1, "header X-Nope is present": 0,
+			},
+		},
+		{
+			// Issue 11: a present field passed no check without equals, and 42 equalled "42".
+			name: "json present field without equals", url: srv.URL + "/json",
+			checks: `[{jsonPath: id}, {jsonPath: code}, {jsonPath: data.items}, {jsonPath: nope}, {jsonPath: data.nope.id}]`,
+			want: map[string]float64{
+				"id is present": 1, "code is present": 1, "data.items is present": 1, "nope is present": 0, "data.nope.id is present": 0,
+			},
+		},
+		{
+			name: "json number and string", url: srv.URL + "/json",
+			checks: `[{jsonPath: id, equals: 42}, {jsonPath: code, equals: 42}, {jsonPath: id, equals: "42"}, {jsonPath: code, equals: "42"}]`,
+			want:   map[string]float64{"id is 42": 1, "code is 42": 0, `id is "42"`: 0, `code is "42"`: 1},
+		},
+		{
+			name: "json nested path and array index", url: srv.URL + "/json",
+			checks: `[{jsonPath: data.ok, equals: true}, {jsonPath: 'data.items[1].name', equals: a}, {jsonPath: 'data.items[0].id', equals: 42},
+				{jsonPath: 'data.items[2].id'}, {jsonPath: 'data.items[1]', equals: {name: a, id: 42}}]`,
+			want: map[string]float64{
+				"data.ok is true": 1, `data.items[1].name is "a"`: 1, "data.items[0].id is 42": 0,
+				"data.items[2].id is present": 0, `data.items[1] is {"name":"a","id":42}`: 1,
+			},
+		},
+		{
+			name: "not json", url: srv.URL + "/text",
+			checks: `[{jsonPath: id}, {jsonPath: id, equals: 42}, {bodyContains: 'id: 42'}]`,
+			want:   map[string]float64{"id is present": 0, "id is 42": 0, "body contains id: 42": 1},
+		},
+		{
+			name: "transport error", url: refused.URL + "/json",
+			checks: `[{status: 200}, {name: empty, bodyContains: ''}, {jsonPath: id}, {name: any, bodyRegex: ''}]`,
+			want:   map[string]float64{"status is 200": 0, "empty": 0, "id is present": 0, "any": 0},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture()
+			st := f.compile(t, parseStep(t, tc.url, tc.checks))
+			c := NewClient(f.env, Options{})
+			defer c.Close()
+			out := c.Do(context.Background(), st, &scenario.Vars{})
+			got := map[string]float64{}
+			for _, s := range f.col.of(f.env.Metrics.Checks) {
+				got[tag(s, "check")] = s.Value
+				require.Equal(t, "::api", tag(s, "group"))
+				require.Equal(t, "sc", tag(s, "scenario"))
+				require.Empty(t, tag(s, "status"), "checks carry no request tags")
+			}
+			require.Equal(t, tc.want, got)
+			failed := 0
+			for _, v := range tc.want {
+				if v == 0 {
+					failed++
+				}
+			}
+			require.Equal(t, failed, out.ChecksFailed)
+			require.Equal(t, "::api", tag(f.col.of(f.env.Metrics.HTTPReqs)[0], "group"))
+		})
 	}
-	require.Equal(t, map[string]float64{
-		"is 200": 1, "expected": 1, "is 201": 0, "has items": 1, "no nope": 0, "regex": 1,
-		"json id": 1, "json ok": 1, "json name": 1, "json missing": 0,
-		"header": 1, "header present": 1, "header absent": 0,
-	}, got)
-	require.Equal(t, "::api", tag(f.col.of(f.env.Metrics.HTTPReqs)[0], "group"))
 }
 
 func TestTLSAndHTTP2(t *testing.T) {

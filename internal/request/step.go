@@ -1,11 +1,9 @@
 package request
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -146,50 +144,22 @@ func (s *Step) expects(status int) bool {
 	return false
 }
 
-// check evaluates the step's checks on resp (nil after a transport error) and
-// appends one checks sample per check. It returns the number that failed.
+// check evaluates the step's checks on resp (nil after a transport error, which
+// fails every check) and appends one checks sample per check. It returns the number
+// that failed.
 func (c *Client) check(st *Step, resp *http.Response, status int) int {
 	failed := 0
 	now := time.Now()
-	var parsed any
-	parsedOK := false
-	for i, ch := range st.src.Checks {
-		ok := false
-		if resp != nil {
-			switch ch.Kind {
-			case scenario.CheckStatus:
-				if ch.Status != 0 {
-					ok = status == ch.Status
-				} else {
-					ok = st.expects(status)
-				}
-			case scenario.CheckBodyContains:
-				ok = strings.Contains(c.body.String(), ch.Value)
-			case scenario.CheckBodyRegex:
-				ok = ch.Regex != nil && ch.Regex.Regexp != nil && ch.Regex.Match(c.body.Bytes())
-			case scenario.CheckJSON:
-				if !parsedOK {
-					parsedOK = json.Unmarshal(c.body.Bytes(), &parsed) == nil
-				}
-				if parsedOK {
-					v, found := jsonPath(parsed, ch.Path)
-					ok = found && jsonEqual(v, ch.Value)
-				}
-			case scenario.CheckHeader:
-				vals, present := resp.Header[http.CanonicalHeaderKey(ch.Path)]
-				if ch.Value == "" {
-					ok = present
-				} else {
-					for _, v := range vals {
-						if v == ch.Value {
-							ok = true
-						}
-					}
-				}
-			}
+	r := scenario.Response{Status: status}
+	if resp != nil {
+		r.Header = resp.Header
+		if st.needBody {
+			r.Body = c.body.Bytes()
 		}
+	}
+	for i := range st.src.Checks {
 		v := 0.0
-		if ok {
+		if resp != nil && st.src.Checks[i].Eval(&r) {
 			v = 1
 		} else {
 			failed++
@@ -197,39 +167,4 @@ func (c *Client) check(st *Step, resp *http.Response, status int) int {
 		c.samples = append(c.samples, metrics.Sample{Metric: c.env.Metrics.Checks, Tags: st.checkTags[i], Time: now, Value: v})
 	}
 	return failed
-}
-
-// jsonPath walks a dotted path ("data.items.0.id"); numbers index arrays.
-func jsonPath(v any, path string) (any, bool) {
-	if path == "" || path == "." {
-		return v, true
-	}
-	for p := range strings.SplitSeq(strings.TrimPrefix(path, "."), ".") {
-		switch n := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = n[p]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(n) {
-				return nil, false
-			}
-			v = n[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// jsonEqual compares a JSON value with the check's expected text: strings as they
-// are, other values in their JSON form (42, true, null).
-func jsonEqual(v any, want string) bool {
-	if s, ok := v.(string); ok {
-		return s == want
-	}
-	b, err := json.Marshal(v)
-	return err == nil && string(b) == want
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -108,44 +109,62 @@ func lookup(v any, path []pathElem) (any, bool) {
 	return v, true
 }
 
-// Eval reports whether a response passes the check. body is the whole response body;
-// a JSON check decodes it (a body that is not JSON fails). Eval is safe for
-// concurrent use.
-func (c *Check) Eval(status int, header http.Header, body []byte) bool {
+// Response is what checks read of one HTTP response. The checks of a step share
+// it, so that its body is decoded as JSON at most once, by the first JSON check that
+// reads it. A Response is not safe for concurrent use; make a new one (a stack value
+// does) for each response.
+type Response struct {
+	Status int
+	Header http.Header
+	// Body is the whole response body; the Response does not copy it, so the caller
+	// must not change it while checks read it.
+	Body []byte
+
+	doc     any  // Body decoded, when decoded and isJSON
+	decoded bool // Body was decoded (or found not to be JSON)
+	isJSON  bool
+}
+
+// json returns the body decoded as JSON, decoding it on first use.
+func (r *Response) json() (any, bool) {
+	if !r.decoded {
+		// A local, not &r.doc, keeps a stack-allocated Response on the stack.
+		var doc any
+		r.decoded, r.isJSON = true, json.Unmarshal(r.Body, &doc) == nil
+		r.doc = doc
+	}
+	return r.doc, r.isJSON
+}
+
+// Eval reports whether r passes the check, by the rules docs/scenarios.md states: a
+// JSON check fails on a body that is not JSON or lacks the field, passes on a present
+// field when it has no expected value, and otherwise compares JSON values (the number
+// 42 is not the string "42"). Eval only reads c, so one Check may be evaluated by many
+// goroutines, each with its own Response.
+func (c *Check) Eval(r *Response) bool {
 	switch c.Kind {
 	case CheckStatus:
-		return status == c.Status
+		return r.Status == c.Status
 	case CheckBodyContains:
-		return bytes.Contains(body, []byte(c.Value))
+		return bytes.Contains(r.Body, []byte(c.Value))
 	case CheckBodyRegex:
-		return c.Regex != nil && c.Regex.Match(body)
+		return c.Regex != nil && c.Regex.Regexp != nil && c.Regex.Match(r.Body)
 	case CheckJSON:
-		var doc any
-		if err := json.Unmarshal(body, &doc); err != nil {
+		doc, ok := r.json()
+		if !ok {
 			return false
 		}
 		v, ok := lookup(doc, c.path)
 		if !ok {
 			return false
 		}
-		if !c.hasWant {
-			return true
-		}
-		return reflect.DeepEqual(v, c.want)
+		return !c.hasWant || reflect.DeepEqual(v, c.want)
 	case CheckHeader:
-		vals := header.Values(c.Path)
+		vals := r.Header.Values(c.Path)
 		if len(vals) == 0 {
 			return false
 		}
-		if !c.hasWant {
-			return true
-		}
-		for _, v := range vals {
-			if v == c.Value {
-				return true
-			}
-		}
-		return false
+		return !c.hasWant || slices.Contains(vals, c.Value)
 	}
 	return false
 }

@@ -154,14 +154,16 @@ type CheckKind string
 
 // The check kinds.
 const (
-	CheckStatus       CheckKind = "status"        // Status code equals Status (or is in Expected).
+	CheckStatus       CheckKind = "status"        // Status code equals Status.
 	CheckBodyContains CheckKind = "body_contains" // Body contains Value.
 	CheckBodyRegex    CheckKind = "body_regex"    // Body matches Regex.
-	CheckJSON         CheckKind = "json"          // JSON field at Path equals Value.
-	CheckHeader       CheckKind = "header"        // Header Path equals Value (or is present when Value is empty).
+	CheckJSON         CheckKind = "json"          // The body is JSON with a field at Path (equal to Value with `equals`).
+	CheckHeader       CheckKind = "header"        // Header Path is present (one of its values is Value with `equals`).
 )
 
-// Check is one named k6 check on a response; its name is the `check` tag.
+// Check is one named k6 check on a response; its name is the `check` tag. Eval
+// evaluates it. Checks come from the parser (Parse, Load): a JSON or header check built
+// by hand lacks the parsed path and expected value, and only checks presence.
 type Check struct {
 	Name   string
 	Kind   CheckKind
@@ -174,7 +176,7 @@ type Check struct {
 	// (CheckBodyRegex), the expected header value (CheckHeader), or the expected JSON
 	// value (CheckJSON): a string as it is, any other value as json.Marshal writes it
 	// once decoded (42, true, null, {"a":1} with sorted keys). It is empty for a
-	// presence check. Eval implements these semantics.
+	// presence check. It is informational: Eval compares decoded values.
 	Value string
 	Regex *Regexp
 
