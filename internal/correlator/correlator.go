@@ -98,16 +98,16 @@ func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Optio
 // namespace and workload regexes and the order of From and To.
 func (cfg Config) Validate() error {
 	if cfg.TestID == "" {
-		return errors.New("correlate: testid is empty")
+		return errors.New("testid is empty")
 	}
 	// Prometheus regexes are RE2, anchored: check them here, not once per query.
 	for _, f := range []struct{ what, re string }{{"namespace", cfg.Namespace}, {"workload", cfg.Workload}} {
 		if _, err := regexp.Compile("^(?:" + f.re + ")$"); err != nil {
-			return fmt.Errorf("correlate: %s regex %q: %w", f.what, f.re, err)
+			return fmt.Errorf("%s regex %q: %w", f.what, f.re, err)
 		}
 	}
 	if !cfg.From.IsZero() && !cfg.To.IsZero() && !cfg.To.After(cfg.From) {
-		return fmt.Errorf("correlate: --to (%s) is not after --from (%s)", cfg.To, cfg.From)
+		return fmt.Errorf("to (%s) is not after from (%s)", cfg.To, cfg.From)
 	}
 	return nil
 }
@@ -138,10 +138,10 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	// A misspelt param would otherwise be ignored and its rules skipped without a word.
 	for _, name := range slices.Sorted(maps.Keys(cfg.Params)) {
 		if _, ok := c.cat.Params[name]; !ok {
-			return nil, fmt.Errorf("correlate: param %q is not in the catalog; expected one of %v", name, slices.Sorted(maps.Keys(c.cat.Params)))
+			return nil, fmt.Errorf("param %q is not in the catalog; expected one of %v", name, slices.Sorted(maps.Keys(c.cat.Params)))
 		}
 		if v := cfg.Params[name]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("correlate: param %s=%v: expected a finite number", name, v)
+			return nil, fmt.Errorf("param %s=%v: expected a finite number", name, v)
 		}
 	}
 	cfg.applyDefaults()
@@ -193,12 +193,12 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
+		return nil, fmt.Errorf("measure scrape intervals: %w", err)
 	}
 	for _, s := range res.Sources {
 		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
 	}
-	// A step given with --step applies unless it is coarser than a tenth of the run and
+	// A step given in Config.Step applies unless it is coarser than a tenth of the run and
 	// than the source's resolution: a 1m step over a 10 s run would see nothing of it.
 	userStep := func(res time.Duration) time.Duration {
 		return min(cfg.Step, max(res, run.Duration()/10))
@@ -251,7 +251,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("correlate %s: %w", cfg.TestID, err)
+		return nil, fmt.Errorf("run range queries: %w", err)
 	}
 	for i, name := range names {
 		r, err := results[i], qerrs[i]
@@ -334,15 +334,15 @@ type runWindow struct {
 func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (runWindow, error) {
 	// A window reaching past now would have a cool-down that ends before it starts.
 	if !cfg.From.IsZero() && !cfg.From.Before(now) {
-		return runWindow{}, fmt.Errorf("correlate: --from (%s) is after now (%s)", cfg.From, now)
+		return runWindow{}, fmt.Errorf("from (%s) is after now (%s)", cfg.From, now)
 	}
 	if cfg.To.After(now) {
-		return runWindow{}, fmt.Errorf("correlate: --to (%s) is after now (%s); leave it out for a run still going", cfg.To, now)
+		return runWindow{}, fmt.Errorf("to (%s) is after now (%s); leave it out for a run still going", cfg.To, now)
 	}
 	if !cfg.From.IsZero() && !cfg.To.IsZero() { // in order: Validate checked them
 		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
 	}
-	// The lookback ends at --to when given, so --to alone finds a run older than it.
+	// The lookback ends at To when given, so To alone finds a run older than it.
 	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
 	if !cfg.To.IsZero() {
 		search = timeline.Window{From: cfg.To.Add(-cfg.Lookback), To: cfg.To}
@@ -359,7 +359,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	cv.Range = coarse
 	r, err := c.runner.Range(ctx, "run_seen", cv, timeline.Window{From: search.To.Add(-n * coarse), To: search.To}, coarse)
 	if err != nil {
-		return runWindow{}, fmt.Errorf("find run %s: %w", cfg.TestID, err)
+		return runWindow{}, fmt.Errorf("find run: %w", err)
 	}
 	var first, last time.Time
 	for _, s := range r.Set {
@@ -402,8 +402,8 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		rw.run.To, rw.src = cfg.To.UTC(), "mixed"
 	}
 	if !rw.run.To.After(rw.run.From) {
-		return runWindow{}, fmt.Errorf("correlate: run %s spans %s to %s: --from/--to leave an empty window",
-			cfg.TestID, rw.run.From.Format(time.RFC3339), rw.run.To.Format(time.RFC3339))
+		return runWindow{}, fmt.Errorf("run spans %s to %s: from and to leave an empty window",
+			rw.run.From.Format(time.RFC3339), rw.run.To.Format(time.RFC3339))
 	}
 	rw.live, err = c.live(ctx, vars, lastSample, rw.k6, now)
 	if err != nil {
@@ -416,7 +416,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.Time, d time.Duration) (first, last time.Time, err error) {
 	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, at, d)
 	if err != nil {
-		return first, last, fmt.Errorf("find run %s bounds: %w", vars.TestID, err)
+		return first, last, fmt.Errorf("find run bounds: %w", err)
 	}
 	for _, s := range set {
 		for _, p := range s.Points {
@@ -468,7 +468,7 @@ func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.
 	}
 	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, now, 0)
 	if err != nil {
-		return false, fmt.Errorf("find run %s: is it live: %w", vars.TestID, err)
+		return false, fmt.Errorf("find whether the run is live: %w", err)
 	}
 	return len(set) > 0, nil
 }

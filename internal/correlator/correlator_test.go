@@ -236,7 +236,7 @@ func TestCorrelateErrors(t *testing.T) {
 		wantMsg string
 		check   func(t *testing.T, res *Result)
 	}{
-		{name: "no testid", cfg: Config{}, wantMsg: "testid is empty"},
+		{name: "no testid", cfg: Config{}, wantMsg: "testid is empty"}, // no "correlate:": the caller prefixes
 		{name: "run not found", cfg: Config{TestID: "other"}, wantErr: ErrRunNotFound, wantMsg: `testid="other"`},
 		{
 			name:    "prometheus unavailable",
@@ -262,8 +262,8 @@ func TestCorrelateErrors(t *testing.T) {
 				require.Empty(t, res.Autoscaling)
 			},
 		},
-		{name: "to before from", cfg: Config{TestID: "x", From: runTo, To: runFrom}, wantMsg: "is not after"},
-		{name: "to after now", cfg: Config{TestID: "spike-50", From: runFrom, To: nowT.Add(time.Hour)}, wantMsg: "--to (2026-03-01 11:31:02 +0000 UTC) is after now"},
+		{name: "to before from", cfg: Config{TestID: "x", From: runTo, To: runFrom}, wantMsg: "to (2026-03-01 10:05:02 +0000 UTC) is not after from (2026-03-01 10:15:02 +0000 UTC)"},
+		{name: "to after now", cfg: Config{TestID: "spike-50", From: runFrom, To: nowT.Add(time.Hour)}, wantMsg: "to (2026-03-01 11:31:02 +0000 UTC) is after now"},
 		{name: "to alone after now", cfg: Config{TestID: "spike-50", To: nowT.Add(time.Second)}, wantMsg: "is after now"},
 		{name: "bad namespace regex", cfg: Config{TestID: "x", Namespace: "shoong["}, wantMsg: `namespace regex "shoong["`},
 		{name: "unknown param", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_perpod": 5}}, wantMsg: `param "db_pool_perpod" is not in the catalog; expected one of [db_pool_per_pod]`},
@@ -450,8 +450,7 @@ func TestCorrelateWindowFromInTheFuture(t *testing.T) {
 	cat, v := vars(t)
 	f := story1(t, cat, v)
 	_, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", From: nowT.Add(time.Hour)})
-	require.ErrorContains(t, err, "--from")
-	require.ErrorContains(t, err, "is after now")
+	require.EqualError(t, err, "from (2026-03-01 11:31:02 +0000 UTC) is after now (2026-03-01 10:31:02 +0000 UTC)")
 }
 
 func TestCorrelateWindowFromAfterRunEnd(t *testing.T) {
@@ -461,5 +460,5 @@ func TestCorrelateWindowFromAfterRunEnd(t *testing.T) {
 	// --from alone, just after the run's final push: the search's first coarse step
 	// still sees that push, but the run's own end lies before --from.
 	_, err := newCorrelator(t, f).Correlate(context.Background(), Config{TestID: "spike-50", Namespace: "shoong", From: runTo.Add(time.Millisecond)})
-	require.ErrorContains(t, err, "empty window")
+	require.ErrorContains(t, err, "from and to leave an empty window")
 }

@@ -42,7 +42,7 @@ type Windows struct {
 	Baseline timeline.Window `json:"baseline"`
 	After    timeline.Window `json:"after"`
 	// From tells where the run window came from: "run_info" (the run's own series),
-	// "flags" (--from/--to) or "mixed".
+	// "flags" (both Config.From and Config.To given; --from and --to on the command line) or "mixed".
 	From string `json:"from"`
 	// Live is set when the run had not ended when it was correlated.
 	Live bool `json:"live,omitempty"`
