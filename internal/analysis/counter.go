@@ -28,15 +28,26 @@ func counterDeltas(set timeline.Set, from time.Time, res time.Duration) (deltas 
 	return deltas, resets
 }
 
-// sumIn sums deltas with from < T <= to.
+// sumIn sums the deltas that fall in w (see deltaIn).
 func sumIn(ds []timeline.Point, w timeline.Window) float64 {
 	var s float64
 	for _, p := range ds {
-		if p.T.After(w.From) && !p.T.After(w.To) {
+		if deltaIn(p.T, w) {
 			s += p.V
 		}
 	}
 	return s
+}
+
+// deltaIn reports whether the delta at t falls in w: it is the increase over the
+// interval that ends at t, so it counts when from < t <= to.
+func deltaIn(t time.Time, w timeline.Window) bool {
+	return t.After(w.From) && !t.After(w.To)
+}
+
+// deltaInAny reports whether the delta at t falls in any of ws.
+func deltaInAny(t time.Time, ws []timeline.Window) bool {
+	return slices.ContainsFunc(ws, func(w timeline.Window) bool { return deltaIn(t, w) })
 }
 
 func sortPoints(ps []timeline.Point) {

@@ -123,26 +123,14 @@ func AnalyzeErrors(tl *timeline.Timeline, hpas []HPA, cfg Config) (Errors, []Eve
 	}
 	var inGap float64
 	for _, p := range failD {
-		if !tl.Run.Contains(p.T) {
-			continue
-		}
-		for _, g := range gapUnion {
-			if p.T.After(g.From) && !p.T.After(g.To) {
-				inGap += p.V
-				break
-			}
+		if tl.Run.Contains(p.T) && deltaInAny(p.T, gapUnion) {
+			inGap += p.V
 		}
 	}
 	var gapTime time.Duration
 	for _, p := range reqD {
-		if !tl.Run.Contains(p.T) {
-			continue
-		}
-		for _, g := range gapUnion {
-			if p.T.After(g.From) && !p.T.After(g.To) {
-				gapTime += res
-				break
-			}
+		if tl.Run.Contains(p.T) && deltaInAny(p.T, gapUnion) {
+			gapTime += res
 		}
 	}
 	ksm := tl.Res(SourceKSM)

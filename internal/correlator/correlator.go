@@ -361,20 +361,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	if err != nil {
 		return runWindow{}, fmt.Errorf("find run: %w", err)
 	}
-	var first, last time.Time
-	for _, s := range r.Set {
-		for _, p := range s.Points {
-			if p.V <= 0 {
-				continue
-			}
-			if first.IsZero() || p.T.Before(first) {
-				first = p.T
-			}
-			if p.T.After(last) {
-				last = p.T
-			}
-		}
-	}
+	first, last := timeBounds(r.Set, func(v float64) bool { return v > 0 })
 	if first.IsZero() {
 		return runWindow{}, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
 			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
@@ -418,8 +405,21 @@ func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.
 	if err != nil {
 		return first, last, fmt.Errorf("find run bounds: %w", err)
 	}
+	first, last = timeBounds(set, func(float64) bool { return true })
+	if first.IsZero() {
+		return first, last, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
+	}
+	return first.Round(time.Millisecond), last.Round(time.Millisecond), nil
+}
+
+// timeBounds returns the times of the earliest and the latest point of the set whose
+// value satisfies keep; both are zero when there is none.
+func timeBounds(set timeline.Set, keep func(float64) bool) (first, last time.Time) {
 	for _, s := range set {
 		for _, p := range s.Points {
+			if !keep(p.V) {
+				continue
+			}
 			if first.IsZero() || p.T.Before(first) {
 				first = p.T
 			}
@@ -428,10 +428,7 @@ func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.
 			}
 		}
 	}
-	if first.IsZero() {
-		return first, last, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
-	}
-	return first.Round(time.Millisecond), last.Round(time.Millisecond), nil
+	return first, last
 }
 
 // pushInterval measures the run's push interval: the median spacing of its run-info
