@@ -176,6 +176,18 @@ const (
 	QRDSFreeableMem   = "rds_freeable_memory"
 )
 
+// Queries returns the names of the queries the detectors read: a catalog must define
+// each of them.
+func Queries() []string {
+	return []string{
+		QScenarioTarget, QHTTPReqs, QHTTPFailures, QHTTPReqRate, QIterations, QDropped, QVUs,
+		QLatencyP50, QLatencyP95, QLatencyP99, QHPADeployment, QHPACurrent, QHPADesired, QHPAMin,
+		QHPAMax, QHPATargetMetric, QHPAStatusMetric, QHPATolerance, QDeploymentSpec, QDeploymentReady,
+		QPodCreated, QPodReadyTime, QPodReady, QCPUUsagePod, QCPURequestPod, QCPULimitPod,
+		QCPUCFSPeriods, QCPUThrottled, QRDSCPU, QRDSConnections, QRDSCreditBalance, QRDSFreeableMem,
+	}
+}
+
 // StageLatencySet names the timeline set holding per-stage quantiles from the native
 // histogram: one point per stage, at the stage's end.
 func StageLatencySet(q float64) string { return fmt.Sprintf("stage_latency_quantile/%g", q) }
@@ -187,3 +199,7 @@ const (
 	SourceCAdvisor = "cadvisor"
 	SourceRDS      = "rds"
 )
+
+// Sources returns the source names the detectors refer to: a catalog must define each
+// of them.
+func Sources() []string { return []string{SourceK6, SourceKSM, SourceCAdvisor, SourceRDS} }

@@ -20,6 +20,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tidemark/tidemark/internal/analysis"
 )
 
 //go:embed catalog.yaml
@@ -34,23 +36,16 @@ const (
 	KindInstant = "instant"
 )
 
-// RequiredQueries are the query names the correlator runs; a custom catalog must define
-// every one (it may change the expressions, not the names).
+// RequiredQueries are the query names the correlator runs: those the detectors read
+// (analysis.Queries) and the correlator's own, which find the run, join pods to
+// workloads and measure per-stage latency. A custom catalog must define every one (it
+// may change the expressions, not the names).
 func RequiredQueries() []string {
-	return []string{
-		"run_seen", "scenario_target",
-		"http_reqs", "http_failures", "http_req_rate", "iterations", "dropped_iterations", "vus",
-		"latency_p50", "latency_p95", "latency_p99", "stage_latency_quantile",
-		"hpa_deployment", "hpa_current", "hpa_desired", "hpa_min", "hpa_max",
-		"hpa_target_metric", "hpa_status_metric", "hpa_tolerance",
-		"deployment_spec_replicas", "deployment_ready", "pod_workload", "pod_created", "pod_ready_time", "pod_ready",
-		"cpu_usage_pod", "cpu_request_pod", "cpu_limit_pod", "cpu_cfs_periods", "cpu_throttled_ratio",
-		"rds_cpu", "rds_connections", "rds_credit_balance", "rds_freeable_memory",
-	}
+	return append(analysis.Queries(), "run_seen", "pod_workload", "stage_latency_quantile")
 }
 
 // RequiredSources are the source names the queries refer to.
-func RequiredSources() []string { return []string{"k6", "ksm", "cadvisor", "rds"} }
+func RequiredSources() []string { return analysis.Sources() }
 
 // Catalog is the parsed query catalog.
 type Catalog struct {
