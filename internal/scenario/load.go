@@ -867,8 +867,10 @@ func (d *decoder) threshold(n *yaml.Node, field string, key threshold.Key, m *me
 	return th, true
 }
 
-// ThresholdSet builds the evaluator of the test's thresholds. typeOf looks metric types
-// up; nil means k6's built-in metrics.
+// ThresholdSet builds the evaluator of the test's thresholds, in the order of their
+// keys. It is the one place that turns Thresholds into threshold definitions. typeOf
+// looks metric types up: a run passes threshold.RegistryTypes of its registry; nil
+// means k6's built-in metrics.
 func (t *Test) ThresholdSet(typeOf threshold.TypeFunc) (*threshold.Set, error) {
 	if typeOf == nil {
 		typeOf = threshold.RegistryTypes(builtinRegistry())

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // flow is appended to test documents that need a flow; it comes last so that it does
@@ -346,6 +349,17 @@ thresholds:
 	set, err := tst.ThresholdSet(nil)
 	require.NoError(t, err)
 	require.Len(t, set.Metrics(), 4)
+
+	// A run passes its own registry, which holds the built-in metrics and more.
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	_, err = reg.New("tidemark_extra", metrics.Gauge, metrics.Default)
+	require.NoError(t, err)
+	set, err = tst.ThresholdSet(threshold.RegistryTypes(reg))
+	require.NoError(t, err)
+	require.Len(t, set.Metrics(), 4)
+	_, err = tst.ThresholdSet(threshold.RegistryTypes(metrics.NewRegistry()))
+	require.ErrorContains(t, err, "http_req_duration", "typeOf is what the set looks metrics up in")
 }
 
 func TestLoadErrors(t *testing.T) {
