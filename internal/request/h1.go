@@ -18,6 +18,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/scenario"
 )
 
 // The plain-HTTP path. A VU runs one request at a time, so its HTTP/1.1 connections
@@ -450,7 +452,7 @@ func (c *Client) readHead(br *bufio.Reader, method string) error {
 				return fmt.Errorf("%w: header continuation without a field: %q", errMalformed, line)
 			}
 			line = trimOWS(line)
-			if !validFieldValue(string(line)) {
+			if !scenario.ValidHeaderValue(line) {
 				return fmt.Errorf("%w: invalid header value %q", errMalformed, line)
 			}
 			vs := h.header[lastKey]
@@ -471,11 +473,11 @@ func (c *Client) readHead(br *bufio.Reader, method string) error {
 // splitField splits a field line into its name and trimmed value.
 func splitField(line []byte) (name, value []byte, err error) {
 	k, v, ok := bytes.Cut(line, []byte{':'})
-	if !ok || !validFieldName(k) {
+	if !ok || !scenario.ValidHeaderName(k) {
 		return nil, nil, fmt.Errorf("%w: malformed header line %q", errMalformed, line)
 	}
 	v = trimOWS(v)
-	if !validFieldValue(string(v)) {
+	if !scenario.ValidHeaderValue(v) {
 		return nil, nil, fmt.Errorf("%w: invalid header value %q", errMalformed, line)
 	}
 	return k, v, nil
@@ -695,7 +697,7 @@ func appendH1Head(b []byte, method string, t h1Target, hdr http.Header, bodyLen 
 	if v := hdr["Host"]; len(v) > 0 && v[0] != "" {
 		host = v[0]
 	}
-	if !validFieldValue(host) || strings.ContainsAny(t.uri, " \r\n") {
+	if !scenario.ValidHeaderValue(host) || strings.ContainsAny(t.uri, " \r\n") {
 		return b, fmt.Errorf("invalid request target %q", t.u.Redacted())
 	}
 	b = append(b, method...)
@@ -709,11 +711,11 @@ func appendH1Head(b []byte, method string, t h1Target, hdr http.Header, bodyLen 
 		case "Host", "Content-Length", "Transfer-Encoding":
 			continue
 		}
-		if !validFieldName([]byte(k)) {
+		if !scenario.ValidHeaderName(k) {
 			return b, fmt.Errorf("net/http: invalid header field name %q", k)
 		}
 		for _, v := range vs {
-			if !validFieldValue(v) {
+			if !scenario.ValidHeaderValue(v) {
 				return b, fmt.Errorf("net/http: invalid header field value for %q", k)
 			}
 			b = append(b, k...)
@@ -750,38 +752,6 @@ func isDigits(b []byte) bool {
 		}
 	}
 	return len(b) > 0
-}
-
-// validFieldName reports whether b is an RFC 9110 token.
-func validFieldName(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if !isTokenChar(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// validFieldValue rejects control characters other than horizontal tab.
-func validFieldValue(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// isTokenChar reports whether c is an RFC 9110 tchar.
-func isTokenChar(c byte) bool {
-	switch {
-	case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // canonicalKey returns the canonical form of a header name, without allocating

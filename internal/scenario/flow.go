@@ -230,7 +230,7 @@ func (d *decoder) headers(n *yaml.Node, field string, env map[string]string) map
 	good := true
 	for _, e := range f.list {
 		hf := join(field, e.name)
-		if !validHeaderName(e.name) {
+		if !ValidHeaderName(e.name) {
 			d.errorf(e.key, hf, "bad header name %q; expected letters, digits and -!#$%%&'*+.^_`|~", e.name)
 			good = false
 			continue
@@ -240,7 +240,7 @@ func (d *decoder) headers(n *yaml.Node, field string, env map[string]string) map
 			good = false
 			continue
 		}
-		if v := string(t.Render(nil, &Vars{VU: 1})); !validHeaderValue(v) {
+		if v := string(t.Render(nil, &Vars{VU: 1})); !ValidHeaderValue(v) {
 			d.errorf(d.resolve(e.val), hf, "bad header value %q; expected no control characters other than tab (no line breaks)", v)
 			good = false
 			continue
@@ -251,33 +251,6 @@ func (d *decoder) headers(n *yaml.Node, field string, env map[string]string) map
 		return nil
 	}
 	return out
-}
-
-// validHeaderValue reports whether s has no control characters other than
-// horizontal tab (RFC 9110 §5.5), which would break the request's framing.
-func validHeaderValue(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderName checks an RFC 9110 token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.ContainsRune("!#$%&'*+-.^_`|~", c):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // body decodes a string body, or a mapping or list sent as JSON (reported by isJSON).
@@ -505,7 +478,7 @@ func (d *decoder) check(n *yaml.Node, field string) (Check, bool) {
 		if !ok {
 			return Check{}, false
 		}
-		if !validHeaderName(s) {
+		if !ValidHeaderName(s) {
 			d.errorf(v, kf, "bad header name %q", s)
 			return Check{}, false
 		}
