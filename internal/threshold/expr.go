@@ -42,7 +42,19 @@ type Method struct {
 
 // String returns the method as k6 writes it: "count", "avg", "p(95)", "p(99.9)".
 func (m Method) String() string {
-	switch m.Agg {
+	if m.Agg == Percentile {
+		return "p(" + strconv.FormatFloat(m.P, 'g', -1, 64) + ")"
+	}
+	if n := m.Agg.name(); n != "" {
+		return n
+	}
+	return fmt.Sprintf("agg(%d)", uint8(m.Agg))
+}
+
+// name is k6's name of an aggregation without an argument, "" for Percentile and
+// unknown values. parseMethod reads the same table.
+func (a Agg) name() string {
+	switch a {
 	case Count:
 		return "count"
 	case Rate:
@@ -57,10 +69,8 @@ func (m Method) String() string {
 		return "max"
 	case Med:
 		return "med"
-	case Percentile:
-		return "p(" + strconv.FormatFloat(m.P, 'g', -1, 64) + ")"
 	}
-	return fmt.Sprintf("agg(%d)", uint8(m.Agg))
+	return ""
 }
 
 // ValidFor reports whether k6 allows the method on a metric of type t: counter count
@@ -222,24 +232,17 @@ func parseNumber(s string) (float64, error) {
 	return v, nil
 }
 
+// methodList names the methods for error messages.
+const methodList = "count, rate, value, avg, min, max, med, p(N)"
+
 func parseMethod(s string) (Method, error) {
-	switch s {
-	case "count":
-		return Method{Agg: Count}, nil
-	case "rate":
-		return Method{Agg: Rate}, nil
-	case "value":
-		return Method{Agg: Value}, nil
-	case "avg":
-		return Method{Agg: Avg}, nil
-	case "min":
-		return Method{Agg: Min}, nil
-	case "max":
-		return Method{Agg: Max}, nil
-	case "med":
-		return Method{Agg: Med}, nil
-	case "":
-		return Method{}, errors.New("missing method; expected one of count, rate, value, avg, min, max, med, p(N)")
+	if s == "" {
+		return Method{}, errors.New("missing method; expected one of " + methodList)
+	}
+	for a := Count; a < Percentile; a++ {
+		if a.name() == s {
+			return Method{Agg: a}, nil
+		}
 	}
 	if strings.HasPrefix(s, "p(") && strings.HasSuffix(s, ")") {
 		in := strings.TrimSpace(s[2 : len(s)-1])
@@ -249,5 +252,5 @@ func parseMethod(s string) (Method, error) {
 		}
 		return Method{Agg: Percentile, P: p}, nil
 	}
-	return Method{}, fmt.Errorf("unknown method %q; expected one of count, rate, value, avg, min, max, med, p(N)", s)
+	return Method{}, fmt.Errorf("unknown method %q; expected one of %s", s, methodList)
 }

@@ -104,6 +104,11 @@ func TestMethodValidFor(t *testing.T) {
 	}
 	require.Equal(t, "p(99.9)", Method{Agg: Percentile, P: 99.9}.String())
 	require.Equal(t, "agg(0)", Method{}.String())
+	for _, m := range []Method{{Agg: Count}, {Agg: Rate}, {Agg: Value}, {Agg: Avg}, {Agg: Min}, {Agg: Max}, {Agg: Med}, {Agg: Percentile, P: 99.9}} {
+		back, err := parseMethod(m.String())
+		require.NoError(t, err)
+		require.Equal(t, m, back, "String and parseMethod read one table")
+	}
 }
 
 func TestParseKey(t *testing.T) {
