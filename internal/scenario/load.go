@@ -631,11 +631,15 @@ func (d *decoder) options(sc *Scenario, set map[string]*yaml.Node, fieldOf func(
 			d.errorf(set[name], fieldOf(name), format, args...)
 		}
 	}
+	// One rule per field, with the executors it applies to.
 	switch sc.Executor {
-	case SharedIterations, PerVUIterations:
+	case SharedIterations, PerVUIterations, ConstantVUs:
 		if sc.VUs < 1 {
 			bad("vus", "must be at least 1, got %d", sc.VUs)
 		}
+	}
+	switch sc.Executor {
+	case SharedIterations, PerVUIterations:
 		if sc.Iterations < 1 {
 			bad("iterations", "must be at least 1, got %d", sc.Iterations)
 		}
@@ -650,49 +654,44 @@ func (d *decoder) options(sc *Scenario, set map[string]*yaml.Node, fieldOf func(
 		if sc.MaxDuration <= 0 {
 			bad("maxDuration", "must be more than 0")
 		}
-	case ConstantVUs:
-		if sc.VUs < 1 {
-			bad("vus", "must be at least 1, got %d", sc.VUs)
-		}
-		if sc.Duration <= 0 {
-			bad("duration", "must be more than 0")
-		}
 	case RampingVUs:
 		if sc.StartVUs < 0 {
 			bad("startVUs", "must not be negative, got %d", sc.StartVUs)
-		}
-		if ok["stages"] && len(sc.Stages) > 0 {
-			peak := float64(sc.StartVUs)
-			for _, s := range sc.Stages {
-				peak = max(peak, s.Target)
-			}
-			if peak <= 0 {
-				bad("stages", "no VUs: startVUs and every stage target are 0; expected a target above 0")
-			}
-			for i, s := range sc.Stages {
-				if s.Target != float64(int64(s.Target)) {
-					d.errorf(set["stages"], index(fieldOf("stages"), i)+".target", "a VU target must be a whole number, got %g", s.Target)
-				}
-			}
 		}
 	case ConstantArrivalRate:
 		if sc.Rate <= 0 {
 			bad("rate", "must be more than 0, got %g", sc.Rate)
 		}
-		if sc.Duration <= 0 {
-			bad("duration", "must be more than 0")
-		}
 	case RampingArrivalRate:
 		if sc.StartRate < 0 {
 			bad("startRate", "must not be negative, got %g", sc.StartRate)
 		}
-		if ok["stages"] && len(sc.Stages) > 0 {
-			peak := sc.StartRate
-			for _, s := range sc.Stages {
-				peak = max(peak, s.Target)
-			}
-			if peak <= 0 {
-				bad("stages", "no iterations: startRate and every stage target are 0; expected a target above 0")
+	}
+	switch sc.Executor {
+	case ConstantVUs, ConstantArrivalRate:
+		if sc.Duration <= 0 {
+			bad("duration", "must be more than 0")
+		}
+	case RampingVUs, RampingArrivalRate:
+		if !ok["stages"] || len(sc.Stages) == 0 {
+			break
+		}
+		start, what, of := float64(sc.StartVUs), "VUs", "startVUs"
+		if sc.Executor == RampingArrivalRate {
+			start, what, of = sc.StartRate, "iterations", "startRate"
+		}
+		peak := start
+		for _, s := range sc.Stages {
+			peak = max(peak, s.Target)
+		}
+		if peak <= 0 {
+			bad("stages", "no %s: %s and every stage target are 0; expected a target above 0", what, of)
+		}
+		if sc.Executor == RampingVUs {
+			for i, s := range sc.Stages {
+				if s.Target != float64(int64(s.Target)) {
+					d.errorf(set["stages"], index(fieldOf("stages"), i)+".target", "a VU target must be a whole number, got %g", s.Target)
+				}
 			}
 		}
 	}
