@@ -348,7 +348,8 @@ thresholds:
 	}, tst.Thresholds)
 	set, err := tst.ThresholdSet(nil)
 	require.NoError(t, err)
-	require.Len(t, set.Metrics(), 4)
+	noSamples := func(*threshold.Key) threshold.Source { return nil }
+	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 5)
 
 	// A run passes its own registry, which holds the built-in metrics and more.
 	reg := metrics.NewRegistry()
@@ -357,7 +358,7 @@ thresholds:
 	require.NoError(t, err)
 	set, err = tst.ThresholdSet(threshold.RegistryTypes(reg))
 	require.NoError(t, err)
-	require.Len(t, set.Metrics(), 4)
+	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 5)
 	_, err = tst.ThresholdSet(threshold.RegistryTypes(metrics.NewRegistry()))
 	require.ErrorContains(t, err, "http_req_duration", "typeOf is what the set looks metrics up in")
 }

@@ -51,22 +51,19 @@ type Threshold struct {
 	DelayAbortEval time.Duration
 }
 
-// Metric is a (sub-)metric with thresholds: the unit of evaluation and of the
+// metric is a (sub-)metric with thresholds: the unit of evaluation and of the
 // "thresholds on metrics ... have been crossed" message.
-type Metric struct {
+type metric struct {
 	Key        Key
 	Type       metrics.Type
 	Contains   metrics.ValueType
 	Thresholds []*Threshold
-	// Methods are the distinct methods the thresholds need, for aggregators that only
-	// keep what is asked for (e.g. which percentiles).
-	Methods []Method
 }
 
 // Set holds every threshold of a test and evaluates them. Evaluate may be called from
 // one goroutine while Last is called from others.
 type Set struct {
-	metrics []*Metric
+	metrics []*metric
 
 	mu   sync.Mutex
 	last *Result
@@ -74,11 +71,11 @@ type Set struct {
 
 // NewSet parses defs and checks each method against its metric's type, looked up with
 // typeOf. It returns every problem, joined. Thresholds on the same (sub-)metric,
-// whatever the order or quoting of the selector's tags, are grouped into one Metric;
+// whatever the order or quoting of the selector's tags, are grouped and evaluated together;
 // metrics are ordered by name.
 func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 	s := &Set{}
-	byID := map[string]*Metric{}
+	byID := map[string]*metric{}
 	var errs []error
 	for _, d := range defs {
 		k, err := ParseKey(d.Key)
@@ -107,14 +104,11 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 		}
 		m := byID[k.ID()]
 		if m == nil {
-			m = &Metric{Key: k, Type: typ, Contains: vt}
+			m = &metric{Key: k, Type: typ, Contains: vt}
 			byID[k.ID()] = m
 			s.metrics = append(s.metrics, m)
 		}
 		m.Thresholds = append(m.Thresholds, &Threshold{Key: &m.Key, Expr: e, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval})
-		if !containsMethod(m.Methods, e.Method) {
-			m.Methods = append(m.Methods, e.Method)
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -122,19 +116,6 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 	sort.SliceStable(s.metrics, func(i, j int) bool { return s.metrics[i].Key.Name < s.metrics[j].Key.Name })
 	return s, nil
 }
-
-func containsMethod(ms []Method, m Method) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// Metrics returns the (sub-)metrics that have thresholds, ordered by name. The caller
-// must not modify them.
-func (s *Set) Metrics() []*Metric { return s.metrics }
 
 // Outcome is the result of one threshold at one evaluation.
 type Outcome struct {
@@ -151,7 +132,8 @@ type Outcome struct {
 
 // Result is one evaluation of a Set.
 type Result struct {
-	// Outcomes has one entry per threshold, in Metrics order.
+	// Outcomes has one entry per threshold: those of one (sub-)metric together, in
+	// the order of their definitions, the (sub-)metrics ordered by name.
 	Outcomes []Outcome
 	// Crossed names the (sub-)metrics with at least one failed threshold, sorted.
 	Crossed []string
@@ -240,7 +222,7 @@ const msPerSecond = 1000
 
 // value reads one method from src (nil means an empty metric) and converts it to k6's
 // units.
-func value(m *Metric, meth Method, src Source, elapsed time.Duration) (float64, bool) {
+func value(m *metric, meth Method, src Source, elapsed time.Duration) (float64, bool) {
 	var (
 		v  float64
 		ok bool

@@ -232,12 +232,6 @@ func TestSetEvaluate(t *testing.T) {
 		{Key: "data_received", Expr: "count>1000"},
 	}, builtinTypes())
 	require.NoError(t, err)
-	var names []string
-	for _, m := range s.Metrics() {
-		names = append(names, m.Key.Name)
-	}
-	require.Equal(t, []string{"data_received", "http_req_duration", "http_req_duration{scenario:spike}", "http_req_failed", "http_reqs", "vus"}, names)
-	require.Equal(t, []Method{{Agg: Percentile, P: 95}, {Agg: Avg}}, s.Metrics()[1].Methods)
 	require.Nil(t, s.Last())
 
 	sources := map[string]Source{
@@ -252,6 +246,14 @@ func TestSetEvaluate(t *testing.T) {
 
 	// At 5 s the spike threshold fails, but its delayAbortEval (10 s) has not passed.
 	r := s.Evaluate(5*time.Second, false, lookup)
+	var order []string
+	for _, o := range r.Outcomes {
+		order = append(order, o.Threshold.Key.Name+" "+o.Threshold.Expr.Source)
+	}
+	require.Equal(t, []string{
+		"data_received count>1000", "http_req_duration p(95)<500", "http_req_duration avg<200", "http_req_duration{scenario:spike} max<1000",
+		"http_req_failed rate<0.01", "http_reqs rate>=10", "http_reqs count>100", "vus value<=5",
+	}, order, "outcomes by (sub-)metric name, then definition")
 	require.Equal(t, []string{"http_req_duration", "http_req_duration{scenario:spike}"}, r.Crossed)
 	require.False(t, r.Abort)
 	require.Same(t, r, s.Last())
