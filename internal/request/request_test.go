@@ -253,7 +253,7 @@ func TestDoErrorsAndStatuses(t *testing.T) {
 		},
 		{
 			name:   "each redirect hop is a request",
-			step:   scenario.Step{Name: "r", URL: tmpl(t, srv.URL+"/redirect"), Redirects: DefaultRedirects},
+			step:   scenario.Step{Name: "r", URL: tmpl(t, srv.URL+"/redirect"), Redirects: scenario.DefaultMaxRedirects},
 			status: 200, requests: 2,
 			tags: map[string]string{"status": "200", "url": "r", "name": "r", "expected_response": "true", "proto": "HTTP/1.1"},
 		},

@@ -11,12 +11,6 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 )
 
-// Defaults of a step (k6).
-const (
-	DefaultTimeout   = 60 * time.Second
-	DefaultRedirects = 10
-)
-
 // Step is a scenario step compiled once for all VUs: parsed static parts and the
 // tags every sample of the step carries. It is read-only and shared.
 type Step struct {
@@ -56,17 +50,18 @@ func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, use
 		redirects: step.Redirects,
 		expected:  step.Expected,
 	}
+	// The parser fills the defaults; a step built in code gets the same ones here.
 	if s.method == "" {
 		s.method = http.MethodGet
 	}
 	if s.timeout <= 0 {
-		s.timeout = DefaultTimeout
+		s.timeout = scenario.DefaultTimeout
 	}
 	// scenario.Load fills the default (maxRedirects, 10); 0 means follow none, as k6's
 	// maxRedirects: 0 does.
 	s.redirects = max(s.redirects, 0)
 	if len(s.expected) == 0 {
-		s.expected = []scenario.StatusRange{{Min: 200, Max: 399}}
+		s.expected = scenario.DefaultExpected()
 	}
 	if step.URL.Static() {
 		s.url, s.staticURL = step.URL.String(), true

@@ -49,7 +49,7 @@ func (d *decoder) step(n *yaml.Node, field string, env map[string]string, defs t
 		Method:    "GET",
 		Timeout:   DefaultTimeout,
 		Redirects: defs.maxRedirects,
-		Expected:  []StatusRange{{Min: 200, Max: 399}},
+		Expected:  DefaultExpected(),
 	}
 	good := true
 	fail := func(ok bool) {

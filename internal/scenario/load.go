@@ -31,6 +31,12 @@ const (
 	DefaultScenarioName = "default"
 )
 
+// DefaultExpected returns the statuses a step expects unless it says otherwise
+// (k6's expectedStatuses default): 200 to 399.
+func DefaultExpected() []StatusRange {
+	return []StatusRange{{Min: 200, Max: 399}}
+}
+
 // DefaultSummaryTrendStats returns k6's default trend columns.
 func DefaultSummaryTrendStats() []string {
 	return []string{"avg", "min", "med", "max", "p(90)", "p(95)"}
