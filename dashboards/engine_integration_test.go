@@ -80,7 +80,7 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 	end := time.Now()
 	require.NoError(t, c.Stop())
 	require.Zero(t, c.Stats().Dropped)
-	require.Equal(t, engine.ExitOK, res.ExitCode)
+	require.False(t, res.Interrupted || res.Crossed, "the run passed")
 
 	client, err := api.NewClient(api.Config{Address: prom.URL})
 	require.NoError(t, err)

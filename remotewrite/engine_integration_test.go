@@ -70,7 +70,7 @@ func TestIntegrationEngineRun(t *testing.T) {
 		clients = append(clients, c)
 	}
 	res := eng.Run(context.Background())
-	require.Equal(t, engine.ExitOK, res.ExitCode)
+	require.False(t, res.Interrupted || res.Crossed, "the run passed")
 	served := float64(ts.Stats().Requests)
 	final := store.Snapshot()
 	dur, ok := final.Metric("http_req_duration")

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/report"
 )
 
@@ -21,7 +20,7 @@ type compareConfig struct {
 }
 
 // compareCmd is `tidemark compare`: the same facts for several runs side by side.
-func compareCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func compareCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &compareConfig{}
 	cmd := app.Command("compare", "Correlate several runs and put their facts side by side (compare.md, compare.json, compare.html).\n\n"+
 		"Use it for a 100 vs 50 RPS spike, or the same test at a 500m and a 1000m CPU limit: every fact of "+
@@ -31,13 +30,12 @@ func compareCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func(
 	cmd.Arg("testid", "Two or more testids.").Required().StringsVar(&cfg.testIDs)
 	cmd.Flag("output.dir", "Directory for compare.md, compare.json and compare.html; default reports/compare.").
 		Default(filepath.Join("reports", "compare")).StringVar(&cfg.outputDir)
-	return cmd, func() int { return runCompare(cfg, g) }
+	return cmd, func(ctx context.Context) error { return runCompare(ctx, cfg, g) }
 }
 
-func runCompare(cfg *compareConfig, g *globals) int {
+func runCompare(ctx context.Context, cfg *compareConfig, g *globals) (err error) {
 	if len(cfg.testIDs) < 2 {
-		fmt.Fprintf(g.stderr, "tidemark compare: need two or more testids, got %d\n", len(cfg.testIDs))
-		return exitInvalidConfig
+		return exitcode.Invalid(fmt.Errorf("need two or more testids, got %d", len(cfg.testIDs)))
 	}
 	// Flags are checked before the store is opened.
 	ccfgs := make([]correlator.Config, 0, len(cfg.testIDs))
@@ -47,42 +45,31 @@ func runCompare(cfg *compareConfig, g *globals) int {
 			err = ccfg.Validate()
 		}
 		if err != nil {
-			fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-			return exitInvalidConfig
+			return exitcode.Invalid(err)
 		}
 		ccfgs = append(ccfgs, ccfg)
 	}
-	logger := g.logger()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, where, closeFn, err := cfg.src.open(ctx, logger)
+	c, where, closeFn, err := cfg.src.open(ctx, g.logger())
 	if err != nil {
-		fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-		return openExitCode(err)
+		return err
 	}
-	defer func() {
-		if err := closeFn(); err != nil {
-			logger.Error("Failed to close the embedded store", "err", err)
-		}
-	}()
+	defer func() { err = errors.Join(err, closeFn()) }()
 	var results []*correlator.Result
 	for _, ccfg := range ccfgs {
 		res, err := c.Correlate(ctx, ccfg)
 		if err != nil {
-			fmt.Fprintf(g.stderr, "tidemark compare: run %s: %v (queried %s)\n", ccfg.TestID, err, where)
-			return exitGeneric
+			return fmt.Errorf("run %s: %w (queried %s)", ccfg.TestID, err, where)
 		}
 		results = append(results, res)
 	}
 	cmp := correlator.Compare(results...)
 	doc := report.FromComparison(cmp, results)
-	if _, err := writeReports(cfg.outputDir, "compare", doc, cmp); err != nil {
-		fmt.Fprintf(g.stderr, "tidemark compare: %v\n", err)
-		return exitGeneric
+	if _, err := report.WriteFiles(cfg.outputDir, "compare", doc, cmp); err != nil {
+		return err
 	}
 	if err := report.WriteMarkdown(g.stdout, &report.Document{Title: "Comparison", Sections: doc.Sections}); err != nil {
-		return exitGeneric
+		return err
 	}
 	fmt.Fprintf(g.stdout, "Reports in %s (compare.md, compare.json, compare.html)\n", cfg.outputDir)
-	return exitOK
+	return nil
 }

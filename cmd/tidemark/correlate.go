@@ -1,21 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -24,6 +21,7 @@ import (
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/series"
@@ -72,11 +70,11 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlator.Correlator, string, func() error, error) {
 	cat, err := loadCatalog(f.catalogFile)
 	if err != nil {
-		return nil, "", nil, configError{err}
+		return nil, "", nil, exitcode.Invalid(err)
 	}
 	if f.prometheusURL != "" {
 		if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
-			return nil, "", nil, configError{err}
+			return nil, "", nil, exitcode.Invalid(err)
 		}
 		u, err := url.Parse(f.prometheusURL)
 		if err != nil {
@@ -88,20 +86,20 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		}
 		return correlator.New(q, cat, logger), u.Redacted(), func() error { return nil }, nil
 	}
-	emb, err := openEmbedded(ctx, f.dataDir, logger)
+	local, err := store.OpenLocal(ctx, f.dataDir, logger)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	// Served on loopback, so write-back can reach it by remote write.
-	if err := emb.Listen(logger); err != nil {
-		return nil, "", nil, errors.Join(err, emb.Close())
+	if err := local.Listen("", logger); err != nil {
+		return nil, "", nil, errors.Join(err, local.Close())
 	}
-	f.embeddedWriteURL = emb.URL + "/api/v1/write"
-	q, err := query.NewPrometheus(emb.URL, emb.Transport)
+	f.embeddedWriteURL = local.URL + "/api/v1/write"
+	q, err := query.NewPrometheus(local.URL, local.Transport)
 	if err != nil {
-		return nil, "", nil, errors.Join(err, emb.Close())
+		return nil, "", nil, errors.Join(err, local.Close())
 	}
-	return correlator.New(q, cat, logger), emb.Where, emb.Close, nil
+	return correlator.New(q, cat, logger), local.Where, local.Close, nil
 }
 
 // config checks the flags and returns the correlation of one run.
@@ -129,15 +127,6 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 		cfg.Params[k] = x
 	}
 	return cfg, nil
-}
-
-// openExitCode is the exit code for an error of sourceFlags.open: a bad catalog or
-// flag is a configuration error, anything else (the store) is not.
-func openExitCode(err error) int {
-	if errors.As(err, new(configError)) {
-		return exitInvalidConfig
-	}
-	return exitGeneric
 }
 
 // checkHTTPURL returns an error naming flag unless value is empty or an http or https
@@ -172,7 +161,7 @@ type correlateConfig struct {
 }
 
 // correlateCmd is `tidemark correlate`: the facts of one run, as report.{md,json,html}.
-func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &correlateConfig{}
 	cmd := app.Command("correlate", "Analyse one run against the cluster's metrics and write report.md, report.json and report.html.\n\n"+
 		"Tidemark finds the run's window from its own series (tidemark_run_info{testid}), then reads kube-state-metrics "+
@@ -196,18 +185,11 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fun
 	cmd.Flag("write-back.url", "Remote-write endpoint for --write-back; default: --prometheus.url + /api/v1/write, or the embedded store.").
 		PlaceHolder("URL").StringVar(&cfg.writeBackURL)
 	cmd.Flag("print-catalog", "Print the embedded query catalog (a starting point for --catalog.file) and exit.").BoolVar(&cfg.printCatalog)
-	return cmd, func() int { return runCorrelate(cfg, g) }
+	return cmd, func(ctx context.Context) error { return runCorrelate(ctx, cfg, g) }
 }
 
-func runCorrelate(cfg *correlateConfig, g *globals) int {
-	if cfg.printCatalog {
-		_, _ = g.stdout.Write(query.DefaultYAML())
-		return exitOK
-	}
-	logger := g.logger()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
+// check validates the flags before the store is opened, and returns the correlation.
+func (cfg *correlateConfig) check() (correlator.Config, error) {
 	ccfg, err := cfg.src.config(cfg.testID)
 	if err == nil {
 		ccfg.From, ccfg.To, err = parseWindow(cfg.from, cfg.to)
@@ -222,34 +204,32 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 	if err == nil && cfg.writeBack {
 		err = checkHTTPURL("--write-back.url", cfg.writeBackURL, "http://prometheus:9090/api/v1/write")
 	}
+	return ccfg, exitcode.Invalid(err)
+}
+
+func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err error) {
+	if cfg.printCatalog {
+		_, err := g.stdout.Write(query.DefaultYAML())
+		return err
+	}
+	logger := g.logger()
+	ccfg, err := cfg.check()
 	if err != nil {
-		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
-		return exitInvalidConfig
+		return err
 	}
 	c, where, closeFn, err := cfg.src.open(ctx, logger)
 	if err != nil {
-		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
-		return openExitCode(err)
+		return err
 	}
-
-	defer func() {
-		if err := closeFn(); err != nil {
-			logger.Error("Failed to close the embedded store", "err", err)
-		}
-	}()
+	defer func() { err = errors.Join(err, closeFn()) }()
 	res, err := c.Correlate(ctx, ccfg)
 	if err != nil {
-		fmt.Fprintf(g.stderr, "tidemark correlate: %v (queried %s)\n", err, where)
-		return exitGeneric
+		return fmt.Errorf("%w (queried %s)", err, where)
 	}
-	dir := cfg.outputDir
-	if dir == "" {
-		dir = filepath.Join("reports", res.TestID)
-	}
-	paths, err := writeReports(dir, "report", report.FromCorrelation(res), res)
+	dir := cmp.Or(cfg.outputDir, filepath.Join("reports", res.TestID))
+	paths, err := report.WriteFiles(dir, "report", report.FromCorrelation(res), res)
 	if err != nil {
-		fmt.Fprintf(g.stderr, "tidemark correlate: %v\n", err)
-		return exitGeneric
+		return err
 	}
 	if cfg.writeBack {
 		if n, err := writeBack(ctx, cfg, res, logger); err != nil {
@@ -260,7 +240,9 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact series back (tidemark_event, tidemark_fact_*).\n", n)
 		}
 	}
-	printKeyFacts(g.stdout, res, where)
+	if err := printKeyFacts(g.stdout, res, where); err != nil {
+		return err
+	}
 	fmt.Fprintf(g.stdout, "\nReports:\n")
 	for _, p := range paths {
 		fmt.Fprintf(g.stdout, "  %s\n", p)
@@ -272,12 +254,11 @@ func runCorrelate(cfg *correlateConfig, g *globals) int {
 		}
 		link, err := dashboards.RunLink(cfg.grafanaURL, res.TestID, res.Window.Baseline.From, to)
 		if err != nil {
-			fmt.Fprintf(g.stderr, "tidemark correlate: --grafana.url: %v\n", err)
-			return exitInvalidConfig
+			return exitcode.Invalid(fmt.Errorf("--grafana.url: %w", err))
 		}
 		fmt.Fprintf(g.stdout, "Dashboard: %s\n", link)
 	}
-	return exitOK
+	return nil
 }
 
 // parseWindow reads --from/--to; both empty leaves the window to the run's series.
@@ -300,77 +281,11 @@ func parseWindow(from, to string) (time.Time, time.Time, error) {
 	return f, t, nil
 }
 
-// writeReports writes <base>.md, <base>.json and <base>.html into dir: doc as Markdown
-// and HTML, v (the versioned result) as indented JSON. It returns the paths written.
-func writeReports(dir, base string, doc *report.Document, v any) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create report directory: %w", err)
-	}
-	writers := []struct {
-		ext   string
-		write func(io.Writer) error
-	}{
-		{".md", func(w io.Writer) error { return report.WriteMarkdown(w, doc) }},
-		{".json", func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}},
-		{".html", func(w io.Writer) error { return report.WriteHTML(w, doc) }},
-	}
-	var paths []string
-	for _, wr := range writers {
-		p := filepath.Join(dir, base+wr.ext)
-		if err := writeFileAtomic(p, wr.write); err != nil {
-			return paths, err
-		}
-		paths = append(paths, p)
-	}
-	return paths, nil
-}
-
-// writeFileAtomic writes through a temporary file and renames it into place, so a
-// reader never sees half a report.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	werr := write(f)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// printKeyFacts prints the headline facts and the notes on the terminal.
-func printKeyFacts(w io.Writer, res *correlator.Result, where string) {
-	doc := report.FromCorrelation(res)
+// printKeyFacts prints the run's window, its headline facts and the notes.
+func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
 	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
 		res.Window.Run.From.UTC().Format("2006-01-02 15:04:05"), res.Window.Run.To.UTC().Format("15:04:05"), where)
-	width := 0
-	for _, f := range doc.KeyFacts {
-		width = max(width, len(f.Label))
-	}
-	for _, f := range doc.KeyFacts {
-		line := fmt.Sprintf("  %-*s  %s", width, f.Label, f.Value)
-		if f.Detail != "" {
-			line += "   (" + f.Detail + ")"
-		}
-		fmt.Fprintln(w, line)
-	}
-	if len(doc.Notes) > 0 {
-		fmt.Fprintf(w, "\nNotes:\n")
-		for _, n := range doc.Notes {
-			fmt.Fprintf(w, "  - %s\n", n)
-		}
-	}
+	return report.WriteKeyFacts(w, report.FromCorrelation(res))
 }
 
 // writeBack remote-writes the result's events and facts to the write-back URL: the flag,

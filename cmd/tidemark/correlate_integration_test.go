@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
 )
 
@@ -34,7 +35,7 @@ flow:
 `)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "-q", "--testid", "rc-1", "--storage.tsdb.path", data, scen}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
+	require.Equal(t, exitcode.OK, code, stderr.String())
 	require.Contains(t, stdout.String(), "data: written to the embedded store in "+data)
 	served := ts.Stats().Requests
 
@@ -42,7 +43,7 @@ flow:
 	stdout.Reset()
 	stderr.Reset()
 	code = run([]string{"correlate", "--testid", "rc-1", "--storage.tsdb.path", data, "--output.dir", out}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
+	require.Equal(t, exitcode.OK, code, stderr.String())
 	require.Contains(t, stdout.String(), "event and fact series back")
 	for _, name := range []string{"report.md", "report.json", "report.html"} {
 		require.FileExists(t, filepath.Join(out, name))

@@ -2,16 +2,12 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tidemark/tidemark/internal/correlator"
-	"github.com/tidemark/tidemark/internal/report"
-	"github.com/tidemark/tidemark/internal/timeline"
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // TestCorrelateAndCompareRejectBadFlags checks that bad flags stop both commands before
@@ -59,7 +55,7 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append(tc.args, "--storage.tsdb.path", dir+"/data", "--output.dir", dir+"/out")
 			code := run(args, &stdout, &stderr)
-			require.Equal(t, exitInvalidConfig, code, "stderr: %s", stderr.String())
+			require.Equal(t, exitcode.InvalidConfig, code, "stderr: %s", stderr.String())
 			require.Contains(t, stderr.String(), tc.wantErr)
 			require.NoDirExists(t, dir+"/data", "no store is opened")
 			require.NoDirExists(t, dir+"/out", "no report is written")
@@ -82,36 +78,3 @@ func TestSourceFlagsNoCoolDown(t *testing.T) {
 
 // TestWriteReports: correlate and compare write Markdown, JSON (the versioned value) and
 // HTML under one base name, and no temporary file stays behind.
-func TestWriteReports(t *testing.T) {
-	t.Parallel()
-	from := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	res := &correlator.Result{SchemaVersion: correlator.SchemaVersion, TestID: "spike-1",
-		Window: correlator.Windows{Run: timeline.Window{From: from, To: from.Add(time.Minute)}}}
-	res2 := *res
-	res2.TestID = "spike-2"
-	cmp := correlator.Compare(res, &res2)
-	for _, tc := range []struct {
-		base     string
-		doc      *report.Document
-		v        any
-		wantJSON string
-	}{
-		{base: "report", doc: report.FromCorrelation(res), v: res, wantJSON: `"testid": "spike-1"`},
-		{base: "compare", doc: report.FromComparison(cmp, []*correlator.Result{res, &res2}), v: cmp, wantJSON: `"spike-2"`},
-	} {
-		dir := filepath.Join(t.TempDir(), "out")
-		paths, err := writeReports(dir, tc.base, tc.doc, tc.v)
-		require.NoError(t, err)
-		require.Equal(t, []string{filepath.Join(dir, tc.base+".md"), filepath.Join(dir, tc.base+".json"), filepath.Join(dir, tc.base+".html")}, paths)
-		b, err := os.ReadFile(filepath.Join(dir, tc.base+".json"))
-		require.NoError(t, err)
-		require.Contains(t, string(b), tc.wantJSON)
-		require.Contains(t, string(b), `"schema_version": 1`)
-		b, err = os.ReadFile(filepath.Join(dir, tc.base+".html"))
-		require.NoError(t, err)
-		require.Contains(t, string(b), "<html")
-		entries, err := os.ReadDir(dir)
-		require.NoError(t, err)
-		require.Len(t, entries, 3, "no temporary files left")
-	}
-}

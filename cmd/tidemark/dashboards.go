@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
 )
 
@@ -29,7 +29,7 @@ type dashboardsConfig struct {
 //
 // The action is a positional argument rather than a nested kingpin command so the command
 // table keeps one entry per command; the command line reads the same either way.
-func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &dashboardsConfig{}
 	cmd := app.Command("dashboards", "Generate Grafana dashboards (and provisioning files), or push them through Grafana's HTTP API.")
 	cmd.Arg("action", "generate: write dashboard JSON and provisioning files to --output.dir; push: upload the dashboards to Grafana.").
@@ -44,58 +44,45 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, fu
 		Default("Tidemark").StringVar(&cfg.folder)
 	cmd.Flag("grafana.message", "Version message recorded with the pushed dashboards (push).").
 		Default("pushed by tidemark dashboards push").StringVar(&cfg.message)
-	return cmd, func() int { return runDashboards(cfg, g) }
+	return cmd, func(ctx context.Context) error { return runDashboards(ctx, cfg, g) }
 }
 
-// runDashboards runs the chosen action and returns the exit code.
-func runDashboards(cfg *dashboardsConfig, g *globals) int {
-	logger := g.logger().With("component", "dashboards")
+// runDashboards runs the chosen action.
+func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error {
 	exprs, err := dashboardExprs(cfg.catalog)
 	if err != nil {
-		logger.Error("Failed to load the query catalog", "err", err, "file", cfg.catalog)
-		return exitInvalidConfig
+		return exitcode.Invalid(fmt.Errorf("load the query catalog %s: %w", cfg.catalog, err))
 	}
-	switch cfg.action {
-	case "generate":
+	if cfg.action == "generate" {
 		if err := dashboards.GenerateWith(cfg.outputDir, exprs); err != nil {
-			logger.Error("Failed to generate dashboards", "err", err)
-			return exitGeneric
+			return fmt.Errorf("generate dashboards: %w", err)
 		}
 		fmt.Fprintf(g.stdout, "dashboards written to %s\n", cfg.outputDir)
-		return exitOK
-	case "push":
-		if cfg.url == "" || cfg.tokenFile == "" {
-			fmt.Fprintln(g.stderr, "tidemark: error: push needs --grafana.url and --grafana.token-file, try --help")
-			return exitInvalidConfig
-		}
-		raw, err := os.ReadFile(cfg.tokenFile)
-		if err != nil {
-			logger.Error("Failed to read the Grafana token file", "err", err, "file", cfg.tokenFile)
-			return exitInvalidConfig
-		}
-		client, err := dashboards.NewClient(cfg.url, strings.TrimSpace(string(raw)))
-		if err != nil {
-			logger.Error("Invalid Grafana settings", "err", err)
-			return exitInvalidConfig
-		}
-		built, err := dashboards.All(exprs)
-		if err != nil {
-			logger.Error("Failed to build dashboards", "err", err)
-			return exitGeneric
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		results, err := dashboards.PushAll(ctx, client, cfg.folder, built, cfg.message)
-		for _, r := range results {
-			fmt.Fprintf(g.stdout, "%s version %d: %s\n", r.UID, r.Version, strings.TrimRight(cfg.url, "/")+r.URL)
-		}
-		if err != nil {
-			logger.Error("Failed to push dashboards", "err", err)
-			return exitGeneric
-		}
-		return exitOK
+		return nil
 	}
-	return exitInvalidConfig
+	if cfg.url == "" || cfg.tokenFile == "" {
+		return exitcode.Invalid(errors.New("push needs --grafana.url and --grafana.token-file, try --help"))
+	}
+	raw, err := os.ReadFile(cfg.tokenFile)
+	if err != nil {
+		return exitcode.Invalid(fmt.Errorf("read --grafana.token-file: %w", err))
+	}
+	client, err := dashboards.NewClient(cfg.url, strings.TrimSpace(string(raw)))
+	if err != nil {
+		return exitcode.Invalid(fmt.Errorf("--grafana.url: %w", err))
+	}
+	built, err := dashboards.All(exprs)
+	if err != nil {
+		return fmt.Errorf("build dashboards: %w", err)
+	}
+	results, err := dashboards.PushAll(ctx, client, cfg.folder, built, cfg.message)
+	for _, r := range results {
+		fmt.Fprintf(g.stdout, "%s version %d: %s\n", r.UID, r.Version, strings.TrimRight(cfg.url, "/")+r.URL)
+	}
+	if err != nil {
+		return fmt.Errorf("push dashboards: %w", err)
+	}
+	return nil
 }
 
 // dashboardExprs returns the dashboards' queries from the catalog file, or from the

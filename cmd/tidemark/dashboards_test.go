@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
 )
 
@@ -22,7 +23,7 @@ func TestDashboardsGenerateWritesWhatTheBuildersProduce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gen")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"dashboards", "generate", "--output.dir", dir}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
+	require.Equal(t, exitcode.OK, code, stderr.String())
 	require.Contains(t, stdout.String(), "dashboards written to "+dir)
 	exprs, err := dashboards.DefaultExprs()
 	require.NoError(t, err)
@@ -81,20 +82,20 @@ func TestDashboardsPush(t *testing.T) {
 		{
 			name:     "pushes every dashboard into the folder",
 			args:     []string{"--grafana.url", srv.URL, "--grafana.token-file", tokenFile, "--grafana.folder", "Load tests"},
-			wantCode: exitOK,
+			wantCode: exitcode.OK,
 			wantOut:  []string{"tidemark-load version 3: " + srv.URL + "/d/tidemark-load/x", "tidemark-run-correlation version 3: " + srv.URL + "/d/tidemark-run-correlation/x"},
 		},
 		{
 			name:     "needs a url and a token file",
 			args:     []string{"--grafana.url", srv.URL},
-			wantCode: exitInvalidConfig,
+			wantCode: exitcode.InvalidConfig,
 			wantErr:  "push needs --grafana.url and --grafana.token-file",
 		},
 		{
 			name:     "missing token file",
 			args:     []string{"--grafana.url", srv.URL, "--grafana.token-file", filepath.Join(t.TempDir(), "nope")},
-			wantCode: exitInvalidConfig,
-			wantErr:  "Failed to read the Grafana token file",
+			wantCode: exitcode.InvalidConfig,
+			wantErr:  "read --grafana.token-file: open ",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,21 +128,21 @@ func TestDashboardsGenerateWithCatalogFile(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	out := filepath.Join(dir, "gen")
 	code := run([]string{"dashboards", "generate", "--catalog.file", catalog, "--output.dir", out}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
+	require.Equal(t, exitcode.OK, code, stderr.String())
 	raw, err := os.ReadFile(filepath.Join(out, dashboards.RunCorrelationUID+".json"))
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `job=\"ksm\"`)
 	require.NotContains(t, string(raw), `job=\"kube-state-metrics\"`)
 
 	code = run([]string{"dashboards", "generate", "--catalog.file", filepath.Join(dir, "missing.yaml"), "--output.dir", out}, &stdout, &stderr)
-	require.Equal(t, exitInvalidConfig, code)
-	require.Contains(t, stderr.String(), "Failed to load the query catalog")
+	require.Equal(t, exitcode.InvalidConfig, code)
+	require.Contains(t, stderr.String(), "load the query catalog ")
 }
 
 func TestDashboardsRejectsUnknownAction(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"dashboards", "publish"}, &stdout, &stderr)
-	require.Equal(t, exitInvalidConfig, code)
+	require.Equal(t, exitcode.InvalidConfig, code)
 	require.True(t, strings.Contains(stderr.String(), "publish"), stderr.String())
 }

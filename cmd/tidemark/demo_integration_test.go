@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/browsertest"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // TestIntegrationDemo runs `tidemark demo` as `make demo` does (from the repository
@@ -28,7 +29,7 @@ func TestIntegrationDemo(t *testing.T) {
 	code := run([]string{"demo", "--output.dir", out, "--quiet", "--web.listen-address", "127.0.0.1:0"}, &stdout, &stderr)
 	elapsed := time.Since(start)
 	t.Logf("demo took %s\n%s", elapsed, stdout.String())
-	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	require.Equal(t, exitcode.OK, code, "stderr: %s", stderr.String())
 	require.Less(t, elapsed, 5*time.Minute, "make demo must finish within 5 minutes after the build")
 
 	for _, name := range []string{"report.md", "report.json", "report.html"} {

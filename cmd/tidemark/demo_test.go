@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/prometheus/prometheus/config"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // TestDemoRejectsBadDurations: bad durations stop the demo before it starts anything.
@@ -30,24 +29,9 @@ func TestDemoRejectsBadDurations(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "demo")
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"demo", "--quiet", "--output.dir", out}, tc.args...), &stdout, &stderr)
-			require.Equal(t, exitInvalidConfig, code, "stderr: %s", stderr.String())
+			require.Equal(t, exitcode.InvalidConfig, code, "stderr: %s", stderr.String())
 			require.Contains(t, stderr.String(), tc.wantErr)
 			require.NoDirExists(t, out, "nothing is started")
 		})
-	}
-}
-
-// TestDemoScrapeConfigLoads: the demo's scrape configuration is one Prometheus loads, for
-// intervals that are not whole seconds too.
-func TestDemoScrapeConfigLoads(t *testing.T) {
-	t.Parallel()
-	for _, every := range []time.Duration{5 * time.Second, 1500 * time.Millisecond} {
-		p := filepath.Join(t.TempDir(), "prometheus.yml")
-		require.NoError(t, writeDemoScrapeConfig(p, "http://127.0.0.1:9/metrics", every))
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		cfg, err := config.Load(string(b), nil)
-		require.NoError(t, err, "%s:\n%s", every, b)
-		require.Len(t, cfg.ScrapeConfigs, 4)
 	}
 }

@@ -9,15 +9,6 @@ import (
 	promslogflag "github.com/prometheus/common/promslog/flag"
 )
 
-// Exit codes, as k6 uses them (reference/k6.md §3.4).
-const (
-	exitOK               = 0
-	exitThresholdsFailed = 99
-	exitInvalidConfig    = 104
-	exitExternalAbort    = 105
-	exitGeneric          = 255
-)
-
 // globals holds what every subcommand shares: output streams and logging flags.
 type globals struct {
 	stdout, stderr io.Writer

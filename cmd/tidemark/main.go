@@ -4,22 +4,30 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// action runs a subcommand once the command line has been parsed. ctx ends at the first
+// SIGINT or SIGTERM. Its error decides the exit code (exitcode.Of) and is printed.
+type action func(ctx context.Context) error
+
 // command is one subcommand: it registers its flags on the application and returns the
-// function that runs it once the command line has been parsed. The returned function
-// gives the process exit code.
-type command func(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int)
+// action that runs it.
+type command func(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action)
 
 // commands lists every subcommand, one file each. Order is the order shown in --help.
 func commands() []command {
@@ -49,10 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Terminate(func(code int) { terminated, termCode = true, code })
 	g := newGlobals(app, stdout, stderr)
 
-	actions := map[string]func() int{}
+	actions := map[string]action{}
 	for _, c := range commands() {
-		clause, action := c(app, g)
-		actions[clause.FullCommand()] = action
+		clause, act := c(app, g)
+		actions[clause.FullCommand()] = act
 	}
 	selected, err := app.Parse(args)
 	if terminated {
@@ -60,12 +68,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tidemark: error: %v, try --help\n", err)
-		return exitInvalidConfig
+		return exitcode.InvalidConfig
 	}
-	action, ok := actions[selected]
+	act, ok := actions[selected]
 	if !ok {
 		fmt.Fprintf(stderr, "tidemark: unknown command %q, try --help\n", selected)
-		return exitInvalidConfig
+		return exitcode.InvalidConfig
 	}
-	return action()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// After the first signal, a second one kills the process the default way.
+	context.AfterFunc(ctx, stop)
+	err = act(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "tidemark %s: %v\n", selected, err)
+	}
+	return exitcode.Of(err)
 }

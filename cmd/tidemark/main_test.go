@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // TestHelpOnlyPrints: --help on any command, `help COMMAND` and --version print and exit
@@ -19,7 +21,7 @@ func TestHelpOnlyPrints(t *testing.T) {
 		t.Run(args[0]+" "+args[len(args)-1], func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			require.Equal(t, exitOK, run(args, &stdout, &stderr), "stderr: %s", stderr.String())
+			require.Equal(t, exitcode.OK, run(args, &stdout, &stderr), "stderr: %s", stderr.String())
 			require.Empty(t, stderr.String())
 			if args[0] != "--version" {
 				require.Contains(t, stdout.String(), "usage: tidemark")

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/exporter"
+	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/remotewrite"
 )
@@ -202,7 +203,7 @@ func (f *outputFlags) applySeriesFlags(c *series.Config, testID, instanceID stri
 // build returns the run's output sinks. store is the run's aggregate store; runTags
 // are the run's tags (testid included). The sinks read the store while the run is
 // live; none is returned when no output is configured.
-func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
+func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
 	instanceID := f.instanceID
 	if instanceID == "" {
 		instanceID = defaultInstanceID(f.environ())
@@ -210,7 +211,6 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	testID := runTags[series.LabelTestID]
 	src := series.FromAggregate(store)
 	reg := prometheus.NewRegistry()
-	var sinks []runSink
 
 	base, err := f.composeRemoteWrite(testID, instanceID)
 	if err != nil {
@@ -220,18 +220,9 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	if err != nil {
 		return nil, err
 	}
-	for _, cfg := range cfgs {
-		// Each endpoint's self-metrics carry its (redacted) URL.
-		creg := prometheus.WrapRegistererWith(prometheus.Labels{"url": cfg.URL.Redacted()}, reg)
-		client, err := remotewrite.NewClient(cfg, src, logger, creg)
-		if err != nil {
-			return nil, err
-		}
-		s := &remoteWriteSink{c: client}
-		if len(cfgs) > 1 {
-			s.name = cfg.URL.Redacted()
-		}
-		sinks = append(sinks, s)
+	sinks, err := remoteWriteSinks(cfgs, src, logger, reg)
+	if err != nil {
+		return nil, err
 	}
 
 	if f.exporterListen != "" {
@@ -256,7 +247,26 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	return sinks, nil
 }
 
-// remoteWriteSink adapts a remote-write client to a runSink. name tells endpoints
+// remoteWriteSinks returns one sink per remote-write endpoint; their self-metrics go
+// into reg, labelled with the endpoint's redacted URL.
+func remoteWriteSinks(cfgs []remotewrite.Config, src series.Snapshotter, logger *slog.Logger, reg prometheus.Registerer) ([]loadtest.Sink, error) {
+	var sinks []loadtest.Sink
+	for _, cfg := range cfgs {
+		creg := prometheus.WrapRegistererWith(prometheus.Labels{"url": cfg.URL.Redacted()}, reg)
+		client, err := remotewrite.NewClient(cfg, src, logger, creg)
+		if err != nil {
+			return nil, err
+		}
+		s := &remoteWriteSink{c: client}
+		if len(cfgs) > 1 {
+			s.name = cfg.URL.Redacted()
+		}
+		sinks = append(sinks, s)
+	}
+	return sinks, nil
+}
+
+// remoteWriteSink adapts a remote-write client to a loadtest.Sink. name tells endpoints
 // apart in the summary when there are several.
 type remoteWriteSink struct {
 	c    *remotewrite.Client
@@ -265,7 +275,7 @@ type remoteWriteSink struct {
 
 func (s *remoteWriteSink) Start()      { s.c.Start() }
 func (s *remoteWriteSink) Stop() error { return s.c.Stop() }
-func (s *remoteWriteSink) Extra() []string {
+func (s *remoteWriteSink) SummaryLines() []string {
 	line := s.c.Stats().String()
 	if s.name != "" {
 		line += " (" + s.name + ")"
@@ -273,14 +283,15 @@ func (s *remoteWriteSink) Extra() []string {
 	return []string{line}
 }
 
-// exporterSink adapts the exporter's server to a runSink. It is already listening.
+// exporterSink adapts the exporter's server to a loadtest.Sink. It is already listening.
 type exporterSink struct{ s *exporter.Server }
 
-func (s *exporterSink) Start()          {}
-func (s *exporterSink) Stop() error     { return s.s.Stop() }
-func (s *exporterSink) Extra() []string { return []string{"exporter: served on " + s.s.Addr()} }
+func (s *exporterSink) Start()                 {}
+func (s *exporterSink) Stop() error            { return s.s.Stop() }
+func (s *exporterSink) SummaryLines() []string { return []string{"exporter: served on " + s.s.Addr()} }
 
 var (
-	_ runSink = (*remoteWriteSink)(nil)
-	_ runSink = (*exporterSink)(nil)
+	_ loadtest.Summarizer = (*remoteWriteSink)(nil)
+	_ loadtest.Summarizer = (*exporterSink)(nil)
+	_ loadtest.Sink       = (*exporterSink)(nil)
 )

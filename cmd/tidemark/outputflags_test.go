@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/remotewrite"
 )
@@ -169,7 +170,7 @@ func TestOutputSinks(t *testing.T) {
 	for _, s := range sinks {
 		s.Start()
 	}
-	addr := strings.TrimPrefix(sinks[1].Extra()[0], "exporter: served on ")
+	addr := strings.TrimPrefix(sinks[1].(loadtest.Summarizer).SummaryLines()[0], "exporter: served on ")
 	resp, err := http.Get("http://" + addr + "/metrics")
 	require.NoError(t, err)
 	page, err := io.ReadAll(resp.Body)
@@ -181,7 +182,7 @@ func TestOutputSinks(t *testing.T) {
 	for _, s := range sinks {
 		require.NoError(t, s.Stop())
 	}
-	require.Equal(t, []string{"remote write: 2 samples in 2 requests, 0 retries, 0 dropped"}, sinks[0].Extra())
+	require.Equal(t, []string{"remote write: 2 samples in 2 requests, 0 retries, 0 dropped"}, sinks[0].(loadtest.Summarizer).SummaryLines())
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, got, 2, "final push and stale marker")
@@ -219,7 +220,7 @@ func TestTwoEndpoints(t *testing.T) {
 	for _, s := range sinks {
 		s.Start()
 	}
-	addr := strings.TrimPrefix(sinks[2].Extra()[0], "exporter: served on ")
+	addr := strings.TrimPrefix(sinks[2].(loadtest.Summarizer).SummaryLines()[0], "exporter: served on ")
 	resp, err := http.Get("http://" + addr + "/metrics")
 	require.NoError(t, err)
 	page, err := io.ReadAll(resp.Body)
@@ -230,7 +231,7 @@ func TestTwoEndpoints(t *testing.T) {
 	for _, s := range sinks {
 		require.NoError(t, s.Stop())
 	}
-	require.Equal(t, []string{"remote write: 0 samples in 0 requests, 0 retries, 0 dropped (" + b.URL + ")"}, sinks[1].Extra())
+	require.Equal(t, []string{"remote write: 0 samples in 0 requests, 0 retries, 0 dropped (" + b.URL + ")"}, sinks[1].(loadtest.Summarizer).SummaryLines())
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, 0, hits["a"]+hits["b"], "an empty store sends nothing")

@@ -2,36 +2,28 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
+	"maps"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
-	"github.com/tidemark/tidemark/internal/engine"
-	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
-	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/summary"
-	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 const runHelp = `Run a load test described by a k6-style scenario file (YAML or JSON).
@@ -78,7 +70,7 @@ type runConfig struct {
 }
 
 // runCmd is `tidemark run SCENARIO`.
-func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &runConfig{}
 	cmd := app.Command("run", runHelp)
 	cmd.Arg("scenario", "Scenario file (YAML or JSON).").Required().StringVar(&cfg.file)
@@ -107,61 +99,52 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() in
 		"(or into the `tidemark serve` holding it), for `tidemark serve` and `tidemark correlate`.").
 		Default(store.DefaultConfig.Dir).StringVar(&cfg.dataDir)
 	cmd.Flag("no-embedded-store", "Keep the series only in memory when no remote-write URL is set.").BoolVar(&cfg.noStore)
-	return cmd, func() int { return runRun(cfg, g) }
-}
-
-// runSink is a destination that reads the run's aggregate Store while the run is
-// live (remote write, the exporter). Start must not block; Stop flushes and waits.
-type runSink interface {
-	Start()
-	Stop() error
-	// Extra returns lines for the end of the summary (e.g. samples sent).
-	Extra() []string
+	return cmd, func(ctx context.Context) error { return runRun(ctx, cfg, g) }
 }
 
 // sinks builds the run's sinks from the flags. Without a remote-write URL (flag, file or
 // K6_PROMETHEUS_RW_SERVER_URL) the series are remote-written into the embedded store:
 // a `tidemark serve` holding --storage.tsdb.path, or that directory opened in-process.
-func (c *runConfig) sinks(agg *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]runSink, error) {
+func (c *runConfig) sinks(agg *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
 	rw, err := c.outputs.remoteWriteConfigs("", "")
 	if err != nil {
 		return nil, err
 	}
-	var emb *embeddedStore
+	var local *store.Local
 	if len(rw) == 0 && !c.noStore {
-		if emb, err = openEmbedded(context.Background(), c.dataDir, logger); err != nil {
+		if local, err = store.OpenLocal(context.Background(), c.dataDir, logger); err != nil {
 			return nil, err
 		}
-		if err := emb.Listen(logger); err != nil {
-			return nil, errors.Join(err, emb.Close())
+		if err := local.Listen("", logger); err != nil {
+			return nil, errors.Join(err, local.Close())
 		}
-		c.outputs.rwURLs, c.outputs.set.url = []string{emb.URL + "/api/v1/write"}, true
+		c.outputs.rwURLs, c.outputs.set.url = []string{local.URL + "/api/v1/write"}, true
 	}
 	sinks, err := c.outputs.build(agg, runTags, logger)
 	if err != nil {
-		if emb != nil {
-			err = errors.Join(err, emb.Close())
+		if local != nil {
+			err = errors.Join(err, local.Close())
 		}
 		return nil, err
 	}
-	if emb != nil {
+	if local != nil {
 		// After the remote-write sink, so its final flush lands before the store closes.
-		sinks = append(sinks, &embeddedSink{emb: emb, dir: c.dataDir})
+		sinks = append(sinks, &localSink{local: local, dir: c.dataDir})
 	}
 	return sinks, nil
 }
 
-// embeddedSink closes the embedded store after the run and says where the data went.
-type embeddedSink struct {
-	emb *embeddedStore
-	dir string
+// localSink closes the embedded store after the run and says where the data went.
+type localSink struct {
+	local *store.Local
+	dir   string
 }
 
-func (s *embeddedSink) Start()      {}
-func (s *embeddedSink) Stop() error { return s.emb.Close() }
-func (s *embeddedSink) Extra() []string {
-	if s.emb.st == nil {
-		return []string{"data: written to " + s.emb.Where}
+func (s *localSink) Start()      {}
+func (s *localSink) Stop() error { return s.local.Close() }
+func (s *localSink) SummaryLines() []string {
+	if !s.local.InProcess() {
+		return []string{"data: written to " + s.local.Where}
 	}
 	return []string{fmt.Sprintf("data: written to the embedded store in %s; query it with `tidemark serve --storage.tsdb.path %s`", s.dir, s.dir)}
 }
@@ -178,19 +161,16 @@ func parsePairs(kind string, pairs []string) (map[string]string, error) {
 	return out, nil
 }
 
-func runRun(cfg *runConfig, g *globals) int {
-	logger := g.logger()
-	invalid := func(err error) int {
-		fmt.Fprintf(g.stderr, "tidemark: %v\n", err)
-		return exitInvalidConfig
-	}
-	tags, err := parsePairs("tag", cfg.tags)
+// loadTest reads the scenario file with ${__ENV.K} from the process environment and
+// --env, and the execution segment.
+func (c *runConfig) loadTest() (*scenario.Test, pacer.Segment, map[string]string, error) {
+	tags, err := parsePairs("tag", c.tags)
 	if err != nil {
-		return invalid(err)
+		return nil, pacer.Segment{}, nil, err
 	}
-	cliEnv, err := parsePairs("env", cfg.env)
+	cliEnv, err := parsePairs("env", c.env)
 	if err != nil {
-		return invalid(err)
+		return nil, pacer.Segment{}, nil, err
 	}
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
@@ -198,283 +178,122 @@ func runRun(cfg *runConfig, g *globals) int {
 			env[k] = v
 		}
 	}
-	for k, v := range cliEnv {
-		env[k] = v
-	}
-	test, err := scenario.Load(cfg.file, env)
+	maps.Copy(env, cliEnv)
+	test, err := scenario.Load(c.file, env)
 	if err != nil {
-		return invalid(err)
+		return nil, pacer.Segment{}, nil, err
 	}
-	seg, err := pacer.ParseSegment(cfg.segment, cfg.segmentSeq)
+	seg, err := pacer.ParseSegment(c.segment, c.segmentSeq)
+	return test, seg, tags, err
+}
+
+func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
+	logger := g.logger()
+	test, seg, tags, err := cfg.loadTest()
 	if err != nil {
-		return invalid(err)
-	}
-	now := time.Now()
-	testID := cfg.testID
-	if testID == "" {
-		testID = tags["testid"]
-	}
-	if testID == "" {
-		testID = engine.DefaultTestID(cfg.file, now)
-	}
-	delete(tags, "testid")
-
-	reg := metrics.NewRegistry()
-	metrics.RegisterBuiltin(reg)
-	store := aggregate.New()
-
-	var thresholds *threshold.Set
-	var evaluate engine.Thresholds
-	if !cfg.noThresholds && len(test.Thresholds) > 0 {
-		// The engine's own metrics must exist before thresholds name them.
-		for _, n := range []string{engine.RunInfoMetric, engine.ScenarioTargetMetric} {
-			if _, err := reg.New(n, metrics.Gauge, metrics.Default); err != nil {
-				return invalid(err)
-			}
-		}
-		thresholds, err = threshold.NewSet(thresholdDefs(test), threshold.RegistryTypes(reg))
-		if err != nil {
-			return invalid(fmt.Errorf("%s: %w", cfg.file, err))
-		}
-		evaluate = thresholdEvaluator(thresholds, store)
-	}
-
-	var snapMu sync.Mutex
-	snaps := map[time.Duration]*aggregate.Snapshot{}
-	eng, err := engine.New(engine.Config{
-		Test:       test,
-		TestID:     testID,
-		Tags:       tags,
-		Segment:    seg,
-		Pusher:     store,
-		Registry:   reg,
-		Thresholds: evaluate,
-		HTTP:       request.Options{TLS: tlsConfig(cfg.insecureTLS || test.InsecureSkipTLSVerify), Proxy: proxyFromEnv()},
-		UserAgent:  cfg.userAgent,
-		Logger:     logger,
-		OnBoundary: func(d time.Duration) {
-			s := store.Snapshot()
-			snapMu.Lock()
-			snaps[d] = s
-			snapMu.Unlock()
-		},
-	})
-	if err != nil {
-		return invalid(fmt.Errorf("%s: %w", cfg.file, err))
-	}
-
-	runTags := map[string]string{}
-	for _, t := range eng.RunTags().Tags() {
-		runTags[t.Key] = t.Value
-	}
-	sinks, err := cfg.sinks(store, runTags, logger)
-	if err != nil {
-		return invalid(err)
-	}
-	printHeader(g.stdout, cfg.file, testID, seg, eng)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		// A second signal kills the process the default way.
-		stop()
-	}()
-	for _, s := range sinks {
-		s.Start()
-	}
-	var prog *progress.Printer
-	if !cfg.quiet {
-		prog = progress.New(g.stderr, progress.IsTerminal(g.stderr), cfg.progressPeriod, eng.Status)
-		prog.Start()
+		return exitcode.Invalid(err)
 	}
 	if cfg.cpuProfile != "" {
-		if f, err := os.Create(cfg.cpuProfile); err == nil {
-			if err := pprof.StartCPUProfile(f); err == nil {
-				defer func() {
-					pprof.StopCPUProfile()
-					f.Close()
-				}()
-			}
+		stopProfile, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return err
 		}
+		defer stopProfile()
 	}
-	res := eng.Run(ctx)
-	if prog != nil {
-		prog.Stop()
-	}
-	if res.Interrupted {
-		fmt.Fprintln(g.stderr, "tidemark: interrupted; running iterations got their gracefulStop")
-	}
-	var extra []string
-	exit := res.ExitCode
-	for _, s := range sinks {
-		if err := s.Stop(); err != nil {
-			logger.Error("Failed to flush a sink", "err", err)
-			if exit == exitOK {
-				exit = exitGeneric
-			}
-		}
-		extra = append(extra, s.Extra()...)
-	}
+	return execute(ctx, loadtest.Config{
+		Test:                  test,
+		Source:                cfg.file,
+		TestID:                cfg.testID,
+		Tags:                  tags,
+		Segment:               seg,
+		NoThresholds:          cfg.noThresholds,
+		InsecureSkipTLSVerify: cfg.insecureTLS,
+		UserAgent:             cfg.userAgent,
+		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+			return cfg.sinks(agg, runTags, logger)
+		},
+		Logger: logger,
+	}, cfg.printing(), g)
+}
 
-	final := store.Snapshot()
-	in := summary.Input{
-		Test:      test,
-		Snapshot:  final,
-		Registry:  reg,
-		Start:     res.Start,
-		Duration:  res.End.Sub(res.Start),
-		Stages:    stageInputs(res, snaps, &snapMu, final),
-		Extra:     extra,
-		Color:     progress.IsTerminal(g.stdout),
-		StdoutTTY: progress.IsTerminal(g.stdout),
-		StderrTTY: progress.IsTerminal(g.stderr),
-	}
-	if thresholds != nil {
-		in.Thresholds = thresholdInputs(thresholds.Last())
-		if err := thresholds.Last().Err(); err != nil {
-			// The final evaluation never aborts; say that abortOnFail stopped the run.
-			var ce *threshold.CrossedError
-			if errors.As(err, &ce) && res.Aborted {
-				ce.Abort = true
-			}
-			defer fmt.Fprintf(g.stderr, "tidemark: %v\n", err)
+// printing says how a run is shown: header and progress while it runs, the summary and
+// its files after.
+type printing struct {
+	quiet          bool
+	progressPeriod time.Duration
+	summaryExport  string
+	summaryFile    string
+}
+
+func (c *runConfig) printing() printing {
+	return printing{quiet: c.quiet, progressPeriod: c.progressPeriod, summaryExport: c.summaryExport, summaryFile: c.summaryFile}
+}
+
+// execute runs a load test and prints it as `tidemark run` does: the header, a live
+// progress line, then the k6 summary and the summary files. Its error is the run's
+// verdict (exit codes 99, 105) or why it could not run.
+func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) error {
+	cfg.Started = func(plan loadtest.Plan) func() {
+		printHeader(g.stdout, cfg.Source, plan)
+		if p.quiet {
+			return nil
 		}
+		prog := progress.New(g.stderr, progress.IsTerminal(g.stderr), p.progressPeriod, plan.Engine.Status)
+		prog.Start()
+		return prog.Stop
 	}
-	if err := summary.WriteText(g.stdout, in); err != nil {
-		logger.Error("Failed to write the summary", "err", err)
-		exit = max(exit, exitGeneric)
+	res, err := loadtest.Run(ctx, cfg)
+	if res == nil {
+		return err
+	}
+	in := res.Summary
+	in.Color = progress.IsTerminal(g.stdout)
+	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(g.stderr)
+	errs := []error{err}
+	if werr := summary.WriteText(g.stdout, in); werr != nil {
+		errs = append(errs, fmt.Errorf("write the summary: %w", werr))
 	}
 	for _, out := range []struct {
 		path  string
 		write func(io.Writer, summary.Input) error
-	}{{cfg.summaryExport, summary.WriteExport}, {cfg.summaryFile, summary.WriteData}} {
-		if out.path == "" {
-			continue
-		}
-		if err := writeFile(out.path, in, out.write); err != nil {
-			logger.Error("Failed to write the summary file", "err", err, "file", out.path)
-			if exit == exitOK {
-				exit = exitGeneric
+	}{{p.summaryExport, summary.WriteExport}, {p.summaryFile, summary.WriteData}} {
+		if out.path != "" {
+			if werr := summary.WriteFile(out.path, in, out.write); werr != nil {
+				errs = append(errs, fmt.Errorf("write the summary file %s: %w", out.path, werr))
 			}
 		}
 	}
-	return exit
+	return errors.Join(errs...)
 }
 
-func writeFile(path string, in summary.Input, write func(io.Writer, summary.Input) error) error {
+// startCPUProfile writes a Go CPU profile to path until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return nil, exitcode.Invalid(fmt.Errorf("--debug.cpu-profile: %w", err))
 	}
-	if err := write(f, in); err != nil {
-		f.Close()
-		return err
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("start the CPU profile: %w", err), f.Close())
 	}
-	return f.Close()
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
-// proxyFromEnv honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY as k6 does, and returns
-// nil when none is set so that requests skip the per-request proxy lookup.
-func proxyFromEnv() func(*http.Request) (*url.URL, error) {
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
-		if os.Getenv(k) != "" {
-			return http.ProxyFromEnvironment
-		}
-	}
-	return nil
-}
-
-func tlsConfig(insecure bool) *tls.Config {
-	if !insecure {
-		return nil
-	}
-	return &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by --insecure-skip-tls-verify
-}
-
-func thresholdDefs(test *scenario.Test) []threshold.Def {
-	keys := make([]string, 0, len(test.Thresholds))
-	for k := range test.Thresholds {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var defs []threshold.Def
-	for _, k := range keys {
-		for _, th := range test.Thresholds[k] {
-			defs = append(defs, threshold.Def{Key: k, Expr: th.Expr, AbortOnFail: th.AbortOnFail, DelayAbortEval: th.DelayAbortEval})
-		}
-	}
-	return defs
-}
-
-// thresholdEvaluator evaluates the set against a fresh snapshot of the store.
-func thresholdEvaluator(set *threshold.Set, store *aggregate.Store) engine.ThresholdsFunc {
-	return func(elapsed time.Duration, final bool) (bool, bool) {
-		snap := store.Snapshot()
-		r := set.Evaluate(elapsed, final, func(k *threshold.Key) threshold.Source {
-			se, ok := snap.Submetric(k.Metric, k.Tags)
-			if !ok {
-				return nil
-			}
-			return threshold.SourceFunc(func(m threshold.Method) (float64, bool) {
-				v, err := se.Values.Threshold(m.String(), elapsed)
-				return v, err == nil
-			})
-		})
-		return len(r.Crossed) > 0, r.Abort
-	}
-}
-
-func thresholdInputs(r *threshold.Result) map[string][]summary.Threshold {
-	if r == nil {
-		return nil
-	}
-	out := map[string][]summary.Threshold{}
-	for _, o := range r.Outcomes {
-		k := o.Threshold.Key.Name
-		out[k] = append(out[k], summary.Threshold{Expr: o.Threshold.Expr.Source, OK: o.Passed, Value: o.Value})
-	}
-	return out
-}
-
-// stageInputs pairs every stage window with the snapshots taken at its boundaries.
-func stageInputs(res engine.Result, snaps map[time.Duration]*aggregate.Snapshot, mu *sync.Mutex, final *aggregate.Snapshot) []summary.Stage {
-	mu.Lock()
-	defer mu.Unlock()
-	var out []summary.Stage
-	for _, w := range res.Stages {
-		st := summary.Stage{Scenario: w.Scenario, Index: w.Index, Start: w.Start, End: w.End, Target: w.Target}
-		if w.Unit == "iterations_per_second" {
-			st.TimeUnit = time.Second
-		}
-		if d := w.Start.Sub(res.Start); d > 0 {
-			st.From = snaps[d]
-			if st.From == nil {
-				continue // the run ended before this window's start was snapshotted
-			}
-		}
-		st.To = snaps[w.End.Sub(res.Start)]
-		if st.To == nil || !w.End.Before(res.End) {
-			st.To = final
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-func printHeader(w io.Writer, file, testID string, seg pacer.Segment, eng *engine.Engine) {
-	st := eng.Status()
+func printHeader(w io.Writer, source string, plan loadtest.Plan) {
+	st := plan.Engine.Status()
 	names := make([]string, 0, len(st))
 	for _, s := range st {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
 	fmt.Fprintf(w, "\n  tidemark %s\n\n", version.Version)
-	fmt.Fprintf(w, "     script: %s\n", file)
-	fmt.Fprintf(w, "     testid: %s\n", testID)
-	if !seg.IsFull() {
-		fmt.Fprintf(w, "    segment: %s of %s\n", seg, seg.Sequence())
+	fmt.Fprintf(w, "     script: %s\n", source)
+	fmt.Fprintf(w, "     testid: %s\n", plan.TestID)
+	if !plan.Segment.IsFull() {
+		fmt.Fprintf(w, "    segment: %s of %s\n", plan.Segment, plan.Segment.Sequence())
 	}
 	fmt.Fprintf(w, "  scenarios: %d scenario(s), %s max duration (incl. graceful stop): %s\n\n",
-		len(st), eng.MaxDuration(), strings.Join(names, ", "))
+		len(st), plan.Engine.MaxDuration(), strings.Join(names, ", "))
 }

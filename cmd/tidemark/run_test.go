@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 )
@@ -81,7 +82,7 @@ flow:
     checks: [{ status: 200 }]
 `)
 	code, stdout, stderr, ex := runScenario(t, file)
-	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	require.Equal(t, exitcode.OK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	require.Equal(t, float64(ts.Stats().Requests), count(ex, "http_reqs"), "the target served exactly what the engine counted")
 	require.Equal(t, count(ex, "http_reqs"), count(ex, "iterations"))
 	require.Contains(t, stdout, "testid: it")
@@ -97,7 +98,7 @@ flow:
   - url: `+url+`/
 `)
 	code, stdout, _, ex := runScenario(t, file)
-	require.Equal(t, exitOK, code, stdout)
+	require.Equal(t, exitcode.OK, code, stdout)
 	dropped, iters := count(ex, "dropped_iterations"), count(ex, "iterations")
 	require.Greater(t, dropped, 100.0, "5 VUs at 100 ms per iteration start at most ~100 of 200")
 	require.InDelta(t, 200, dropped+iters, 0, "every arrival is started or dropped")
@@ -114,11 +115,11 @@ func TestRunThresholdExitCodes(t *testing.T) {
 		want             int
 		message          string // on stderr; default k6's "have been crossed"
 	}{
-		{name: "pass", thresholds: `http_req_duration: ['p(95)<5000']`, want: exitOK},
-		{name: "fail", thresholds: `http_req_duration: ['p(95)<0']`, want: exitThresholdsFailed},
-		{name: "no-thresholds", thresholds: `http_req_duration: ['p(95)<0']`, args: []string{"--no-thresholds"}, want: exitOK},
-		{name: "invalid threshold", thresholds: `http_req_duration: ['rate<1']`, want: exitInvalidConfig},
-		{name: "abortOnFail", thresholds: `http_req_duration: [{threshold: 'p(95)<0', abortOnFail: true}]`, duration: "20s", want: exitThresholdsFailed,
+		{name: "pass", thresholds: `http_req_duration: ['p(95)<5000']`, want: exitcode.OK},
+		{name: "fail", thresholds: `http_req_duration: ['p(95)<0']`, want: exitcode.ThresholdsFailed},
+		{name: "no-thresholds", thresholds: `http_req_duration: ['p(95)<0']`, args: []string{"--no-thresholds"}, want: exitcode.OK},
+		{name: "invalid threshold", thresholds: `http_req_duration: ['rate<1']`, want: exitcode.InvalidConfig},
+		{name: "abortOnFail", thresholds: `http_req_duration: [{threshold: 'p(95)<0', abortOnFail: true}]`, duration: "20s", want: exitcode.ThresholdsFailed,
 			message: "thresholds on metrics 'http_req_duration' were crossed; at least one has abortOnFail enabled, stopping test prematurely"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +129,7 @@ func TestRunThresholdExitCodes(t *testing.T) {
 			start := time.Now()
 			code, stdout, stderr, _ := runScenario(t, file, tc.args...)
 			require.Equal(t, tc.want, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-			if tc.want == exitThresholdsFailed {
+			if tc.want == exitcode.ThresholdsFailed {
 				require.Contains(t, stderr, cmp.Or(tc.message, "thresholds on metrics 'http_req_duration' have been crossed"))
 			}
 			if tc.duration != "" {
@@ -151,12 +152,12 @@ func TestRunInvalidScenario(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			code, _, stderr, _ := runScenario(t, writeScenario(t, tc.body), tc.args...)
-			require.Equal(t, exitInvalidConfig, code)
+			require.Equal(t, exitcode.InvalidConfig, code)
 			require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one clear message: %s", stderr)
 		})
 	}
 	code, _, stderr, _ := runScenario(t, filepath.Join(t.TempDir(), "missing.yaml"))
-	require.Equal(t, exitInvalidConfig, code)
+	require.Equal(t, exitcode.InvalidConfig, code)
 	require.Contains(t, stderr, "missing.yaml")
 }
 
@@ -188,7 +189,7 @@ func TestRunSIGTERM(t *testing.T) {
 	}
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "exit error: %v", err)
-	require.Equal(t, exitExternalAbort, ee.ExitCode(), "stderr:\n%s", stderr.String())
+	require.Equal(t, exitcode.ExternalAbort, ee.ExitCode(), "stderr:\n%s", stderr.String())
 	require.Contains(t, stdout.String(), "TOTAL RESULTS")
 	require.Contains(t, stdout.String(), "http_reqs")
 	require.Contains(t, stderr.String(), "interrupted")

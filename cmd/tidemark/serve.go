@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -24,8 +24,8 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/store"
 )
 
@@ -53,7 +53,7 @@ type serveConfig struct {
 }
 
 // serveCmd is `tidemark serve`: the embedded Prometheus-compatible store.
-func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &serveConfig{}
 	cmd := app.Command("serve", "Run the embedded Prometheus-compatible store: remote-write receiver (1.0 and 2.0), "+
 		"Prometheus HTTP API for PromQL and Grafana, and scraper.")
@@ -79,33 +79,17 @@ func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() 
 		StringVar(&cfg.externalURL)
 	cfg.web = kingpinflag.AddFlags(cmd, defaultServeAddress)
 
-	return cmd, func() int {
-		logger := g.logger()
-		if err := serve(cfg, logger); err != nil {
-			logger.Error("Serve failed", "err", err)
-			var cfgErr configError
-			if errors.As(err, &cfgErr) || errors.Is(err, store.ErrInvalidConfig) {
-				return exitInvalidConfig
-			}
-			return exitGeneric
-		}
-		return exitOK
-	}
+	return cmd, func(ctx context.Context) error { return serve(ctx, cfg, g.logger()) }
 }
-
-// configError marks errors in the command line or configuration files.
-type configError struct{ error }
-
-func (e configError) Unwrap() error { return e.error }
 
 func (c *serveConfig) storeConfig() (store.Config, error) {
 	retention, err := model.ParseDuration(c.retentionTime)
 	if err != nil {
-		return store.Config{}, configError{fmt.Errorf("parse --storage.tsdb.retention.time: %w", err)}
+		return store.Config{}, exitcode.Invalid(fmt.Errorf("parse --storage.tsdb.retention.time: %w", err))
 	}
 	ooo, err := model.ParseDuration(c.oooWindow)
 	if err != nil {
-		return store.Config{}, configError{fmt.Errorf("parse --storage.tsdb.out-of-order-time-window: %w", err)}
+		return store.Config{}, exitcode.Invalid(fmt.Errorf("parse --storage.tsdb.out-of-order-time-window: %w", err))
 	}
 	return store.Config{
 		Dir:              c.dataDir,
@@ -123,17 +107,16 @@ func (c *serveConfig) storeConfig() (store.Config, error) {
 	}, nil
 }
 
-func serve(c *serveConfig, logger *slog.Logger) error {
+func serve(ctx context.Context, c *serveConfig, logger *slog.Logger) error {
 	scfg, err := c.storeConfig()
 	if err != nil {
 		return err
 	}
 	if *c.web.WebConfigFile != "" {
 		if err := web.Validate(*c.web.WebConfigFile); err != nil {
-			return configError{fmt.Errorf("validate --web.config.file: %w", err)}
+			return exitcode.Invalid(fmt.Errorf("validate --web.config.file: %w", err))
 		}
 	}
-	ctx := context.Background()
 	if url, ok, err := store.Discover(ctx, scfg.Dir); err == nil && ok {
 		return fmt.Errorf("data directory %q is already served by %s: %w", scfg.Dir, url, store.ErrLocked)
 	}
@@ -141,28 +124,20 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 	// We listen ourselves (rather than web.ListenAndServe) to learn the bound address for
 	// the discovery file, also with port 0. With systemd socket activation the sockets are
 	// systemd's, and the discovery file takes --web.external-url.
-	systemd := c.web.WebSystemdSocket != nil && *c.web.WebSystemdSocket
 	var listeners []net.Listener
 	baseURL := scfg.ExternalURL
-	if !systemd {
-		if listeners, err = listen(*c.web.WebListenAddresses); err != nil {
+	if c.web.WebSystemdSocket == nil || !*c.web.WebSystemdSocket {
+		if listeners, err = store.Listen(*c.web.WebListenAddresses); err != nil {
 			return err
 		}
-		baseURL = baseURLFor(listeners[0].Addr(), webConfigHasTLS(*c.web.WebConfigFile))
+		baseURL = store.BaseURL(listeners[0].Addr(), *c.web.WebConfigFile)
 	}
-	if scfg.ExternalURL == "" {
-		scfg.ExternalURL = baseURL
-	}
+	scfg.ExternalURL = cmp.Or(scfg.ExternalURL, baseURL)
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		versioncollector.NewCollector("tidemark"),
-	)
-	st, err := store.Open(scfg, logger, reg)
+	st, err := openServedStore(scfg, logger, reg)
 	if err != nil {
-		closeAll(listeners)
+		store.CloseListeners(listeners)
 		return err
 	}
 	// The store is closed last: after the HTTP server has drained, so that every write
@@ -175,7 +150,7 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 	removeAnnouncement := func() error { return nil }
 	if baseURL != "" {
 		if removeAnnouncement, err = store.Announce(scfg.Dir, baseURL); err != nil {
-			closeAll(listeners)
+			store.CloseListeners(listeners)
 			return err
 		}
 	}
@@ -189,35 +164,59 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.Handle("/", st.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
+	return runServer(ctx, srv, listeners, c.web, st.Reload, logger)
+}
 
+// openServedStore registers the process metrics and opens the store with its own.
+func openServedStore(scfg store.Config, logger *slog.Logger, reg *prometheus.Registry) (*store.Store, error) {
+	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
+		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
+		reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
+		return nil, fmt.Errorf("register the process metrics: %w", err)
+	}
+	st, err := store.Open(scfg, logger, reg)
+	if errors.Is(err, store.ErrInvalidConfig) {
+		return nil, exitcode.Invalid(err)
+	}
+	return st, err
+}
+
+// runServer serves srv on listeners (none: systemd's sockets) until ctx ends, then
+// drains it. SIGHUP calls reload, as it makes Prometheus re-read its configuration.
+func runServer(ctx context.Context, srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, reload func() error, logger *slog.Logger) error {
 	var g oklogrun.Group
-	g.Add(oklogrun.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
-	// SIGHUP re-reads --config.file, as it does for Prometheus.
+	stopCtx, stop := context.WithCancel(ctx)
+	g.Add(func() error {
+		<-stopCtx.Done()
+		if ctx.Err() != nil {
+			logger.Info("Received signal, shutting down")
+		}
+		return nil
+	}, func(error) { stop() })
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	hupCtx, stopHup := context.WithCancel(ctx)
 	g.Add(func() error {
 		for {
 			select {
 			case <-hup:
-				if err := st.Reload(); err != nil {
+				if err := reload(); err != nil {
 					logger.Error("Failed to reload scrape configuration", "err", err)
 					continue
 				}
 				logger.Info("Reloaded scrape configuration")
-			case <-hupCtx.Done():
+			case <-stopCtx.Done():
 				return nil
 			}
 		}
-	}, func(error) { stopHup() })
+	}, func(error) { stop() })
 	g.Add(func() error {
-		logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
 		var err error
-		if systemd {
-			err = web.ListenAndServe(srv, c.web, logger)
+		if listeners == nil {
+			err = web.ListenAndServe(srv, flags, logger)
 		} else {
-			err = web.ServeMultiple(listeners, srv, c.web, logger)
+			err = web.ServeMultiple(listeners, srv, flags, logger)
 		}
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
@@ -230,71 +229,5 @@ func serve(c *serveConfig, logger *slog.Logger) error {
 			logger.Warn("Failed to shut down HTTP server gracefully", "err", err)
 		}
 	})
-	err = g.Run()
-	if sigErr, ok := errors.AsType[*oklogrun.SignalError](err); ok {
-		logger.Info("Received signal, shut down cleanly", "signal", sigErr.Signal.String())
-		return nil
-	}
-	return err
-}
-
-func listen(addrs []string) ([]net.Listener, error) {
-	if len(addrs) == 0 {
-		return nil, configError{errors.New("no --web.listen-address")}
-	}
-	var ls []net.Listener
-	for _, a := range addrs {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			closeAll(ls)
-			return nil, fmt.Errorf("listen on %s: %w", a, err)
-		}
-		ls = append(ls, l)
-	}
-	return ls, nil
-}
-
-func closeAll(ls []net.Listener) {
-	for _, l := range ls {
-		_ = l.Close()
-	}
-}
-
-// baseURLFor is the URL clients on this host use for a listener: a wildcard address is
-// reached through loopback.
-func baseURLFor(addr net.Addr, tls bool) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		host, port = "127.0.0.1", "9091"
-	}
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	scheme := "http"
-	if tls {
-		scheme = "https"
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
-}
-
-// webConfigHasTLS reports whether an exporter-toolkit web config file turns on TLS.
-// exporter-toolkit has already validated the file.
-func webConfigHasTLS(path string) bool {
-	if path == "" {
-		return false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var c struct {
-		TLS struct {
-			Cert     string `yaml:"cert"`
-			CertFile string `yaml:"cert_file"`
-		} `yaml:"tls_server_config"`
-	}
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		return false
-	}
-	return strings.TrimSpace(c.TLS.Cert+c.TLS.CertFile) != ""
+	return g.Run()
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/target"
@@ -63,7 +64,7 @@ flow:
 	code := run([]string{"run", "-q", "--testid", "same-1", "--no-thresholds", "--remote-write.native-histograms",
 		"--no-remote-write.stale-markers", "--remote-write.push-interval", "1s",
 		"--remote-write.url", serveURL + "/api/v1/write", "--remote-write.url", prom.WriteURL(), scen}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
+	require.Equal(t, exitcode.OK, code, stderr.String())
 	served := float64(ts.Stats().Requests)
 	at := time.Now()
 

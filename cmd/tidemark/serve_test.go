@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/store"
 )
 
@@ -125,11 +126,11 @@ func TestServeBadFlags(t *testing.T) {
 		want     string
 		wantCode int
 	}{
-		{"retention", []string{"--storage.tsdb.retention.time=forever"}, "retention.time", exitInvalidConfig},
-		{"web config", []string{"--web.config.file=/nonexistent/web.yml"}, "web.config.file", exitInvalidConfig},
-		{"listen", []string{"--web.listen-address=256.0.0.1:1"}, "listen on 256.0.0.1:1", exitGeneric},
-		{"scrape config", []string{"--config.file=/nonexistent/prometheus.yml"}, "load scrape config", exitInvalidConfig},
-		{"external url", []string{"--web.external-url=http://[::1"}, "parse external url", exitInvalidConfig},
+		{"retention", []string{"--storage.tsdb.retention.time=forever"}, "retention.time", exitcode.InvalidConfig},
+		{"web config", []string{"--web.config.file=/nonexistent/web.yml"}, "web.config.file", exitcode.InvalidConfig},
+		{"listen", []string{"--web.listen-address=256.0.0.1:1"}, "listen on 256.0.0.1:1", exitcode.Generic},
+		{"scrape config", []string{"--config.file=/nonexistent/prometheus.yml"}, "load scrape config", exitcode.InvalidConfig},
+		{"external url", []string{"--web.external-url=http://[::1"}, "parse external url", exitcode.InvalidConfig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -2,20 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/sim"
 )
 
@@ -29,7 +26,7 @@ type simulateConfig struct {
 }
 
 // simulateCmd is `tidemark simulate`: the simulated cluster alone.
-func simulateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func simulateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &simulateConfig{serviceAddrs: map[string]string{}}
 	cmd := app.Command("simulate", "Run a simulated cluster (services with HPA, pods, CFS throttling, a database) from a YAML profile: "+
 		"one HTTP endpoint per service for load tests, and kube-state-metrics, cAdvisor and YACE RDS series on /metrics.")
@@ -42,35 +39,17 @@ func simulateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func
 	cmd.Flag("fast", "Shorten the HPA downscale stabilisation window for demos (says so in the output and in tidemark_sim_info).").BoolVar(&cfg.fast)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window used with --fast.").
 		Default(sim.FastDownscaleStabilization.String()).DurationVar(&cfg.fastWindow)
-	return cmd, func() int {
-		logger := g.logger()
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		if err := simulate(ctx, cfg, logger, g.stdout); err != nil {
-			logger.Error("Simulation failed", "err", err)
-			var cfgErr simulateConfigError
-			if errors.As(err, &cfgErr) {
-				return exitInvalidConfig
-			}
-			return exitGeneric
-		}
-		return exitOK
-	}
+	return cmd, func(ctx context.Context) error { return simulate(ctx, cfg, g.logger(), g.stdout) }
 }
-
-// simulateConfigError marks a bad profile or flag.
-type simulateConfigError struct{ error }
-
-func (e simulateConfigError) Unwrap() error { return e.error }
 
 // simulate runs the simulated cluster until ctx is done.
 func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, stdout io.Writer) error {
 	if cfg.fast && cfg.fastWindow <= 0 {
-		return simulateConfigError{fmt.Errorf("--fast.downscale-stabilization %s: expected a positive duration, such as 30s", cfg.fastWindow)}
+		return exitcode.Invalid(fmt.Errorf("--fast.downscale-stabilization %s: expected a positive duration, such as 30s", cfg.fastWindow))
 	}
 	p, err := sim.LoadProfile(cfg.profile)
 	if err != nil {
-		return simulateConfigError{err}
+		return exitcode.Invalid(err)
 	}
 	opts := []sim.Option{sim.WithMetricsAddress(cfg.listenAddress), sim.WithWebConfigFile(cfg.webConfigFile)}
 	for name, addr := range cfg.serviceAddrs {
@@ -82,7 +61,7 @@ func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, std
 	}
 	srv, err := sim.NewServer(p, logger, opts...)
 	if err != nil {
-		return simulateConfigError{err}
+		return exitcode.Invalid(err)
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err

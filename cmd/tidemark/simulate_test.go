@@ -14,6 +14,8 @@ import (
 
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // lockedBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -70,8 +72,7 @@ func TestSimulateBadProfile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("services:\n  - name: api\n    replicaz: 2\n"), 0o600))
 	err := simulate(t.Context(), &simulateConfig{profile: path, listenAddress: "127.0.0.1:0"}, promslog.NewNopLogger(), io.Discard)
-	var cfgErr simulateConfigError
-	require.ErrorAs(t, err, &cfgErr)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
 	require.ErrorContains(t, err, path+`:3: unknown field "replicaz" (expected one of:`)
 }
 
@@ -81,7 +82,6 @@ func TestSimulateBadFastWindow(t *testing.T) {
 	cancel() // a simulation that starts anyway ends at once
 	err := simulate(ctx, &simulateConfig{profile: "../../examples/cluster-shoong.yaml", listenAddress: "127.0.0.1:0",
 		fast: true, fastWindow: -time.Second}, promslog.NewNopLogger(), io.Discard)
-	var cfgErr simulateConfigError
-	require.ErrorAs(t, err, &cfgErr)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
 	require.ErrorContains(t, err, "--fast.downscale-stabilization -1s: expected a positive duration")
 }

@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
 )
 
@@ -41,7 +41,7 @@ type targetConfig struct {
 
 // targetCmd is `tidemark target`: the built-in HTTP target for examples, tests and
 // benchmarks.
-func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func() int) {
+func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &targetConfig{}
 	cmd := app.Command("target", targetHelp)
 	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
@@ -51,38 +51,33 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, func()
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
-	return cmd, func() int { return runTarget(cfg, g) }
+	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, g) }
 }
 
-func runTarget(cfg *targetConfig, g *globals) int {
+func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
 	logger := g.logger()
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
-		logger.Error("Invalid --latency", "err", err)
-		return exitInvalidConfig
+		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))
 	}
 	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize})
 	if err != nil {
-		logger.Error("Invalid target configuration", "err", err)
-		return exitInvalidConfig
+		return exitcode.Invalid(err)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(target.NewCollector(srv))
-
+	if err := reg.Register(target.NewCollector(srv)); err != nil {
+		return fmt.Errorf("register the target's metrics: %w", err)
+	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
-		logger.Error("Failed to listen", "err", err, "address", cfg.listen)
-		return exitGeneric
+		return fmt.Errorf("listen: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	logger.Info("Target listening", "address", ln.Addr().String(), "latency", lat.String(), "cpu_work_seconds", cfg.cpuWork.Seconds(),
 		"error_ratio", cfg.errorRatio, "error_status", cfg.errorStatus, "body_size", cfg.bodySize)
 	if err := srv.Serve(ctx, ln, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), 5*time.Second); err != nil {
-		logger.Error("Target server failed", "err", err)
-		return exitGeneric
+		return fmt.Errorf("serve: %w", err)
 	}
 	st := srv.Stats()
 	logger.Info("Target stopped", "requests", st.Requests, "errors", st.Errors)
-	return exitOK
+	return nil
 }

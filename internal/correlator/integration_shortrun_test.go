@@ -83,7 +83,7 @@ func TestCorrelateShortRunEmbeddedStore(t *testing.T) {
 			require.NoError(t, err)
 			client.Start()
 			res := eng.Run(context.Background())
-			require.Equal(t, engine.ExitOK, res.ExitCode)
+			require.False(t, res.Interrupted || res.Crossed, "the run passed")
 			require.NoError(t, client.Stop())
 			require.Zero(t, client.Stats().Dropped)
 			reqs, ok := agg.Snapshot().Metric("http_reqs")

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,13 +22,6 @@ import (
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
-)
-
-// Exit codes of a run (k6 errext/exitcodes, reference/k6.md §3.4).
-const (
-	ExitOK               = 0
-	ExitThresholdsFailed = 99
-	ExitExternalAbort    = 105
 )
 
 // Names of Tidemark's run metadata metrics. They are gauges and are not k6 metrics:
@@ -84,6 +76,8 @@ type Config struct {
 	HTTP request.Options
 	// UserAgent is sent by requests that set none.
 	UserAgent string
+	// VUs makes the VUs of every scenario; nil runs each scenario's YAML flow (Flow).
+	VUs VUSource
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// OnBoundary, when set, is called with the offset from the run start at every
@@ -104,7 +98,6 @@ type Engine struct {
 	pool    *metrics.TagPool
 	runTags *metrics.TagSet
 	scens   []*scenarioRun
-	env     *request.Env
 	started time.Time
 	startMu sync.Mutex
 }
@@ -112,19 +105,8 @@ type Engine struct {
 type scenarioRun struct {
 	sc         *scenario.Scenario
 	exec       *executor.Executor
-	steps      []compiledStep
-	mayUseTLS  bool            // a step's URL is https or dynamic
 	tags       *metrics.TagSet // run tags + scenario tags + scenario
 	targetTags *metrics.TagSet // run tags + scenario + unit
-}
-
-type compiledStep struct {
-	req   *request.Step // nil for a pause-only step
-	sleep scenario.Think
-	// group is the step's group path ("" for the root group) and groupTags the tags
-	// of its group_duration samples.
-	group     string
-	groupTags *metrics.TagSet
 }
 
 // New validates and prepares a run: it compiles every step and builds the executors.
@@ -160,7 +142,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	run = append(run, metrics.Tag{Key: "testid", Value: cfg.TestID})
 	e.runTags = e.pool.Intern(run)
-	e.env = &request.Env{Pusher: cfg.Pusher, Metrics: e.builtin, Pool: e.pool, UserAgent: cfg.UserAgent}
+	if e.cfg.VUs == nil {
+		e.cfg.VUs = Flow{}
+	}
 
 	var errs []error
 	for _, sc := range cfg.Test.Scenarios {
@@ -187,30 +171,18 @@ func (e *Engine) prepare(sc *scenario.Scenario) (*scenarioRun, error) {
 	}
 	base = append(base, metrics.Tag{Key: "scenario", Value: sc.Name})
 	sr := &scenarioRun{sc: sc}
-	sr.tags = e.pool.Intern(append([]metrics.Tag(nil), base...))
-	baseTags := sr.tags.Tags()
-	for i := range sc.Flow.Steps {
-		st := &sc.Flow.Steps[i]
-		cs := compiledStep{sleep: st.Sleep, group: request.GroupPath(st.Group)}
-		if cs.group != "" {
-			cs.groupTags = e.pool.With(sr.tags, metrics.Tag{Key: "group", Value: cs.group})
-		}
-		if st.URL != nil {
-			if !st.URL.Static() || !strings.HasPrefix(st.URL.String(), "http://") {
-				sr.mayUseTLS = true
-			}
-			rs, err := request.Compile(st, baseTags, e.pool, e.cfg.UserAgent)
-			if err != nil {
-				return nil, fmt.Errorf("scenario %q step %d: %w", sc.Name, i+1, err)
-			}
-			cs.req = rs
-		}
-		sr.steps = append(sr.steps, cs)
+	sr.tags = e.pool.Intern(base)
+	newVU, err := e.cfg.VUs.Prepare(sc, &VUEnv{
+		Pusher: e.cfg.Pusher, Metrics: e.builtin, Pool: e.pool, Tags: sr.tags,
+		HTTP: e.cfg.HTTP, UserAgent: e.cfg.UserAgent, Logger: e.logger,
+	})
+	if err != nil {
+		return nil, err
 	}
 	ex, err := executor.New(executor.Config{
 		Scenario: sc,
 		Segment:  e.cfg.Segment,
-		NewVU:    func(id int64) executor.VU { return e.newVU(sr, id) },
+		NewVU:    newVU,
 		Pusher:   e.cfg.Pusher,
 		Dropped:  e.builtin.DroppedIterations,
 		Tags:     sr.tags,
@@ -298,12 +270,12 @@ type StageWindow struct {
 type Result struct {
 	TestID     string
 	Start, End time.Time
-	// ExitCode is 0, 99 (thresholds crossed, or aborted by abortOnFail) or 105
-	// (interrupted by the caller).
-	ExitCode    int
+	// Interrupted is true when the caller's context ended the run (k6: exit code 105).
 	Interrupted bool
-	Aborted     bool
-	Crossed     bool
+	// Aborted is true when an abortOnFail threshold stopped the run early.
+	Aborted bool
+	// Crossed is true when a threshold failed at the final evaluation (k6: exit code 99).
+	Crossed bool
 	// Stages are the stage windows that began before the run ended, clipped to it.
 	Stages []StageWindow
 	// Scenarios is every scenario's final status.
@@ -312,8 +284,7 @@ type Result struct {
 
 // Run runs the test and returns once every scenario has stopped and the final
 // thresholds have been evaluated. Canceling ctx stops the run like SIGINT in k6: no
-// new iterations, running ones get gracefulStop; the result is then Interrupted with
-// exit code 105.
+// new iterations, running ones get gracefulStop; the result is then Interrupted.
 func (e *Engine) Run(ctx context.Context) Result {
 	for _, s := range e.scens {
 		s.exec.Init()
@@ -375,15 +346,10 @@ loop:
 	if e.cfg.Thresholds != nil {
 		res.Crossed, _ = e.cfg.Thresholds.Evaluate(end.Sub(start), true)
 	}
-	switch {
-	case res.Interrupted:
-		res.ExitCode = ExitExternalAbort
-	case res.Crossed || res.Aborted:
-		res.ExitCode = ExitThresholdsFailed
-	}
 	res.Stages = e.stages(start, end)
 	res.Scenarios = e.Status()
-	e.logger.Debug("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(), "exit_code", res.ExitCode)
+	e.logger.Debug("Run finished", "testid", e.cfg.TestID, "duration_seconds", end.Sub(start).Seconds(),
+		"interrupted", res.Interrupted, "crossed", res.Crossed, "aborted", res.Aborted)
 	return res
 }
 
@@ -465,117 +431,3 @@ func DefaultTestID(path string, now time.Time) string {
 	return stem + "-" + now.UTC().Format("20060102-150405")
 }
 
-// vu is one VU running a scenario's flow.
-type vu struct {
-	sr     *scenarioRun
-	e      *Engine
-	client *request.Client
-	vars   scenario.Vars
-	iter   int64
-	out    []metrics.Sample
-}
-
-func (e *Engine) newVU(sr *scenarioRun, id int64) executor.VU {
-	opts := e.cfg.HTTP
-	if !sr.mayUseTLS {
-		// Plain-HTTP flows never negotiate HTTP/2; not configuring it saves memory
-		// per VU and a lookup per request.
-		opts.DisableHTTP2 = true
-	}
-	v := &vu{sr: sr, e: e, client: request.NewClient(e.env, opts)}
-	v.vars.VU = id
-	v.vars.Rand = rand.New(rand.NewPCG(uint64(id), rand.Uint64()))
-	return v
-}
-
-// Close drops the VU's idle connections once its scenario has ended, so that a
-// finished scenario does not hold connections for the rest of the run.
-func (v *vu) Close() { v.client.Close() }
-
-var _ executor.Closer = (*vu)(nil)
-
-// Iterate runs the scenario's steps once and pushes the iteration's samples
-// (iterations and iteration_duration only when complete; data_sent and
-// data_received always, as bytes went on the wire either way).
-func (v *vu) Iterate(ctx context.Context) bool {
-	start := time.Now()
-	v.vars.Iter = v.iter
-	v.iter++
-	complete := true
-	s := v.out[:0]
-	// Consecutive steps of one group are one group() call: its group_duration is
-	// emitted when the next step leaves it, or at the end of a complete iteration.
-	var group *compiledStep
-	var groupStart time.Time
-	closeGroup := func(now time.Time) {
-		if group != nil {
-			s = append(s, metrics.Sample{Metric: v.e.builtin.GroupDuration, Tags: group.groupTags, Time: now, Value: now.Sub(groupStart).Seconds()})
-			group = nil
-		}
-	}
-	for i := range v.sr.steps {
-		st := &v.sr.steps[i]
-		if ctx.Err() != nil {
-			complete = false
-			break
-		}
-		if group == nil || st.group != group.group {
-			now := time.Now()
-			closeGroup(now)
-			if st.group != "" {
-				group, groupStart = st, now
-			}
-		}
-		if st.req != nil {
-			v.client.Do(ctx, st.req, &v.vars)
-		}
-		if d := think(st.sleep, v.vars.Rand); d > 0 && !sleep(ctx, d) {
-			complete = false
-			break
-		}
-	}
-	if ctx.Err() != nil {
-		complete = false
-	}
-	now := time.Now()
-	sent, recv := v.client.TakeBytes()
-	b := v.e.builtin
-	tags := v.sr.tags
-	if complete {
-		closeGroup(now)
-		s = append(s,
-			metrics.Sample{Metric: b.Iterations, Tags: tags, Time: now, Value: 1},
-			metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: now, Value: now.Sub(start).Seconds()},
-		)
-	}
-	if sent > 0 || recv > 0 {
-		s = append(s,
-			metrics.Sample{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent)},
-			metrics.Sample{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv)},
-		)
-	}
-	if len(s) > 0 {
-		v.e.cfg.Pusher.Push(s)
-	}
-	v.out = s[:0]
-	return complete
-}
-
-func think(t scenario.Think, r interface{ Int64N(int64) int64 }) time.Duration {
-	if t.Max > t.Min {
-		return t.Min + time.Duration(r.Int64N(int64(t.Max-t.Min)+1))
-	}
-	return t.Min
-}
-
-// sleep waits d or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

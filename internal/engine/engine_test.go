@@ -71,7 +71,7 @@ func startTarget(t *testing.T, cfg target.Config) (*target.Server, string) {
 	return targettest.Start(t, cfg)
 }
 
-func flow(t *testing.T, url string) scenario.Flow {
+func flowOf(t *testing.T, url string) scenario.Flow {
 	t.Helper()
 	u, err := scenario.ParseTemplate(url)
 	require.NoError(t, err)
@@ -95,11 +95,11 @@ func TestRunRequestCountsMatchTarget(t *testing.T) {
 	ts, url := startTarget(t, target.Config{})
 	s := newSink(t)
 	e := newEngine(t, s, nil,
-		&scenario.Scenario{Name: "closed", Executor: scenario.ConstantVUs, VUs: 4, Duration: 500 * time.Millisecond, Flow: flow(t, url+"/a")},
-		&scenario.Scenario{Name: "open", Executor: scenario.ConstantArrivalRate, StartTime: 600 * time.Millisecond, Rate: 200, Duration: time.Second, PreAllocatedVUs: 20, MaxVUs: 200, Flow: flow(t, url+"/b")},
+		&scenario.Scenario{Name: "closed", Executor: scenario.ConstantVUs, VUs: 4, Duration: 500 * time.Millisecond, Flow: flowOf(t, url+"/a")},
+		&scenario.Scenario{Name: "open", Executor: scenario.ConstantArrivalRate, StartTime: 600 * time.Millisecond, Rate: 200, Duration: time.Second, PreAllocatedVUs: 20, MaxVUs: 200, Flow: flowOf(t, url+"/b")},
 	)
 	res := e.Run(context.Background())
-	require.Equal(t, ExitOK, res.ExitCode)
+	require.False(t, res.Interrupted || res.Crossed || res.Aborted)
 	require.Equal(t, float64(ts.Stats().Requests), s.sum("http_reqs"), "the engine counts what the target served")
 	require.Equal(t, s.sum("http_reqs"), s.sum("iterations"), "one request per iteration")
 	open := res.Scenarios[1]
@@ -120,7 +120,7 @@ func TestRunDroppedIterations(t *testing.T) {
 	t.Parallel()
 	_, url := startTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}})
 	s := newSink(t)
-	e := newEngine(t, s, nil, &scenario.Scenario{Name: "d", Executor: scenario.ConstantArrivalRate, Rate: 100, Duration: time.Second, PreAllocatedVUs: 1, MaxVUs: 3, Flow: flow(t, url)})
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "d", Executor: scenario.ConstantArrivalRate, Rate: 100, Duration: time.Second, PreAllocatedVUs: 1, MaxVUs: 3, Flow: flowOf(t, url)})
 	res := e.Run(context.Background())
 	st := res.Scenarios[0]
 	require.Equal(t, int64(100), st.Iterations+st.Dropped)
@@ -137,13 +137,13 @@ func TestRunThresholdsAndAbort(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		th       ThresholdsFunc
-		exit     int
+		crossed  bool
 		aborted  bool
 		maxTaken time.Duration
 	}{
-		{name: "passing", th: func(time.Duration, bool) (bool, bool) { return false, false }, exit: ExitOK},
-		{name: "crossed at the end", th: func(_ time.Duration, final bool) (bool, bool) { return final, false }, exit: ExitThresholdsFailed},
-		{name: "abortOnFail stops early", th: func(time.Duration, bool) (bool, bool) { return true, true }, exit: ExitThresholdsFailed, aborted: true, maxTaken: 4 * time.Second},
+		{name: "passing", th: func(time.Duration, bool) (bool, bool) { return false, false }},
+		{name: "crossed at the end", th: func(_ time.Duration, final bool) (bool, bool) { return final, false }, crossed: true},
+		{name: "abortOnFail stops early", th: func(time.Duration, bool) (bool, bool) { return true, true }, crossed: true, aborted: true, maxTaken: 4 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -163,9 +163,9 @@ func TestRunThresholdsAndAbort(t *testing.T) {
 				mu.Unlock()
 				return tc.th(el, final)
 			})
-			e := newEngine(t, s, th, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: dur, GracefulStop: time.Second, Flow: flow(t, url)})
+			e := newEngine(t, s, th, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: dur, GracefulStop: time.Second, Flow: flowOf(t, url)})
 			res := e.Run(context.Background())
-			require.Equal(t, tc.exit, res.ExitCode)
+			require.Equal(t, tc.crossed, res.Crossed)
 			require.Equal(t, tc.aborted, res.Aborted)
 			require.Equal(t, 1, finals, "one final evaluation")
 			if tc.maxTaken > 0 {
@@ -180,11 +180,10 @@ func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	_, url := startTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 200 * time.Millisecond}})
 	s := newSink(t)
-	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: time.Hour, GracefulStop: 5 * time.Second, Flow: flow(t, url)})
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: time.Hour, GracefulStop: 5 * time.Second, Flow: flowOf(t, url)})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	res := e.Run(ctx)
-	require.Equal(t, ExitExternalAbort, res.ExitCode)
 	require.True(t, res.Interrupted)
 	require.Less(t, res.End.Sub(res.Start), 2*time.Second)
 	require.Zero(t, res.Scenarios[0].Interrupted, "gracefulStop let the running iterations finish")
@@ -196,7 +195,7 @@ func TestScenarioTargetSamples(t *testing.T) {
 	_, url := startTarget(t, target.Config{})
 	s := newSink(t)
 	e := newEngine(t, s, nil, &scenario.Scenario{Name: "r", Executor: scenario.RampingArrivalRate, StartRate: 10, PreAllocatedVUs: 5,
-		Stages: []scenario.Stage{{Duration: 1200 * time.Millisecond, Target: 10}}, Flow: flow(t, url)})
+		Stages: []scenario.Stage{{Duration: 1200 * time.Millisecond, Target: 10}}, Flow: flowOf(t, url)})
 	res := e.Run(context.Background())
 	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1", "scenario": "r", "unit": "iterations_per_second"}, s.tagsOf("tidemark_scenario_target"))
 	require.GreaterOrEqual(t, s.counts["tidemark_scenario_target"], 2)
@@ -227,9 +226,9 @@ func TestOnBoundary(t *testing.T) {
 	var mu sync.Mutex
 	var got []time.Duration
 	e, err := New(Config{TestID: "tid", Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Test: &scenario.Test{Scenarios: []*scenario.Scenario{
-		{Name: "a", Executor: scenario.RampingVUs, GracefulRampDown: time.Second, GracefulStop: time.Second, Flow: flow(t, url),
+		{Name: "a", Executor: scenario.RampingVUs, GracefulRampDown: time.Second, GracefulStop: time.Second, Flow: flowOf(t, url),
 			Stages: []scenario.Stage{{Duration: 200 * time.Millisecond, Target: 1}, {Duration: 300 * time.Millisecond, Target: 1}}},
-		{Name: "b", Executor: scenario.ConstantVUs, StartTime: 100 * time.Millisecond, VUs: 1, Duration: 100 * time.Millisecond, GracefulStop: time.Second, Flow: flow(t, url)},
+		{Name: "b", Executor: scenario.ConstantVUs, StartTime: 100 * time.Millisecond, VUs: 1, Duration: 100 * time.Millisecond, GracefulStop: time.Second, Flow: flowOf(t, url)},
 	}}, OnBoundary: func(d time.Duration) {
 		mu.Lock()
 		got = append(got, d)
@@ -274,8 +273,8 @@ func TestExecutionSegmentsPartitionTheRun(t *testing.T) {
 		wg.Go(func() {
 			e, err := New(Config{TestID: "tid", Segment: pacer.MustParseSegment(seg, "0,1/2,1"), Pusher: metrics.PusherFunc(func([]metrics.Sample) {}),
 				Test: &scenario.Test{Scenarios: []*scenario.Scenario{
-					{Name: "open", Executor: scenario.ConstantArrivalRate, Rate: 101, Duration: time.Second, PreAllocatedVUs: 10, MaxVUs: 50, GracefulStop: time.Second, Flow: flow(t, url)},
-					{Name: "shared", Executor: scenario.SharedIterations, VUs: 3, Iterations: 51, GracefulStop: time.Second, Flow: flow(t, url)},
+					{Name: "open", Executor: scenario.ConstantArrivalRate, Rate: 101, Duration: time.Second, PreAllocatedVUs: 10, MaxVUs: 50, GracefulStop: time.Second, Flow: flowOf(t, url)},
+					{Name: "shared", Executor: scenario.SharedIterations, VUs: 3, Iterations: 51, GracefulStop: time.Second, Flow: flowOf(t, url)},
 				}}})
 			if err != nil {
 				t.Error(err)
@@ -313,9 +312,9 @@ func TestRunClosesConnectionsOfFinishedScenarios(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	s := newSink(t)
-	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: 200 * time.Millisecond, Flow: flow(t, srv.URL+"/")})
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 3, Duration: 200 * time.Millisecond, Flow: flowOf(t, srv.URL+"/")})
 	res := e.Run(context.Background())
-	require.Equal(t, ExitOK, res.ExitCode)
+	require.False(t, res.Interrupted || res.Crossed || res.Aborted)
 	require.Positive(t, s.sum("http_reqs"))
 	require.Eventually(t, func() bool { return open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"connections still open after the run: %d", open.Load())

@@ -1,0 +1,72 @@
+// Package exitcode holds the process exit codes Tidemark shares with k6 (reference/k6.md
+// §3.4) and the one rule that maps an error to them. Subcommands return errors; only
+// main turns them into an exit code, through Of.
+package exitcode
+
+import (
+	"errors"
+)
+
+// The exit codes, as k6 uses them (k6 errext/exitcodes).
+const (
+	// OK is a run or command that did what it was asked.
+	OK = 0
+	// ThresholdsFailed is a run whose thresholds were crossed, or stopped by abortOnFail.
+	ThresholdsFailed = 99
+	// InvalidConfig is a bad command line, configuration, catalog or scenario file.
+	InvalidConfig = 104
+	// ExternalAbort is a run interrupted by SIGINT or SIGTERM.
+	ExternalAbort = 105
+	// Generic is every other failure.
+	Generic = 255
+)
+
+// Coder is an error that carries its exit code.
+type Coder interface {
+	ExitCode() int
+}
+
+// Error is an error with an exit code. Its message is Err's.
+type Error struct {
+	Code int
+	Err  error
+}
+
+// Error returns the wrapped error's message.
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode returns the code.
+func (e *Error) ExitCode() int { return e.Code }
+
+var _ Coder = (*Error)(nil)
+
+// With gives err the exit code; a nil err stays nil.
+func With(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Err: err}
+}
+
+// Invalid marks err as a configuration error (exit code 104): a flag, a configuration
+// file, a catalog or a scenario that cannot be used as given. A nil err stays nil.
+func Invalid(err error) error { return With(InvalidConfig, err) }
+
+// IsInvalid reports whether err is, or wraps, a configuration error.
+func IsInvalid(err error) bool { return Of(err) == InvalidConfig }
+
+// Of returns the exit code for err: OK for nil, the code of the first Coder in its
+// chain, else Generic.
+func Of(err error) int {
+	if err == nil {
+		return OK
+	}
+	var c Coder
+	if errors.As(err, &c) {
+		return c.ExitCode()
+	}
+	return Generic
+}

@@ -1,0 +1,44 @@
+package exitcode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestOf(t *testing.T) {
+	t.Parallel()
+	base := errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, OK},
+		{"plain", base, Generic},
+		{"context canceled alone", context.Canceled, Generic},
+		{"invalid", Invalid(base), InvalidConfig},
+		{"wrapped invalid", fmt.Errorf("load: %w", Invalid(base)), InvalidConfig},
+		{"thresholds", With(ThresholdsFailed, base), ThresholdsFailed},
+		{"first in a join wins", errors.Join(With(ExternalAbort, base), With(ThresholdsFailed, base)), ExternalAbort},
+		{"outermost code wins", With(Generic, Invalid(base)), Generic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, Of(tc.err))
+		})
+	}
+}
+
+func TestWithKeepsMessageAndChain(t *testing.T) {
+	t.Parallel()
+	base := errors.New("boom")
+	err := Invalid(base)
+	require.EqualError(t, err, "boom")
+	require.ErrorIs(t, err, base)
+	require.True(t, IsInvalid(fmt.Errorf("x: %w", err)))
+	require.NoError(t, Invalid(nil))
+}
