@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/common/config"
-	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/exporter"
 	"github.com/tidemark/tidemark/internal/loadtest"
@@ -81,123 +78,36 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 	return f
 }
 
-// k6's remote-write output name and its default URL (reference/k6.md §1.1–1.2).
-const (
-	k6RemoteWriteOutput = "experimental-prometheus-rw"
-	k6DefaultServerURL  = "http://localhost:9090/api/v1/write"
-)
-
-// defaultInstanceID is the Job completion index of an Indexed Job, else the host name.
-func defaultInstanceID(environ []string) string {
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "JOB_COMPLETION_INDEX="); ok && v != "" {
-			return v
-		}
+// overrides are the remote-write flags given on the command line.
+func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides {
+	o := remotewrite.Overrides{ConfigFile: f.rwConfigFile, Labels: f.rwLabels, DropLabels: f.rwDropLabels,
+		Outputs: f.outs, Environ: f.environ(), TestID: testID, InstanceID: instanceID}
+	if f.set.url {
+		o.URLs = append([]string{}, f.rwURLs...)
 	}
-	h, err := os.Hostname()
-	if err != nil {
-		return ""
+	if f.set.protocol {
+		o.Protocol = &f.rwProtocol
 	}
-	return h
+	if f.set.interval {
+		o.PushInterval = &f.rwInterval
+	}
+	if f.set.trendStats {
+		o.TrendStats = &f.rwTrendStats
+	}
+	if f.set.native {
+		o.NativeHistograms = &f.rwNative
+	}
+	if f.set.stale {
+		o.StaleMarkers = &f.rwStale
+	}
+	return o
 }
 
 // remoteWriteConfigs composes one configuration per remote-write endpoint; none when
-// remote write is off. It also returns the series naming the exporter shares.
+// remote write is off.
 func (f *outputFlags) remoteWriteConfigs(testID, instanceID string) ([]remotewrite.Config, error) {
-	cfg, err := f.composeRemoteWrite(testID, instanceID)
-	if err != nil {
-		return nil, err
-	}
-	urls := []*config.URL{cfg.URL}
-	if f.set.url {
-		urls = urls[:0]
-		for _, raw := range f.rwURLs {
-			u, err := remotewrite.ParseURL(raw)
-			if err != nil {
-				return nil, fmt.Errorf("--remote-write.url: %w", err)
-			}
-			urls = append(urls, &config.URL{URL: u})
-		}
-	}
-	var out []remotewrite.Config
-	for _, u := range urls {
-		if u == nil || u.URL == nil || u.String() == "" {
-			continue
-		}
-		c := cfg
-		c.URL = u
-		if err := c.Validate(); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// composeRemoteWrite applies, lowest first: defaults, the config file, k6's
-// environment variables and the flags given on the command line.
-func (f *outputFlags) composeRemoteWrite(testID, instanceID string) (remotewrite.Config, error) {
-	cfg := remotewrite.DefaultConfig
-	cfg.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
-	if f.rwConfigFile != "" {
-		var err error
-		if cfg, err = remotewrite.LoadFile(f.rwConfigFile); err != nil {
-			return cfg, err
-		}
-	}
-	if _, err := cfg.ApplyK6Env(f.environ()); err != nil {
-		return cfg, err
-	}
-	if f.set.protocol {
-		cfg.Protocol = f.rwProtocol
-	}
-	if f.set.interval {
-		cfg.PushInterval = model.Duration(f.rwInterval)
-	}
-	if f.set.trendStats {
-		cfg.Series.TrendStats = series.SplitStats(f.rwTrendStats)
-	}
-	if f.set.native {
-		cfg.Series.NativeHistograms = f.rwNative
-	}
-	if f.set.stale {
-		cfg.StaleMarkers = f.rwStale
-	}
-	if err := f.applySeriesFlags(&cfg.Series, testID, instanceID); err != nil {
-		return cfg, err
-	}
-	for _, o := range f.outs {
-		// k6 ignores anything after "=" for this output; so do we.
-		name, _, _ := strings.Cut(o, "=")
-		if name != k6RemoteWriteOutput {
-			return cfg, fmt.Errorf("--out %q: the only output is %s (see also --exporter.listen-address)", o, k6RemoteWriteOutput)
-		}
-		if cfg.URL == nil || cfg.URL.URL == nil {
-			u, _ := url.Parse(k6DefaultServerURL)
-			cfg.URL = &config.URL{URL: u}
-		}
-	}
-	return cfg, nil
-}
-
-// applySeriesFlags adds --remote-write.label, --remote-write.drop-label, the test id
-// and the instance id.
-func (f *outputFlags) applySeriesFlags(c *series.Config, testID, instanceID string) error {
-	labels, err := remotewrite.ParseLabels(f.rwLabels)
-	if err != nil {
-		return fmt.Errorf("--remote-write.label: %w", err)
-	}
-	if len(labels) > 0 && c.Labels == nil {
-		c.Labels = map[string]string{}
-	}
-	for k, v := range labels {
-		c.Labels[k] = v
-	}
-	for _, l := range f.rwDropLabels {
-		c.LabelRules = append(c.LabelRules, series.LabelRule{Label: l, Action: series.ActionDrop})
-	}
-	c.TestID, c.InstanceID = testID, instanceID
-	return c.Validate()
+	_, cfgs, err := remotewrite.Compose(f.overrides(testID, instanceID))
+	return cfgs, err
 }
 
 // build returns the run's output sinks. store is the run's aggregate store; runTags
@@ -206,17 +116,13 @@ func (f *outputFlags) applySeriesFlags(c *series.Config, testID, instanceID stri
 func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
 	instanceID := f.instanceID
 	if instanceID == "" {
-		instanceID = defaultInstanceID(f.environ())
+		instanceID = remotewrite.DefaultInstanceID(f.environ())
 	}
 	testID := runTags[series.LabelTestID]
 	src := series.FromAggregate(store)
 	reg := prometheus.NewRegistry()
 
-	base, err := f.composeRemoteWrite(testID, instanceID)
-	if err != nil {
-		return nil, err
-	}
-	cfgs, err := f.remoteWriteConfigs(testID, instanceID)
+	base, cfgs, err := remotewrite.Compose(f.overrides(testID, instanceID))
 	if err != nil {
 		return nil, err
 	}

@@ -115,10 +115,10 @@ func TestOutputFlagsErrors(t *testing.T) {
 	require.ErrorContains(t, err, "scheme must be http or https")
 	f = parseOutputFlags(t, nil, "-o", "json")
 	_, err = f.remoteWriteConfigs("id", "")
-	require.ErrorContains(t, err, `--out "json": the only output is experimental-prometheus-rw`)
+	require.ErrorContains(t, err, `output "json": the only output is experimental-prometheus-rw`)
 	f = parseOutputFlags(t, nil, "--remote-write.url=http://user:pa/ss@x:9090/w")
 	_, err = f.remoteWriteConfigs("id", "")
-	require.ErrorContains(t, err, "--remote-write.url")
+	require.ErrorContains(t, err, "remote-write url")
 	require.NotContains(t, err.Error(), "pa/ss")
 	require.NotContains(t, err.Error(), "user:pa", "not even the part before the slash")
 	f = parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.label=1bad=x")
@@ -127,14 +127,6 @@ func TestOutputFlagsErrors(t *testing.T) {
 	f = parseOutputFlags(t, []string{"K6_PROMETHEUS_RW_SIGV4_REGION=x"})
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, "must be set together")
-}
-
-func TestDefaultInstanceID(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "4", defaultInstanceID([]string{"A=b", "JOB_COMPLETION_INDEX=4"}))
-	host, err := os.Hostname()
-	require.NoError(t, err)
-	require.Equal(t, host, defaultInstanceID(nil))
 }
 
 // TestOutputSinks runs both sinks over a real aggregate store.
