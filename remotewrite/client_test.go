@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/version"
 	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
 	"github.com/stretchr/testify/require"
 
@@ -59,12 +60,12 @@ func (s *counterSource) Snapshot() []series.Input {
 
 const reqsKey = `k6_http_reqs_total{status="200",testid="t1"}`
 
-func start(t *testing.T, cfg remotewrite.Config, src series.Snapshotter, logger *slog.Logger, reg prometheus.Registerer) *remotewrite.Client {
+func start(t *testing.T, cfg remotewrite.Config, src series.Snapshotter, logger *slog.Logger, reg prometheus.Registerer, opts ...remotewrite.Option) *remotewrite.Client {
 	t.Helper()
 	if logger == nil {
 		logger = promslog.NewNopLogger()
 	}
-	c, err := remotewrite.NewClient(cfg, src, logger, reg, remotewrite.WithUserAgent("tidemark/test"))
+	c, err := remotewrite.NewClient(cfg, src, logger, reg, opts...)
 	require.NoError(t, err)
 	c.Start()
 	t.Cleanup(func() { _ = c.Stop() })
@@ -87,7 +88,7 @@ func TestProtocolV1(t *testing.T) {
 	require.Equal(t, "snappy", h.Get("Content-Encoding"))
 	require.Equal(t, "application/x-protobuf", h.Get("Content-Type"))
 	require.Equal(t, "0.1.0", h.Get("X-Prometheus-Remote-Write-Version"))
-	require.Equal(t, "tidemark/test", h.Get("User-Agent"))
+	require.Equal(t, "tidemark/"+version.Version, h.Get("User-Agent"))
 
 	// Exactly the mapper's series, each with one sample.
 	m, err := series.NewMapper(cfg.Series)
@@ -164,34 +165,34 @@ func TestNoGaps(t *testing.T) {
 	rc := newReceiver(t)
 	src := newCounterSource()
 	src.set(7)
-	var mu sync.Mutex
-	clock := time.UnixMilli(1_700_000_000_000)
-	now := func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		clock = clock.Add(5 * time.Second)
-		return clock
-	}
+	clk := newFakeClock()
 	cfg := testConfig(rc.url())
+	cfg.PushInterval = modelDuration(5 * time.Second)
 	cfg.StaleMarkers = false
-	c, err := remotewrite.NewClient(cfg, src, promslog.NewNopLogger(), nil, remotewrite.WithClock(now))
-	require.NoError(t, err)
-	c.Start()
-	rc.waitRequests(t, 4, 5*time.Second)
+	c := start(t, cfg, src, nil, nil, remotewrite.WithClock(clk))
+	for i := 1; i <= 4; i++ {
+		clk.await(t, 1) // the push ticker
+		clk.Advance(5 * time.Second)
+		rc.waitRequests(t, i, 5*time.Second)
+	}
 	require.NoError(t, c.Stop())
 	var ts []int64
-	for _, p := range rc.accepted() {
-		if p.series == reqsKey {
-			require.Equal(t, 7.0, p.value)
-			ts = append(ts, p.ts)
+	for _, r := range rc.requests()[:4] { // the final push follows the fourth 1 ms later
+		for _, p := range r.points {
+			if p.series == reqsKey {
+				require.Equal(t, 7.0, p.value)
+				ts = append(ts, p.ts)
+			}
 		}
 	}
-	require.GreaterOrEqual(t, len(ts), 4)
+	require.Len(t, ts, 4)
 	for i := 1; i < len(ts); i++ {
 		require.Equal(t, int64(5000), ts[i]-ts[i-1], "one point per push, stamped with the push time")
 	}
 }
 
+// TestRetry5xx: a 5xx is retried with exponential backoff (min_backoff doubling, with
+// jitter in [backoff/2, backoff]) until accepted, and every count agrees.
 func TestRetry5xx(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t)
@@ -203,19 +204,32 @@ func TestRetry5xx(t *testing.T) {
 	})
 	src := newCounterSource()
 	src.set(42)
+	clk := newFakeClock()
 	cfg := testConfig(rc.url())
 	cfg.PushInterval = modelDuration(time.Second) // retries happen within one interval
 	reg := prometheus.NewRegistry()
-	c := start(t, cfg, src, nil, reg)
+	c := start(t, cfg, src, nil, reg, remotewrite.WithClock(clk))
+	clk.await(t, 1)
+	clk.Advance(time.Second) // the first push, answered 503
+	backoff := time.Duration(cfg.Queue.MinBackoff)
+	for range 3 {
+		clk.await(t, 2) // the ticker and the backoff
+		waited := clk.fireNext()
+		require.GreaterOrEqual(t, waited, backoff/2)
+		require.LessOrEqual(t, waited, backoff)
+		backoff *= 2
+	}
 	// Wait on the client, not the receiver, so Stop does not cut a request short.
-	require.Eventually(t, func() bool { return c.Stats().Requests > 0 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return c.Stats().Requests > 0 }, 5*time.Second, time.Millisecond)
 	require.NoError(t, c.Stop())
 	st := c.Stats()
-	require.GreaterOrEqual(t, st.Retries, uint64(3))
+	require.Equal(t, uint64(3), st.Retries)
 	require.Zero(t, st.Dropped)
 	require.Equal(t, 42.0, rc.latest()[reqsKey].value)
+	require.Len(t, rc.requests(), 6, "4 attempts, the final push, the stale markers")
 	require.Equal(t, float64(3*2), gathered(t, reg, "tidemark_remote_write_samples_failed_total"))
-	require.GreaterOrEqual(t, gathered(t, reg, "tidemark_remote_write_samples_retried_total"), float64(3*2))
+	require.Equal(t, float64(3*2), gathered(t, reg, "tidemark_remote_write_samples_retried_total"))
+	require.Equal(t, float64(3), gathered(t, reg, "tidemark_remote_write_requests_retried_total"))
 }
 
 // gathered returns the value of an unlabelled counter or gauge in reg.
@@ -236,10 +250,18 @@ func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	return 0
 }
 
+// TestRetry429RetryAfter: Retry-After outlasts the backoff and the pushes due
+// meanwhile: the newer snapshots supersede the older one but wait too.
 func TestRetry429RetryAfter(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t)
+	clk := newFakeClock()
+	var mu sync.Mutex
+	var at []time.Time // on the client's clock
 	rc.setRespond(func(n int, _ request) (int, http.Header, string) {
+		mu.Lock()
+		at = append(at, clk.Now())
+		mu.Unlock()
 		if n == 0 {
 			return http.StatusTooManyRequests, http.Header{"Retry-After": {"1"}}, "slow down"
 		}
@@ -249,11 +271,27 @@ func TestRetry429RetryAfter(t *testing.T) {
 	src.set(1)
 	cfg := testConfig(rc.url())
 	cfg.PushInterval = modelDuration(50 * time.Millisecond)
-	c := start(t, cfg, src, nil, nil)
-	reqs := rc.waitRequests(t, 2, 5*time.Second)
-	require.GreaterOrEqual(t, reqs[1].at.Sub(reqs[0].at), 990*time.Millisecond, "Retry-After honoured, even across newer snapshots")
+	c := start(t, cfg, src, nil, nil, remotewrite.WithClock(clk))
+	clk.await(t, 1)
+	clk.Advance(50 * time.Millisecond) // the first push, answered 429
+	requests := func() int { mu.Lock(); defer mu.Unlock(); return len(at) }
+	for requests() < 2 {
+		// Between requests the client waits on the ticker and on its backoff.
+		require.Eventually(t, func() bool { return clk.pending() >= 2 || requests() >= 2 }, 10*time.Second, time.Millisecond)
+		if requests() < 2 {
+			clk.fireNext()
+		}
+	}
+	mu.Lock()
+	require.GreaterOrEqual(t, at[1].Sub(at[0]), time.Second, "Retry-After honoured, even across newer snapshots")
+	mu.Unlock()
+	// Wait on the client, not the receiver, so Stop does not cut the retry short.
+	require.Eventually(t, func() bool { return c.Stats().Requests > 0 }, 5*time.Second, time.Millisecond)
 	require.NoError(t, c.Stop())
-	require.GreaterOrEqual(t, c.Stats().Retries, uint64(1))
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.Retries)
+	require.Positive(t, st.Superseded, "the pushes due during Retry-After were superseded")
+	require.Zero(t, st.Dropped)
 }
 
 // TestNetworkDownThenUp: the receiver is unreachable, then comes back on the same
@@ -269,15 +307,22 @@ func TestNetworkDownThenUp(t *testing.T) {
 	u, err := url.Parse("http://" + addr + "/api/v1/write")
 	require.NoError(t, err)
 	src := newCounterSource()
+	clk := newFakeClock()
 	cfg := testConfig(&config.URL{URL: u})
 	cfg.PushInterval = modelDuration(20 * time.Millisecond)
+	// A backoff of 80 ms and more waits past the next push, whatever the jitter.
+	cfg.Queue.MaxBackoff = modelDuration(100 * time.Millisecond)
 	logger, logs := newLogger(slog.LevelInfo)
-	c := start(t, cfg, src, logger, nil)
-	for i := range 20 {
+	c := start(t, cfg, src, logger, nil, remotewrite.WithClock(clk))
+	clk.await(t, 1)
+	clk.Advance(20 * time.Millisecond) // the first push, refused
+	for i := 0; i < 20 || c.Stats().Superseded == 0; i++ {
+		require.Less(t, i, 1000)
 		src.set(float64(i))
-		time.Sleep(10 * time.Millisecond)
+		clk.await(t, 2) // the ticker and the backoff
+		clk.fireNext()
 	}
-	require.Eventually(t, func() bool { return c.Stats().Failed > 0 }, 5*time.Second, 5*time.Millisecond)
+	require.Positive(t, c.Stats().Failed)
 
 	ln, err = net.Listen("tcp", addr)
 	require.NoError(t, err)
@@ -285,7 +330,7 @@ func TestNetworkDownThenUp(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	src.set(1000)
-	require.Eventually(t, func() bool { return rc.latest()[reqsKey].value == 1000 }, 5*time.Second, 5*time.Millisecond)
+	clk.drive(t, func() bool { return rc.latest()[reqsKey].value == 1000 })
 	require.NoError(t, c.Stop())
 
 	st := c.Stats()
@@ -324,26 +369,30 @@ func TestCoalescingBacklog(t *testing.T) {
 		return http.StatusNoContent, nil, ""
 	})
 	src := newCounterSource()
+	clk := newFakeClock()
 	cfg := testConfig(rc.url())
 	cfg.PushInterval = modelDuration(10 * time.Millisecond)
 	cfg.Queue.MaxBackoff = modelDuration(100 * time.Millisecond)
-	c := start(t, cfg, src, nil, nil)
+	c := start(t, cfg, src, nil, nil, remotewrite.WithClock(clk))
+	clk.await(t, 1)
+	clk.Advance(10 * time.Millisecond) // the first push, answered 500
+	begin := clk.Now()
 	for i := range 30 {
 		src.set(float64(i))
-		time.Sleep(10 * time.Millisecond)
+		clk.await(t, 2) // the ticker and the backoff
+		clk.fireNext()
 	}
 	// Recover only once the client has sent the newest value: from then on it must never
-	// go back to a queued older one (a request of 28 still in flight at recovery would
-	// rightly be accepted).
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return sent29 }, 5*time.Second, time.Millisecond)
-	failedRequests := len(rc.requests())
+	// go back to a queued older one.
+	clk.drive(t, func() bool { mu.Lock(); defer mu.Unlock(); return sent29 })
+	failedRequests, elapsed := len(rc.requests()), clk.Now().Sub(begin)
 	mu.Lock()
 	down = false
 	mu.Unlock()
-	require.Eventually(t, func() bool { return rc.latest()[reqsKey].value == 29 }, 5*time.Second, 5*time.Millisecond)
+	clk.drive(t, func() bool { return rc.latest()[reqsKey].value == 29 })
 	require.NoError(t, c.Stop())
-	// Exponential backoff: far fewer attempts than 300 ms / 10 ms pushes × retries.
-	require.Less(t, failedRequests, 20)
+	// Exponential backoff: far fewer attempts than one per push.
+	require.Less(t, failedRequests, int(elapsed/(10*time.Millisecond))/2, "%d attempts in %s", failedRequests, elapsed)
 	first := rc.accepted()
 	require.NotEmpty(t, first)
 	for _, p := range first {
@@ -376,15 +425,21 @@ func TestNonRetryable4xx(t *testing.T) {
 			rc.setRespond(func(int, request) (int, http.Header, string) { return tc.status, nil, tc.msg })
 			src := newCounterSource()
 			src.set(3)
+			clk := newFakeClock()
 			cfg := testConfig(rc.url())
 			cfg.PushInterval = modelDuration(20 * time.Millisecond)
 			cfg.StaleMarkers = false
 			logger, logs := newLogger(slog.LevelInfo)
-			c := start(t, cfg, src, logger, nil)
-			rc.waitRequests(t, 5, 5*time.Second)
+			c := start(t, cfg, src, logger, nil, remotewrite.WithClock(clk))
+			for i := 1; i <= 5; i++ {
+				clk.await(t, 1) // only the ticker: no backoff
+				clk.Advance(20 * time.Millisecond)
+				rc.waitRequests(t, i, 5*time.Second)
+			}
 			require.NoError(t, c.Stop())
 			st := c.Stats()
 			require.Zero(t, st.Retries, "no retry storm")
+			require.Len(t, rc.requests(), 6, "5 pushes and the final one, each sent once")
 			var received uint64
 			for _, r := range rc.requests() {
 				received += uint64(r.n)
@@ -541,14 +596,20 @@ func TestFinalFlush(t *testing.T) {
 		src := newCounterSource()
 		cfg := testConfig(rc.url())
 		cfg.PushInterval = modelDuration(time.Hour)
-		cfg.Queue.FinalFlushTimeout = modelDuration(200 * time.Millisecond)
-		c := start(t, cfg, src, nil, nil)
+		cfg.Queue.FinalFlushTimeout = modelDuration(100 * time.Millisecond)
+		// The clock never moves: the final push makes one attempt, and its backoff
+		// outlasts the (wall-clock) final flush timeouts of both flushes.
+		c := start(t, cfg, src, nil, nil, remotewrite.WithClock(newFakeClock()))
 		begin := time.Now()
 		err := c.Stop()
 		require.Less(t, time.Since(begin), 2*time.Second)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.ErrorContains(t, err, "final remote write flush")
-		require.Equal(t, uint64(4), c.Stats().Dropped) // 2 samples + 2 stale markers
+		require.ErrorContains(t, err, "send stale markers")
+		st := c.Stats()
+		require.Equal(t, uint64(4), st.Dropped) // 2 samples + 2 stale markers
+		require.Equal(t, uint64(2), st.Failed)
+		require.Len(t, rc.requests(), 1)
 	})
 	t.Run("never started", func(t *testing.T) {
 		t.Parallel()

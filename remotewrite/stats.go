@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 const namespace = "tidemark"
 
-// Stats are the client's delivery counts, for the end-of-test summary.
+// Stats are the client's delivery counts, for the end-of-test summary. They are read
+// off the client's metrics (tidemark_remote_write_*).
 type Stats struct {
 	// Samples counts samples (native histograms included) accepted by the receiver.
 	Samples uint64
@@ -18,7 +20,7 @@ type Stats struct {
 	Histograms uint64
 	// Requests counts requests accepted by the receiver.
 	Requests uint64
-	// Retries counts requests sent again after a recoverable error.
+	// Retries counts requests sent again after a recoverable error (network, 5xx, 429).
 	Retries uint64
 	// Failed counts samples in requests that failed, retried or not.
 	Failed uint64
@@ -58,11 +60,13 @@ func thousands(n uint64) string {
 	return string(out)
 }
 
-// selfMetrics are the client's own metrics.
+// selfMetrics are the client's own metrics. They are the one record of delivery: Stats
+// reads them.
 type selfMetrics struct {
 	samples     prometheus.Counter
 	histograms  prometheus.Counter
 	requests    prometheus.Counter
+	retries     prometheus.Counter
 	retried     prometheus.Counter
 	failed      prometheus.Counter
 	dropped     prometheus.Counter
@@ -79,6 +83,7 @@ func newSelfMetrics(reg prometheus.Registerer) (*selfMetrics, error) {
 		samples:    counter("samples_total", "Samples (native histograms included) accepted by the remote-write receiver."),
 		histograms: counter("histograms_total", "Native histogram samples accepted by the remote-write receiver."),
 		requests:   counter("requests_total", "Requests accepted by the remote-write receiver."),
+		retries:    counter("requests_retried_total", "Requests sent again after a recoverable error (network, 5xx, 429)."),
 		retried:    counter("samples_retried_total", "Samples sent again after a recoverable error (network, 5xx, 429)."),
 		failed:     counter("samples_failed_total", "Samples in requests that failed, retried or not."),
 		dropped:    counter("samples_dropped_total", "Samples given up on: rejected by the receiver or unsent when the final flush timed out."),
@@ -90,11 +95,45 @@ func newSelfMetrics(reg prometheus.Registerer) (*selfMetrics, error) {
 			Buckets: prometheus.ExponentialBuckets(0.005, 4, 7)}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.samples, m.histograms, m.requests, m.retried, m.failed, m.dropped, m.superseded, m.lastSuccess, m.duration} {
+		for _, c := range []prometheus.Collector{m.samples, m.histograms, m.requests, m.retries, m.retried, m.failed, m.dropped, m.superseded, m.lastSuccess, m.duration} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register remote write metrics: %w", err)
 			}
 		}
 	}
 	return m, nil
+}
+
+// stats reads the delivery counts off the metrics. Each value is read atomically, the
+// set is not: a concurrent send can land between two reads.
+func (m *selfMetrics) stats() Stats {
+	s := Stats{
+		Samples:    counted(m.samples),
+		Histograms: counted(m.histograms),
+		Requests:   counted(m.requests),
+		Retries:    counted(m.retries),
+		Failed:     counted(m.failed),
+		Dropped:    counted(m.dropped),
+		Superseded: counted(m.superseded),
+	}
+	if sec := value(m.lastSuccess); sec > 0 {
+		s.LastSuccess = time.Unix(0, int64(sec*1e9))
+	}
+	return s
+}
+
+// counted returns the value of a counter of whole samples or requests.
+func counted(c prometheus.Counter) uint64 { return uint64(value(c)) }
+
+// value returns the value of a counter or gauge.
+func value(c prometheus.Metric) float64 {
+	var d dto.Metric
+	// Write fails only for exemplars or labels a plain counter or gauge does not have.
+	if err := c.Write(&d); err != nil {
+		return 0
+	}
+	if d.Counter != nil {
+		return d.Counter.GetValue()
+	}
+	return d.Gauge.GetValue()
 }

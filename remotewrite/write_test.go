@@ -13,8 +13,8 @@ import (
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
-// TestWriteOnce: Write sends the given series once at the given time, retrying a 5xx,
-// and reports a rejection as an error.
+// TestWriteOnce: Write sends the given series once at the given time, retrying a 5xx
+// after the backoff, and reports a rejection as an error.
 func TestWriteOnce(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t)
@@ -24,7 +24,8 @@ func TestWriteOnce(t *testing.T) {
 		}
 		return http.StatusNoContent, nil, ""
 	})
-	c, err := remotewrite.NewClient(testConfig(rc.url()), &counterSource{run: nil}, promslog.NewNopLogger(), nil)
+	clk := newFakeClock()
+	c, err := remotewrite.NewClient(testConfig(rc.url()), &counterSource{run: nil}, promslog.NewNopLogger(), nil, remotewrite.WithClock(clk))
 	require.NoError(t, err)
 	ts := time.Date(2026, 11, 30, 10, 2, 30, 0, time.UTC).UnixMilli()
 	batch := []series.Series{
@@ -32,9 +33,14 @@ func TestWriteOnce(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.NoError(t, c.Write(ctx, ts, batch))
-	reqs := rc.waitRequests(t, 1, 5*time.Second)
-	last := reqs[len(reqs)-1]
+	errc := make(chan error, 1)
+	go func() { errc <- c.Write(ctx, ts, batch) }()
+	clk.await(t, 1) // the backoff after the 503
+	clk.fireNext()
+	require.NoError(t, <-errc)
+	reqs := rc.requests()
+	require.Len(t, reqs, 2)
+	last := reqs[1]
 	require.Len(t, last.points, 1)
 	require.Equal(t, `tidemark_event{kind="scale_up",object="shoong/order",testid="t1"}`, last.points[0].series)
 	require.Equal(t, ts, last.points[0].ts)
@@ -47,4 +53,5 @@ func TestWriteOnce(t *testing.T) {
 	// A later Write reports only its own rejections.
 	rc.setRespond(func(int, request) (int, http.Header, string) { return http.StatusNoContent, nil, "" })
 	require.NoError(t, c.Write(ctx, ts+1000, batch))
+	require.Equal(t, uint64(1), c.Stats().Dropped)
 }
