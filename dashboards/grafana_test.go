@@ -3,7 +3,6 @@ package dashboards
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -194,7 +193,7 @@ func TestPushErrorsNeverCarryTheToken(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorIs(t, err, ErrUnauthorized)
 	var apiErr *APIError
-	require.True(t, errors.As(err, &apiErr))
+	require.ErrorAs(t, err, &apiErr)
 	require.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
 	require.Equal(t, "invalid API key", apiErr.Message)
 	require.NotContains(t, err.Error(), "wrong-token")

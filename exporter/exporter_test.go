@@ -146,7 +146,7 @@ func TestServerBasicAuth(t *testing.T) {
 func TestServerListenError(t *testing.T) {
 	srv := exporter.NewServer(exporter.ServerConfig{ListenAddress: "127.0.0.1:0"}, prometheus.NewRegistry(), promslog.NewNopLogger())
 	require.NoError(t, srv.Start())
-	defer srv.Stop()
+	defer func() { require.NoError(t, srv.Stop()) }()
 	again := exporter.NewServer(exporter.ServerConfig{ListenAddress: srv.Addr()}, prometheus.NewRegistry(), promslog.NewNopLogger())
 	require.ErrorContains(t, again.Start(), "listen on "+srv.Addr())
 	require.NoError(t, again.Stop())

@@ -232,7 +232,7 @@ func TestBucketBoundsMatchPrometheus(t *testing.T) {
 		k++
 	}
 	require.Equal(t, int32(1001), k)
-	require.InDelta(t, math.Exp2(1.0/128), gamma, 1e-15)
+	require.InDelta(t, gamma, math.Exp2(1.0/128), 1e-15)
 }
 
 // observeClientGolang returns client_golang's native histogram of values as bucket

@@ -256,9 +256,12 @@ func waitReady(s *Server, path string) error {
 	for {
 		select {
 		case <-s.done:
-			return fmt.Errorf("%s exited before it was ready: %v", s.Name, s.waitErr)
+			if s.waitErr == nil {
+				return fmt.Errorf("%s exited before it was ready", s.Name)
+			}
+			return fmt.Errorf("%s exited before it was ready: %w", s.Name, s.waitErr)
 		case <-ctx.Done():
-			return fmt.Errorf("%s not ready at %s after %s: %v", s.Name, s.URL+path, readyTimeout, last)
+			return fmt.Errorf("%s not ready at %s after %s: %w", s.Name, s.URL+path, readyTimeout, last)
 		case <-ticker.C:
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)

@@ -107,7 +107,7 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	wg.Wait()
-	<-exited
+	require.Error(t, <-exited, "the child was killed")
 
 	_, ok, err := Discover(ctx, dir)
 	require.NoError(t, err)

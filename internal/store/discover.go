@@ -58,7 +58,9 @@ func Announce(dir, baseURL string) (remove func() error, err error) {
 		// Remove only our own announcement, never a newer server's.
 		a, err := readAnnouncement(path)
 		if err != nil || a.PID != pid {
-			return nil
+			// Gone, or not ours: we write ours whole (rename), so an unreadable one is
+			// another writer's and nothing of ours is left to remove.
+			return nil //nolint:nilerr // an unreadable announcement is not ours to remove.
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", path, err)

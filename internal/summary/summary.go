@@ -94,8 +94,6 @@ type entry struct {
 	values map[string]float64
 }
 
-func (e *entry) isSub() bool { return strings.Contains(e.key, "{") }
-
 // report is the data all three outputs are built from.
 type report struct {
 	in         Input

@@ -27,7 +27,9 @@ func main() {
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer func() {
 				pprof.StopCPUProfile()
-				f.Close()
+				if err := f.Close(); err != nil {
+					fmt.Fprintln(os.Stderr, "write CPU profile:", err)
+				}
 			}()
 		}
 	}
