@@ -146,7 +146,7 @@ func (f *fastWrite) append(r *http.Request, raw []byte, st *fastWriteState) bool
 		b.Sort()
 		ls := b.Labels()
 		// The receiver skips these series with a warning and a counter: let it.
-		if !ls.Has(labels.MetricName) || !ls.IsValid(model.UTF8Validation) {
+		if !ls.Has(model.MetricNameLabel) || !ls.IsValid(model.UTF8Validation) {
 			return false
 		}
 		if _, dup := ls.HasDuplicateLabelNames(); dup {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
@@ -90,7 +91,7 @@ func (p *storePair) requireSameData(t testing.TB) {
 func dumpStore(t testing.TB, st *Store) []string {
 	t.Helper()
 	ctx := context.Background()
-	all := labels.MustNewMatcher(labels.MatchRegexp, labels.MetricName, ".+")
+	all := labels.MustNewMatcher(labels.MatchRegexp, model.MetricNameLabel, ".+")
 	q, err := st.db.Querier(math.MinInt64, math.MaxInt64)
 	require.NoError(t, err)
 	defer q.Close()
@@ -342,7 +343,7 @@ func newDiffGen(t testing.TB, seed uint64, cfg Config) *diffGen {
 	values := []string{"", "GET", "200", "https://svc/item/1?x=é", "日本語", "🙂", "+Inf", "v"}
 	seen := map[string]bool{}
 	for len(g.pool) < 40 {
-		ls := [][2]string{{labels.MetricName, names[rng.IntN(len(names))]}}
+		ls := [][2]string{{model.MetricNameLabel, names[rng.IntN(len(names))]}}
 		for _, n := range rng.Perm(len(labelNames))[:rng.IntN(5)] {
 			ls = append(ls, [2]string{labelNames[n], values[rng.IntN(len(values))]})
 		}
@@ -433,8 +434,8 @@ func (g *diffGen) request() diffRequest {
 		req.series, r.storedTimes = g.plainSeries(g.rng.IntN(4), 3)
 		bad := map[string][][2]string{
 			"no-name":         {{"job", "x"}, {"instance", "y"}},
-			"duplicate-label": {{labels.MetricName, "dup"}, {"a", "1"}, {"a", "2"}},
-			"invalid-utf8":    {{labels.MetricName, "bad_utf8"}, {"v", "\xff\xfe"}},
+			"duplicate-label": {{model.MetricNameLabel, "dup"}, {"a", "1"}, {"a", "2"}},
+			"invalid-utf8":    {{model.MetricNameLabel, "bad_utf8"}, {"v", "\xff\xfe"}},
 		}[r.kind]
 		at := g.rng.IntN(len(req.series) + 1)
 		req.series = slices.Insert(req.series, at, wireTimeSeries{labels: bad, samples: g.fresh(2)})
@@ -464,7 +465,7 @@ func (g *diffGen) request() diffRequest {
 		// at its time.
 		r.expectFast = r.kind == "duplicate-same"
 	case "future":
-		req.series = []wireTimeSeries{{labels: [][2]string{{labels.MetricName, "future"}}, samples: []prompb.Sample{{Timestamp: g.now + time.Hour.Milliseconds(), Value: 1}}}}
+		req.series = []wireTimeSeries{{labels: [][2]string{{model.MetricNameLabel, "future"}}, samples: []prompb.Sample{{Timestamp: g.now + time.Hour.Milliseconds(), Value: 1}}}}
 	case "exemplars":
 		req.series, r.storedTimes = g.plainSeries(1+g.rng.IntN(3), 2)
 		for k := range req.series {
@@ -472,21 +473,21 @@ func (g *diffGen) request() diffRequest {
 			req.series[k].exemplars = []prompb.Exemplar{{Labels: []prompb.Label{{Name: "trace_id", Value: strconv.Itoa(g.rng.IntN(1e6))}}, Value: smp.Value, Timestamp: smp.Timestamp}}
 		}
 	case "histograms":
-		ls := [][2]string{{labels.MetricName, "k6_http_req_duration_seconds"}, {"testid", strconv.Itoa(g.rng.IntN(3))}}
+		ls := [][2]string{{model.MetricNameLabel, "k6_http_req_duration_seconds"}, {"testid", strconv.Itoa(g.rng.IntN(3))}}
 		g.hist++
 		req.series = []wireTimeSeries{{labels: ls, hists: []prompb.Histogram{prompb.FromIntHistogram(g.fresh(1)[0].Timestamp, testHistogram(g.hist))}}}
 	case "metadata":
 		req.series, r.storedTimes = g.plainSeries(g.rng.IntN(3), 2)
 		req.metadata = []prompb.MetricMetadata{{Type: prompb.MetricMetadata_COUNTER, MetricFamilyName: "k6_http_reqs", Help: "Requests."}}
 	case "many-labels":
-		ls := [][2]string{{labels.MetricName, r.kind}}
+		ls := [][2]string{{model.MetricNameLabel, r.kind}}
 		for k := range 10 {
 			ls = append(ls, [2]string{fmt.Sprintf("l%d", k), "x"})
 		}
 		req.series = []wireTimeSeries{{labels: ls, samples: g.fresh(1)}}
 		r.expectFast = g.cfg.MaxLabelsPerSeries < 0 || g.cfg.MaxLabelsPerSeries >= len(ls)
 	case "long-value":
-		ls := [][2]string{{labels.MetricName, r.kind}, {"url", strings.Repeat("x", 151)}}
+		ls := [][2]string{{model.MetricNameLabel, r.kind}, {"url", strings.Repeat("x", 151)}}
 		req.series = []wireTimeSeries{{labels: ls, samples: g.fresh(1)}}
 		r.expectFast = g.cfg.MaxLabelValueLength < 0 || g.cfg.MaxLabelValueLength >= 151
 	case "corrupt-snappy":
@@ -632,7 +633,7 @@ func TestFastWriteSameAsPrometheus(t *testing.T) {
 func TestFastWriteLimits(t *testing.T) {
 	t.Parallel()
 	p := openPair(t, Config{})
-	ls := [][2]string{{labels.MetricName, "big"}, {"pad", strings.Repeat("p", 1000)}}
+	ls := [][2]string{{model.MetricNameLabel, "big"}, {"pad", strings.Repeat("p", 1000)}}
 	var big []wireTimeSeries
 	ts := time.Now().Add(-time.Minute).UnixMilli()
 	for range 33 << 10 { // ~33 MiB decoded.
@@ -672,17 +673,17 @@ func TestFastWriteServesPlainRequests(t *testing.T) {
 func fastWriteSeeds(t testing.TB) map[string][]byte {
 	ts := testTime().UnixMilli()
 	plain := wireRequest{series: []wireTimeSeries{
-		{labels: [][2]string{{"job", "x"}, {labels.MetricName, "up"}}, samples: []prompb.Sample{{Timestamp: ts, Value: 1}, {Timestamp: ts + 1000, Value: 0}}},
-		{labels: [][2]string{{labels.MetricName, "k6_vus"}, {"testid", "ü"}, {"empty", ""}}, samples: []prompb.Sample{{Timestamp: ts, Value: 3}}},
+		{labels: [][2]string{{"job", "x"}, {model.MetricNameLabel, "up"}}, samples: []prompb.Sample{{Timestamp: ts, Value: 1}, {Timestamp: ts + 1000, Value: 0}}},
+		{labels: [][2]string{{model.MetricNameLabel, "k6_vus"}, {"testid", "ü"}, {"empty", ""}}, samples: []prompb.Sample{{Timestamp: ts, Value: 3}}},
 	}}
 	withUnknown := encodeWire(t, plain, rand.New(rand.NewPCG(7, 7)))
 	other := plain
 	other.series = slices.Clone(plain.series)
 	other.series[0].exemplars = []prompb.Exemplar{{Labels: []prompb.Label{{Name: "trace_id", Value: "1"}}, Value: 1, Timestamp: ts}}
 	other.metadata = []prompb.MetricMetadata{{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: "up"}}
-	hist := wireRequest{series: []wireTimeSeries{{labels: [][2]string{{labels.MetricName, "h"}}, hists: []prompb.Histogram{prompb.FromIntHistogram(ts, testHistogram(1))}}}}
+	hist := wireRequest{series: []wireTimeSeries{{labels: [][2]string{{model.MetricNameLabel, "h"}}, hists: []prompb.Histogram{prompb.FromIntHistogram(ts, testHistogram(1))}}}}
 	noName := wireRequest{series: []wireTimeSeries{{labels: [][2]string{{"job", "x"}}, samples: []prompb.Sample{{Timestamp: ts, Value: 1}}}}}
-	dup := wireRequest{series: []wireTimeSeries{{labels: [][2]string{{labels.MetricName, "d"}, {"a", "1"}, {"a", "2"}}, samples: []prompb.Sample{{Timestamp: ts, Value: 1}}}}}
+	dup := wireRequest{series: []wireTimeSeries{{labels: [][2]string{{model.MetricNameLabel, "d"}, {"a", "1"}, {"a", "2"}}, samples: []prompb.Sample{{Timestamp: ts, Value: 1}}}}}
 	raw := encodeWire(t, plain, nil)
 	return map[string][]byte{
 		"plain":           raw,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
@@ -48,14 +49,14 @@ func (a *limitAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t in
 func (a *limitAppender) check(ls labels.Labels) error {
 	if a.maxLabels > 0 {
 		if n := ls.Len(); n > a.maxLabels {
-			return &limitError{msg: fmt.Sprintf("series %s has %d labels, more than the limit of %d", ls.Get(labels.MetricName), n, a.maxLabels)}
+			return &limitError{msg: fmt.Sprintf("series %s has %d labels, more than the limit of %d", ls.Get(model.MetricNameLabel), n, a.maxLabels)}
 		}
 	}
 	if a.maxValueLen > 0 {
 		var err error
 		ls.Range(func(l labels.Label) {
 			if err == nil && len(l.Value) > a.maxValueLen {
-				err = &limitError{msg: fmt.Sprintf("series %s: value of label %q is %d bytes, more than the limit of %d", ls.Get(labels.MetricName), l.Name, len(l.Value), a.maxValueLen)}
+				err = &limitError{msg: fmt.Sprintf("series %s: value of label %q is %d bytes, more than the limit of %d", ls.Get(model.MetricNameLabel), l.Name, len(l.Value), a.maxValueLen)}
 			}
 		})
 		return err
