@@ -166,7 +166,7 @@ func TestServerClientTimeoutLeavesRequestUnanswered(t *testing.T) {
 	client := &http.Client{Timeout: 300 * time.Millisecond}
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.ServiceURLs()["stuck"], nil)
 	require.NoError(t, err)
-	_, err = client.Do(req) //nolint:bodyclose // no response on timeout
+	_, err = client.Do(req) // times out: no response, so no body to close
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "Client.Timeout")
 	require.Equal(t, 1, s.Snapshot().Pods[0].InFlight, "the pod still works on it")

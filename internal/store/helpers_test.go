@@ -188,7 +188,7 @@ func histSeries(ls labels.Labels, start time.Time, step time.Duration, n int) se
 
 func getBody(t testing.TB, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url) //nolint:noctx // test helper.
+	resp, err := http.Get(url)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
