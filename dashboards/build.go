@@ -31,7 +31,7 @@ const datasourceVar = "datasource"
 
 // datasource is the reference to the dashboard's data-source variable.
 func datasource() common.DataSourceRef {
-	return common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${" + datasourceVar + "}")}
+	return common.DataSourceRef{Type: new("prometheus"), Uid: new("${" + datasourceVar + "}")}
 }
 
 // panelQuery is one panel query: the name of its expression in the [Exprs] table, its
@@ -79,7 +79,7 @@ func (b *builder) expr(name string) string {
 // err returns every lookup failure so far.
 func (b *builder) err() error { return errors.Join(b.errs...) }
 
-// refID returns the Grafana refId of a panel's i-th query: A, B, … Z, AA, AB, …
+// refID returns the Grafana refId of a panel's i-th query: A to Z, then AA, AB and so on.
 func refID(i int) string {
 	if i < 26 {
 		return string(rune('A' + i))
@@ -124,7 +124,7 @@ func (b *builder) graph(title, description, unit string, width uint32, qs ...pan
 		LineWidth(1).
 		FillOpacity(10).
 		ShowPoints(common.VisibilityModeNever).
-		SpanNulls(common.BoolOrFloat64{Bool: cog.ToPtr(false)}).
+		SpanNulls(common.BoolOrFloat64{Bool: new(false)}).
 		Legend(common.NewVizLegendOptionsBuilder().
 			DisplayMode(common.LegendDisplayModeTable).
 			Placement(common.LegendPlacementBottom).
@@ -189,8 +189,8 @@ func ratioThresholds(warn, crit float64) *dashboard.ThresholdsConfigBuilder {
 		Mode(dashboard.ThresholdsModeAbsolute).
 		Steps([]dashboard.Threshold{
 			{Color: "green"},
-			{Value: cog.ToPtr(warn), Color: "orange"},
-			{Value: cog.ToPtr(crit), Color: "red"},
+			{Value: new(warn), Color: "orange"},
+			{Value: new(crit), Color: "red"},
 		})
 }
 
@@ -206,7 +206,7 @@ func queryVariable(name, label, definition string) *dashboard.QueryVariableBuild
 	return dashboard.NewQueryVariableBuilder(name).
 		Label(label).
 		Datasource(datasource()).
-		Query(dashboard.StringOrMap{String: cog.ToPtr(definition)}).
+		Query(dashboard.StringOrMap{String: new(definition)}).
 		Definition(definition).
 		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 		Sort(dashboard.VariableSortAlphabeticalAsc)
@@ -226,13 +226,13 @@ func assignIDs(d *dashboard.Dashboard) {
 		switch {
 		case p.Panel != nil:
 			id++
-			p.Panel.Id = cog.ToPtr(id)
+			p.Panel.Id = new(id)
 		case p.RowPanel != nil:
 			id++
 			p.RowPanel.Id = id
 			for j := range p.RowPanel.Panels {
 				id++
-				p.RowPanel.Panels[j].Id = cog.ToPtr(id)
+				p.RowPanel.Panels[j].Id = new(id)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package dashboards
 
 import (
-	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/units"
@@ -40,12 +39,12 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 		WithVariable(queryVariable("quantile_stat", "Trend stat", "metrics(k6_http_req_duration_)").
 			Regex(`/k6_http_req_duration_(min|max|count|sum|avg|med|p[0-9]+)$/`).
 			Current(dashboard.VariableOption{
-				Text:  dashboard.StringOrArrayOfString{String: cog.ToPtr("p99")},
-				Value: dashboard.StringOrArrayOfString{String: cog.ToPtr("p99")},
+				Text:  dashboard.StringOrArrayOfString{String: new("p99")},
+				Value: dashboard.StringOrArrayOfString{String: new("p99")},
 			})).
 		WithVariable(dashboard.NewTextBoxVariableBuilder("quantile").
 			Label("Histogram quantile").
-			DefaultValue(dashboard.StringOrMap{String: cog.ToPtr("0.99")})).
+			DefaultValue(dashboard.StringOrMap{String: new("0.99")})).
 		WithVariable(dashboard.NewAdHocVariableBuilder("filters").Label("Filters").Datasource(datasource()))
 
 	db.WithRow(row("Performance overview")).

@@ -5,6 +5,7 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,9 +69,8 @@ func cronJobContainer(t *testing.T, objs []object, name string, env map[string]s
 			out.env[n] = str(cms[str(ref, "name")].raw, "data", str(ref, "key"))
 		}
 	}
-	for k, v := range env { // what the cluster would provide, or the test overrides
-		out.env[k] = v
-	}
+	// what the cluster would provide, or the test overrides
+	maps.Copy(out.env, env)
 	for _, m := range list(c, "volumeMounts") {
 		out.mounts[str(m, "mountPath")] = str(m, "name")
 	}

@@ -59,7 +59,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 			cmd.Stdin = &buf
 			out, _ := cmd.CombinedOutput()
 			var got []string
-			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			for l := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
 				if l != "" {
 					got = append(got, l)
 				}

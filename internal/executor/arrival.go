@@ -87,10 +87,7 @@ func (e *Executor) runArrivalRate(s *stopper) {
 		if started >= total {
 			break
 		}
-		wait := time.Until(s.begin.Add(e.arr.At(started)))
-		if wait < 0 {
-			wait = 0
-		}
+		wait := max(time.Until(s.begin.Add(e.arr.At(started))), 0)
 		t.Reset(wait)
 		select {
 		case <-s.stopping:

@@ -390,9 +390,7 @@ func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
 	// The iteration context does not derive from ctx: an external stop must honour
 	// gracefulStop, not interrupt iterations at once.
 	s.iterCtx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		var endC <-chan time.Time
 		if dur >= 0 {
 			end := time.NewTimer(dur)
@@ -413,7 +411,7 @@ func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
 			s.cancel()
 		case <-s.finished:
 		}
-	}()
+	})
 	return s
 }
 

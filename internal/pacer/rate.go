@@ -54,10 +54,7 @@ func NewConstantRate(rate float64, timeUnit, duration time.Duration) *Rate {
 	if perSec > 0 && duration > 0 {
 		// Arrivals at i/perSec strictly before the end.
 		n := duration.Seconds() * perSec
-		total := int64(math.Ceil(n - eps))
-		if total < 0 {
-			total = 0
-		}
+		total := max(int64(math.Ceil(n-eps)), 0)
 		r.total = total
 	}
 	return r

@@ -159,7 +159,7 @@ func (s *Segment) stripe(idx int) error {
 		}
 		return q.Int64()
 	}
-	for i := int64(0); i < L; i++ {
+	for i := range L {
 		for j := range segs {
 			if i >= ceil(next[j]) {
 				next[j].Add(next[j], step[j])

@@ -217,7 +217,7 @@ func ParseStats(specs []string) ([]Stat, error) {
 // SplitStats splits a k6 comma-separated trend stat list ("p(99),p(95),avg").
 func SplitStats(list string) []string {
 	var out []string
-	for _, s := range strings.Split(list, ",") {
+	for s := range strings.SplitSeq(list, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}

@@ -77,14 +77,12 @@ scrape_configs:
 	tick := time.NewTicker(time.Second / 60)
 	for time.Since(start) < 35*time.Second {
 		<-tick.C
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.ServiceURLs()["order"]+"/orders", nil)
 			if resp, err := httpc.Do(req); err == nil {
 				_ = resp.Body.Close()
 			}
-		}()
+		})
 	}
 	tick.Stop()
 	wg.Wait()

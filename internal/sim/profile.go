@@ -281,8 +281,7 @@ var (
 // at that line in root and listing the fields that were expected where a field is unknown.
 func decodeError(name string, err error, root *yaml.Node) error {
 	var msgs []string
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*yaml.TypeError](err); ok {
 		msgs = te.Errors
 	} else {
 		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
@@ -329,8 +328,8 @@ func knownFields(typeName string) []string {
 			continue
 		}
 		var names []string
-		for i := range t.NumField() {
-			if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+		for field := range t.Fields() {
+			if tag, _, _ := strings.Cut(field.Tag.Get("yaml"), ","); tag != "" && tag != "-" {
 				names = append(names, tag)
 			}
 		}

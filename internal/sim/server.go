@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -194,9 +195,7 @@ func (s *Server) Start(context.Context) error {
 
 func (s *Server) serve(srv *http.Server, l net.Listener, flags *web.FlagConfig) {
 	s.servers = append(s.servers, srv)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		var err error
 		if flags != nil {
 			err = web.Serve(l, srv, flags, s.logger)
@@ -206,7 +205,7 @@ func (s *Server) serve(srv *http.Server, l net.Listener, flags *web.FlagConfig) 
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.logger.Error("Simulation server stopped", "err", err, "address", l.Addr().String())
 		}
-	}()
+	})
 }
 
 // run advances the model with the clock.
@@ -231,9 +230,7 @@ func (s *Server) ServiceURLs() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]string, len(s.urls))
-	for k, v := range s.urls {
-		out[k] = v
-	}
+	maps.Copy(out, s.urls)
 	return out
 }
 

@@ -79,7 +79,7 @@ func (g *group) find(path string, seen time.Time) *group {
 		return g
 	}
 	cur := g
-	for _, name := range strings.Split(strings.TrimPrefix(path, "::"), "::") {
+	for name := range strings.SplitSeq(strings.TrimPrefix(path, "::"), "::") {
 		var next *group
 		for _, sub := range cur.groups {
 			if sub.name == name {

@@ -217,7 +217,7 @@ func TestTextLayout(t *testing.T) {
 	// Metric lines: every colon of TOTAL RESULTS in one column, and at least 3 dots.
 	total := out[strings.Index(out, "TOTAL RESULTS"):strings.Index(out, "█ STAGES")]
 	col := -1
-	for _, line := range strings.Split(total, "\n") {
+	for line := range strings.SplitSeq(total, "\n") {
 		if !strings.Contains(line, "...:") || strings.HasPrefix(line, "    checks_") {
 			continue
 		}

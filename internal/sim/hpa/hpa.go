@@ -220,8 +220,6 @@ func (c *Controller) Spec() Spec { return c.spec }
 // Status returns the status written by the last sync.
 func (c *Controller) Status() Status { return c.status }
 
-func int32p(v int32) *int32 { return &v }
-
 // defaultBehavior fills a non-nil behavior as pkg/apis/autoscaling/v2/defaults.go and the
 // controller's maybeInitScaleDownStabilizationWindow do.
 func defaultBehavior(b Behavior, cfg Config) (Behavior, error) {
@@ -230,7 +228,7 @@ func defaultBehavior(b Behavior, cfg Config) (Behavior, error) {
 		up = *b.ScaleUp
 	}
 	if up.StabilizationWindowSeconds == nil {
-		up.StabilizationWindowSeconds = int32p(0)
+		up.StabilizationWindowSeconds = new(int32(0))
 	}
 	if up.SelectPolicy == "" {
 		up.SelectPolicy = SelectMax
@@ -243,7 +241,7 @@ func defaultBehavior(b Behavior, cfg Config) (Behavior, error) {
 		down = *b.ScaleDown
 	}
 	if down.StabilizationWindowSeconds == nil {
-		down.StabilizationWindowSeconds = int32p(int32(cfg.DownscaleStabilization / time.Second))
+		down.StabilizationWindowSeconds = new(int32(cfg.DownscaleStabilization / time.Second))
 	}
 	if down.SelectPolicy == "" {
 		down.SelectPolicy = SelectMax
@@ -399,13 +397,8 @@ func (c *Controller) normalizeWithBehavior(now time.Time, current, raw, minRepli
 			oldIdx = i
 		}
 	}
-	stabilized := current
-	if stabilized < upRec {
-		stabilized = upRec
-	}
-	if stabilized > downRec {
-		stabilized = downRec
-	}
+	// Clamp current into [upRec, downRec], as the controller's stabilizeRecommendationWithBehaviors.
+	stabilized := min(max(current, upRec), downRec)
 	if oldIdx >= 0 {
 		c.recommendations[oldIdx] = timestamped{raw, now}
 	} else {
@@ -422,10 +415,7 @@ func (c *Controller) normalizeWithBehavior(now time.Time, current, raw, minRepli
 	// convertDesiredReplicasWithBehaviorRate
 	switch {
 	case stabilized > current:
-		limit := scaleUpLimit(now, current, c.upEvents, c.downEvents, b.ScaleUp)
-		if limit < current {
-			limit = current
-		}
+		limit := max(scaleUpLimit(now, current, c.upEvents, c.downEvents, b.ScaleUp), current)
 		maxAllowed, why := c.spec.MaxReplicas, "TooManyReplicas"
 		if maxAllowed > limit {
 			maxAllowed, why = limit, "ScaleUpLimit"
@@ -434,10 +424,7 @@ func (c *Controller) normalizeWithBehavior(now time.Time, current, raw, minRepli
 			return maxAllowed, why
 		}
 	case stabilized < current:
-		limit := scaleDownLimit(now, current, c.upEvents, c.downEvents, b.ScaleDown)
-		if limit > current {
-			limit = current
-		}
+		limit := min(scaleDownLimit(now, current, c.upEvents, c.downEvents, b.ScaleDown), current)
 		minAllowed, why := minReplicas, "TooFewReplicas"
 		if minAllowed < limit {
 			minAllowed, why = limit, "ScaleDownLimit"

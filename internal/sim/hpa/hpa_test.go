@@ -2,6 +2,7 @@ package hpa
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ type step struct {
 	wantErr     error
 }
 
-func i32(v int32) *int32 { return &v }
+func i32(v int32) *int32 { return new(v) }
 
 func TestControllerSync(t *testing.T) {
 	t.Parallel()
@@ -306,9 +307,7 @@ func TestControllerSync(t *testing.T) {
 				if s.extra != nil {
 					ep, em := s.extra()
 					pods = append(pods, ep...)
-					for k, v := range em {
-						metrics[k] = v
-					}
+					maps.Copy(metrics, em)
 				}
 				// Shift metric timestamps and pod times with the step so samples stay fresh.
 				for j := range pods {
