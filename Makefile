@@ -7,12 +7,17 @@ PKGS      := ./...
 # VictoriaMetrics and headless Chromium.
 DEB_PKGS  := prometheus victoria-metrics chromium
 TEST_TIMEOUT ?= 30m
+# golangci-lint, installed from the Go module proxy into bin/ at this pinned version
+# (go install pkg@version keeps its dependencies out of our go.mod). v2.15.0 is
+# built with and supports Go 1.26.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT         := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VPKG      := github.com/prometheus/common/version
 LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
              -X $(VPKG).Branch=$(shell git rev-parse --abbrev-ref HEAD 2>/dev/null) -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 
-.PHONY: all build test unit vet fmt-check generate drift bench demo deps clean
+.PHONY: all build test unit vet lint fmt-check generate drift bench demo deps clean
 
 all: build
 
@@ -22,7 +27,7 @@ build:
 # test: everything CI checks — formatting, vet, generated-file drift, and every test
 # under the race detector, including the integration tests (build tag `integration`)
 # against real Prometheus, VictoriaMetrics and Chromium.
-test: deps fmt-check vet drift
+test: deps fmt-check vet lint drift
 	$(GO) test -tags integration -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 # unit runs the hermetic tests only (no external services).
@@ -32,6 +37,15 @@ unit:
 vet:
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
+
+# lint runs golangci-lint with .golangci.yml over normal and integration-tagged files.
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run
+
+$(GOLANGCI_LINT):
+	@mkdir -p bin
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/golangci-lint $@
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
