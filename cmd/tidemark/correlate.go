@@ -68,7 +68,7 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 
 // open returns a correlator over the configured API and a function that releases it.
 func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlator.Correlator, string, func() error, error) {
-	cat, err := loadCatalog(f.catalogFile)
+	cat, err := query.LoadFile(f.catalogFile)
 	if err != nil {
 		return nil, "", nil, exitcode.Invalid(err)
 	}
@@ -140,13 +140,6 @@ func checkHTTPURL(flag, value, example string) error {
 		return fmt.Errorf("%s %q: expected an http or https URL such as %s", flag, value, example)
 	}
 	return nil
-}
-
-func loadCatalog(path string) (*query.Catalog, error) {
-	if path == "" {
-		return query.Default()
-	}
-	return query.LoadFile(path)
 }
 
 type correlateConfig struct {

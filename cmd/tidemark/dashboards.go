@@ -49,9 +49,13 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, ac
 
 // runDashboards runs the chosen action.
 func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error {
-	exprs, err := dashboardExprs(cfg.catalog)
+	cat, err := query.LoadFile(cfg.catalog)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("load the query catalog %s: %w", cfg.catalog, err))
+	}
+	exprs, err := dashboards.ExprsFromCatalog(cat)
+	if err != nil {
+		return exitcode.Invalid(fmt.Errorf("take the dashboards' queries from the catalog: %w", err))
 	}
 	if cfg.action == "generate" {
 		if err := dashboards.GenerateWith(cfg.outputDir, exprs); err != nil {
@@ -83,17 +87,4 @@ func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error
 		return fmt.Errorf("push dashboards: %w", err)
 	}
 	return nil
-}
-
-// dashboardExprs returns the dashboards' queries from the catalog file, or from the
-// embedded catalog when path is empty.
-func dashboardExprs(path string) (dashboards.Exprs, error) {
-	if path == "" {
-		return dashboards.DefaultExprs()
-	}
-	cat, err := query.LoadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return dashboards.ExprsFromCatalog(cat)
 }

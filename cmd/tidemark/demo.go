@@ -13,8 +13,6 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	promconfig "github.com/prometheus/common/config"
-	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/examples"
@@ -272,22 +270,18 @@ func (d *demo) load(ctx context.Context, cfg *demoConfig, g *globals, logger *sl
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	rw := remotewrite.DefaultConfig
-	u, err := remotewrite.ParseURL(d.local.URL + "/api/v1/write")
+	every := 5 * time.Second
+	_, rw, err := remotewrite.Compose(remotewrite.Overrides{URLs: []string{d.local.URL + "/api/v1/write"}, PushInterval: &every, TestID: testID})
 	if err != nil {
 		return err
 	}
-	rw.URL = &promconfig.URL{URL: u}
-	rw.PushInterval = model.Duration(5 * time.Second)
-	rw.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	fmt.Fprintf(g.stdout, "\nRunning %s against %s (testid %s)\n", name, target, testID)
 	err = execute(ctx, loadtest.Config{
 		Test:   test,
 		Source: name,
 		TestID: testID,
-		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
-			rw.Series.TestID = runTags[series.LabelTestID]
-			return remoteWriteSinks([]remotewrite.Config{rw}, series.FromAggregate(agg), logger, prometheus.NewRegistry())
+		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+			return remoteWriteSinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry())
 		},
 		Logger: logger,
 	}, printing{quiet: cfg.quietProgress}, g)

@@ -141,8 +141,11 @@ func Default() (*Catalog, error) {
 // DefaultYAML returns the embedded catalog's text, to start a custom one from.
 func DefaultYAML() []byte { return bytes.Clone(defaultCatalog) }
 
-// LoadFile reads and validates a catalog file.
+// LoadFile reads and validates a catalog file; an empty path is the embedded catalog.
 func LoadFile(path string) (*Catalog, error) {
+	if path == "" {
+		return Default()
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +187,16 @@ func TestMessage(t *testing.T) {
 	got, err := c.Message("throttled_below_limit", MessageData{Labels: map[string]string{"workload": "api"}, Value: 0.42})
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(got, "api: CPU throttled in up to 42.0% of periods"), got)
+}
+
+func TestLoadFileEmptyPathIsTheEmbeddedCatalog(t *testing.T) {
+	t.Parallel()
+	got, err := LoadFile("")
+	require.NoError(t, err)
+	want, err := Default()
+	require.NoError(t, err)
+	require.Equal(t, want.Queries, got.Queries)
+	require.Equal(t, want.Sources, got.Sources)
+	_, err = LoadFile(filepath.Join(t.TempDir(), "missing.yaml"))
+	require.ErrorContains(t, err, "read catalog: open ")
 }
