@@ -430,4 +430,3 @@ func DefaultTestID(path string, now time.Time) string {
 	}
 	return stem + "-" + now.UTC().Format("20060102-150405")
 }
-
