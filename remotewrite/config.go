@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -250,7 +251,7 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 		}
 	}
 	if v, ok := get("HTTP_HEADERS"); ok && v != "" {
-		for _, pair := range strings.Split(v, ",") {
+		for pair := range strings.SplitSeq(v, ",") {
 			k, val, ok := strings.Cut(pair, ":")
 			if !ok || strings.TrimSpace(k) == "" {
 				errs = append(errs, fmt.Errorf("%sHTTP_HEADERS: pair %q: want key:value", k6Env, pair))
@@ -274,9 +275,7 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 		if c.Headers == nil {
 			c.Headers = map[string]string{}
 		}
-		for k, v := range headers {
-			c.Headers[k] = v
-		}
+		maps.Copy(c.Headers, headers)
 	}
 	if v, ok := get("PUSH_INTERVAL"); ok {
 		d, err := parseDuration(v)
@@ -291,7 +290,7 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 	}
 	boolean("TREND_AS_NATIVE_HISTOGRAM", &c.Series.NativeHistograms)
 	if v, ok := env["K6_FEATURES"]; ok {
-		for _, f := range strings.Split(v, ",") {
+		for f := range strings.SplitSeq(v, ",") {
 			if strings.TrimSpace(f) == "native-histograms" {
 				c.Series.NativeHistograms = true
 				set = true
@@ -342,9 +341,7 @@ func (c *Config) ApplyK6Env(environ []string) (bool, error) {
 		if c.Series.Labels == nil {
 			c.Series.Labels = map[string]string{}
 		}
-		for k, v := range labels {
-			c.Series.Labels[k] = v
-		}
+		maps.Copy(c.Series.Labels, labels)
 	}
 	return set, errors.Join(errs...)
 }

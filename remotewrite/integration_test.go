@@ -141,7 +141,7 @@ func TestIntegrationSeriesLand(t *testing.T) {
 			c, err := remotewrite.NewClient(cfg, src, logger, nil)
 			require.NoError(t, err)
 			c.Start()
-			defer c.Stop()
+			defer func() { _ = c.Stop() }() // a safety net on failure; the test checks Stop itself
 
 			m, err := series.NewMapper(cfg.Series)
 			require.NoError(t, err)
@@ -225,7 +225,7 @@ func TestIntegrationNativeHistogramQuantile(t *testing.T) {
 		c, err := remotewrite.NewClient(cfg, series.FromAggregate(run.store), promslog.NewNopLogger(), nil)
 		require.NoError(t, err)
 		c.Start()
-		defer c.Stop()
+		defer func() { _ = c.Stop() }() // a safety net on failure; the test checks Stop itself
 		clients = append(clients, c)
 	}
 	expr := fmt.Sprintf(`histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid=%q}))`, testID)
@@ -261,7 +261,7 @@ func TestIntegrationReceiverRestart(t *testing.T) {
 	c, err := remotewrite.NewClient(cfg, series.FromAggregate(run.store), logger, nil)
 	require.NoError(t, err)
 	c.Start()
-	defer c.Stop()
+	defer func() { _ = c.Stop() }() // a safety net on failure; the test checks Stop itself
 
 	total := 0
 	step := func(d time.Duration) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -183,9 +184,7 @@ func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Prometheus-Remote-Write-Histograms-Written", fmt.Sprint(hists))
 		w.Header().Set("X-Prometheus-Remote-Write-Exemplars-Written", "0")
 	}
-	for k, v := range header {
-		w.Header()[k] = v
-	}
+	maps.Copy(w.Header(), header)
 	rc.mu.Lock()
 	// Only accepted requests are stored, as a real receiver would.
 	if status/100 == 2 {
@@ -259,7 +258,7 @@ func (b *logBuffer) String() string {
 
 func (b *logBuffer) lines(substr string) []string {
 	var out []string
-	for _, l := range strings.Split(b.String(), "\n") {
+	for l := range strings.SplitSeq(b.String(), "\n") {
 		if l != "" && strings.Contains(l, substr) {
 			out = append(out, l)
 		}

@@ -45,7 +45,7 @@ func TestIntegrationProtocol2(t *testing.T) {
 	c, err := remotewrite.NewClient(rcfg, src, logger, nil)
 	require.NoError(t, err)
 	c.Start()
-	defer c.Stop()
+	defer func() { _ = c.Stop() }() // a safety net on failure; the test checks Stop itself
 
 	m, err := series.NewMapper(rcfg.Series)
 	require.NoError(t, err)
@@ -82,7 +82,7 @@ func TestIntegrationProtocol2Fallback(t *testing.T) {
 			c, err := remotewrite.NewClient(cfg, series.FromAggregate(run.store), logger, nil)
 			require.NoError(t, err)
 			c.Start()
-			defer c.Stop()
+			defer func() { _ = c.Stop() }() // a safety net on failure; the test checks Stop itself
 			v := promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`sum(k6_http_reqs_total{testid=%q})`, testID), 30*time.Second, promtest.NonEmpty)
 			require.Equal(t, model.SampleValue(100), v.(model.Vector)[0].Value)
 			require.NoError(t, c.Stop())
