@@ -2,6 +2,7 @@ package remotewrite
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"strings"
@@ -133,9 +134,7 @@ func (o Overrides) applySeries(c *series.Config) error {
 	if len(labels) > 0 && c.Labels == nil {
 		c.Labels = map[string]string{}
 	}
-	for k, v := range labels {
-		c.Labels[k] = v
-	}
+	maps.Copy(c.Labels, labels)
 	for _, l := range o.DropLabels {
 		c.LabelRules = append(c.LabelRules, series.LabelRule{Label: l, Action: series.ActionDrop})
 	}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -277,7 +276,7 @@ func parseWindow(from, to string) (time.Time, time.Time, error) {
 // printKeyFacts prints the run's window, its headline facts and the notes.
 func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
 	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
-		res.Window.Run.From.UTC().Format("2006-01-02 15:04:05"), res.Window.Run.To.UTC().Format("15:04:05"), where)
+		res.Window.Run.From.UTC().Format(time.DateTime), res.Window.Run.To.UTC().Format(time.TimeOnly), where)
 	return report.WriteKeyFacts(w, report.FromCorrelation(res))
 }
 
@@ -307,34 +306,7 @@ func writeBack(ctx context.Context, cfg *correlateConfig, res *correlator.Result
 	if err != nil {
 		return 0, err
 	}
-	byTime := map[int64][]series.Series{}
-	n := 0
-	for _, s := range correlator.WriteBack(res) {
-		out := series.Series{Name: s.Labels["__name__"]}
-		for k, v := range s.Labels {
-			if k != "__name__" && v != "" {
-				out.Labels = append(out.Labels, series.Label{Name: k, Value: v})
-			}
-		}
-		sort.Slice(out.Labels, func(i, j int) bool { return out.Labels[i].Name < out.Labels[j].Name })
-		for _, p := range s.Points {
-			o := out
-			o.Value = p.V
-			byTime[p.T.UnixMilli()] = append(byTime[p.T.UnixMilli()], o)
-			n++
-		}
-	}
-	times := make([]int64, 0, len(byTime))
-	for ts := range byTime {
-		times = append(times, ts)
-	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	for _, ts := range times {
-		if err := client.Write(wctx, ts, byTime[ts]); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+	return client.WritePoints(wctx, correlator.WriteBack(res))
 }

@@ -144,5 +144,5 @@ func TestDashboardsRejectsUnknownAction(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"dashboards", "publish"}, &stdout, &stderr)
 	require.Equal(t, exitcode.InvalidConfig, code)
-	require.True(t, strings.Contains(stderr.String(), "publish"), stderr.String())
+	require.Contains(t, stderr.String(), "publish", stderr.String())
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,7 +187,7 @@ func TestRunSIGTERM(t *testing.T) {
 		t.Fatal("the run did not stop after SIGTERM")
 	}
 	var ee *exec.ExitError
-	require.True(t, errors.As(err, &ee), "exit error: %v", err)
+	require.ErrorAs(t, err, &ee, "exit error: %v", err)
 	require.Equal(t, exitcode.ExternalAbort, ee.ExitCode(), "stderr:\n%s", stderr.String())
 	require.Contains(t, stdout.String(), "TOTAL RESULTS")
 	require.Contains(t, stdout.String(), "http_reqs")

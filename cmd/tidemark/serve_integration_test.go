@@ -97,7 +97,7 @@ flow:
 		`k6_vus{testid="same-1"}`,
 	} {
 		a, b := instant("serve", expr), instant("prometheus", expr)
-		require.Equal(t, len(b), len(a), expr)
+		require.Len(t, a, len(b), expr)
 		for i := range a {
 			require.Equal(t, b[i].Metric, a[i].Metric, expr)
 			require.InEpsilon(t, float64(b[i].Value)+1e-12, float64(a[i].Value)+1e-12, 1e-9, expr)
@@ -126,7 +126,7 @@ flow:
 	require.Len(t, ranges[0], 1)
 	require.Len(t, ranges[1], 1)
 	pa, pb := ranges[0][0].Values, ranges[1][0].Values
-	require.Equal(t, len(pb), len(pa))
+	require.Len(t, pa, len(pb))
 	for i := range pa {
 		require.Equal(t, pb[i].Timestamp, pa[i].Timestamp)
 		require.InDelta(t, float64(pb[i].Value), float64(pa[i].Value), 45)

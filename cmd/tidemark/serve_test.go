@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -105,7 +104,7 @@ func TestServeLifecycle(t *testing.T) {
 		t.Fatalf("serve did not stop after SIGTERM\n%s", logBuf.String())
 	}
 	_, err = os.Stat(filepath.Join(dir, store.DiscoveryFile))
-	require.True(t, errors.Is(err, os.ErrNotExist), "discovery file left behind: %v", err)
+	require.ErrorIs(t, err, os.ErrNotExist, "discovery file left behind: %v", err)
 
 	st, err := store.Open(store.Config{Dir: dir}, promslog.NewNopLogger(), nil)
 	require.NoError(t, err, "the lock must be released")

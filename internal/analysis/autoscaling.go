@@ -125,9 +125,9 @@ func AnalyzeAutoscaling(tl *timeline.Timeline, load Load, cfg Config) ([]HPA, []
 
 		h.crossing(tl, key, res, &notes)
 		added := h.steps(cur, desired, ready, span, res, &notes)
-		h.reaction(load, added, res)
+		h.reaction(load, added)
 		h.atMax(cur, span, load, res, &notes)
-		h.scaleIn(cur, desired, load, res)
+		h.scaleIn(cur, load, res)
 		h.Gaps = gaps(cur, ready, span, res)
 		h.Pods = pods(tl, h.Namespace, h.Deployment, span, &notes, obj)
 
@@ -256,7 +256,7 @@ func indexOf(ps []timeline.Point, t time.Time) int {
 }
 
 // reaction dates the first scale-up that added pods (added is per step, from steps).
-func (h *HPA) reaction(load Load, added []bool, res time.Duration) {
+func (h *HPA) reaction(load Load, added []bool) {
 	for i, st := range h.Steps {
 		if st.Direction == "up" && added[i] {
 			h.FirstScaleUp = st.DesiredAt
@@ -312,7 +312,7 @@ func (h *HPA) runStart(load Load) time.Time {
 	return time.Time{}
 }
 
-func (h *HPA) scaleIn(cur, desired timeline.Series, load Load, res time.Duration) {
+func (h *HPA) scaleIn(cur timeline.Series, load Load, res time.Duration) {
 	var last *ScaleStep
 	for i := range h.Steps {
 		if h.Steps[i].Direction == "up" {

@@ -134,7 +134,7 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 				if !ref.T.Before(tl.Run.From) {
 					where = "the first sample after the run start (it may already include some load)"
 				}
-				notes = append(notes, note(NotePartial, "database", inst, "no CloudWatch sample before the run: connection growth is measured from %s, %s at %s, to the peak", where, fmtCount(ref.V), ref.T.UTC().Format("15:04:05")))
+				notes = append(notes, note(NotePartial, "database", inst, "no CloudWatch sample before the run: connection growth is measured from %s, %s at %s, to the peak", where, fmtCount(ref.V), ref.T.UTC().Format(time.TimeOnly)))
 			}
 			d.plateau(conns, span, p.V, res)
 			if cfg.PoolPerPod > 0 {

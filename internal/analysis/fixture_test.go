@@ -64,18 +64,18 @@ var (
 	endAll  = runTo.Add(10 * time.Minute)
 )
 
-func min_(d time.Duration) time.Duration { return d * time.Minute }
-func sec(d time.Duration) time.Duration  { return d * time.Second }
+func minutes(d time.Duration) time.Duration { return d * time.Minute }
+func sec(d time.Duration) time.Duration     { return d * time.Second }
 
 // spikeTarget: 10/s for 2 min, jump to 50/s, hold to 7 min, ramp to 0 by 9 min, 0 to 10 min.
 func spikeTarget(d time.Duration) float64 {
 	switch {
-	case d <= min_(2):
+	case d <= minutes(2):
 		return 10
-	case d <= min_(7):
+	case d <= minutes(7):
 		return 50
-	case d <= min_(9):
-		return 50 * (1 - (d-min_(7)).Seconds()/120)
+	case d <= minutes(9):
+		return 50 * (1 - (d-minutes(7)).Seconds()/120)
 	default:
 		return 0
 	}
@@ -84,9 +84,9 @@ func spikeTarget(d time.Duration) float64 {
 // failRate fails 20% of requests in [2m, 4m) and 10% in [5m, 6m) of the run.
 func failRate(d time.Duration) float64 {
 	switch {
-	case d >= min_(2) && d < min_(4):
+	case d >= minutes(2) && d < minutes(4):
 		return 0.2 * spikeTarget(d)
-	case d >= min_(5) && d < min_(6):
+	case d >= minutes(5) && d < minutes(6):
 		return 0.1 * spikeTarget(d)
 	}
 	return 0
@@ -99,13 +99,13 @@ func spike() *timeline.Timeline {
 	dep := m("namespace", "shoong", "deployment", "order")
 	wl := m("namespace", "shoong", "workload", "order")
 	rel := func(d time.Duration) time.Duration { return runFrom.Sub(t0) + d } // run offset → series offset
-	desired := stepsAt([]time.Duration{0, rel(sec(150)), rel(sec(180)), rel(min_(12))}, []float64{2, 4, 5, 2})
+	desired := stepsAt([]time.Duration{0, rel(sec(150)), rel(sec(180)), rel(minutes(12))}, []float64{2, 4, 5, 2})
 	current := desired
-	ready := stepsAt([]time.Duration{0, rel(sec(165)), rel(sec(210)), rel(min_(12) + sec(15))}, []float64{2, 4, 5, 2})
-	util := stepsAt([]time.Duration{0, rel(sec(135)), rel(sec(240)), rel(min_(7))}, []float64{30, 111, 80, 20})
+	ready := stepsAt([]time.Duration{0, rel(sec(165)), rel(sec(210)), rel(minutes(12) + sec(15))}, []float64{2, 4, 5, 2})
+	util := stepsAt([]time.Duration{0, rel(sec(135)), rel(sec(240)), rel(minutes(7))}, []float64{30, 111, 80, 20})
 	thr := stepsAt([]time.Duration{0, rel(sec(135)), rel(sec(150)), rel(sec(240))}, []float64{0, 0.10, 0.30, 0.02})
-	usage := stepsAt([]time.Duration{0, rel(sec(135)), rel(sec(240)), rel(min_(7))}, []float64{0.03, 0.111, 0.08, 0.02})
-	conns := stepsAt([]time.Duration{0, rel(min_(3)), rel(min_(4)), rel(min_(13))}, []float64{20, 35, 41, 22})
+	usage := stepsAt([]time.Duration{0, rel(sec(135)), rel(sec(240)), rel(minutes(7))}, []float64{0.03, 0.111, 0.08, 0.02})
+	conns := stepsAt([]time.Duration{0, rel(minutes(3)), rel(minutes(4)), rel(minutes(13))}, []float64{20, 35, 41, 22})
 	k6 := func(d time.Duration) float64 { return spikeTarget(d) }
 	return &timeline.Timeline{
 		Run:      timeline.Window{From: runFrom, To: runTo},
@@ -147,11 +147,11 @@ func spike() *timeline.Timeline {
 			QCPULimitPod:      {gen(m("namespace", "shoong", "workload", "order", "pod", "order-a"), t0, endAll, ksmRes, func(time.Duration) float64 { return 0.2 })},
 			QCPUCFSPeriods:    {gen(wl, t0, endAll, ksmRes, func(time.Duration) float64 { return 10 })},
 			QCPUThrottled:     {gen(wl, t0, endAll, ksmRes, thr)},
-			QRDSCPU:           {gen(m("dimension_DBInstanceIdentifier", "shoong-db"), t0, endAll, rdsRes, stepsAt([]time.Duration{0, rel(min_(3))}, []float64{5, 12}))},
+			QRDSCPU:           {gen(m("dimension_DBInstanceIdentifier", "shoong-db"), t0, endAll, rdsRes, stepsAt([]time.Duration{0, rel(minutes(3))}, []float64{5, 12}))},
 			QRDSConnections:   {gen(m("dimension_DBInstanceIdentifier", "shoong-db"), t0, endAll, rdsRes, conns)},
 			QRDSCreditBalance: {gen(m("dimension_DBInstanceIdentifier", "shoong-db"), t0, endAll, rdsRes, func(d time.Duration) float64 { return 100 + d.Minutes() })},
 			QRDSFreeableMem: {gen(m("dimension_DBInstanceIdentifier", "shoong-db"), t0, endAll, rdsRes, func(d time.Duration) float64 {
-				if d == rel(min_(5)) {
+				if d == rel(minutes(5)) {
 					return 3e8
 				}
 				return 4e8

@@ -496,7 +496,7 @@ func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, va
 				if errors.Is(err, query.ErrUnavailable) {
 					return err
 				}
-				return nil //nolint:nilerr // a failed optional query leaves the cumulative gauges in place
+				return nil
 			}
 			if len(r.Set) == 0 || r.Set[0].Empty() {
 				if len(set.Points) == 0 {

@@ -139,8 +139,7 @@ func (f *fakeProm) QueryRange(_ context.Context, expr string, r v1.Range) (model
 		ns := &model.SampleStream{Metric: s.Metric}
 		for t := r.Start; !t.After(r.End); t = t.Add(r.Step) {
 			if lastOver {
-				for j := len(s.Values) - 1; j >= 0; j-- {
-					p := s.Values[j]
+				for _, p := range slices.Backward(s.Values) {
 					if pt := p.Timestamp.Time(); pt.After(t) || isStale(p.Value) {
 						continue
 					} else if pt.After(t.Add(-query.StepWindow(r.Step))) {

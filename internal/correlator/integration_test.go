@@ -378,16 +378,16 @@ func testStory1(t *testing.T, prom *promtest.Server) {
 	// Window and resolutions.
 	require.Equal(t, fxRunFrom, res.Window.Run.From)
 	require.Equal(t, fxRunTo, res.Window.Run.To)
-	res_ := map[string]Source{}
+	bySource := map[string]Source{}
 	for _, s := range res.Sources {
-		res_[s.Name] = s
+		bySource[s.Name] = s
 		require.True(t, s.Measured, s.Name)
-		require.Greater(t, s.Series, 0, s.Name)
+		require.Positive(t, s.Series, s.Name)
 	}
-	require.InDelta(t, fxK6Step, res_["k6"].ResolutionSeconds, 0)
-	require.InDelta(t, fxKSMStep, res_["ksm"].ResolutionSeconds, 0)
-	require.InDelta(t, fxCadvStep, res_["cadvisor"].ResolutionSeconds, 0)
-	require.InDelta(t, fxRDSStep, res_["rds"].ResolutionSeconds, 0)
+	require.InDelta(t, fxK6Step, bySource["k6"].ResolutionSeconds, 0)
+	require.InDelta(t, fxKSMStep, bySource["ksm"].ResolutionSeconds, 0)
+	require.InDelta(t, fxCadvStep, bySource["cadvisor"].ResolutionSeconds, 0)
+	require.InDelta(t, fxRDSStep, bySource["rds"].ResolutionSeconds, 0)
 
 	within := func(f *analysis.Fact, want float64, msg string) {
 		t.Helper()

@@ -315,7 +315,7 @@ func (r *run) evaluate(elapsed time.Duration, final bool) (crossed, abort bool) 
 			return nil
 		}
 		return threshold.SourceFunc(func(m threshold.Method) (float64, bool) {
-			v, err := se.Values.Threshold(m.String(), elapsed)
+			v, err := se.Threshold(m.String(), elapsed)
 			return v, err == nil
 		})
 	})

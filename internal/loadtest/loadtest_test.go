@@ -39,7 +39,7 @@ func (s *recordingSink) Start() { s.started.Store(true) }
 func (s *recordingSink) Stop() error {
 	s.stopped.Store(true)
 	if se, ok := s.agg.Snapshot().Metric("http_reqs"); ok {
-		s.reqsAtStop = se.Values.Count
+		s.reqsAtStop = se.Count
 	}
 	return s.stopErr
 }
@@ -167,25 +167,25 @@ scenarios:
 			require.NotNil(t, st.From, "a later stage starts from the boundary's snapshot")
 		}
 		to, _ := st.To.Metric("iterations")
-		n := to.Values.Count
+		n := to.Count
 		if st.From != nil {
 			from, _ := st.From.Metric("iterations")
-			n -= from.Values.Count
+			n -= from.Count
 		}
 		require.Positive(t, n, "stage %d has its own iterations", i)
 		total += n
 	}
 	all, _ := res.Summary.Snapshot.Metric("iterations")
 	// Iterations still running at the last boundary end in gracefulStop, after it.
-	require.InDelta(t, all.Values.Count, total, 5, "the stages split the run's iterations")
-	require.LessOrEqual(t, total, all.Values.Count)
+	require.InDelta(t, all.Count, total, 5, "the stages split the run's iterations")
+	require.LessOrEqual(t, total, all.Count)
 }
 
 // countingSource is a VUSource other than the YAML flow: each iteration pushes one
 // iterations sample with the scenario's tags.
 type countingSource struct{ prepared atomic.Int32 }
 
-func (c *countingSource) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(int64) executor.VU, error) {
+func (c *countingSource) Prepare(_ *scenario.Scenario, env *engine.VUEnv) (func(int64) executor.VU, error) {
 	c.prepared.Add(1)
 	return func(int64) executor.VU { return countingVU{env} }, nil
 }
@@ -215,7 +215,7 @@ func TestRunPluggedVUs(t *testing.T) {
 	require.Equal(t, int32(1), src.prepared.Load())
 	it, ok := res.Summary.Snapshot.Submetric("iterations", []metrics.Tag{{Key: "scenario", Value: "a"}, {Key: "testid", Value: "plug"}})
 	require.True(t, ok)
-	require.InDelta(t, 7, it.Values.Count, 0)
+	require.InDelta(t, 7, it.Count, 0)
 }
 
 func TestRunConfigErrors(t *testing.T) {

@@ -71,7 +71,7 @@ func newPlot(c Chart, win Window, events []Event, last bool) (*plot.Plot, error)
 	p.Y.Label.Text = c.Unit
 	p.X.Min = unix(win.From)
 	p.X.Max = unix(win.To)
-	p.X.Tick.Marker = plot.TimeTicks{Format: "15:04:05", Time: plot.UnixTimeIn(time.UTC)}
+	p.X.Tick.Marker = plot.TimeTicks{Format: time.TimeOnly, Time: plot.UnixTimeIn(time.UTC)}
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.X.Tick.Label.Font.Size = vg.Points(9)
 	if last {

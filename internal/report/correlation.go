@@ -176,7 +176,7 @@ func FormatFact(f *analysis.Fact) string {
 		}
 		return fmtSeconds(v)
 	case analysis.UnitTime:
-		return f.At.UTC().Format("15:04:05")
+		return f.At.UTC().Format(time.TimeOnly)
 	case analysis.UnitRatio:
 		return fmt.Sprintf("%.2f%%", v*100)
 	case analysis.UnitPercent:
@@ -224,7 +224,7 @@ func at(f *analysis.Fact) string {
 		return "—"
 	}
 	if !f.At.IsZero() {
-		return f.At.UTC().Format("15:04:05")
+		return f.At.UTC().Format(time.TimeOnly)
 	}
 	return FormatFact(f)
 }
@@ -284,12 +284,12 @@ func autoscalingSection(r *correlator.Result) (Section, bool) {
 		for _, p := range h.Pods {
 			ready, startup := "—", FormatFact(p.Startup)
 			if !p.Ready.IsZero() {
-				ready = p.Ready.UTC().Format("15:04:05")
+				ready = p.Ready.UTC().Format(time.TimeOnly)
 			}
 			if p.NeverReady {
 				startup = "never Ready"
 			}
-			pods.Rows = append(pods.Rows, []string{name, p.Pod, p.Created.UTC().Format("15:04:05"), ready, startup})
+			pods.Rows = append(pods.Rows, []string{name, p.Pod, p.Created.UTC().Format(time.TimeOnly), ready, startup})
 		}
 	}
 	s.Tables = append(s.Tables, sum, steps)
@@ -397,7 +397,7 @@ func findingsSection(r *correlator.Result) Section {
 	for _, f := range r.Findings {
 		when := "—"
 		if !f.From.IsZero() {
-			when = f.From.UTC().Format("15:04:05") + " – " + f.To.UTC().Format("15:04:05")
+			when = f.From.UTC().Format(time.TimeOnly) + " – " + f.To.UTC().Format(time.TimeOnly)
 		}
 		t.Rows = append(t.Rows, []string{f.Severity, f.Message, when, f.Rule})
 	}
@@ -454,14 +454,14 @@ func charts(r *correlator.Result) []Chart {
 	for _, h := range r.Autoscaling {
 		c := Chart{Title: "Replicas " + h.Namespace + "/" + h.Name, Unit: "replicas"}
 		m := map[string]string{"namespace": h.Namespace, "horizontalpodautoscaler": h.Name}
-		for _, s := range timeline.Set(r.Series[analysis.QHPACurrent]).Match(m) {
+		for _, s := range r.Series[analysis.QHPACurrent].Match(m) {
 			c.Series = append(c.Series, series("HPA current", s, 1, true))
 		}
-		for _, s := range timeline.Set(r.Series[analysis.QHPADesired]).Match(m) {
+		for _, s := range r.Series[analysis.QHPADesired].Match(m) {
 			c.Series = append(c.Series, series("HPA desired", s, 1, true))
 		}
 		if h.Deployment != "" {
-			for _, s := range timeline.Set(r.Series[analysis.QDeploymentReady]).Match(map[string]string{"namespace": h.Namespace, "deployment": h.Deployment}) {
+			for _, s := range r.Series[analysis.QDeploymentReady].Match(map[string]string{"namespace": h.Namespace, "deployment": h.Deployment}) {
 				c.Series = append(c.Series, series("ready", s, 1, true))
 			}
 		}

@@ -130,7 +130,7 @@ func mdEscape(s string) string {
 }
 
 func fmtTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05")
+	return t.UTC().Format(time.DateTime)
 }
 
 // fmtOffset prints a duration from the window start as T+m:ss.

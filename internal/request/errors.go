@@ -46,12 +46,10 @@ func Classify(err error) (code int, msg string) {
 	if err == nil {
 		return 0, ""
 	}
-	var te *TimeoutError
-	if errors.As(err, &te) {
+	if _, ok := errors.AsType[*TimeoutError](err); ok {
 		return CodeTimeout, "request timeout"
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	var (

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,8 +89,8 @@ func parseH1Target(u *url.URL) h1Target {
 
 // take returns an idle connection to addr, or nil.
 func (h *h1State) take(addr string) *h1Conn {
-	for i := len(h.idle) - 1; i >= 0; i-- {
-		if c := h.idle[i]; c.addr == addr {
+	for i, c := range slices.Backward(h.idle) {
+		if c.addr == addr {
 			h.idle = append(h.idle[:i], h.idle[i+1:]...)
 			return c
 		}
@@ -228,8 +229,7 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 			return nil, interruptErr(ctx)
 		}
 		if !reused || attempt > 0 || !retryable(method, err) {
-			var nw errNothingWritten
-			if errors.As(err, &nw) {
+			if nw, ok := errors.AsType[errNothingWritten](err); ok {
 				err = nw.err
 			}
 			return nil, err
@@ -294,8 +294,7 @@ func interruptErr(ctx context.Context) error {
 // sent again: when nothing was written, or, for idempotent methods, when the
 // server closed the connection before answering (net/http's rules).
 func retryable(method string, err error) bool {
-	var nw errNothingWritten
-	if errors.As(err, &nw) {
+	if _, ok := errors.AsType[errNothingWritten](err); ok {
 		return true
 	}
 	var re errNoResponse
@@ -371,9 +370,9 @@ func (h *h1State) readLine(br *bufio.Reader, total *int) ([]byte, error) {
 // (chunk framing lines).
 func (h *h1State) readLineStrict(br *bufio.Reader, total *int, crlf bool) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
+	if errors.Is(err, bufio.ErrBufferFull) {
 		h.line = append(h.line[:0], line...)
-		for err == bufio.ErrBufferFull {
+		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(h.line) > maxResponseHeaderBytes {
 				return nil, errHeaderTooLarge
 			}

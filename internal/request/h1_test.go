@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -306,7 +305,7 @@ func TestH1ServerClosedIdleConnection(t *testing.T) {
 
 func TestH1TimeoutAndReuseAfterIt(t *testing.T) {
 	var calls atomic.Int64
-	srv := newRawServer(t, func(n int, head string) (string, bool) {
+	srv := newRawServer(t, func(_ int, head string) (string, bool) {
 		if strings.HasPrefix(head, "GET /hang") {
 			calls.Add(1)
 			time.Sleep(300 * time.Millisecond)
@@ -347,7 +346,7 @@ func TestH1ContextCancelInterrupts(t *testing.T) {
 	start := time.Now()
 	out := c.Do(ctx, st, &scenario.Vars{})
 	require.Less(t, time.Since(start), time.Second)
-	require.True(t, errors.Is(out.Err, context.Canceled), "%v", out.Err)
+	require.ErrorIs(t, out.Err, context.Canceled, "%v", out.Err)
 	code, _ := Classify(out.Err)
 	require.Equal(t, CodeGeneric, code)
 
@@ -410,7 +409,7 @@ func FuzzH1Response(f *testing.F) {
 		var resp *http.Response
 		for {
 			resp, err = http.ReadResponse(br, &http.Request{Method: http.MethodGet})
-			if err != nil || resp.StatusCode >= 200 || resp.StatusCode == 101 {
+			if err != nil || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 				break
 			}
 		}

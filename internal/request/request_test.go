@@ -108,7 +108,7 @@ func (c *serverConn) Write(p []byte) (int, error) {
 
 func testHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("X-Kind", "ok")
 		fmt.Fprint(w, `{"data":{"items":[{"id":42,"name":"a"}],"ok":true}}`)
 	})
@@ -119,7 +119,7 @@ func testHandler() http.Handler {
 		}
 		fmt.Fprint(w, "slow")
 	})
-	mux.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/fail", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "boom", http.StatusServiceUnavailable)
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {

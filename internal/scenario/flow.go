@@ -214,8 +214,7 @@ func (d *decoder) url(n *yaml.Node, field string, env map[string]string) *Templa
 }
 
 func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		return ue.Err
 	}
 	return err

@@ -156,8 +156,7 @@ func Load(path string, env map[string]string) (*Test, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := "cannot read file: " + err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			msg = "cannot read file: " + pe.Err.Error()
 		}
 		if errors.Is(err, fs.ErrNotExist) {

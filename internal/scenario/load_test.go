@@ -154,7 +154,7 @@ func TestLoadTestDefaults(t *testing.T) {
 	require.Equal(t, "t.yaml", tst.Source)
 	require.Equal(t, []string{"avg", "min", "med", "max", "p(90)", "p(95)"}, tst.SummaryTrendStats)
 	require.Equal(t, DefaultSystemTags(), tst.SystemTags)
-	require.Equal(t, "", tst.SummaryTimeUnit)
+	require.Empty(t, tst.SummaryTimeUnit)
 	require.Equal(t, 10, tst.MaxRedirects)
 	require.Empty(t, tst.Thresholds)
 
@@ -163,7 +163,7 @@ func TestLoadTestDefaults(t *testing.T) {
 	require.Equal(t, 60*time.Second, st.Timeout)
 	require.Equal(t, 10, st.Redirects)
 	require.Equal(t, []StatusRange{{200, 399}}, st.Expected)
-	require.Equal(t, "", st.Name, "a static URL is its own url tag")
+	require.Empty(t, st.Name, "a static URL is its own url tag")
 	require.Equal(t, Think{}, st.Sleep)
 
 	tst, err = Parse("t.yaml", []byte(`
@@ -258,7 +258,7 @@ flow:
 	require.Equal(t, "data.items.0.id", s.Checks[3].Path)
 	require.Equal(t, "42", s.Checks[3].Value)
 	require.Equal(t, "tea", s.Checks[4].Value, "strings are kept as they are")
-	require.Equal(t, "", s.Checks[5].Value)
+	require.Empty(t, s.Checks[5].Value)
 	require.Equal(t, CheckHeader, s.Checks[6].Kind)
 	require.Equal(t, "Content-Type", s.Checks[6].Path)
 	require.Equal(t, "application/json", s.Checks[6].Value)
@@ -266,6 +266,7 @@ flow:
 	require.Equal(t, Step{Sleep: Think{Min: 2 * time.Second}}, steps[1], "a bare number of sleep is seconds, as k6's sleep()")
 
 	s = steps[2]
+	//nolint:testifylint // the exact bytes are the point: key order and numbers as written
 	require.Equal(t, `{"name":"a<b","n":[1,2.5,true,null],"u":"${__VU}"}`, s.Body.String())
 	require.Equal(t, "application/json", s.Headers["Content-Type"].String())
 	require.Equal(t, Think{Min: 500 * time.Millisecond, Max: 1500 * time.Millisecond}, s.Sleep)
@@ -412,8 +413,8 @@ func TestLoadErrors(t *testing.T) {
 		// Executors.
 		{
 			name:    "unknown executor",
-			in:      "scenarios:\n  spike:\n    executor: ramping-arival-rate",
-			wantErr: `t.yaml:3: scenarios.spike.executor: unknown executor "ramping-arival-rate"; expected one of shared-iterations, per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate; did you mean "ramping-arrival-rate"?`,
+			in:      "scenarios:\n  spike:\n    executor: ramping-arival-rate",                                                                                                                                                                                        //nolint:misspell // the typo is the test
+			wantErr: `t.yaml:3: scenarios.spike.executor: unknown executor "ramping-arival-rate"; expected one of shared-iterations, per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate; did you mean "ramping-arrival-rate"?`, //nolint:misspell // the typo is the test
 		},
 		{name: "removed executor", in: "scenarios: {x: {executor: externally-controlled}}", wantErr: `t.yaml:1: scenarios.x.executor: executor "externally-controlled" is not supported (k6 v2 removed it); expected one of shared-iterations, per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate`},
 		{name: "missing executor", in: "scenarios:\n  x: {vus: 1}", wantErr: `t.yaml:2: scenarios.x.executor: missing executor; expected one of shared-iterations, per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate`},

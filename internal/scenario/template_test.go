@@ -118,7 +118,7 @@ func TestTemplateRenderAppends(t *testing.T) {
 	require.Equal(t, "GET /u/1/2", string(buf))
 	var nilT *Template
 	require.Equal(t, "x", string(nilT.Render([]byte("x"), nil)))
-	require.Equal(t, "", nilT.String())
+	require.Empty(t, nilT.String())
 	require.True(t, nilT.Static())
 	require.Equal(t, "/u/0/0", string(tpl.Render(nil, nil)))
 }

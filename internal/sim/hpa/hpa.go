@@ -447,41 +447,42 @@ func changeInPeriod(now time.Time, periodSeconds int32, events []scaleEvent) int
 	return n
 }
 
+// scaleUpLimit is the most replicas the scale-up policies allow now (Kubernetes'
+// calculateScaleUpLimitWithScalingRules).
 func scaleUpLimit(now time.Time, current int32, up, down []scaleEvent, r *Rules) int32 {
-	if r.SelectPolicy == SelectDisabled {
-		return current
-	}
-	result, pick := int32(math.MinInt32), func(a, b int32) int32 { return max(a, b) }
-	if r.SelectPolicy == SelectMin {
-		result, pick = math.MaxInt32, func(a, b int32) int32 { return min(a, b) }
-	}
-	for _, p := range r.Policies {
-		start := current - changeInPeriod(now, p.PeriodSeconds, up) + changeInPeriod(now, p.PeriodSeconds, down)
-		var proposed int32
-		if p.Type == PodsPolicy {
-			proposed = start + p.Value
-		} else {
-			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		result = pick(result, proposed)
-	}
-	return result
+	return scaleLimit(now, current, up, down, r, 1)
 }
 
+// scaleDownLimit is the fewest replicas the scale-down policies allow now (Kubernetes'
+// calculateScaleDownLimitWithBehaviors).
 func scaleDownLimit(now time.Time, current int32, up, down []scaleEvent, r *Rules) int32 {
+	return scaleLimit(now, current, up, down, r, -1)
+}
+
+// scaleLimit applies r's policies in direction dir (1 up, -1 down). Each policy starts
+// from the replicas before the changes inside its period and allows its value in pods or
+// percent from there. SelectMax picks the policy that allows the largest change, Min the
+// smallest; Disabled allows none.
+func scaleLimit(now time.Time, current int32, up, down []scaleEvent, r *Rules, dir int32) int32 {
 	if r.SelectPolicy == SelectDisabled {
 		return current
 	}
-	result, pick := int32(math.MaxInt32), func(a, b int32) int32 { return min(a, b) }
-	if r.SelectPolicy == SelectMin {
-		result, pick = math.MinInt32, func(a, b int32) int32 { return max(a, b) }
+	// SelectMax takes the policy allowing the most change: the highest limit going up,
+	// the lowest going down; SelectMin the opposite.
+	higher := (r.SelectPolicy == SelectMin) != (dir > 0)
+	pick, result := func(a, b int32) int32 { return max(a, b) }, int32(math.MinInt32)
+	if !higher {
+		pick, result = func(a, b int32) int32 { return min(a, b) }, math.MaxInt32
 	}
 	for _, p := range r.Policies {
 		start := current - changeInPeriod(now, p.PeriodSeconds, up) + changeInPeriod(now, p.PeriodSeconds, down)
 		var proposed int32
-		if p.Type == PodsPolicy {
-			proposed = start - p.Value
-		} else {
+		switch {
+		case p.Type == PodsPolicy:
+			proposed = start + dir*p.Value
+		case dir > 0:
+			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+		default:
 			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
 		}
 		result = pick(result, proposed)
