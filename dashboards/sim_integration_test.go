@@ -4,7 +4,6 @@ package dashboards
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +29,8 @@ func TestClusterPanelsOnTheSimulatedCluster(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.Start(context.Background()))
 	t.Cleanup(func() { _ = srv.Stop() })
-	u, err := url.Parse(srv.MetricsURL())
+	cfg, err := srv.ScrapeConfig(time.Second)
 	require.NoError(t, err)
-
-	cfg := sim.ScrapeConfig(u.Host, time.Second)
 	prom := promtest.StartPrometheus(t, promtest.WithConfig(cfg))
 
 	client, err := api.NewClient(api.Config{Address: prom.URL})

@@ -192,3 +192,22 @@ func TestWritePointsGivesUp(t *testing.T) {
 	require.Equal(t, uint64(2), st.Dropped)
 	require.Equal(t, uint64(1), st.Failed)
 }
+
+// TestNewWriter: a writer sends what it is given, once, and no stale markers.
+func TestNewWriter(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	c, err := remotewrite.NewWriter(rc.url().String(), promslog.NewNopLogger(), remotewrite.WithClock(newFakeClock()))
+	require.NoError(t, err)
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	n, err := c.WritePoints(context.Background(), []timeline.Series{{Labels: map[string]string{"__name__": "tidemark_event", "kind": "scale_up"},
+		Points: []timeline.Point{{T: at, V: 1}, {T: at.Add(time.Second), V: 1}}}})
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.NoError(t, c.Stop())
+	require.Len(t, rc.accepted(), 2, "no stale markers after the points")
+
+	_, err = remotewrite.NewWriter("http://user:secret@[::1", promslog.NewNopLogger())
+	require.ErrorContains(t, err, "remote-write url")
+	require.NotContains(t, err.Error(), "secret")
+}

@@ -4,13 +4,32 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/config"
+
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
+
+// NewWriter returns a client for data that is not a live snapshot (Write,
+// WritePoints): the default configuration at rawURL, no live series and no stale
+// markers. It is not started.
+func NewWriter(rawURL string, logger *slog.Logger, opts ...Option) (*Client, error) {
+	u, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("remote-write url: %w", err)
+	}
+	cfg := DefaultConfig
+	cfg.URL = &config.URL{URL: u}
+	cfg.StaleMarkers = false
+	none := series.SnapshotFunc(func() []series.Input { return nil })
+	return NewClient(cfg, none, logger, prometheus.NewRegistry(), opts...)
+}
 
 // Write sends batch once, every series with its one value at ts (milliseconds since the
 // epoch), with the client's retries and backoff. It is for data that is not a live

@@ -10,20 +10,16 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	promconfig "github.com/prometheus/common/config"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
-	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/remotewrite"
 )
@@ -72,10 +68,7 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		return nil, "", nil, exitcode.Invalid(err)
 	}
 	if f.prometheusURL != "" {
-		if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
-			return nil, "", nil, exitcode.Invalid(err)
-		}
-		u, err := url.Parse(f.prometheusURL)
+		u, err := url.Parse(f.prometheusURL) // checked by config
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -115,16 +108,11 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	case f.after == 0:
 		cfg.After = -1 // no cool-down: the correlator reads a zero After as its default
 	}
-	for k, v := range f.params {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return cfg, fmt.Errorf("--param %s=%s: expected a number", k, v)
-		}
-		if cfg.Params == nil {
-			cfg.Params = map[string]float64{}
-		}
-		cfg.Params[k] = x
+	params, err := correlator.ParseParams(f.params)
+	if err != nil {
+		return cfg, fmt.Errorf("--param %w", err)
 	}
+	cfg.Params = params
 	return cfg, nil
 }
 
@@ -184,7 +172,10 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 func (cfg *correlateConfig) check() (correlator.Config, error) {
 	ccfg, err := cfg.src.config(cfg.testID)
 	if err == nil {
-		ccfg.From, ccfg.To, err = parseWindow(cfg.from, cfg.to)
+		ccfg.From, err = parseTime("--from", cfg.from)
+	}
+	if err == nil {
+		ccfg.To, err = parseTime("--to", cfg.to)
 	}
 	if err == nil {
 		err = ccfg.Validate()
@@ -229,7 +220,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 			// costs the annotations.
 			fmt.Fprintf(g.stderr, "tidemark correlate: write back events: %v\n", err)
 		} else if n > 0 {
-			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact series back (tidemark_event, tidemark_fact_*).\n", n)
+			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact samples back (tidemark_event, tidemark_fact_*).\n", n)
 		}
 	}
 	if err := printKeyFacts(g.stdout, res, where); err != nil {
@@ -253,24 +244,16 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 	return nil
 }
 
-// parseWindow reads --from/--to; both empty leaves the window to the run's series.
-func parseWindow(from, to string) (time.Time, time.Time, error) {
-	var f, t time.Time
-	var err error
-	if from != "" {
-		if f, err = time.Parse(time.RFC3339, from); err != nil {
-			return f, t, fmt.Errorf("--from %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", from)
-		}
+// parseTime reads the RFC 3339 time of a flag; empty is the zero time.
+func parseTime(flag, value string) (time.Time, error) {
+	if value == "" {
+		return time.Time{}, nil
 	}
-	if to != "" {
-		if t, err = time.Parse(time.RFC3339, to); err != nil {
-			return f, t, fmt.Errorf("--to %q: expected an RFC 3339 time such as 2026-11-30T10:20:00Z", to)
-		}
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		return t, fmt.Errorf("%s %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", flag, value)
 	}
-	if !f.IsZero() && !t.IsZero() && !t.After(f) {
-		return f, t, fmt.Errorf("--to %s is not after --from %s", to, from)
-	}
-	return f, t, nil
+	return t, nil
 }
 
 // printKeyFacts prints the run's window, its headline facts and the notes.
@@ -282,27 +265,13 @@ func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
 
 // writeBack remote-writes the result's events and facts to the write-back URL: the flag,
 // else the queried Prometheus' receiver, else the embedded store. It returns the number
-// of series written.
+// of samples written.
 func writeBack(ctx context.Context, cfg *correlateConfig, res *correlator.Result, logger *slog.Logger) (int, error) {
-	target := cfg.writeBackURL
-	switch {
-	case target != "":
-	case cfg.src.prometheusURL != "":
-		target = strings.TrimRight(cfg.src.prometheusURL, "/") + "/api/v1/write"
-	default:
-		target = cfg.src.embeddedWriteURL
-	}
+	target := cmp.Or(cfg.writeBackURL, cfg.src.embeddedWriteURL)
 	if target == "" {
-		return 0, errors.New("no remote-write endpoint to write back to")
+		target = strings.TrimRight(cfg.src.prometheusURL, "/") + "/api/v1/write"
 	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return 0, fmt.Errorf("write-back url: %w", err)
-	}
-	rcfg := remotewrite.DefaultConfig
-	rcfg.URL = &promconfig.URL{URL: u}
-	rcfg.StaleMarkers = false
-	client, err := remotewrite.NewClient(rcfg, series.SnapshotFunc(func() []series.Input { return nil }), logger, prometheus.NewRegistry())
+	client, err := remotewrite.NewWriter(target, logger)
 	if err != nil {
 		return 0, err
 	}

@@ -44,7 +44,7 @@ flow:
 	stderr.Reset()
 	code = run([]string{"correlate", "--testid", "rc-1", "--storage.tsdb.path", data, "--output.dir", out}, &stdout, &stderr)
 	require.Equal(t, exitcode.OK, code, stderr.String())
-	require.Contains(t, stdout.String(), "event and fact series back")
+	require.Contains(t, stdout.String(), "event and fact samples back")
 	for _, name := range []string{"report.md", "report.json", "report.html"} {
 		require.FileExists(t, filepath.Join(out, name))
 	}

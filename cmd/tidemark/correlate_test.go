@@ -28,7 +28,7 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 		{name: "from not RFC 3339", args: []string{"correlate", "--testid", "x", "--from", "10:00"},
 			wantErr: `--from "10:00": expected an RFC 3339 time`},
 		{name: "to before from", args: []string{"correlate", "--testid", "x", "--from", "2026-11-30T10:00:00Z", "--to", "2026-11-30T09:00:00Z"},
-			wantErr: "is not after --from"},
+			wantErr: "to (2026-11-30 09:00:00 +0000 UTC) is not after from (2026-11-30 10:00:00 +0000 UTC)"},
 		{name: "param not a number", args: []string{"correlate", "--testid", "x", "--param", "db_pool_per_pod=five"},
 			wantErr: "--param db_pool_per_pod=five: expected a number"},
 		{name: "compare: prometheus url without scheme", args: []string{"compare", "a", "b", "--prometheus.url", "prometheus:9090"},

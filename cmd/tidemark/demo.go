@@ -178,12 +178,12 @@ func startDemo(ctx context.Context, cfg *demoConfig, logger *slog.Logger, out io
 // default selectors match as on a real cluster), and serves it on --web.listen-address
 // or, when that is taken (by a `tidemark serve`), on a free port.
 func (d *demo) openStore(cfg *demoConfig, logger *slog.Logger) error {
-	host, err := urlHost(d.cluster.MetricsURL())
+	scrape, err := d.cluster.ScrapeConfig(cfg.scrape)
 	if err != nil {
 		return err
 	}
 	scrapeFile := filepath.Join(cfg.outputDir, "prometheus.yml")
-	if err := os.WriteFile(scrapeFile, []byte("# Written by tidemark demo.\n"+sim.ScrapeConfig(host, cfg.scrape)), 0o644); err != nil {
+	if err := os.WriteFile(scrapeFile, []byte("# Written by tidemark demo.\n"+scrape), 0o644); err != nil {
 		return fmt.Errorf("write scrape configuration: %w", err)
 	}
 	scfg := store.DefaultConfig
@@ -202,14 +202,6 @@ func (d *demo) openStore(cfg *demoConfig, logger *slog.Logger) error {
 	}
 	d.announce, err = store.Announce(d.dataDir, d.local.URL)
 	return err
-}
-
-func urlHost(raw string) (string, error) {
-	req, err := http.NewRequest(http.MethodGet, raw, nil)
-	if err != nil {
-		return "", fmt.Errorf("parse %q: %w", raw, err)
-	}
-	return req.URL.Host, nil
 }
 
 func (d *demo) run(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger) error {

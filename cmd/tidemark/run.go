@@ -50,23 +50,20 @@ flags, 105 interrupted by SIGINT/SIGTERM (running iterations get gracefulStop; t
 summary is still printed), 255 other errors.`
 
 type runConfig struct {
-	file           string
-	testID         string
-	tags           []string
-	env            []string
-	quiet          bool
-	summaryExport  string
-	summaryFile    string
-	noThresholds   bool
-	segment        string
-	segmentSeq     string
-	insecureTLS    bool
-	userAgent      string
-	progressPeriod time.Duration
-	cpuProfile     string
-	outputs        *outputFlags
-	dataDir        string
-	noStore        bool
+	printing
+	file         string
+	testID       string
+	tags         []string
+	env          []string
+	noThresholds bool
+	segment      string
+	segmentSeq   string
+	insecureTLS  bool
+	userAgent    string
+	cpuProfile   string
+	outputs      *outputFlags
+	dataDir      string
+	noStore      bool
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -213,7 +210,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 			return cfg.sinks(agg, runTags, logger)
 		},
 		Logger: logger,
-	}, cfg.printing(), g)
+	}, cfg.printing, g)
 }
 
 // printing says how a run is shown: header and progress while it runs, the summary and
@@ -223,10 +220,6 @@ type printing struct {
 	progressPeriod time.Duration
 	summaryExport  string
 	summaryFile    string
-}
-
-func (c *runConfig) printing() printing {
-	return printing{quiet: c.quiet, progressPeriod: c.progressPeriod, summaryExport: c.summaryExport, summaryFile: c.summaryFile}
 }
 
 // execute runs a load test and prints it as `tidemark run` does: the header, a live

@@ -175,11 +175,8 @@ func openServedStore(scfg store.Config, logger *slog.Logger, reg *prometheus.Reg
 		reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
 		return nil, fmt.Errorf("register the process metrics: %w", err)
 	}
-	st, err := store.Open(scfg, logger, reg)
-	if errors.Is(err, store.ErrInvalidConfig) {
-		return nil, exitcode.Invalid(err)
-	}
-	return st, err
+	// Its configuration errors carry exit code 104.
+	return store.Open(scfg, logger, reg)
 }
 
 // runServer serves srv on listeners (none: systemd's sockets) until ctx ends, then

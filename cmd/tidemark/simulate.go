@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -66,33 +64,23 @@ func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, std
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
-	printSimulation(stdout, srv, cfg.fast, realWindow)
+	if err := printSimulation(stdout, srv, cfg.fast, realWindow); err != nil {
+		return errors.Join(err, srv.Stop())
+	}
 	<-ctx.Done()
 	return srv.Stop()
 }
 
-func printSimulation(w io.Writer, srv *sim.Server, fast bool, realWindow time.Duration) {
+func printSimulation(w io.Writer, srv *sim.Server, fast bool, realWindow time.Duration) error {
 	p := srv.Profile()
 	fmt.Fprintf(w, "Simulated cluster %q (namespace %s) is running in real time.\n\n", p.Name, p.Namespace)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	urls := srv.ServiceURLs()
-	names := make([]string, 0, len(urls))
-	for n := range urls {
-		names = append(names, n)
+	if err := srv.WriteEndpoints(w); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(tw, "  service %s\t%s\n", n, urls[n])
-	}
-	base := strings.TrimSuffix(srv.MetricsURL(), sim.MetricsPath)
-	fmt.Fprintf(tw, "  metrics (all)\t%s\n", srv.MetricsURL())
-	fmt.Fprintf(tw, "  kube-state-metrics\t%s\n", base+sim.KubeStateMetricsPath)
-	fmt.Fprintf(tw, "  cAdvisor\t%s\n", base+sim.CadvisorPath)
-	fmt.Fprintf(tw, "  RDS (YACE names)\t%s\n", base+sim.RDSPath)
-	_ = tw.Flush()
 	if fast {
 		fmt.Fprintf(w, "\nFAST MODE: the HPA downscale stabilisation window is %s instead of %s; scale-in happens sooner than on a real cluster. "+
 			"tidemark_sim_info{fast=\"true\"} records it.\n", p.Controller.DownscaleStabilization.D(), realWindow)
 	}
-	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+	_, err := fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+	return err
 }

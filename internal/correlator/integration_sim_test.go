@@ -5,7 +5,6 @@ package correlator
 import (
 	"context"
 	"maps"
-	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -39,10 +38,8 @@ func TestCatalogMatchesSimulator(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, srv.Stop()) })
-	u, err := url.Parse(srv.MetricsURL())
+	cfg, err := srv.ScrapeConfig(time.Second)
 	require.NoError(t, err)
-
-	cfg := sim.ScrapeConfig(u.Host, time.Second)
 	prom := promtest.StartPrometheus(t, promtest.WithConfig(cfg))
 
 	q, err := query.NewPrometheus(prom.URL, nil)

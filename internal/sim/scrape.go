@@ -2,18 +2,28 @@ package sim
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/prometheus/common/model"
 )
 
-// ScrapeConfig returns a Prometheus configuration that scrapes a Server at target
-// (host:port) every interval the way a real cluster is scraped (kube-prometheus and
+// ScrapeConfig returns a Prometheus configuration that scrapes the server (once
+// started) every interval the way a real cluster is scraped (kube-prometheus and
 // YACE, as deploy/prometheus/prometheus.yml does): job kube-state-metrics, job kubelet
 // with metrics_path="/metrics/cadvisor" on the cAdvisor series, job yace, and
 // tidemark_sim_info alone from job tidemark-sim. The demo and the tests that check the
 // catalog and the dashboards against the simulator share it.
-func ScrapeConfig(target string, interval time.Duration) string {
+func (s *Server) ScrapeConfig(interval time.Duration) (string, error) {
+	u, err := url.Parse(s.MetricsURL())
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("scrape config: the metrics endpoint %q has no host (is the server started?)", s.MetricsURL())
+	}
+	return scrapeConfig(u.Host, interval), nil
+}
+
+// scrapeConfig is ScrapeConfig for a server at target (host:port).
+func scrapeConfig(target string, interval time.Duration) string {
 	return fmt.Sprintf(`# Scrape the simulated cluster like kube-prometheus and YACE scrape a real one.
 global:
   scrape_interval: %[2]s

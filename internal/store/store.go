@@ -94,18 +94,6 @@ var DefaultConfig = Config{
 // the data directory. Use Discover to find a server holding it.
 var ErrLocked = errors.New("data directory is locked by another tidemark process")
 
-// ErrInvalidConfig is matched (errors.Is) by the errors of Open and Reload that come
-// from the configuration (Config and the scrape configuration file) rather than from the
-// system, so that a command can exit with its invalid-configuration code.
-var ErrInvalidConfig = errors.New("invalid store configuration")
-
-// configError marks err as an error in the configuration; its message is err's.
-type configError struct{ err error }
-
-func (e configError) Error() string        { return e.err.Error() }
-func (e configError) Unwrap() error        { return e.err }
-func (e configError) Is(target error) bool { return target == ErrInvalidConfig }
-
 // maxExemplars is the size of the in-memory exemplar ring buffer, Prometheus' default for
 // --storage.exemplars.exemplars-limit when exemplar storage is enabled.
 const maxExemplars = 100_000
@@ -136,7 +124,9 @@ type Store struct {
 // scraping the configured targets. reg receives the metrics of the TSDB, the query engine,
 // the remote-write receiver and the scrape manager; a nil reg keeps them private. As in
 // Prometheus, these register once: give each store of a process its own registry (or nil),
-// also when reopening a directory. The caller must Close the store.
+// also when reopening a directory. The caller must Close the store. Errors that come
+// from the configuration (Config and the scrape configuration file) rather than the
+// system are exitcode.Invalid.
 func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, error) {
 	cfg = withDefaults(cfg)
 	if logger == nil {

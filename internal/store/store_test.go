@@ -25,6 +25,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 func TestRemoteWriteAndQuery(t *testing.T) {
@@ -245,7 +247,7 @@ func TestOpenErrors(t *testing.T) {
 	_, err := Open(Config{Dir: filepath.Join(file, "data")}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "create data directory")
 	require.ErrorContains(t, err, "not a directory")
-	require.NotErrorIs(t, err, ErrInvalidConfig, "a system error")
+	require.False(t, exitcode.IsInvalid(err), "a system error")
 
 	if os.Geteuid() != 0 { // root writes anywhere.
 		ro := t.TempDir()
@@ -256,20 +258,20 @@ func TestOpenErrors(t *testing.T) {
 
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeTargets: []string{"a:1"}, ScrapeConfigFile: "/nonexistent.yml"}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, `load scrape config "/nonexistent.yml"`)
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
 
 	bad := filepath.Join(t.TempDir(), "prometheus.yml")
 	require.NoError(t, os.WriteFile(bad, []byte("scrape_configs:\n- job_name: x\n  scrape_intervall: 1s\n"), 0o600))
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeConfigFile: bad}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "scrape_intervall")
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
 
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeTargets: []string{"a:1/x"}}, promslog.NewNopLogger(), nil)
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
 
 	_, err = Open(Config{Dir: t.TempDir(), ExternalURL: "http://[::1"}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "parse external url")
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
 }
 
 func TestOpenLocked(t *testing.T) {
