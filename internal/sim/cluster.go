@@ -559,21 +559,27 @@ func (c *Cluster) Step() {
 	}
 }
 
+// extract removes the requests for which take is true from q, in place and in order,
+// and returns the rest and the removed ones.
+func extract(q []*request, take func(*request) bool) (rest, taken []*request) {
+	rest = q[:0]
+	for _, r := range q {
+		if take(r) {
+			taken = append(taken, r)
+			continue
+		}
+		rest = append(rest, r)
+	}
+	return rest, taken
+}
+
 func (c *Cluster) expireQueue(pd *pod) {
 	to := pd.svc.spec.Queue.Timeout.D()
 	if to <= 0 || len(pd.queue) == 0 {
 		return
 	}
-	kept := pd.queue[:0]
 	var expired []*request
-	for _, r := range pd.queue {
-		if c.now.Sub(r.arrived) >= to {
-			expired = append(expired, r)
-			continue
-		}
-		kept = append(kept, r)
-	}
-	pd.queue = kept
+	pd.queue, expired = extract(pd.queue, func(r *request) bool { return c.now.Sub(r.arrived) >= to })
 	for _, r := range expired {
 		r.finished = true
 		c.respond(r, http.StatusServiceUnavailable, ReasonQueueTimeout)
@@ -616,15 +622,7 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	}
 	share(granted, dt, runnableReqs, func(r *request) *time.Duration { return &r.cpuLeft })
 	var doneCPU []*request
-	kept := pd.cpuReqs[:0]
-	for _, r := range pd.cpuReqs {
-		if r.cpuLeft <= 0 {
-			doneCPU = append(doneCPU, r)
-			continue
-		}
-		kept = append(kept, r)
-	}
-	pd.cpuReqs = kept
+	pd.cpuReqs, doneCPU = extract(pd.cpuReqs, func(r *request) bool { return r.cpuLeft <= 0 })
 	for _, r := range doneCPU {
 		r.stage = stageDB
 		c.next(r)

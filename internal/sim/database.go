@@ -215,20 +215,13 @@ func (p *pool) expire(c *Cluster) {
 		return
 	}
 	to := p.pod.svc.spec.Pool.Timeout.D()
-	var expired []*request
-	kept := p.waiters[:0]
-	for _, w := range p.waiters {
+	// Finished waiters (answered elsewhere) leave the queue too, without an answer.
+	var gone []*request
+	p.waiters, gone = extract(p.waiters, func(w *request) bool { return w.finished || c.now.Sub(w.waitSince) >= to })
+	for _, w := range gone {
 		if w.finished {
 			continue
 		}
-		if c.now.Sub(w.waitSince) >= to {
-			expired = append(expired, w)
-			continue
-		}
-		kept = append(kept, w)
-	}
-	p.waiters = kept
-	for _, w := range expired {
 		c.finish(w, http.StatusInternalServerError, ReasonPoolTimeout)
 	}
 }

@@ -355,11 +355,7 @@ func (c *Controller) normalize(now time.Time, current, raw, minReplicas int32) (
 			stabilized = rec.value
 		}
 	}
-	if oldIdx >= 0 {
-		c.recommendations[oldIdx] = timestamped{raw, now}
-	} else {
-		c.recommendations = append(c.recommendations, timestamped{raw, now})
-	}
+	c.recordRecommendation(oldIdx, raw, now)
 	reason := "ReadyForNewScale"
 	if stabilized != raw {
 		reason = "ScaleDownStabilized"
@@ -399,11 +395,7 @@ func (c *Controller) normalizeWithBehavior(now time.Time, current, raw, minRepli
 	}
 	// Clamp current into [upRec, downRec], as the controller's stabilizeRecommendationWithBehaviors.
 	stabilized := min(max(current, upRec), downRec)
-	if oldIdx >= 0 {
-		c.recommendations[oldIdx] = timestamped{raw, now}
-	} else {
-		c.recommendations = append(c.recommendations, timestamped{raw, now})
-	}
+	c.recordRecommendation(oldIdx, raw, now)
 	reason := "ReadyForNewScale"
 	if stabilized != raw {
 		if raw > current {
@@ -488,6 +480,16 @@ func scaleLimit(now time.Time, current int32, up, down []scaleEvent, r *Rules, d
 		result = pick(result, proposed)
 	}
 	return result
+}
+
+// recordRecommendation keeps raw as the recommendation at now, in the slot of an
+// outdated one (oldIdx) when there is one, as the controller's recommendations list does.
+func (c *Controller) recordRecommendation(oldIdx int, raw int32, now time.Time) {
+	if oldIdx >= 0 {
+		c.recommendations[oldIdx] = timestamped{raw, now}
+		return
+	}
+	c.recommendations = append(c.recommendations, timestamped{raw, now})
 }
 
 func longestPeriod(r *Rules) int32 {
