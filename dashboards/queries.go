@@ -19,7 +19,7 @@ import (
 //
 // The dashboards ask for every panel query by name: the correlator's catalog
 // (internal/query) answers for the names it defines, so the graph and the report read
-// the same query, and [BuiltinExprs] answers for the rest (see [DefaultExprs]).
+// the same query, and builtinExprs answers for the rest (see [DefaultExprs]).
 type Exprs interface {
 	Expr(name string) (string, error)
 }
@@ -192,15 +192,10 @@ func k6Trends() []string {
 	}
 }
 
-// BuiltinExprs returns the dashboards' own queries: everything a panel needs that the
-// correlator's catalog does not define (the k6 panels of the Load dashboard, annotations,
-// windowed rates, the start-up gap, per-container throttling). They use the catalog's
-// selectors and joins, so they read the same series.
-func BuiltinExprs(s Selectors) ExprTable {
-	return builtinExprs(joins{Selectors: s})
-}
-
-// builtinExprs is [BuiltinExprs] on given joins.
+// builtinExprs returns the dashboards' own queries on the given joins: everything a
+// panel needs that the correlator's catalog does not define (the k6 panels of the Load
+// dashboard, annotations, windowed rates, the start-up gap, per-container throttling).
+// They use the catalog's selectors and joins, so they read the same series.
 func builtinExprs(j joins) ExprTable {
 	s := j.Selectors
 	selLoad, selRun, selKSM := s.Load, s.Run, s.KSM
@@ -333,7 +328,7 @@ func (c catalogExprs) Expr(name string) (string, error) {
 }
 
 // ExprsFromCatalog returns the queries of the dashboards for a catalog: its own queries
-// first, then [BuiltinExprs] on its selectors and its pod_workload and hpa_deployment
+// first, then builtinExprs on its selectors and its pod_workload and hpa_deployment
 // joins.
 func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
 	sels, err := CatalogSelectors(cat)

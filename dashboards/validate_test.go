@@ -237,7 +237,7 @@ func TestCatalogQueriesComeFromCatalog(t *testing.T) {
 	t.Parallel()
 	cat, err := query.Default()
 	require.NoError(t, err)
-	exprs := CatalogExprs(cat, BuiltinExprs(DefaultSelectors()))
+	exprs := CatalogExprs(cat, builtinExprs(joins{Selectors: DefaultSelectors()}))
 	want := []string{
 		"cpu_limit_pod", "cpu_request_pod", "cpu_throttled_ratio", "cpu_usage_pod",
 		"deployment_ready", "deployment_spec_replicas", "hpa_current", "hpa_deployment", "hpa_desired", "hpa_max", "hpa_min",
@@ -306,7 +306,7 @@ func TestMissingQueryFailsBuild(t *testing.T) {
 	t.Parallel()
 	_, err := Load(ExprTable{})
 	require.ErrorContains(t, err, `look up query "load_vus"`)
-	_, err = RunCorrelation(BuiltinExprs(DefaultSelectors()))
+	_, err = RunCorrelation(builtinExprs(joins{Selectors: DefaultSelectors()}))
 	require.ErrorContains(t, err, `look up query "hpa_current"`)
 }
 

@@ -195,24 +195,8 @@ func (e *Engine) prepare(sc *scenario.Scenario) (*scenarioRun, error) {
 	return sr, nil
 }
 
-// Registry returns the run's metric registry.
-func (e *Engine) Registry() *metrics.Registry { return e.reg }
-
-// Builtin returns k6's built-in metrics as registered for this run.
-func (e *Engine) Builtin() *metrics.Builtin { return e.builtin }
-
 // RunTags returns the tags of every sample (test tags, --tag tags, testid).
 func (e *Engine) RunTags() *metrics.TagSet { return e.runTags }
-
-// Duration returns the planned length of the run: the latest scenario end,
-// gracefulStop excluded.
-func (e *Engine) Duration() time.Duration {
-	var d time.Duration
-	for _, s := range e.scens {
-		d = max(d, s.exec.StartTime()+s.exec.Duration())
-	}
-	return d
-}
 
 // MaxDuration returns the longest the run can take: the latest scenario end with
 // gracefulStop.

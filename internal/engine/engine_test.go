@@ -270,8 +270,10 @@ func TestExecutionSegmentsPartitionTheRun(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]Result, 2)
 	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		segment, err := pacer.ParseSegment(seg, "0,1/2,1")
+		require.NoError(t, err)
 		wg.Go(func() {
-			e, err := New(Config{TestID: "tid", Segment: pacer.MustParseSegment(seg, "0,1/2,1"), Pusher: metrics.PusherFunc(func([]metrics.Sample) {}),
+			e, err := New(Config{TestID: "tid", Segment: segment, Pusher: metrics.PusherFunc(func([]metrics.Sample) {}),
 				Test: &scenario.Test{Scenarios: []*scenario.Scenario{
 					{Name: "open", Executor: scenario.ConstantArrivalRate, Rate: 101, Duration: time.Second, PreAllocatedVUs: 10, MaxVUs: 50, GracefulStop: time.Second, Flow: flowOf(t, url)},
 					{Name: "shared", Executor: scenario.SharedIterations, VUs: 3, Iterations: 51, GracefulStop: time.Second, Flow: flowOf(t, url)},

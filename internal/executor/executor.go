@@ -187,9 +187,6 @@ func pacerStages(st []scenario.Stage) []pacer.Stage {
 	return out
 }
 
-// Name returns the scenario name.
-func (e *Executor) Name() string { return e.sc.Name }
-
 // Kind returns the executor kind.
 func (e *Executor) Kind() scenario.Executor { return e.kind }
 
@@ -206,9 +203,6 @@ func (e *Executor) Duration() time.Duration { return e.dur }
 func (e *Executor) MaxEnd() time.Duration {
 	return e.sc.StartTime + e.dur + e.sc.GracefulStop
 }
-
-// MaxVUs returns the most VUs the scenario may allocate.
-func (e *Executor) MaxVUs() int64 { return e.maxVUs }
 
 // Unit returns the unit of Target: iterations per second for arrival-rate
 // executors, VUs otherwise.

@@ -176,7 +176,9 @@ func TestExecutorIterationCounts(t *testing.T) {
 			t.Parallel()
 			seg := pacer.Segment{}
 			if tc.seg != "" {
-				seg = pacer.MustParseSegment(tc.seg, "")
+				var err error
+				seg, err = pacer.ParseSegment(tc.seg, "")
+				require.NoError(t, err)
 			}
 			e, rec, droppedSamples := newExec(t, tc.sc, tc.work, seg)
 			took := runExec(e)

@@ -55,9 +55,6 @@ func With(code int, err error) error {
 // file, a catalog or a scenario that cannot be used as given. A nil err stays nil.
 func Invalid(err error) error { return With(InvalidConfig, err) }
 
-// IsInvalid reports whether err is, or wraps, a configuration error.
-func IsInvalid(err error) bool { return Of(err) == InvalidConfig }
-
 // Of returns the exit code for err: OK for nil, the code of the first Coder in its
 // chain, else Generic.
 func Of(err error) int {

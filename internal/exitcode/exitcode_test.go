@@ -39,6 +39,6 @@ func TestWithKeepsMessageAndChain(t *testing.T) {
 	err := Invalid(base)
 	require.EqualError(t, err, "boom")
 	require.ErrorIs(t, err, base)
-	require.True(t, IsInvalid(fmt.Errorf("x: %w", err)))
+	require.Equal(t, InvalidConfig, Of(fmt.Errorf("x: %w", err)))
 	require.NoError(t, Invalid(nil))
 }

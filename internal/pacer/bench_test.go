@@ -18,7 +18,7 @@ func BenchmarkRateCount(b *testing.B) {
 
 // BenchmarkStripedAt is the time of the next arrival under an execution segment.
 func BenchmarkStripedAt(b *testing.B) {
-	s := Striped{Rate: NewConstantRate(20000, time.Second, time.Minute), Seg: MustParseSegment("1/3:2/3", "")}
+	s := Striped{Rate: NewConstantRate(20000, time.Second, time.Minute), Seg: mustSegment("1/3:2/3", "")}
 	var i int64
 	for b.Loop() {
 		i = (i + 1) % s.Total()

@@ -231,9 +231,9 @@ func TestSegmentStriping(t *testing.T) {
 	t.Parallel()
 	// Worked by hand from k6's algorithm: lengths sorted 1/2, 1/4, 1/4 over L=4 slots.
 	seq := "0,1/4,1/2,1"
-	require.Equal(t, []int64{1}, MustParseSegment("0:1/4", seq).slots)
-	require.Equal(t, []int64{3}, MustParseSegment("1/4:1/2", seq).slots)
-	require.Equal(t, []int64{0, 2}, MustParseSegment("1/2:1", seq).slots)
+	require.Equal(t, []int64{1}, mustSegment("0:1/4", seq).slots)
+	require.Equal(t, []int64{3}, mustSegment("1/4:1/2", seq).slots)
+	require.Equal(t, []int64{0, 2}, mustSegment("1/2:1", seq).slots)
 
 	for _, tc := range []struct {
 		seq  string
@@ -248,7 +248,7 @@ func TestSegmentStriping(t *testing.T) {
 			t.Parallel()
 			segs := make([]Segment, len(tc.segs))
 			for i, s := range tc.segs {
-				segs[i] = MustParseSegment(s, tc.seq)
+				segs[i] = mustSegment(s, tc.seq)
 			}
 			// Every global index belongs to exactly one segment, and the scaled
 			// counts of all segments add up to n.
@@ -271,18 +271,18 @@ func TestSegmentStriping(t *testing.T) {
 			}
 		})
 	}
-	half := MustParseSegment("0:1/2", "")
+	half := mustSegment("0:1/2", "")
 	require.Equal(t, int64(5), half.Scale(10))
 	require.Equal(t, int64(1), half.Scale(1), "the first VU goes to the first half")
-	require.Equal(t, int64(0), MustParseSegment("1/2:1", "").Scale(1))
+	require.Equal(t, int64(0), mustSegment("1/2:1", "").Scale(1))
 	require.Equal(t, int64(7), Segment{}.Scale(7))
 }
 
 func TestStripedArrivals(t *testing.T) {
 	t.Parallel()
 	r := NewConstantRate(100, time.Second, time.Second)
-	a := Striped{Rate: r, Seg: MustParseSegment("0:1/2", "")}
-	b := Striped{Rate: r, Seg: MustParseSegment("1/2:1", "")}
+	a := Striped{Rate: r, Seg: mustSegment("0:1/2", "")}
+	b := Striped{Rate: r, Seg: mustSegment("1/2:1", "")}
 	require.Equal(t, int64(50), a.Total())
 	require.Equal(t, int64(50), b.Total())
 	require.Equal(t, time.Duration(0), a.At(0))
@@ -295,11 +295,20 @@ func TestStripedArrivals(t *testing.T) {
 func TestVUScheduleScaled(t *testing.T) {
 	t.Parallel()
 	s := NewVUSchedule(0, []Stage{{10 * time.Second, 10}})
-	a := s.Scaled(MustParseSegment("0:1/2", ""))
-	b := s.Scaled(MustParseSegment("1/2:1", ""))
+	a := s.Scaled(mustSegment("0:1/2", ""))
+	b := s.Scaled(mustSegment("1/2:1", ""))
 	for _, at := range []time.Duration{0, time.Second, 2 * time.Second, 5500 * time.Millisecond, 10 * time.Second} {
 		require.Equal(t, s.Target(at), a.Target(at)+b.Target(at))
 	}
 	require.Equal(t, int64(1), a.Target(time.Second))
 	require.Equal(t, int64(5), a.Max())
+}
+
+// mustSegment is ParseSegment for constants in tests; it panics on error.
+func mustSegment(segment, sequence string) Segment {
+	s, err := ParseSegment(segment, sequence)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

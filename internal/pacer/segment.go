@@ -100,15 +100,6 @@ func ParseSegment(segment, sequence string) (Segment, error) {
 // of up to a million instances fit.
 const maxStripeSlots = 1 << 20
 
-// MustParseSegment is ParseSegment for constants in tests; it panics on error.
-func MustParseSegment(segment, sequence string) Segment {
-	s, err := ParseSegment(segment, sequence)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 func parseRat(s string) (*big.Rat, error) {
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		r, ok := new(big.Rat).SetString(p)

@@ -146,10 +146,10 @@ func TestBadProfilesFailClearly(t *testing.T) {
 
 func TestDistributions(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, 5*time.Second, FixedDist(5*time.Second).sample(0.3, 1))
-	u := UniformDist(time.Second, 3*time.Second)
+	require.Equal(t, 5*time.Second, Dist{Fixed: 5 * time.Second}.sample(0.3, 1))
+	u := Dist{Min: time.Second, Max: 3 * time.Second, kind: distUniform}
 	require.Equal(t, 2*time.Second, u.sample(0.5, 0))
-	ln := LogNormalDist(2*time.Second, 20*time.Second)
+	ln := Dist{Median: 2 * time.Second, P95: 20 * time.Second, kind: distLogNormal}
 	require.Equal(t, 2*time.Second, ln.sample(0, 0))
 	require.InDelta(t, float64(20*time.Second), float64(ln.sample(0, 1.6448536269514722)), float64(time.Millisecond))
 	require.Equal(t, 200*time.Second, ln.sample(0, 100), "capped at 10 × p95")

@@ -200,17 +200,6 @@ func (d Dist) MarshalYAML() (any, error) {
 	return d.Fixed.String(), nil
 }
 
-// FixedDist returns a distribution that always yields v.
-func FixedDist(v time.Duration) Dist { return Dist{Fixed: v} }
-
-// UniformDist returns a uniform distribution on [lo, hi].
-func UniformDist(lo, hi time.Duration) Dist { return Dist{Min: lo, Max: hi, kind: distUniform} }
-
-// LogNormalDist returns a log-normal distribution with the given median and 95th percentile.
-func LogNormalDist(median, p95 time.Duration) Dist {
-	return Dist{Median: median, P95: p95, kind: distLogNormal}
-}
-
 // sample draws one value given a uniform u in [0,1) and a standard normal z.
 func (d Dist) sample(u, z float64) time.Duration {
 	switch d.kind {

@@ -247,7 +247,7 @@ func TestOpenErrors(t *testing.T) {
 	_, err := Open(Config{Dir: filepath.Join(file, "data")}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "create data directory")
 	require.ErrorContains(t, err, "not a directory")
-	require.False(t, exitcode.IsInvalid(err), "a system error")
+	require.NotEqual(t, exitcode.InvalidConfig, exitcode.Of(err), "a system error")
 
 	if os.Geteuid() != 0 { // root writes anywhere.
 		ro := t.TempDir()
@@ -258,20 +258,20 @@ func TestOpenErrors(t *testing.T) {
 
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeTargets: []string{"a:1"}, ScrapeConfigFile: "/nonexistent.yml"}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, `load scrape config "/nonexistent.yml"`)
-	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "a configuration error: %v", err)
 
 	bad := filepath.Join(t.TempDir(), "prometheus.yml")
 	require.NoError(t, os.WriteFile(bad, []byte("scrape_configs:\n- job_name: x\n  scrape_intervall: 1s\n"), 0o600))
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeConfigFile: bad}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "scrape_intervall")
-	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "a configuration error: %v", err)
 
 	_, err = Open(Config{Dir: t.TempDir(), ScrapeTargets: []string{"a:1/x"}}, promslog.NewNopLogger(), nil)
-	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "a configuration error: %v", err)
 
 	_, err = Open(Config{Dir: t.TempDir(), ExternalURL: "http://[::1"}, promslog.NewNopLogger(), nil)
 	require.ErrorContains(t, err, "parse external url")
-	require.True(t, exitcode.IsInvalid(err), "a configuration error: %v", err)
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "a configuration error: %v", err)
 }
 
 func TestOpenLocked(t *testing.T) {
