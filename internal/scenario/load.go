@@ -151,8 +151,13 @@ func httpMethods() []string {
 // Load reads and validates the scenario file at path (YAML or JSON). env holds the
 // values of ${__ENV.NAME}: the command passes the process environment and --env values.
 // The file's top-level `env` gives defaults beneath env, and a scenario's `env`
-// overrides both. Every problem is returned, as Errors.
+// overrides both. Every problem is returned, as Errors. VU counts, rates and
+// iteration counts are bounded by MachineLimits.
 func Load(path string, env map[string]string) (*Test, error) {
+	return load(path, env, MachineLimits())
+}
+
+func load(path string, env map[string]string, l Limits) (*Test, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := "cannot read file: " + err.Error()
@@ -164,7 +169,7 @@ func Load(path string, env map[string]string) (*Test, error) {
 		}
 		return nil, Errors{{File: path, Msg: msg, Err: err}}
 	}
-	return Parse(path, data, env)
+	return parse(path, data, l, env)
 }
 
 // yamlErrorLine splits yaml.v3's "yaml: line N: message" into N and message.
@@ -183,9 +188,14 @@ func yamlErrorLine(s string) (int, string) {
 }
 
 // Parse validates data, the content of the scenario file name (used in messages). The
-// env maps are merged in order, later ones winning; see Load.
+// env maps are merged in order, later ones winning; see Load. VU counts, rates and
+// iteration counts are bounded by MachineLimits.
 func Parse(name string, data []byte, env ...map[string]string) (*Test, error) {
-	d := &decoder{file: name, budget: nodeBudget}
+	return parse(name, data, MachineLimits(), env...)
+}
+
+func parse(name string, data []byte, l Limits, env ...map[string]string) (*Test, error) {
+	d := &decoder{file: name, budget: nodeBudget, limits: l}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		line, msg := yamlErrorLine(err.Error())
@@ -712,6 +722,59 @@ func (d *decoder) options(sc *Scenario, set map[string]*yaml.Node, fieldOf func(
 			bad("maxVUs", "%d is less than preAllocatedVUs (%d); expected at least preAllocatedVUs", sc.MaxVUs, sc.PreAllocatedVUs)
 		} else if sc.MaxVUs < 1 && sc.PreAllocatedVUs >= 0 {
 			bad("preAllocatedVUs", "no VUs to run iterations; expected preAllocatedVUs or maxVUs above 0")
+		}
+	}
+	d.machineLimits(sc, set, ok, fieldOf)
+}
+
+// machineLimits checks what the scenario asks of the machine (limits.go): VU counts
+// against its memory, rates and iteration counts against MaxIterationsPerSecond.
+func (d *decoder) machineLimits(sc *Scenario, set map[string]*yaml.Node, ok map[string]bool, fieldOf func(string) string) {
+	check := func(name, msg string) {
+		if ok[name] && msg != "" {
+			d.errorf(set[name], fieldOf(name), "%s", msg)
+		}
+	}
+	stageTargets := func(msgOf func(target float64) string) {
+		if !ok["stages"] {
+			return
+		}
+		for i, s := range sc.Stages {
+			if msg := msgOf(s.Target); msg != "" {
+				d.errorf(set["stages"], index(fieldOf("stages"), i)+".target", "%s", msg)
+			}
+		}
+	}
+	switch sc.Executor {
+	case SharedIterations, PerVUIterations, ConstantVUs:
+		check("vus", d.limits.checkVUs(float64(sc.VUs)))
+	case RampingVUs:
+		check("startVUs", d.limits.checkVUs(float64(sc.StartVUs)))
+		stageTargets(d.limits.checkVUs)
+	case ConstantArrivalRate, RampingArrivalRate:
+		check("preAllocatedVUs", d.limits.checkVUs(float64(sc.PreAllocatedVUs)))
+		if sc.MaxVUs > sc.PreAllocatedVUs {
+			check("maxVUs", d.limits.checkVUs(float64(sc.MaxVUs)))
+		}
+		if sc.TimeUnit <= 0 {
+			break
+		}
+		rate := func(r float64) string { return checkRate(r, sc.TimeUnit) }
+		if sc.Executor == ConstantArrivalRate {
+			check("rate", rate(sc.Rate))
+		} else {
+			check("startRate", rate(sc.StartRate))
+			stageTargets(rate)
+		}
+	}
+	switch sc.Executor {
+	case SharedIterations:
+		if sc.MaxDuration > 0 {
+			check("iterations", checkIterations(float64(sc.Iterations), sc.MaxDuration, ""))
+		}
+	case PerVUIterations:
+		if sc.MaxDuration > 0 {
+			check("iterations", checkIterations(float64(sc.VUs)*float64(sc.Iterations), sc.MaxDuration, fmt.Sprintf("%d VUs of %d iterations: ", sc.VUs, sc.Iterations)))
 		}
 	}
 }

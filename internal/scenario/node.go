@@ -26,6 +26,8 @@ type decoder struct {
 	usedFlows map[string]bool
 	// topFlow is true when the file has a top-level flow (the flow named "default").
 	topFlow bool
+	// limits bound VU counts, rates and iteration counts.
+	limits Limits
 }
 
 // errorf records a problem at n (its line) in field.
