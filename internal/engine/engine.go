@@ -271,7 +271,10 @@ type Result struct {
 // new iterations, running ones get gracefulStop; the result is then Interrupted.
 func (e *Engine) Run(ctx context.Context) Result {
 	for _, s := range e.scens {
-		s.exec.Init()
+		if s.exec.Init(ctx) != nil {
+			// Stopped during VU start-up: each executor's Run then returns at once.
+			break
+		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -49,22 +49,40 @@ func (e *Executor) runArrivalRate(s *stopper) {
 		})
 	}
 	for i := range e.nVUs {
+		if s.isStopping() {
+			// Stopped while starting many pre-allocated VUs.
+			wg.Wait()
+			return
+		}
 		spawn(e.vu(i), false)
 	}
 	nVUs := e.nVUs
 
+	// Arrivals are handed out until the end of the duration and never after, but for
+	// one case: when the timer wakes the dispatcher late (timers wake a millisecond
+	// late, 10–100 ms on a loaded machine) for arrivals due before the end, that one
+	// last batch still goes to the VUs that are free. A dispatcher that falls behind
+	// (a rate higher than the VUs take) stops at the end; the arrivals it had not
+	// handed out by then are dropped.
+	end := s.begin.Add(e.dur)
 	var started int64
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for started < total {
-		el := time.Since(s.begin)
+		now := time.Now()
 		due := total
-		if el < e.dur {
+		if el := now.Sub(s.begin); el < e.dur {
 			due = e.arr.Count(el)
 		}
+		final := !now.Before(end)
 		var dropped int64
-		for ; started < due; started++ {
-			if idle.Load() == 0 && nVUs >= e.maxVUs {
+		for n := 0; started < due; n++ {
+			// Check the clock and the stop every 64 arrivals: a batch of a rate no VU
+			// pool keeps up with can take seconds.
+			if n%64 == 63 && !final && (s.isStopping() || !time.Now().Before(end)) {
+				break
+			}
+			if !final && idle.Load() == 0 && nVUs >= e.maxVUs {
 				// A batch can be larger than the idle pool while VUs that have
 				// just finished wait to run: let them, once, before dropping.
 				runtime.Gosched()
@@ -79,26 +97,38 @@ func (e *Executor) runArrivalRate(s *stopper) {
 				// dropping it.
 				spawn(e.vu(nVUs), true)
 				nVUs++
+			case final:
+				// Past the end no VU is waited for: the rest is dropped at once.
+				dropped += due - started
+				started = due
+				continue
 			default:
 				dropped++
 			}
+			started++
 		}
 		e.drop(dropped)
-		if started >= total {
+		if s.isStopping() {
+			// Stopped early (or by ctx): arrivals not yet handed out are not
+			// dropped, matching k6, which counts only arrivals that found no VU.
+			wg.Wait()
+			return
+		}
+		if final || started >= total || !time.Now().Before(end) {
 			break
 		}
 		wait := max(time.Until(s.begin.Add(e.arr.At(started))), 0)
 		t.Reset(wait)
 		select {
 		case <-s.stopping:
-			// Stopped early (or by ctx): arrivals not yet due are not dropped,
-			// matching k6, which counts only arrivals that found no VU.
 			t.Stop()
 			wg.Wait()
 			return
 		case <-t.C:
 		}
 	}
+	// The dispatcher fell behind: what it had not handed out by the end is dropped.
+	e.drop(total - started)
 	// Every arrival is dispatched; the scenario still lasts its whole duration.
 	if wait := time.Until(s.begin.Add(e.dur)); wait > 0 {
 		t.Reset(wait)

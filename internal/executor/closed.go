@@ -21,6 +21,9 @@ func (e *Executor) runIterations(s *stopper) {
 	var next, started atomic.Int64
 	var wg sync.WaitGroup
 	for i := range e.nVUs {
+		if s.isStopping() {
+			break
+		}
 		vu := e.vu(i)
 		wg.Go(func() {
 			e.active.Add(1)
@@ -53,6 +56,9 @@ func (e *Executor) runIterations(s *stopper) {
 func (e *Executor) runConstantVUs(s *stopper) {
 	var wg sync.WaitGroup
 	for i := range e.nVUs {
+		if s.isStopping() {
+			break
+		}
 		vu := e.vu(i)
 		wg.Go(func() {
 			e.active.Add(1)
@@ -157,6 +163,11 @@ func (e *Executor) runRampingVUs(s *stopper) {
 	hs := make([]*handle, e.nVUs)
 	var wg sync.WaitGroup
 	for i := range hs {
+		if s.isStopping() {
+			// Stopped while starting many VUs: no handle is active yet.
+			wg.Wait()
+			return
+		}
 		hs[i] = &handle{vu: e.vu(int64(i)), wake: make(chan struct{}, 1)}
 		h := hs[i]
 		wg.Go(func() { e.loop(h, s) })

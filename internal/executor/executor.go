@@ -269,13 +269,19 @@ func (e *Executor) Stats() Stats {
 }
 
 // Init allocates the VUs the executor needs before it starts (k6 initializes them
-// before the test: vus, the largest ramping-vus target, or preAllocatedVUs).
-func (e *Executor) Init() {
+// before the test: vus, the largest ramping-vus target, or preAllocatedVUs). It
+// stops allocating once ctx is done and returns ctx's error; a later call goes on
+// where it stopped.
+func (e *Executor) Init(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for int64(len(e.vus)) < e.nVUs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("initialize VUs of scenario %q: %w", e.sc.Name, err)
+		}
 		e.allocLocked()
 	}
+	return nil
 }
 
 func (e *Executor) allocLocked() VU {
@@ -313,7 +319,10 @@ func (e *Executor) vu(i int64) VU {
 func (e *Executor) Run(ctx context.Context, start time.Time) {
 	defer e.done.Store(true)
 	defer e.closeVUs()
-	e.Init()
+	if e.Init(ctx) != nil {
+		// Stopped while allocating: no VU has started, so there is nothing to wait for.
+		return
+	}
 	if d := time.Until(start.Add(e.sc.StartTime)); d > 0 {
 		t := time.NewTimer(d)
 		select {
@@ -357,6 +366,11 @@ func (e *Executor) drop(n int64) {
 		return
 	}
 	e.dropped.Add(n)
+	e.pushDropped(n)
+}
+
+// pushDropped pushes a dropped_iterations sample of n with the scenario's tags.
+func (e *Executor) pushDropped(n int64) {
 	if e.cfg.Pusher != nil && e.cfg.Dropped != nil {
 		e.cfg.Pusher.Push([]metrics.Sample{{Metric: e.cfg.Dropped, Tags: e.cfg.Tags, Time: time.Now(), Value: float64(n)}})
 	}
