@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 )
@@ -320,4 +322,42 @@ func TestRunClosesConnectionsOfFinishedScenarios(t *testing.T) {
 	require.Positive(t, s.sum("http_reqs"))
 	require.Eventually(t, func() bool { return open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"connections still open after the run: %d", open.Load())
+}
+
+// TestRunDroppedIterationsFromZero checks that an arrival-rate scenario that drops
+// nothing still has a dropped_iterations series of 0, with the scenario's tags, in the
+// aggregate and in what remote write sends (k6_dropped_iterations_total 0), so that
+// the dashboards' panel shows 0 rather than no data.
+func TestRunDroppedIterationsFromZero(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	agg := aggregate.New()
+	e := newEngine(t, agg, nil, &scenario.Scenario{Name: "z", Executor: scenario.ConstantArrivalRate, Rate: 20, Duration: 200 * time.Millisecond, PreAllocatedVUs: 5, GracefulStop: time.Second, Flow: flowOf(t, url)})
+	res := e.Run(context.Background())
+	require.Zero(t, res.Scenarios[0].Dropped)
+	require.Positive(t, res.Scenarios[0].Iterations)
+
+	var found int
+	for _, s := range agg.Snapshot().Series {
+		if s.Metric.Name != "dropped_iterations" {
+			continue
+		}
+		found++
+		require.Zero(t, s.Count)
+		sc, _ := s.Tags.Get("scenario")
+		require.Equal(t, "z", sc)
+	}
+	require.Equal(t, 1, found, "one dropped_iterations series")
+
+	m, err := series.NewMapper(series.DefaultConfig)
+	require.NoError(t, err)
+	var sent []series.Series
+	for _, s := range m.Map(nil, series.Inputs(nil, agg.Snapshot())) {
+		if s.Name == "k6_dropped_iterations_total" {
+			sent = append(sent, s)
+		}
+	}
+	require.Len(t, sent, 1)
+	require.Zero(t, sent[0].Value)
+	require.Contains(t, sent[0].Labels, series.Label{Name: "scenario", Value: "z"})
 }

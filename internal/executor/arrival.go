@@ -13,6 +13,9 @@ import (
 // when the pool is exhausted. It then sleeps until the next arrival; since timers wake
 // about a millisecond late, every wake-up starts all arrivals due by then as a batch.
 func (e *Executor) runArrivalRate(s *stopper) {
+	// dropped_iterations starts from 0, so that the series exists (a dashboard shows
+	// 0 rather than no data) even when nothing is dropped.
+	e.pushDropped(0)
 	total := e.arr.Total()
 	// work carries one token per dispatched arrival; idle counts VUs waiting for one,
 	// so a token is only sent when a VU is sure to take it.
