@@ -11,6 +11,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -199,9 +200,17 @@ func (e *Executor) StartTime() time.Duration { return e.sc.StartTime }
 func (e *Executor) Duration() time.Duration { return e.dur }
 
 // MaxEnd returns the latest offset from the test start at which the scenario can
-// still be running: startTime + duration + gracefulStop.
+// still be running: startTime + duration + gracefulStop, or the longest
+// time.Duration when that sum does not fit in one.
 func (e *Executor) MaxEnd() time.Duration {
-	return e.sc.StartTime + e.dur + e.sc.GracefulStop
+	end := e.sc.StartTime
+	for _, d := range []time.Duration{e.dur, e.sc.GracefulStop} {
+		if end > math.MaxInt64-d {
+			return math.MaxInt64
+		}
+		end += d
+	}
+	return end
 }
 
 // Unit returns the unit of Target: iterations per second for arrival-rate

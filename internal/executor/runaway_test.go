@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,4 +103,19 @@ func TestExecutorStopDuringInit(t *testing.T) {
 			require.ErrorIs(t, e.Init(ctx), context.Canceled)
 		})
 	}
+}
+
+// TestExecutorMaxEndSaturates is a case FuzzExecutorOptions found: startTime +
+// duration + gracefulStop overflowed time.Duration and MaxEnd was negative.
+func TestExecutorMaxEndSaturates(t *testing.T) {
+	t.Parallel()
+	const long = time.Duration(1 << 62)
+	sc := scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: long, GracefulStop: long}
+	e, err := New(Config{Scenario: &sc, NewVU: func(int64) VU { return nopVU{} }})
+	require.NoError(t, err)
+	require.Equal(t, time.Duration(math.MaxInt64), e.MaxEnd())
+	sc.Duration, sc.GracefulStop = time.Second, 2*time.Second
+	e, err = New(Config{Scenario: &sc, NewVU: func(int64) VU { return nopVU{} }})
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Second, e.MaxEnd())
 }

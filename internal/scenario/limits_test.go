@@ -84,6 +84,11 @@ func TestLoadMachineLimits(t *testing.T) {
 			in:      "scenarios: {s: {executor: per-vu-iterations, vus: 1000, iterations: 1000000, maxDuration: 10s}}",
 			wantErr: "t.yaml:1: scenarios.s.iterations: 1000 VUs of 1000000 iterations: 1000000000 iterations cannot run within maxDuration 10s (at most 10000000 iterations start a second); expected at most 100000000",
 		},
+		{
+			name:    "stages longer than a time.Duration",
+			in:      "stages: [{duration: 2000000h, target: 1}, {duration: 1000000h, target: 1}]",
+			wantErr: "t.yaml:1: stages[1].duration: the stages last more than 2562047h0m0s (about 292 years) in total; expected less",
+		},
 		{name: "shared iterations that fit", in: "iterations: 6e9\nvus: 10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

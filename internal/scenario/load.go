@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -814,6 +815,11 @@ func (d *decoder) stages(n *yaml.Node, field string) ([]Stage, bool) {
 			okT = false
 		}
 		if !okD || !okT {
+			good = false
+			continue
+		}
+		if total > math.MaxInt64-s.Duration {
+			d.errorf(dn, join(sf, "duration"), "the stages last more than %s (about 292 years) in total; expected less", time.Duration(math.MaxInt64).Truncate(time.Hour))
 			good = false
 			continue
 		}
