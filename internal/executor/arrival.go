@@ -7,6 +7,12 @@ import (
 	"time"
 )
 
+// finalBatchBudget bounds the last batch, the one a late timer starts after the end:
+// past it the arrivals that find no idle VU are dropped at once instead of one by one.
+// A millisecond is about the timers' own lateness, so the batch ends about as late
+// as the timer woke.
+const finalBatchBudget = time.Millisecond
+
 // runArrivalRate is constant-arrival-rate and ramping-arrival-rate: an open model.
 // One dispatcher computes how many arrivals are due from the elapsed time, hands each
 // to an idle VU, allocates VUs up to maxVUs when none is idle, and drops the arrival
@@ -64,7 +70,8 @@ func (e *Executor) runArrivalRate(s *stopper) {
 	// Arrivals are handed out until the end of the duration and never after, but for
 	// one case: when the timer wakes the dispatcher late (timers wake a millisecond
 	// late, 10–100 ms on a loaded machine) for arrivals due before the end, that one
-	// last batch still goes to the VUs that are free. A dispatcher that falls behind
+	// last batch still goes to the VUs that are free, within finalBatchBudget. A
+	// dispatcher that falls behind
 	// (a rate higher than the VUs take) stops at the end; the arrivals it had not
 	// handed out by then are dropped.
 	end := s.begin.Add(e.dur)
@@ -78,14 +85,19 @@ func (e *Executor) runArrivalRate(s *stopper) {
 			due = e.arr.Count(el)
 		}
 		final := !now.Before(end)
+		hurry := false // final batch over its budget: no VU is waited for
 		var dropped int64
 		for n := 0; started < due; n++ {
 			// Check the clock and the stop every 64 arrivals: a batch of a rate no VU
 			// pool keeps up with can take seconds.
-			if n%64 == 63 && !final && (s.isStopping() || !time.Now().Before(end)) {
-				break
+			if n%64 == 63 {
+				if final {
+					hurry = hurry || time.Since(now) > finalBatchBudget
+				} else if s.isStopping() || !time.Now().Before(end) {
+					break
+				}
 			}
-			if !final && idle.Load() == 0 && nVUs >= e.maxVUs {
+			if !hurry && idle.Load() == 0 && nVUs >= e.maxVUs {
 				// A batch can be larger than the idle pool while VUs that have
 				// just finished wait to run: let them, once, before dropping.
 				runtime.Gosched()
@@ -100,8 +112,7 @@ func (e *Executor) runArrivalRate(s *stopper) {
 				// dropping it.
 				spawn(e.vu(nVUs), true)
 				nVUs++
-			case final:
-				// Past the end no VU is waited for: the rest is dropped at once.
+			case hurry:
 				dropped += due - started
 				started = due
 				continue
