@@ -1,7 +1,9 @@
 package query
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,4 +201,61 @@ func TestLoadFileEmptyPathIsTheEmbeddedCatalog(t *testing.T) {
 	require.Equal(t, want.Sources, got.Sources)
 	_, err = LoadFile(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.ErrorContains(t, err, "read catalog: open ")
+}
+
+// rawSums names the sums in expr that reach a kube-state-metrics or cAdvisor selector
+// without a max (or another collapsing aggregation) in between: series that differ only
+// by scrape identity (two exporter replicas, an HA pair) would be added up.
+func rawSums(t *testing.T, expr string) []string {
+	t.Helper()
+	n, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	require.NoError(t, err, expr)
+	var reaches func(parser.Node) bool
+	reaches = func(n parser.Node) bool {
+		switch n := n.(type) {
+		case *parser.AggregateExpr:
+			switch n.Op {
+			case parser.MAX, parser.MIN, parser.TOPK, parser.BOTTOMK, parser.COUNT, parser.AVG, parser.GROUP:
+				return false
+			}
+		case *parser.VectorSelector:
+			return strings.HasPrefix(n.Name, "kube_") || strings.HasPrefix(n.Name, "container_")
+		}
+		return slices.ContainsFunc(parser.Children(n), reaches)
+	}
+	var bad []string
+	parser.Inspect(n, func(n parser.Node, _ []parser.Node) error {
+		if a, ok := n.(*parser.AggregateExpr); ok && a.Op == parser.SUM && reaches(a.Expr) {
+			bad = append(bad, a.String())
+		}
+		return nil
+	})
+	return bad
+}
+
+// TestCatalogCollapsesDuplicatesBeforeSumming enforces the catalog's duplicates rule on
+// every expression: a second kube-state-metrics target must not double a fact.
+func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	v := Vars{TestID: "run-1", RateWindow: time.Minute, Step: 5 * time.Second, Range: 5 * time.Minute, Quantile: 0.95, Params: map[string]float64{"db_pool_per_pod": 5}}
+	for _, name := range slices.Sorted(maps.Keys(c.Queries)) {
+		expr, err := c.Render(name, v)
+		require.NoError(t, err, name)
+		require.Empty(t, rawSums(t, expr), name)
+		if pp, ok, err := c.RenderPerPod(name, v); ok {
+			require.NoError(t, err, name)
+			require.Empty(t, rawSums(t, pp), name+" per_pod")
+		}
+	}
+	for _, r := range c.Findings {
+		expr, err := c.RenderRule(r.Name, v)
+		require.NoError(t, err, r.Name)
+		require.Empty(t, rawSums(t, expr), r.Name)
+	}
+	// The checker itself: the cpu_request_pod of before issue 12 summed both targets.
+	require.Len(t, rawSums(t, `sum by (namespace, pod) (kube_pod_container_resource_requests{resource="cpu"})`), 1)
+	require.Len(t, rawSums(t, `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total[1m]))`), 1)
+	require.Empty(t, rawSums(t, `sum by (namespace, pod) (max by (namespace, pod, container) (kube_pod_container_resource_requests))`))
 }
