@@ -295,6 +295,11 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		return nil, err
 	}
 	res.Findings, res.Notes = findings, append(res.Notes, notes...)
+	dups, err := c.duplicates(ctx, tl, vars)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, dups...)
 
 	res.Series = map[string]timeline.Set{}
 	for _, q := range chartQueries() {
