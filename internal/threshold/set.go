@@ -45,8 +45,11 @@ var _ Source = SourceFunc(nil)
 
 // Threshold is one parsed threshold of a Set.
 type Threshold struct {
-	Key            *Key
-	Expr           Expr
+	Key  *Key
+	Expr Expr
+	// Type and Contains are those of the thresholded metric, for formatting Value.
+	Type           metrics.Type
+	Contains       metrics.ValueType
 	AbortOnFail    bool
 	DelayAbortEval time.Duration
 }
@@ -108,7 +111,7 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 			byID[k.ID()] = m
 			s.metrics = append(s.metrics, m)
 		}
-		m.Thresholds = append(m.Thresholds, &Threshold{Key: &m.Key, Expr: e, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval})
+		m.Thresholds = append(m.Thresholds, &Threshold{Key: &m.Key, Expr: e, Type: typ, Contains: vt, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -176,6 +179,23 @@ func (e *CrossedError) Error() string {
 // final evaluation they count as empty (counter 0, gauge 0, trend stats 0, rate without
 // a value, which passes), as in k6. The engine calls it every 2 s and once at the end.
 func (s *Set) Evaluate(elapsed time.Duration, final bool, source func(*Key) Source) *Result {
+	r := s.evaluate(elapsed, final, source)
+	s.mu.Lock()
+	s.last = r
+	s.mu.Unlock()
+	return r
+}
+
+// EvaluateWindow checks every threshold against the aggregates of one window of the
+// run, such as a stage, with the rules of the final evaluation: elapsed is the window's
+// length (the divisor of a counter's rate), and a metric without samples in the window
+// counts as empty (counter 0, gauge 0, trend stats 0; a rate has no value and passes).
+// It never aborts and is not recorded as Last.
+func (s *Set) EvaluateWindow(elapsed time.Duration, source func(*Key) Source) *Result {
+	return s.evaluate(elapsed, true, source)
+}
+
+func (s *Set) evaluate(elapsed time.Duration, final bool, source func(*Key) Source) *Result {
 	r := &Result{Final: final}
 	for _, m := range s.metrics {
 		src := source(&m.Key)
@@ -204,9 +224,6 @@ func (s *Set) Evaluate(elapsed time.Duration, final bool, source func(*Key) Sour
 		}
 	}
 	sort.Strings(r.Crossed)
-	s.mu.Lock()
-	s.last = r
-	s.mu.Unlock()
 	return r
 }
 

@@ -328,3 +328,43 @@ func TestSetEvaluateEmpty(t *testing.T) {
 	r = s.Evaluate(0, false, func(*Key) Source { return fake{} })
 	require.Empty(t, r.Crossed)
 }
+
+func TestSetEvaluateWindow(t *testing.T) {
+	t.Parallel()
+	s, err := NewSet([]Def{
+		{Key: "http_req_duration", Expr: "p(95)<500", AbortOnFail: true},
+		{Key: "http_req_failed", Expr: "rate<0.01"},
+		{Key: "http_reqs", Expr: "rate>=5"},
+	}, builtinTypes())
+	require.NoError(t, err)
+	final := s.Evaluate(time.Minute, true, func(*Key) Source { return nil })
+
+	// A 20 s window: empty metrics are evaluated as at the final evaluation, a counter's
+	// rate divides by the window, nothing aborts, and the run's last result stays.
+	for _, tc := range []struct {
+		name    string
+		sources map[string]Source
+		crossed []string
+	}{
+		{name: "empty window", crossed: []string{"http_reqs"}},
+		{name: "a window over its SLO", sources: map[string]Source{
+			"http_req_duration": fake{{Agg: Percentile, P: 95}: 0.812},
+			"http_req_failed":   fake{{Agg: Rate}: 0},
+			"http_reqs":         fake{{Agg: Count}: 200},
+		}, crossed: []string{"http_req_duration"}},
+	} {
+		r := s.EvaluateWindow(20*time.Second, func(k *Key) Source { return tc.sources[k.ID()] })
+		require.Equal(t, tc.crossed, r.Crossed, tc.name)
+		require.False(t, r.Abort, tc.name)
+		for _, o := range r.Outcomes {
+			require.False(t, o.Skipped, tc.name)
+		}
+		if tc.sources != nil {
+			require.InDelta(t, 10, r.Outcomes[2].Value, 1e-9, "200 requests in the 20 s window")
+			require.InDelta(t, 812, r.Outcomes[0].Value, 1e-9)
+		}
+		require.Same(t, final, s.Last(), "a window's evaluation is not the run's")
+	}
+	require.Equal(t, metrics.Trend, final.Outcomes[0].Threshold.Type)
+	require.Equal(t, metrics.Time, final.Outcomes[0].Threshold.Contains)
+}
