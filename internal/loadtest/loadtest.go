@@ -301,7 +301,9 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			Duration:   res.End.Sub(res.Start),
 			Stages:     r.stages(res, final),
 			Thresholds: thresholds,
-			Extra:      extra,
+			// The STAGES verdict evaluates the same thresholds in every stage window.
+			ThresholdSet: r.thresholds,
+			Extra:        extra,
 		},
 	}, errors.Join(errs...)
 }
@@ -336,7 +338,7 @@ func (r *run) stages(res engine.Result, final *aggregate.Snapshot) []summary.Sta
 	defer r.snapMu.Unlock()
 	var out []summary.Stage
 	for _, w := range res.Stages {
-		st := summary.Stage{Scenario: w.Scenario, Index: w.Index, Start: w.Start, End: w.End, Target: w.Target}
+		st := summary.Stage{Scenario: w.Scenario, Index: w.Index, Start: w.Start, End: w.End, StartTarget: w.From, Target: w.Target}
 		if w.Unit == "iterations_per_second" {
 			st.TimeUnit = time.Second
 		}

@@ -109,6 +109,8 @@ scenarios:
 			if tc.noTh {
 				require.Empty(t, res.Summary.Thresholds)
 			}
+			require.Equal(t, tc.thresholds != "{}" && !tc.noTh, res.Summary.ThresholdSet != nil,
+				"the STAGES verdict evaluates the run's own thresholds, and none with --no-thresholds")
 		})
 	}
 }
@@ -160,6 +162,8 @@ scenarios:
 	for i, st := range res.Summary.Stages {
 		require.Equal(t, i, st.Index)
 		require.Equal(t, time.Second, st.TimeUnit)
+		require.InDelta(t, 20, st.StartTarget, 0, "stage %d starts at 20/s (startRate, then the first target)", i)
+		require.InDelta(t, []float64{20, 40}[i], st.Target, 0)
 		require.NotNil(t, st.To)
 		if i == 0 {
 			require.Nil(t, st.From, "the first stage starts at the run's start")

@@ -20,14 +20,19 @@ type stageRow struct {
 	TargetUnit string `json:"targetUnit"`
 	// Achieved is in the target's unit: iterations per TimeUnit completed in the window,
 	// or the VUs active at its end.
-	Achieved     float64  `json:"achieved"`
-	Iterations   float64  `json:"iterations"`
-	RequestRate  float64  `json:"httpReqRate"`
-	P50          *float64 `json:"p50Ms"`
-	P95          *float64 `json:"p95Ms"`
-	P99          *float64 `json:"p99Ms"`
-	ErrorRate    *float64 `json:"errorRate"`
-	Dropped      float64  `json:"droppedIterations"`
+	Achieved    float64  `json:"achieved"`
+	Iterations  float64  `json:"iterations"`
+	RequestRate float64  `json:"httpReqRate"`
+	P50         *float64 `json:"p50Ms"`
+	P95         *float64 `json:"p95Ms"`
+	P99         *float64 `json:"p99Ms"`
+	ErrorRate   *float64 `json:"errorRate"`
+	Dropped     float64  `json:"droppedIterations"`
+	// Held is the stage's verdict (judge); Broke names what broke it, and Verdict is
+	// the text the table shows: "held" or "broke: " and Broke.
+	Held         bool     `json:"held"`
+	Broke        []string `json:"broke,omitempty"`
+	Verdict      string   `json:"verdict"`
 	unitTimeUnit time.Duration
 }
 
@@ -91,6 +96,7 @@ func (r *report) stageRows() ([]stageRow, error) {
 		if d, ok := valuesOf(win, "dropped_iterations", sel); ok {
 			row.Dropped = d.Count
 		}
+		r.judge(st, win, &row)
 		rows = append(rows, row)
 	}
 	return rows, nil
@@ -112,10 +118,11 @@ func offset(msec float64) string {
 }
 
 // stageLines renders the per-stage table with aligned columns: text columns left,
-// numbers right.
+// numbers right, then the note on what the verdict judged.
 func (r *report) stageLines(p palette, rows []stageRow) []string {
-	header := []string{"stage", "window", "target", "achieved", "req/s", "p50", "p95", "p99", "errors", "dropped"}
-	leftAligned := 2
+	header := []string{"stage", "window", "target", "achieved", "req/s", "p50", "p95", "p99", "errors", "dropped", "verdict"}
+	const verdictCol = 10
+	leftAligned := func(c int) bool { return c < 2 || c == verdictCol }
 	dur := func(v *float64) string {
 		if v == nil {
 			return "-"
@@ -144,10 +151,12 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 			dur(row.P50), dur(row.P95), dur(row.P99),
 			errs,
 			jsNumber(row.Dropped),
+			row.Verdict,
 		}
 		alert[i] = make([]bool, len(header))
 		alert[i][8] = row.ErrorRate != nil && *row.ErrorRate > 0
 		alert[i][9] = row.Dropped > 0
+		alert[i][verdictCol] = !row.Held
 	}
 	widths := make([]int, len(header))
 	for c, h := range header {
@@ -165,9 +174,9 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 			}
 			gap := pad(widths[c] - width(s))
 			switch {
-			case c < leftAligned && c == len(row)-1:
+			case leftAligned(c) && c == len(row)-1:
 				b.WriteString(style(c, s))
-			case c < leftAligned:
+			case leftAligned(c):
 				b.WriteString(style(c, s) + gap)
 			default:
 				b.WriteString(gap + style(c, s))
@@ -184,5 +193,5 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 			return s
 		}))
 	}
-	return out
+	return append(out, indent(2)+p.paint(r.verdictNote(), sgrFaintGrey))
 }

@@ -1,7 +1,8 @@
 // Package summary writes the end of a test run: k6's compact text summary followed by
-// Tidemark's per-stage table, the `--summary-export` JSON in k6's legacy shape, and the
-// `--summary-file` JSON in the shape of k6's handleSummary data (reference/k6.md §3.2,
-// §3.3). It reads a final aggregate.Snapshot; it never touches the live Store.
+// Tidemark's per-stage table with each stage's verdict, the `--summary-export` JSON in
+// k6's legacy shape, and the `--summary-file` JSON in the shape of k6's handleSummary
+// data (reference/k6.md §3.2, §3.3). It reads a final aggregate.Snapshot; it never
+// touches the live Store.
 package summary
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // DefaultTrendStats returns k6's default summaryTrendStats.
@@ -45,11 +47,12 @@ type Stage struct {
 	// Index is the stage's position in the scenario, from 0.
 	Index      int
 	Start, End time.Time
-	// Target is the stage's target: VUs when TimeUnit is 0, otherwise iterations per
-	// TimeUnit (arrival-rate executors).
-	Target   float64
-	TimeUnit time.Duration
-	From, To *aggregate.Snapshot
+	// StartTarget and Target are the stage's target at its start and at its end (equal
+	// for a hold): VUs when TimeUnit is 0, otherwise iterations per TimeUnit
+	// (arrival-rate executors). The target moves linearly between them.
+	StartTarget, Target float64
+	TimeUnit            time.Duration
+	From, To            *aggregate.Snapshot
 }
 
 // Input is everything the summary shows.
@@ -67,6 +70,9 @@ type Input struct {
 	// Thresholds maps a metric key, "name" or "name{tag:value,...}", to its results in
 	// the order they were defined.
 	Thresholds map[string][]Threshold
+	// ThresholdSet is the run's thresholds, evaluated again in every stage window for the
+	// STAGES verdict; nil judges stages by dropped iterations and achieved-vs-target only.
+	ThresholdSet *threshold.Set
 	// Stages are the per-stage windows, in the order to print them.
 	Stages []Stage
 	// Extra lines printed after the summary, e.g. "remote write: 48,210 samples in 61

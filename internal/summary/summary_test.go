@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/tidemark/tidemark/internal/hist"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -120,7 +123,7 @@ func fullInput(t *testing.T) Input {
 	mid := r.store.Snapshot()
 	r.stage(rng, 30*time.Second, 50, 0.180, 40, 17)
 	final := r.store.Snapshot()
-	return Input{
+	in := Input{
 		Test:     &scenario.Test{SummaryTrendStats: []string{"avg", "min", "med", "max", "p(90)", "p(95)"}},
 		Snapshot: final,
 		Registry: r.reg,
@@ -137,14 +140,32 @@ func fullInput(t *testing.T) Input {
 			"ws_connecting":                             {{Expr: "p(95)<100", OK: true}},
 		},
 		Stages: []Stage{
-			{Scenario: "load", Index: 0, Start: r.start, End: r.start.Add(30 * time.Second), Target: 10, TimeUnit: time.Second, To: mid},
-			{Scenario: "load", Index: 1, Start: r.start.Add(30 * time.Second), End: r.start.Add(60 * time.Second), Target: 50, TimeUnit: time.Second, From: mid, To: final},
+			{Scenario: "load", Index: 0, Start: r.start, End: r.start.Add(30 * time.Second), StartTarget: 10, Target: 10, TimeUnit: time.Second, To: mid},
+			{Scenario: "load", Index: 1, Start: r.start.Add(30 * time.Second), End: r.start.Add(60 * time.Second), StartTarget: 50, Target: 50, TimeUnit: time.Second, From: mid, To: final},
 		},
 		Extra: []string{
 			"remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped",
 			"data stored in /tmp/tidemark/load-20261130-020000",
 		},
 	}
+	// The same thresholds, evaluated again per stage for the STAGES verdict.
+	keys := slices.Sorted(maps.Keys(in.Thresholds))
+	var defs []threshold.Def
+	for _, k := range keys {
+		for _, th := range in.Thresholds[k] {
+			defs = append(defs, threshold.Def{Key: k, Expr: th.Expr})
+		}
+	}
+	registered := threshold.RegistryTypes(r.reg)
+	set, err := threshold.NewSet(defs, func(name string) (metrics.Type, metrics.ValueType, bool) {
+		if typ, vt, ok := registered(name); ok {
+			return typ, vt, true
+		}
+		return metrics.Trend, metrics.Default, true // ws_connecting, as guessMetric types it
+	})
+	require.NoError(t, err)
+	in.ThresholdSet = set
+	return in
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -244,8 +265,9 @@ func TestTextLayout(t *testing.T) {
 	// The stage table: one row per stage, numbers right-aligned.
 	stages := out[strings.Index(out, "█ STAGES"):]
 	require.Contains(t, stages, "    stage    window    target  achieved  req/s")
-	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0\n`, stages)
-	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17\n`, stages)
+	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0  broke: http_reqs 'count>1000' count=300, http_reqs 'rate>10' rate=10/s\n`, stages,
+		"a counter's count and rate are the stage's: 300 requests in 30s")
+	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17  broke: http_req_duration 'avg<100' avg=201\.81ms, http_req_failed 'rate<0\.01' rate=2\.46%, 17 dropped\n`, stages)
 	require.Contains(t, out, "\n  remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped\n  data stored in /tmp/tidemark/load-20261130-020000\n\n\n")
 }
 
@@ -439,9 +461,10 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 	}
 	out := text(t, in)
 	require.Contains(t, out, "\n  █ STAGES \n\n"+
-		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped\n"+
-		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0\n"+
-		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0\n")
+		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped  verdict\n"+
+		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0  held\n"+
+		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0  held\n"+
+		"    verdict: no thresholds, so the defaults: held when 0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
 
 	in.Stages[1].To = nil
 	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)
