@@ -23,11 +23,14 @@ import (
 // start-up gaps, throttling and the database.
 func TestIntegrationDemo(t *testing.T) {
 	out := t.TempDir()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
 	code := run([]string{"demo", "--output.dir", out, "--quiet", "--web.listen-address", "127.0.0.1:0"}, &stdout, &stderr)
 	elapsed := time.Since(start)
+	t.Chdir(wd) // back in the checkout, where the browser test keeps its artifacts
 	t.Logf("demo took %s\n%s", elapsed, stdout.String())
 	require.Equal(t, exitcode.OK, code, "stderr: %s", stderr.String())
 	require.Less(t, elapsed, 5*time.Minute, "make demo must finish within 5 minutes after the build")
