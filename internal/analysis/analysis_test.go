@@ -743,3 +743,27 @@ func TestDatabaseFacts(t *testing.T) {
 		})
 	}
 }
+
+// TestLagNote: the note on lag names the windows the rates were read over (two of each
+// source's intervals), and is left out when neither is known.
+func TestLagNote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		windows map[string]time.Duration
+		want    string
+	}{
+		{name: "both", windows: map[string]time.Duration{SourceK6: 10 * time.Second, SourceCAdvisor: time.Minute},
+			want: "throttling ratios are rate() over 1m (two cAdvisor scrapes), request rates over 10s (two k6 pushes): each lags the moment by about half its window"},
+		{name: "request rates only", windows: map[string]time.Duration{SourceK6: 10 * time.Second},
+			want: "request rates over 10s (two k6 pushes): each lags the moment by about half its window"},
+		{name: "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := lagNote(tc.windows)
+			require.Equal(t, tc.want != "", ok)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

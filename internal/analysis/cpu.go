@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/timeline"
 )
@@ -140,7 +143,9 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 			events = append(events, Event{At: p.T, Kind: EventThrottlingOnset, Object: w.Object(), Text: text, ResolutionSeconds: res.Seconds()})
 		}
 		if len(w.Onsets) > 0 {
-			notes = append(notes, note(NoteInfo, "cpu", w.Object(), "throttling ratios and request rates are rate() over %s: both lag the moment by about half of it", cfg.RateWindow))
+			if n, ok := lagNote(cfg.RateWindows); ok {
+				notes = append(notes, note(NoteInfo, "cpu", w.Object(), "%s", n))
+			}
 		}
 		if w.Limit != nil && w.Limit.Value > 0 && len(cfg.ThrottleOnsets) > 0 {
 			top := cfg.ThrottleOnsets[len(cfg.ThrottleOnsets)-1]
@@ -162,6 +167,24 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 		out = append(out, w)
 	}
 	return out, events, notes
+}
+
+// lagNote says how late the rates an onset is read from are: a rate() over a window is
+// about the mean rate over it, so it names the moment about half the window earlier.
+// ok is false when neither window is known.
+func lagNote(windows map[string]time.Duration) (string, bool) {
+	thr, req := windows[SourceCAdvisor], windows[SourceK6]
+	var parts []string
+	if thr > 0 {
+		parts = append(parts, "throttling ratios are rate() over "+model.Duration(thr).String()+" (two cAdvisor scrapes)")
+	}
+	if req > 0 {
+		parts = append(parts, "request rates over "+model.Duration(req).String()+" (two k6 pushes)")
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return strings.Join(parts, ", ") + ": each lags the moment by about half its window", true
 }
 
 // at reads the first series of a set at t.

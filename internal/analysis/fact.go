@@ -124,8 +124,9 @@ type Config struct {
 	ErrorBurstRatio float64
 	StageAchievedOK float64
 	ErrorRatioOK    float64
-	// RateWindow is the window of the rate() queries, to explain their lag.
-	RateWindow time.Duration
+	// RateWindows are the rate() windows of the queries, by source (two of the source's
+	// own intervals: query.Catalog.RateWindowOf), to explain their lag; nil = not known.
+	RateWindows map[string]time.Duration
 	// PoolPerPod is the application's DB connection pool per pod; 0 = unknown.
 	PoolPerPod float64
 }
@@ -137,7 +138,6 @@ var DefaultConfig = Config{
 	ErrorBurstRatio: 0.05,
 	StageAchievedOK: 0.95,
 	ErrorRatioOK:    0.01,
-	RateWindow:      time.Minute,
 }
 
 // Query names the detectors read from a timeline (the catalog's required queries).

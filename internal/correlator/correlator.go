@@ -146,8 +146,8 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	}
 	cfg.applyDefaults()
 	now := c.now().UTC()
-	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload,
-		RateWindow: time.Duration(c.cat.Defaults.RateWindow), Params: cfg.Params}
+	// vars.Intervals, and with them each source's rate() window, are set once measured.
+	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload, Params: cfg.Params}
 	res := &Result{SchemaVersion: SchemaVersion, TestID: cfg.TestID, GeneratedAt: now,
 		Filters: Filters{Namespace: orAll(cfg.Namespace), Workload: orAll(cfg.Workload)}}
 
@@ -198,6 +198,9 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	for _, s := range res.Sources {
 		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
 	}
+	// Rates of every source use two of its own intervals (query.Catalog.RateWindowOf):
+	// the load at a moment is the load of the last push or two, not of the last minute.
+	vars.Intervals = maps.Clone(tl.Resolution)
 	// A step given in Config.Step applies unless it is coarser than a tenth of the run and
 	// than the source's resolution: a 1m step over a 10 s run would see nothing of it.
 	userStep := func(res time.Duration) time.Duration {
@@ -278,7 +281,14 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		}
 	}
 
-	acfg := c.analysisConfig(cfg)
+	// The windows the range queries used (a long run's step may exceed two intervals).
+	windows := map[string]time.Duration{}
+	for name := range c.cat.Sources {
+		v := vars
+		v.Step = query.EffectiveStep(span, step(name))
+		windows[name] = c.cat.RateWindowOf(name, v)
+	}
+	acfg := c.analysisConfig(cfg, windows)
 	a := analysis.Analyze(tl, acfg)
 	// Per-stage quantiles from the native histogram, when it exists.
 	if err := c.stageLatency(ctx, tl, vars, a.Load.Stages); err != nil {
@@ -310,11 +320,11 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	return res, nil
 }
 
-func (c *Correlator) analysisConfig(cfg Config) analysis.Config {
+func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration) analysis.Config {
 	d := c.cat.Defaults
 	return analysis.Config{
 		HPATolerance: d.HPATolerance, ThrottleOnsets: d.ThrottleOnsets, ErrorBurstRatio: d.ErrorBurstRatio,
-		StageAchievedOK: d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindow: time.Duration(d.RateWindow),
+		StageAchievedOK: d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
 		PoolPerPod: c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
 	}
 }
@@ -595,7 +605,10 @@ func (c *Correlator) findings(ctx context.Context, tl *timeline.Timeline, vars q
 			notes[i] = &analysis.Note{Level: analysis.NoteInfo, Section: "findings", Object: rule.Name, Text: fmt.Sprintf("rule skipped: set %v to evaluate it", missing)}
 			return nil
 		}
-		expr, err := c.cat.RenderRule(rule.Name, vars)
+		// Rates no finer than the rule's step, which may be coarser than a source's interval.
+		v := vars
+		v.Step = step
+		expr, err := c.cat.RenderRule(rule.Name, v)
 		if err != nil {
 			return err
 		}

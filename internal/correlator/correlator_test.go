@@ -113,7 +113,14 @@ func vars(t *testing.T) (*query.Catalog, query.Vars) {
 	t.Helper()
 	cat, err := query.Default()
 	require.NoError(t, err)
-	return cat, query.Vars{TestID: "spike-50", Namespace: "shoong", RateWindow: time.Duration(cat.Defaults.RateWindow)}
+	return cat, query.Vars{TestID: "spike-50", Namespace: "shoong", Intervals: story1Intervals()}
+}
+
+// story1Intervals are the intervals the correlator measures (k6, ksm) or assumes (the
+// catalog's scrape_interval of cadvisor and rds) on the story-1 fake: each source's rates
+// are rendered with two of them.
+func story1Intervals() map[string]time.Duration {
+	return map[string]time.Duration{"k6": 5 * time.Second, "ksm": 15 * time.Second, "cadvisor": 30 * time.Second, "rds": time.Minute}
 }
 
 func TestCorrelateStory1(t *testing.T) {
@@ -419,7 +426,7 @@ func TestJoinWorkload(t *testing.T) {
 func TestCorrelateWorkloadFilterDropsOtherHPAs(t *testing.T) {
 	t.Parallel()
 	cat, _ := vars(t)
-	v := query.Vars{TestID: "spike-50", Namespace: "shoong", Workload: "kitchen", RateWindow: time.Duration(cat.Defaults.RateWindow)}
+	v := query.Vars{TestID: "spike-50", Namespace: "shoong", Workload: "kitchen", Intervals: story1Intervals()}
 	f := story1(t, cat, v) // hpa_deployment (filtered to kitchen) returns only order's HPA…
 	e, err := cat.Render("hpa_deployment", v)
 	require.NoError(t, err)

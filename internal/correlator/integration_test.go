@@ -450,7 +450,9 @@ func testStory1(t *testing.T, prom *promtest.Server) {
 	require.InDelta(t, 0.12, order.PeakUsage.Value, 0.005, "the pause container is filtered out")
 	require.InDelta(t, 0.3, order.PeakThrottled.Value, 0.01, "the sandbox's periods are filtered out")
 	require.Len(t, order.Onsets, 2)
-	rw := time.Duration(cat.Defaults.RateWindow) + time.Duration(fxCadvStep)*time.Second
+	// A rate over two cAdvisor scrapes lags by up to its window, seen up to a step late.
+	rw := cat.RateWindowOf("cadvisor", query.Vars{Intervals: map[string]time.Duration{"cadvisor": time.Duration(fxCadvStep) * time.Second}}) +
+		time.Duration(fxCadvStep)*time.Second
 	withinAt(order.Onsets[0].At, 135, rw, "throttling > 5%")
 	withinAt(order.Onsets[1].At, fxScaleUp1, rw, "throttling > 25%")
 	require.InDelta(t, 25, order.Onsets[0].VUs.Value, 0)

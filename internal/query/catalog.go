@@ -108,13 +108,18 @@ type Rule struct {
 
 // Vars are the per-run values the templates are rendered with.
 type Vars struct {
-	TestID     string
-	Namespace  string // regex; empty means ".+"
-	Workload   string // regex; empty means ".+"
+	TestID    string
+	Namespace string // regex; empty means ".+"
+	Workload  string // regex; empty means ".+"
+	// RateWindow, when set, is the rate() window of every source, overriding the rule of
+	// [Catalog.RateWindowOf] (dashboards render Grafana's $__rate_interval through it).
 	RateWindow time.Duration
+	// Intervals are the sources' measured scrape (or, for k6, push) intervals, by source
+	// name; each source's rate() window is derived from its own (see [Catalog.RateWindowOf]).
+	Intervals map[string]time.Duration
 	// Step is the range query's step: a counter read as last_over_time(…[Step]) shows
 	// every sample at the first step at or after it, even one a stale marker follows by
-	// 1 ms (a run's final push). Default RateWindow.
+	// 1 ms (a run's final push). Default the catalog's defaults.rate_window.
 	Step     time.Duration
 	Range    time.Duration
 	Quantile float64
@@ -351,7 +356,32 @@ func escape(s string) string {
 
 type tmplData struct {
 	TestID, Namespace, Workload, RateWindow, Step, Range, Quantile string
-	Sel, Frag, Params                                              map[string]string
+	Sel, Frag, Params, RateWindowOf                                map[string]string
+}
+
+// RateWindowOf is the rate() window of a source's series for a run, the one rule every
+// rate in the catalog follows (rendered as .RateWindowOf.<source>):
+//   - two of the source's own intervals (v.Intervals: k6's push interval, an exporter's
+//     scrape interval), rounded up to whole seconds. rate() needs two samples in its
+//     window, and a window of two intervals holds two wherever it ends on an even
+//     cadence (a late sample can leave one at a step, which then has no rate point;
+//     readers allow two intervals around a moment); a longer one smooths the load, so
+//     the rate at a moment is the rate of the last push or two, not of the last
+//     minute (k6 pushed every 5 s: 10s; ksm scraped every 30 s: 1m);
+//   - the catalog's defaults.rate_window when the source's interval is unknown;
+//   - never shorter than the query step v.Step when one is given: a shorter window
+//     would skip the samples between steps;
+//   - v.RateWindow, when set, for every source.
+func (c *Catalog) RateWindowOf(source string, v Vars) time.Duration {
+	if v.RateWindow > 0 {
+		return v.RateWindow
+	}
+	w := time.Duration(c.Defaults.RateWindow)
+	if d := v.Intervals[source]; d > 0 {
+		w = 2 * d
+	}
+	// Rounded up, as .Step renders: a window is never below two intervals or the step.
+	return StepWindow(max(w, v.Step))
 }
 
 func (c *Catalog) exec(name string, d tmplData) (string, error) {
@@ -368,6 +398,10 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 	}
 	if v.Workload == "" {
 		v.Workload = ".+"
+	}
+	windows := map[string]string{}
+	for n := range c.Sources {
+		windows[n] = model.Duration(c.RateWindowOf(n, v).Round(time.Second)).String()
 	}
 	if v.RateWindow <= 0 {
 		v.RateWindow = time.Duration(c.Defaults.RateWindow)
@@ -392,6 +426,8 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		Sel:        map[string]string{},
 		Frag:       map[string]string{},
 		Params:     map[string]string{},
+
+		RateWindowOf: windows,
 	}
 	for k, p := range c.Params {
 		if o, ok := v.Params[k]; ok {

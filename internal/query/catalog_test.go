@@ -259,3 +259,81 @@ func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 	require.Len(t, rawSums(t, `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total[1m]))`), 1)
 	require.Empty(t, rawSums(t, `sum by (namespace, pod) (max by (namespace, pod, container) (kube_pod_container_resource_requests))`))
 }
+
+// TestRateWindowOf is the per-source window rule: two of the source's own intervals,
+// the catalog default when the interval is unknown, never below the step, and the
+// override for every source.
+func TestRateWindowOf(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	iv := map[string]time.Duration{"k6": 5 * time.Second, "ksm": 30 * time.Second, "cadvisor": 15 * time.Second, "odd": 2500 * time.Millisecond}
+	for _, tc := range []struct {
+		name, source string
+		v            Vars
+		want         time.Duration
+	}{
+		{name: "k6 pushed every 5 s", source: "k6", v: Vars{Intervals: iv}, want: 10 * time.Second},
+		{name: "ksm scraped every 30 s", source: "ksm", v: Vars{Intervals: iv}, want: time.Minute},
+		{name: "cadvisor scraped every 15 s", source: "cadvisor", v: Vars{Intervals: iv}, want: 30 * time.Second},
+		{name: "unknown interval", source: "rds", v: Vars{Intervals: iv}, want: time.Minute},
+		{name: "no intervals at all", source: "k6", v: Vars{}, want: time.Minute},
+		{name: "rounded up to whole seconds", source: "odd", v: Vars{Intervals: iv}, want: 5 * time.Second},
+		{name: "never below the step", source: "k6", v: Vars{Intervals: iv, Step: 20 * time.Second}, want: 20 * time.Second},
+		{name: "step below two intervals", source: "ksm", v: Vars{Intervals: iv, Step: 30 * time.Second}, want: time.Minute},
+		{name: "override", source: "k6", v: Vars{Intervals: iv, RateWindow: 90 * time.Second}, want: 90 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, c.RateWindowOf(tc.source, tc.v))
+		})
+	}
+}
+
+// TestCatalogRatesUseTheirSourcesWindow renders the catalog with a distinct interval
+// per source and checks every rate(), irate() and increase() over k6 or cAdvisor series
+// (told apart by their selectors) against its own source's window: a rate over
+// a source's series in another source's window (or a fixed one) fails.
+func TestCatalogRatesUseTheirSourcesWindow(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	v := Vars{TestID: "run-1", Step: time.Second, Range: 5 * time.Minute, Quantile: 0.95, Params: map[string]float64{"db_pool_per_pod": 5},
+		Intervals: map[string]time.Duration{"k6": 3 * time.Second, "cadvisor": 17 * time.Second, "ksm": 29 * time.Second, "rds": 41 * time.Second}}
+	want := map[string]time.Duration{"testid": 6 * time.Second, "metrics_path": 34 * time.Second}
+	check := func(what, expr string) {
+		e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+		require.NoError(t, err, what)
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			call, ok := n.(*parser.Call)
+			if !ok || !slices.Contains([]string{"rate", "irate", "increase"}, call.Func.Name) {
+				return nil
+			}
+			m, ok := call.Args[0].(*parser.MatrixSelector)
+			if !ok {
+				return nil
+			}
+			vs := m.VectorSelector.(*parser.VectorSelector)
+			for _, lm := range vs.LabelMatchers {
+				if w, ok := want[lm.Name]; ok && vs.Name != "k6_http_req_duration_seconds" {
+					require.Equal(t, w, m.Range, "%s: %s", what, m)
+				}
+			}
+			return nil
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Queries)) {
+		expr, err := c.Render(name, v)
+		require.NoError(t, err, name)
+		check(name, expr)
+		if pp, ok, err := c.RenderPerPod(name, v); ok {
+			require.NoError(t, err, name)
+			check(name+" per_pod", pp)
+		}
+	}
+	for _, r := range c.Findings {
+		expr, err := c.RenderRule(r.Name, v)
+		require.NoError(t, err, r.Name)
+		check(r.Name, expr)
+	}
+}
