@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/timeline"
 )
 
 func TestFormatFact(t *testing.T) {
@@ -64,4 +65,31 @@ func TestAutoscalingSectionStartUpGaps(t *testing.T) {
 		gaps = append(gaps, row[len(row)-1])
 	}
 	require.Equal(t, []string{"5 s", "< 10 s", "never Ready (reached 5)"}, gaps)
+}
+
+// TestLoadChartDrawsEveryAchievedPoint: the achieved line is the http_req_rate series as
+// queried, one point per push (issue 12: it is no smoother than the correlator's rate
+// window of two pushes, and no later).
+func TestLoadChartDrawsEveryAchievedPoint(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	var s timeline.Series
+	for i := range 24 {
+		v := 9.1
+		if i >= 12 {
+			v = 17.4 // the step to 20 VUs, drawn where it happened
+		}
+		s.Points = append(s.Points, timeline.Point{T: t0.Add(time.Duration(i) * 5 * time.Second), V: v})
+	}
+	r := &correlator.Result{Series: map[string]timeline.Set{analysis.QHTTPReqRate: {s}}}
+	cs := charts(r)
+	require.NotEmpty(t, cs)
+	require.Equal(t, "Load: target vs achieved", cs[0].Title)
+	require.Len(t, cs[0].Series, 1)
+	got := cs[0].Series[0]
+	require.Equal(t, "achieved req/s", got.Name)
+	require.Len(t, got.Points, len(s.Points))
+	for i, p := range s.Points {
+		require.Equal(t, Point{T: p.T, V: p.V}, got.Points[i])
+	}
 }
