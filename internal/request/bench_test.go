@@ -15,13 +15,20 @@ import (
 func BenchmarkDo(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }))
 	defer srv.Close()
-	pool := metrics.NewTagPool()
-	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
 	u, err := scenario.ParseTemplate(srv.URL + "/")
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := Compile(&scenario.Step{URL: u}, []metrics.Tag{{Key: "scenario", Value: "b"}}, pool, "")
+	benchmarkStep(b, &scenario.Step{URL: u})
+}
+
+// benchmarkStep runs step once per iteration through one VU's client; any error or
+// failed check fails the benchmark.
+func benchmarkStep(b *testing.B, step *scenario.Step) {
+	b.Helper()
+	pool := metrics.NewTagPool()
+	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
+	st, err := Compile(step, []metrics.Tag{{Key: "scenario", Value: "b"}}, pool, "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,8 +39,8 @@ func BenchmarkDo(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if out := c.Do(ctx, st, vars); out.Err != nil {
-			b.Fatal(out.Err)
+		if out := c.Do(ctx, st, vars); out.Err != nil || out.ChecksFailed != 0 {
+			b.Fatal(out.Err, out.ChecksFailed)
 		}
 	}
 }
@@ -81,21 +88,5 @@ flow:
 	if err != nil {
 		b.Fatal(err)
 	}
-	pool := metrics.NewTagPool()
-	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
-	st, err := Compile(&tst.Scenarios[0].Flow.Steps[0], []metrics.Tag{{Key: "scenario", Value: "b"}}, pool, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := NewClient(env, Options{})
-	defer c.Close()
-	ctx := context.Background()
-	vars := &scenario.Vars{}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if out := c.Do(ctx, st, vars); out.Err != nil || out.ChecksFailed != 0 {
-			b.Fatal(out.Err, out.ChecksFailed)
-		}
-	}
+	benchmarkStep(b, &tst.Scenarios[0].Flow.Steps[0])
 }
