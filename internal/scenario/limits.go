@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,7 +41,29 @@ func MachineLimits() Limits {
 	if err != nil {
 		return Limits{}
 	}
-	return Limits{MemoryAvailable: memAvailable(data)}
+	// In a container (a k6-operator runner pod) /proc/meminfo is the node's; the pod's
+	// cgroup v2 memory limit is what the run can actually use.
+	limit, _ := os.ReadFile("/sys/fs/cgroup/memory.max")
+	current, _ := os.ReadFile("/sys/fs/cgroup/memory.current")
+	return Limits{MemoryAvailable: cgroupBound(memAvailable(data), limit, current)}
+}
+
+// cgroupBound lowers avail to what a cgroup v2 limit leaves (memory.max minus
+// memory.current); a missing, unreadable or "max" limit leaves avail as it is.
+func cgroupBound(avail uint64, memoryMax, memoryCurrent []byte) uint64 {
+	limit, err := strconv.ParseUint(strings.TrimSpace(string(memoryMax)), 10, 64)
+	if err != nil {
+		return avail
+	}
+	used, _ := strconv.ParseUint(strings.TrimSpace(string(memoryCurrent)), 10, 64)
+	left := uint64(1) // over the limit already: nothing left, and still known (0 is unknown)
+	if limit > used+1 {
+		left = limit - used
+	}
+	if avail == 0 || left < avail {
+		return left
+	}
+	return avail
 }
 
 // memAvailable returns MemAvailable (else MemTotal) of a /proc/meminfo document, in

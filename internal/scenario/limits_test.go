@@ -130,3 +130,24 @@ func TestFormatBytes(t *testing.T) {
 		require.Equal(t, want, formatBytes(in))
 	}
 }
+
+func TestCgroupBound(t *testing.T) {
+	t.Parallel()
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		name, max, current string
+		avail, want        uint64
+	}{
+		{name: "no cgroup file", avail: 23 * gib, want: 23 * gib},
+		{name: "unlimited", max: "max\n", current: "12345\n", avail: 23 * gib, want: 23 * gib},
+		{name: "pod limit below the node", max: "4294967296\n", current: "1073741824\n", avail: 23 * gib, want: 3 * gib},
+		{name: "limit above the node", max: "107374182400\n", current: "0\n", avail: 23 * gib, want: 23 * gib},
+		{name: "over the limit already: known, nothing left", max: "1000\n", current: "2000\n", avail: 23 * gib, want: 1},
+		{name: "no meminfo, a limit", max: "4294967296\n", current: "", avail: 0, want: 4 * gib},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, cgroupBound(tc.avail, []byte(tc.max), []byte(tc.current)))
+		})
+	}
+}
