@@ -612,7 +612,7 @@ func TestLoadStagesMatchTheConfiguredStages(t *testing.T) {
 func TestCapacityTextNamesStagesFromOne(t *testing.T) {
 	t.Parallel()
 	a := Analyze(spike(), DefaultConfig)
-	require.Equal(t, "last stage that held: stage 1 (spike, hold at 10 iterations/s); first that broke: stage 2 (spike, ramp-up 10→50 iterations/s)", a.Load.Capacity.Text)
+	require.Equal(t, "last stage that held: stage 1 (spike, hold at 10 iterations/s); first that broke: stage 2 (spike, ramp-up 10→50 iterations/s): error rate 20% > 1% (default)", a.Load.Capacity.Text)
 }
 
 // cloudWatch builds an RDS timeline scraped every 5 s whose values CloudWatch publishes

@@ -188,10 +188,6 @@ func Queries() []string {
 	}
 }
 
-// StageLatencySet names the timeline set holding per-stage quantiles from the native
-// histogram: one point per stage, at the stage's end.
-func StageLatencySet(q float64) string { return fmt.Sprintf("stage_latency_quantile/%g", q) }
-
 // Source names, as in the catalog.
 const (
 	SourceK6       = "k6"

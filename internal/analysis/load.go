@@ -36,8 +36,12 @@ type StageFacts struct {
 	P95           *Fact   `json:"p95,omitempty"`
 	P99           *Fact   `json:"p99,omitempty"`
 	LatencySource string  `json:"latency_source,omitempty"`
-	Held          bool    `json:"held"`
-	Why           string  `json:"why"`
+	// Thresholds are the run's thresholds judged in the stage (none when the run wrote
+	// none: the defaults judge it).
+	Thresholds []StageThreshold `json:"thresholds,omitempty"`
+	Held       bool             `json:"held"`
+	// Why is the verdict: "held", or "broke: " and what broke it.
+	Why string `json:"why"`
 }
 
 // Capacity is the verdict over the stages in order.
@@ -64,6 +68,8 @@ type Load struct {
 	// LoadEnd is where the load was taken away: the start of the last ramp-down, else the run end.
 	LoadEnd  time.Time `json:"load_end"`
 	Capacity Capacity  `json:"capacity"`
+	// VerdictRule says what judged each stage: the run's thresholds, or the defaults.
+	VerdictRule string `json:"verdict_rule"`
 	// ResolutionSeconds is the k6 series' interval: load steps and the load end are known to within it.
 	ResolutionSeconds float64 `json:"resolution_seconds"`
 }
@@ -117,6 +123,9 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 	if len(targets) == 0 {
 		notes = append(notes, note(NoteMissing, "load", "", "no tidemark_scenario_target series for this testid: stages and target-vs-achieved are unknown"))
 	}
+	rt, thNotes := ParseRunThresholds(tl)
+	notes = append(notes, thNotes...)
+	out.VerdictRule = VerdictRule(rt, cfg, res)
 	iters := tl.Set(QIterations)
 	for _, ts := range targets {
 		sc, unit := ts.Label("scenario"), ts.Label("unit")
@@ -132,7 +141,8 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		}
 		runPts, toEnd := stagePoints(ts, tl.Run)
 		for _, st := range coverRun(settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol), tl.Run, toEnd) {
-			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res, cfg)
+			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res)
+			judgeStage(tl, &sf, rt, res, cfg)
 			out.Stages = append(out.Stages, sf)
 			if st.Kind == timeline.RampUp {
 				out.LoadSteps = append(out.LoadSteps, st.From)
@@ -155,6 +165,7 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 	}
 	events = append(events, Event{At: out.LoadEnd, Kind: EventLoadEnd, Object: "run", Text: "load taken away (last ramp-down or run end)", ResolutionSeconds: res.Seconds()})
 	out.Capacity = capacity(out.Stages)
+	notes = append(notes, unjudgedNotes(out.Stages)...)
 	return out, events, notes
 }
 
@@ -210,7 +221,7 @@ func lastIn(s timeline.Series, w timeline.Window) (timeline.Point, bool) {
 	return ps[len(ps)-1], true
 }
 
-func stageFacts(tl *timeline.Timeline, st timeline.Stage, itD, reqD, failD, dropD []timeline.Point, res time.Duration, cfg Config) StageFacts {
+func stageFacts(tl *timeline.Timeline, st timeline.Stage, itD, reqD, failD, dropD []timeline.Point, res time.Duration) StageFacts {
 	sf := StageFacts{Stage: st, TargetAvg: (st.StartTarget + st.EndTarget) / 2}
 	d := st.Duration().Seconds()
 	sf.Requests = sumIn(reqD, st.Window)
@@ -255,21 +266,23 @@ func stageFacts(tl *timeline.Timeline, st timeline.Stage, itD, reqD, failD, drop
 			}
 		}
 	}
-	sf.Held, sf.Why = held(sf, cfg)
 	return sf
 }
 
-func held(sf StageFacts, cfg Config) (bool, string) {
-	if sf.Requests == 0 && sf.Achieved == nil {
-		return false, "no requests measured in this stage"
+// unjudgedNotes names, once each, the thresholds no stage could be judged by.
+func unjudgedNotes(stages []StageFacts) []Note {
+	var notes []Note
+	seen := map[string]bool{}
+	for _, st := range stages {
+		for _, o := range st.Thresholds {
+			if o.Judged || seen[o.Metric+o.Threshold] {
+				continue
+			}
+			seen[o.Metric+o.Threshold] = true
+			notes = append(notes, note(NoteInfo, "load", "", "threshold %s '%s' is not judged per stage: %s", o.Metric, o.Threshold, o.Why))
+		}
 	}
-	if sf.ErrorRate != nil && sf.ErrorRate.Value > cfg.ErrorRatioOK {
-		return false, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*sf.ErrorRate.Value, 100*cfg.ErrorRatioOK)
-	}
-	if sf.AchievedRatio != nil && sf.AchievedRatio.Value < cfg.StageAchievedOK && sf.TargetAvg >= 1 {
-		return false, fmt.Sprintf("achieved %.1f%% of target (%.0f dropped iterations)", 100*sf.AchievedRatio.Value, sf.Dropped)
-	}
-	return true, "errors and achieved rate within limits"
+	return notes
 }
 
 func capacity(stages []StageFacts) Capacity {
@@ -295,12 +308,15 @@ func capacity(stages []StageFacts) Capacity {
 	case c.FirstBroke == nil:
 		c.Text = "every stage held; last: " + desc(c.LastHeld)
 	case c.LastHeld == nil:
-		c.Text = "the first loaded stage already broke: " + desc(c.FirstBroke)
+		c.Text = "the first loaded stage already broke: " + desc(c.FirstBroke) + ": " + brokeBy(stages[*c.FirstBroke])
 	default:
-		c.Text = "last stage that held: " + desc(c.LastHeld) + "; first that broke: " + desc(c.FirstBroke)
+		c.Text = "last stage that held: " + desc(c.LastHeld) + "; first that broke: " + desc(c.FirstBroke) + ": " + brokeBy(stages[*c.FirstBroke])
 	}
 	return c
 }
+
+// brokeBy is what broke a stage, from its verdict.
+func brokeBy(st StageFacts) string { return strings.TrimPrefix(st.Why, "broke: ") }
 
 // StageNumber is how texts name a stage: counted from 1 in time order, as the STAGES table
 // of `tidemark run` does. Stage.Index stays the 0-based position in Load.Stages.

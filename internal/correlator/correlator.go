@@ -290,8 +290,8 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	}
 	acfg := c.analysisConfig(cfg, windows)
 	a := analysis.Analyze(tl, acfg)
-	// Per-stage quantiles from the native histogram, when it exists.
-	if err := c.stageLatency(ctx, tl, vars, a.Load.Stages); err != nil {
+	// Per-stage trend statistics from the native histograms, when they exist.
+	if err := c.stageStats(ctx, tl, vars, a.Load); err != nil {
 		return nil, err
 	}
 	a = analysis.Analyze(tl, acfg)
@@ -485,49 +485,77 @@ func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.
 	return len(set) > 0, nil
 }
 
-// stageLatencyFromStart is the optional catalog query for the quantile of a stage that
-// starts with the run.
-const stageLatencyFromStart = "stage_latency_quantile_from_start"
+// Per-stage trend queries of the catalog. The _from_start forms are for a stage that
+// starts with the run: the histogram counts from zero there, which increase() would
+// miss until the first push.
+const (
+	stageTrendQuantile = "stage_trend_quantile"
+	stageTrendAvg      = "stage_trend_avg"
+	fromStart          = "_from_start"
+)
 
-func (c *Correlator) stageLatency(ctx context.Context, tl *timeline.Timeline, vars query.Vars, stages []analysis.StageFacts) error {
-	for _, q := range []float64{0.5, 0.95, 0.99} {
-		var set timeline.Series
-		for _, st := range stages {
-			if st.Duration() <= 0 {
-				continue
-			}
-			// The window reaches one push interval before the stage, so that increase()
-			// starts from the push at the stage's start, not the one after it. A stage
-			// that starts with the run has no such push: the histogram counts from zero,
-			// so its value at the stage's end is the stage's (when the catalog has it).
-			v := vars
-			v.Range, v.Quantile = st.Duration()+tl.Res(analysis.SourceK6), q
-			name := "stage_latency_quantile"
-			if _, ok := c.cat.Queries[stageLatencyFromStart]; ok && !st.From.After(tl.Run.From) {
-				name = stageLatencyFromStart
-			}
-			r, err := c.runner.Instant(ctx, name, v, st.To)
-			if err != nil {
-				if errors.Is(err, query.ErrUnavailable) {
-					return err
-				}
-				return nil
-			}
-			if len(r.Set) == 0 || r.Set[0].Empty() {
-				if len(set.Points) == 0 {
-					return nil // no native histogram: k6's trend gauges are used instead
-				}
-				continue
-			}
-			p := r.Set[0].Points[0]
-			set.Points = append(set.Points, timeline.Point{T: st.To, V: p.V})
+// stageStats computes, per stage, every trend statistic the STAGES columns and the
+// run's thresholds need (analysis.RunThresholds.TrendStats) from the native histograms,
+// into the timeline sets analysis.StageStatSet names. A statistic whose histogram does
+// not exist gets no set: the analysis then says so.
+func (c *Correlator) stageStats(ctx context.Context, tl *timeline.Timeline, vars query.Vars, load analysis.Load) error {
+	rt, _ := analysis.ParseRunThresholds(tl)
+	for _, ts := range rt.TrendStats() {
+		set, err := c.stageStat(ctx, tl, vars, load, ts)
+		if err != nil {
+			return err
 		}
 		if len(set.Points) > 0 {
-			set.Labels = map[string]string{"quantile": fmt.Sprint(q)}
-			tl.Sets[analysis.StageLatencySet(q)] = timeline.Set{set}
+			tl.Sets[analysis.StageStatSet(ts.Key.ID(), ts.Stat)] = timeline.Set{set}
 		}
 	}
 	return nil
+}
+
+func (c *Correlator) stageStat(ctx context.Context, tl *timeline.Timeline, vars query.Vars, load analysis.Load, ts analysis.TrendStat) (timeline.Series, error) {
+	set := timeline.Series{Labels: map[string]string{"metric": ts.Key.Name, "stat": ts.Stat}}
+	name := stageTrendQuantile
+	if ts.Quantile == 0 {
+		name = stageTrendAvg
+	}
+	if _, ok := c.cat.Queries[name]; !ok {
+		return set, nil // a catalog from before per-stage trends
+	}
+	for _, st := range load.Stages {
+		if st.Duration() <= 0 {
+			continue
+		}
+		// The window reaches one push interval before the stage, so that increase()
+		// starts from the push at the stage's start.
+		v := vars
+		v.Range, v.Quantile, v.Metric = st.Duration()+tl.Res(analysis.SourceK6), ts.Quantile, ts.HistogramName()
+		v.Match = map[string]string{}
+		for _, t := range ts.Key.Tags {
+			v.Match[t.Key] = t.Value
+		}
+		if _, ok := v.Match["scenario"]; !ok && len(load.Scenarios) > 1 {
+			v.Match["scenario"] = st.Scenario // a stage counts its own scenario's samples, as the STAGES table does
+		}
+		q := name
+		if _, ok := c.cat.Queries[name+fromStart]; ok && !st.From.After(tl.Run.From) {
+			q = name + fromStart
+		}
+		r, err := c.runner.Instant(ctx, q, v, st.To)
+		if err != nil {
+			if errors.Is(err, query.ErrUnavailable) {
+				return set, err
+			}
+			return set, nil // e.g. a tag that is not a label name: the analysis says it is unknown
+		}
+		if len(r.Set) == 0 || r.Set[0].Empty() {
+			if len(set.Points) == 0 {
+				return set, nil // no native histogram
+			}
+			continue
+		}
+		set.Points = append(set.Points, timeline.Point{T: st.To, V: r.Set[0].Points[0].V})
+	}
+	return set, nil
 }
 
 // coverage states per source how much of the window had samples, and says clearly when a

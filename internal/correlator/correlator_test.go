@@ -153,7 +153,7 @@ func TestCorrelateStory1(t *testing.T) {
 
 	// Every range query of the catalog was issued.
 	for _, q := range query.RequiredQueries() {
-		if q == "stage_latency_quantile" || q == "run_seen" {
+		if q == "stage_trend_quantile" || q == "run_seen" {
 			continue
 		}
 		vs := v
@@ -333,9 +333,9 @@ func TestCorrelateStageLatencyFromNativeHistogram(t *testing.T) {
 		for _, q := range []float64{0.5, 0.95, 0.99} {
 			sv := v
 			sv.Range, sv.Quantile = d+5*time.Second, q
-			name := "stage_latency_quantile"
+			name := "stage_trend_quantile"
 			if i == 0 {
-				name = "stage_latency_quantile_from_start"
+				name = "stage_trend_quantile_from_start"
 			}
 			e, err := cat.Render(name, sv)
 			require.NoError(t, err)

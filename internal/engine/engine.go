@@ -22,6 +22,7 @@ import (
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // Names of Tidemark's run metadata metrics. They are gauges and are not k6 metrics:
@@ -29,6 +30,11 @@ import (
 const (
 	RunInfoMetric        = "tidemark_run_info"
 	ScenarioTargetMetric = "tidemark_scenario_target"
+	// ThresholdMetric is one series per threshold of the run (value 1), labelled
+	// metric (the key as written), threshold (the expression), type and contains (the
+	// metric's k6 type and value type), so that a later correlation judges each stage
+	// by the thresholds the run was judged by.
+	ThresholdMetric = "tidemark_threshold"
 )
 
 // Intervals (k6: vus/vus_max every 1 s, thresholds every 2 s).
@@ -72,6 +78,9 @@ type Config struct {
 	Registry *metrics.Registry
 	// Thresholds may be nil (no thresholds, or --no-thresholds).
 	Thresholds Thresholds
+	// Declared are the thresholds Thresholds evaluates, written as ThresholdMetric
+	// series with the run's gauges; nil writes none.
+	Declared []*threshold.Threshold
 	// HTTP configures every VU's transport.
 	HTTP request.Options
 	// UserAgent is sent by requests that set none.
@@ -95,6 +104,9 @@ type Engine struct {
 	builtin *metrics.Builtin
 	runInfo *metrics.Metric
 	target  *metrics.Metric
+	// declared holds one ThresholdMetric sample per declared threshold, their tags
+	// interned once.
+	declared []metrics.Sample
 	pool    *metrics.TagPool
 	runTags *metrics.TagSet
 	scens   []*scenarioRun
@@ -142,6 +154,19 @@ func New(cfg Config) (*Engine, error) {
 	}
 	run = append(run, metrics.Tag{Key: "testid", Value: cfg.TestID})
 	e.runTags = e.pool.Intern(run)
+	if len(cfg.Declared) > 0 {
+		m, err := e.reg.New(ThresholdMetric, metrics.Gauge, metrics.Default)
+		if err != nil {
+			return nil, fmt.Errorf("new engine: %w", err)
+		}
+		for _, th := range cfg.Declared {
+			e.declared = append(e.declared, metrics.Sample{Metric: m, Value: 1, Tags: e.pool.With(e.runTags,
+				metrics.Tag{Key: "metric", Value: th.Key.Name},
+				metrics.Tag{Key: "threshold", Value: strings.TrimSpace(th.Expr.Source)},
+				metrics.Tag{Key: "type", Value: th.Type.String()},
+				metrics.Tag{Key: "contains", Value: th.Contains.String()})})
+		}
+	}
 	if e.cfg.VUs == nil {
 		e.cfg.VUs = Flow{}
 	}
@@ -377,7 +402,7 @@ func (e *Engine) boundaries(start time.Time, stop <-chan struct{}) {
 // every scenario's target.
 func (e *Engine) emitGauges(start, now time.Time) {
 	var vus, vusMax int64
-	samples := make([]metrics.Sample, 0, 3+len(e.scens))
+	samples := make([]metrics.Sample, 0, 3+len(e.scens)+len(e.declared))
 	for _, s := range e.scens {
 		st := s.exec.Stats()
 		vus += st.VUs
@@ -389,6 +414,10 @@ func (e *Engine) emitGauges(start, now time.Time) {
 		metrics.Sample{Metric: e.builtin.VUsMax, Tags: e.runTags, Time: now, Value: float64(vusMax)},
 		metrics.Sample{Metric: e.runInfo, Tags: e.runTags, Time: now, Value: 1},
 	)
+	for _, d := range e.declared {
+		d.Time = now
+		samples = append(samples, d)
+	}
 	e.cfg.Pusher.Push(samples)
 }
 

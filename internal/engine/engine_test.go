@@ -19,6 +19,7 @@ import (
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // sink counts pushed samples by metric name and checks invariants on every sample.
@@ -360,4 +361,43 @@ func TestRunDroppedIterationsFromZero(t *testing.T) {
 	require.Len(t, sent, 1)
 	require.Zero(t, sent[0].Value)
 	require.Contains(t, sent[0].Labels, series.Label{Name: "scenario", Value: "z"})
+}
+
+// TestRunWritesDeclaredThresholds: every declared threshold is one tidemark_threshold
+// series, with the key as written, the expression and the metric's type, pushed with
+// the run's gauges so that it lives as long as the run.
+func TestRunWritesDeclaredThresholds(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	set, err := threshold.NewSet([]threshold.Def{
+		{Key: "http_req_duration{expected_response:true}", Expr: " p(95)<500 "},
+		{Key: "http_req_failed", Expr: "rate<0.01"},
+	}, threshold.RegistryTypes(reg))
+	require.NoError(t, err)
+	store := aggregate.New()
+	e, err := New(Config{
+		Test: &scenario.Test{Scenarios: []*scenario.Scenario{{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: 300 * time.Millisecond,
+			GracefulStop: time.Second, Flow: flowOf(t, url)}}},
+		TestID: "tid", Pusher: store, Registry: reg, Declared: set.Thresholds(),
+	})
+	require.NoError(t, err)
+	e.Run(context.Background())
+	var got []map[string]string
+	for _, se := range store.Snapshot().Series {
+		if se.Metric.Name != ThresholdMetric {
+			continue
+		}
+		require.Equal(t, 1.0, se.Value)
+		tags := map[string]string{}
+		for _, tg := range se.Tags.Tags() {
+			tags[tg.Key] = tg.Value
+		}
+		got = append(got, tags)
+	}
+	require.ElementsMatch(t, []map[string]string{
+		{"testid": "tid", "metric": "http_req_duration{expected_response:true}", "threshold": "p(95)<500", "type": "trend", "contains": "time"},
+		{"testid": "tid", "metric": "http_req_failed", "threshold": "rate<0.01", "type": "rate", "contains": "default"},
+	}, got)
 }

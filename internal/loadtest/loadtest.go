@@ -184,6 +184,7 @@ func prepare(cfg Config) (*run, error) {
 		Pusher:     r.agg,
 		Registry:   r.reg,
 		Thresholds: evaluate,
+		Declared:   r.declared(),
 		HTTP:       httpOptions(cfg),
 		UserAgent:  cfg.UserAgent,
 		VUs:        cfg.VUs,
@@ -309,6 +310,14 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 }
 
 // evaluate evaluates the thresholds against a fresh snapshot of the aggregates.
+// declared are the thresholds the run evaluates, for the run's metadata series.
+func (r *run) declared() []*threshold.Threshold {
+	if r.thresholds == nil {
+		return nil
+	}
+	return r.thresholds.Thresholds()
+}
+
 func (r *run) evaluate(elapsed time.Duration, final bool) (crossed, abort bool) {
 	snap := r.agg.Snapshot()
 	res := r.thresholds.Evaluate(elapsed, final, func(k *threshold.Key) threshold.Source {

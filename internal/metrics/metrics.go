@@ -41,6 +41,16 @@ func (t Type) String() string {
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
 
+// ParseType is the inverse of Type.String.
+func ParseType(s string) (Type, bool) {
+	for _, t := range []Type{Counter, Gauge, Rate, Trend} {
+		if t.String() == s {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
 // ValueType says what a metric's values measure.
 type ValueType uint8
 
@@ -63,6 +73,16 @@ func (v ValueType) String() string {
 		return "data"
 	}
 	return fmt.Sprintf("valuetype(%d)", uint8(v))
+}
+
+// ParseValueType is the inverse of ValueType.String.
+func ParseValueType(s string) (ValueType, bool) {
+	for _, v := range []ValueType{Default, Time, Data} {
+		if v.String() == s {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // Metric is a named, typed metric. Metrics are created by a Registry and compared by

@@ -41,7 +41,7 @@ const (
 // workloads and measure per-stage latency. A custom catalog must define every one (it
 // may change the expressions, not the names).
 func RequiredQueries() []string {
-	return append(analysis.Queries(), "run_seen", "pod_workload", "stage_latency_quantile")
+	return append(analysis.Queries(), "run_seen", "pod_workload", "stage_trend_quantile")
 }
 
 // RequiredSources are the source names the queries refer to.
@@ -123,8 +123,17 @@ type Vars struct {
 	Step     time.Duration
 	Range    time.Duration
 	Quantile float64
-	Params   map[string]float64 // overrides of the catalog params
+	// Metric is the series name of per-stage trend queries (.Metric); default
+	// k6_http_req_duration_seconds, the native histogram of http_req_duration.
+	Metric string
+	// Match are label matchers added to per-stage trend queries (.Match), such as a
+	// sub-metric's tags; names must be valid label names.
+	Match  map[string]string
+	Params map[string]float64 // overrides of the catalog params
 }
+
+// DefaultTrendMetric is Vars.Metric's default.
+const DefaultTrendMetric = "k6_http_req_duration_seconds"
 
 // MessageData is what a finding's message template sees.
 type MessageData struct {
@@ -355,8 +364,8 @@ func escape(s string) string {
 }
 
 type tmplData struct {
-	TestID, Namespace, Workload, RateWindow, Step, Range, Quantile string
-	Sel, Frag, Params, RateWindowOf                                map[string]string
+	TestID, Namespace, Workload, RateWindow, Step, Range, Quantile, Metric, Match string
+	Sel, Frag, Params, RateWindowOf                                               map[string]string
 }
 
 // RateWindowOf is the rate() window of a source's series for a run, the one rule every
@@ -415,6 +424,19 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 	if v.Quantile <= 0 {
 		v.Quantile = 0.95
 	}
+	if v.Metric == "" {
+		v.Metric = DefaultTrendMetric
+	}
+	if !model.IsValidLegacyMetricName(v.Metric) {
+		return tmplData{}, fmt.Errorf("metric %q is not a valid metric name", v.Metric)
+	}
+	var match strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(v.Match)) {
+		if !model.LabelName(k).IsValidLegacy() {
+			return tmplData{}, fmt.Errorf("tag %q is not a valid label name", k)
+		}
+		fmt.Fprintf(&match, `, %s="%s"`, k, escape(v.Match[k]))
+	}
 	d := tmplData{
 		TestID:     escape(v.TestID),
 		Namespace:  escape(v.Namespace),
@@ -423,6 +445,8 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		Step:       model.Duration(StepWindow(v.Step)).String(),
 		Range:      model.Duration(max(v.Range.Round(time.Second), time.Second)).String(),
 		Quantile:   strconv.FormatFloat(v.Quantile, 'g', -1, 64),
+		Metric:     v.Metric,
+		Match:      match.String(),
 		Sel:        map[string]string{},
 		Frag:       map[string]string{},
 		Params:     map[string]string{},

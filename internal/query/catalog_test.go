@@ -63,7 +63,7 @@ func TestRenderSubstitutesRunValues(t *testing.T) {
 		{name: "namespace and workload", query: "deployment_ready", v: Vars{Namespace: "shoong", Workload: "order"}, want: []string{`namespace=~"shoong"`, `deployment=~"order"`}},
 		{name: "default filters", query: "hpa_current", v: Vars{}, want: []string{`namespace=~".+"`}},
 		{name: "rate window", query: "http_req_rate", v: Vars{RateWindow: 90 * time.Second}, want: []string{"[1m30s]"}},
-		{name: "range and quantile", query: "stage_latency_quantile", v: Vars{Range: 300 * time.Second, Quantile: 0.5}, want: []string{"histogram_quantile(0.5,", "[5m]"}},
+		{name: "range and quantile", query: "stage_trend_quantile", v: Vars{Range: 300 * time.Second, Quantile: 0.5}, want: []string{"histogram_quantile(0.5,", "[5m]"}},
 		{name: "pod join", query: "cpu_usage_pod", v: Vars{}, want: []string{"kube_replicaset_owner", `group_left (workload)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

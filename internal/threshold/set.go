@@ -120,6 +120,16 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 	return s, nil
 }
 
+// Thresholds returns every threshold of the set: those of one (sub-)metric together,
+// in the order of their definitions, the (sub-)metrics ordered by name.
+func (s *Set) Thresholds() []*Threshold {
+	var out []*Threshold
+	for _, m := range s.metrics {
+		out = append(out, m.Thresholds...)
+	}
+	return out
+}
+
 // Outcome is the result of one threshold at one evaluation.
 type Outcome struct {
 	Threshold *Threshold
