@@ -107,11 +107,11 @@ type Engine struct {
 	// declared holds one ThresholdMetric sample per declared threshold, their tags
 	// interned once.
 	declared []metrics.Sample
-	pool    *metrics.TagPool
-	runTags *metrics.TagSet
-	scens   []*scenarioRun
-	started time.Time
-	startMu sync.Mutex
+	pool     *metrics.TagPool
+	runTags  *metrics.TagSet
+	scens    []*scenarioRun
+	started  time.Time
+	startMu  sync.Mutex
 }
 
 type scenarioRun struct {
