@@ -250,6 +250,10 @@ func (d *demo) run(ctx context.Context, cfg *demoConfig, g *globals, logger *slo
 	return d.show(cfg, g, res, testID)
 }
 
+// demoSummaryFile is the run's summary (--summary-file's format, with the STAGES rows)
+// under --output.dir.
+const demoSummaryFile = "summary.json"
+
 // load runs the demo's scenario against target with remote write into the store, as
 // `tidemark run` would, and prints it the same way.
 func (d *demo) load(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger, testID, target string) error {
@@ -262,8 +266,12 @@ func (d *demo) load(ctx context.Context, cfg *demoConfig, g *globals, logger *sl
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	every := 5 * time.Second
-	_, rw, err := remotewrite.Compose(remotewrite.Overrides{URLs: []string{d.local.URL + "/api/v1/write"}, PushInterval: &every, TestID: testID})
+	// k6's push interval, and native histograms, so that the report's per-stage
+	// latencies and the thresholds judged per stage are exact within the histogram's
+	// buckets.
+	every, native := 5*time.Second, true
+	_, rw, err := remotewrite.Compose(remotewrite.Overrides{URLs: []string{d.local.URL + "/api/v1/write"}, PushInterval: &every,
+		NativeHistograms: &native, TestID: testID})
 	if err != nil {
 		return err
 	}
@@ -276,7 +284,7 @@ func (d *demo) load(ctx context.Context, cfg *demoConfig, g *globals, logger *sl
 			return remoteWriteSinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry())
 		},
 		Logger: logger,
-	}, printing{quiet: cfg.quietProgress}, g)
+	}, printing{quiet: cfg.quietProgress, summaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, g)
 	// Crossed thresholds (exit code 99, as they are meant to be in this spike) are part
 	// of the story, not a failure of the demo.
 	if exitcode.Of(err) == exitcode.ThresholdsFailed {

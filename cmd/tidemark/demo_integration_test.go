@@ -50,6 +50,7 @@ func TestIntegrationDemo(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &res))
 
 	require.Positive(t, res.Load.Requests)
+	requireSameStageVerdicts(t, filepath.Join(out, demoSummaryFile), &res)
 	var order *struct{ reaction, steps, gaps int }
 	for _, h := range res.Autoscaling {
 		if h.Name != "order" {
@@ -99,4 +100,53 @@ func TestIntegrationDemo(t *testing.T) {
 	stdoutText := stdout.String()
 	require.Contains(t, stdoutText, "Where to look")
 	require.Contains(t, stdoutText, filepath.Join(out, "report", "report.html"))
+}
+
+// requireSameStageVerdicts checks that the run's STAGES table (its --summary-file) and
+// the correlation judge every stage alike: each summary stage's verdict equals that of
+// the correlated stage holding its middle, and the report's capacity names the first
+// summary stage that broke.
+func requireSameStageVerdicts(t *testing.T, summaryFile string, res *correlator.Result) {
+	t.Helper()
+	b, err := os.ReadFile(summaryFile)
+	require.NoError(t, err)
+	var sum struct {
+		Stages []struct {
+			StartMs, EndMs float64
+			Held           bool
+			Verdict        string
+		} `json:"stages"`
+	}
+	require.NoError(t, json.Unmarshal(b, &sum))
+	require.NotEmpty(t, sum.Stages)
+	require.NotEmpty(t, res.Load.Stages)
+	firstBroke := -1
+	for i, row := range sum.Stages {
+		mid := res.Window.Run.From.Add(time.Duration((row.StartMs + row.EndMs) / 2 * float64(time.Millisecond)))
+		var got *struct {
+			held bool
+			why  string
+			idx  int
+		}
+		for _, st := range res.Load.Stages {
+			if st.Contains(mid) {
+				got = &struct {
+					held bool
+					why  string
+					idx  int
+				}{st.Held, st.Why, st.Index}
+			}
+		}
+		require.NotNil(t, got, "summary stage %d (%.0f–%.0f ms) has a correlated stage", i+1, row.StartMs, row.EndMs)
+		t.Logf("stage %d: summary %q, report %q", i+1, row.Verdict, got.why)
+		require.Equal(t, row.Held, got.held, "stage %d: the summary says %q, the report %q", i+1, row.Verdict, got.why)
+		if !row.Held && firstBroke < 0 {
+			firstBroke = got.idx
+		}
+	}
+	if firstBroke >= 0 {
+		require.NotNil(t, res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
+		require.Equal(t, firstBroke, *res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
+	}
+	require.Contains(t, res.Load.VerdictRule, "every threshold of the run passes in the stage")
 }

@@ -318,6 +318,50 @@ func capacity(stages []StageFacts) Capacity {
 // brokeBy is what broke a stage, from its verdict.
 func brokeBy(st StageFacts) string { return strings.TrimPrefix(st.Why, "broke: ") }
 
+// splitRampEnd handles a configured ramp whose end fell between two samples: the sample
+// just before the end catches the target short of the new level (the engine's gauge is
+// up to a second older than the push), leaving a steep piece and a shallow one to the
+// level. Merged, the ramp would reach one push interval into the hold, and the hold's
+// first push (the spike's worst moment) would be judged as part of the ramp. The
+// configured ramp ends where the steep piece's slope reaches the shallow piece's end: a
+// is the ramp up to there, b the rest as a hold at that level. The mirror case, a
+// shallow piece before a steep one, is a ramp that began between two samples. ok is
+// false unless one slope is under half the other.
+func splitRampEnd(prev, next timeline.Stage) (a, b timeline.Stage, ok bool) {
+	slope := func(st timeline.Stage) float64 {
+		if d := st.To.Sub(st.From).Seconds(); d > 0 {
+			return (st.EndTarget - st.StartTarget) / d
+		}
+		return 0
+	}
+	sp, sn := slope(prev), slope(next)
+	at := func(base time.Time, secs float64, lo, hi time.Time) time.Time {
+		t := base.Add(time.Duration(secs * float64(time.Second)))
+		if t.Before(lo) {
+			return lo
+		}
+		if t.After(hi) {
+			return hi
+		}
+		return t
+	}
+	switch {
+	case sp != 0 && math.Abs(sn) < math.Abs(sp)/2:
+		cut := at(prev.To, (next.EndTarget-prev.EndTarget)/sp, prev.To, next.To)
+		a, b = prev, next
+		a.To, a.EndTarget = cut, next.EndTarget
+		b.From, b.Kind, b.StartTarget = cut, timeline.Hold, next.EndTarget
+		return a, b, true
+	case sn != 0 && math.Abs(sp) < math.Abs(sn)/2:
+		cut := at(next.From, -(next.StartTarget-prev.StartTarget)/sn, prev.From, next.From)
+		a, b = prev, next
+		a.To, a.Kind, a.EndTarget = cut, timeline.Hold, prev.StartTarget
+		b.From, b.StartTarget = cut, prev.StartTarget
+		return a, b, true
+	}
+	return prev, next, false
+}
+
 // StageNumber is how texts name a stage: counted from 1 in time order, as the STAGES table
 // of `tidemark run` does. Stage.Index stays the 0-based position in Load.Stages.
 func StageNumber(st timeline.Stage) int { return st.Index + 1 }
@@ -369,13 +413,26 @@ func settleStages(pieces []timeline.Stage, ps []timeline.Point, tol float64) []t
 		}
 		return n
 	}
+	// appendStage appends st; a hold joins a hold before it at its level (one split off
+	// a ramp's end or start).
+	appendStage := func(out []timeline.Stage, st timeline.Stage) []timeline.Stage {
+		if n := len(out); n > 0 && st.Kind == timeline.Hold && out[n-1].Kind == timeline.Hold && math.Abs(st.StartTarget-out[n-1].EndTarget) <= tol {
+			out[n-1].To = st.To
+			return out
+		}
+		return append(out, st)
+	}
 	var out []timeline.Stage
 	for _, st := range pieces {
 		if n := len(out); n > 0 && st.Kind != timeline.Hold && out[n-1].Kind == st.Kind && (inside(st) == 0 || inside(out[n-1]) == 0) {
+			if a, b, ok := splitRampEnd(out[n-1], st); ok {
+				out = appendStage(appendStage(out[:n-1], a), b)
+				continue
+			}
 			out[n-1].To, out[n-1].EndTarget = st.To, st.EndTarget
 			continue
 		}
-		out = append(out, st)
+		out = appendStage(out, st)
 	}
 	for i := range out {
 		if out[i].Kind != timeline.Hold {

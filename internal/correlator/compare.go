@@ -15,6 +15,16 @@ type Comparison struct {
 	SchemaVersion int             `json:"schema_version"`
 	TestIDs       []string        `json:"testids"`
 	Rows          []ComparisonRow `json:"rows"`
+	// Capacity is each run's capacity verdict and what judged its stages, in TestIDs
+	// order: the same text as the run's report.
+	Capacity []CapacityVerdict `json:"capacity"`
+}
+
+// CapacityVerdict is one run's capacity verdict.
+type CapacityVerdict struct {
+	TestID string `json:"testid"`
+	Text   string `json:"text"`
+	Rule   string `json:"rule"`
 }
 
 // ComparisonRow is one fact across runs. Values has one entry per run, in TestIDs order;
@@ -32,6 +42,7 @@ func Compare(results ...*Result) Comparison {
 	c := Comparison{SchemaVersion: SchemaVersion}
 	for _, r := range results {
 		c.TestIDs = append(c.TestIDs, r.TestID)
+		c.Capacity = append(c.Capacity, CapacityVerdict{TestID: r.TestID, Text: r.Load.Capacity.Text, Rule: r.Load.VerdictRule})
 	}
 	type key struct{ section, object, fact string }
 	var order []key

@@ -24,6 +24,13 @@ func FromComparison(c correlator.Comparison, results []*correlator.Result) *Docu
 		}
 		d.Sections[i].Tables[0].Rows = append(d.Sections[i].Tables[0].Rows, cells)
 	}
+	capacity := Section{Title: "capacity", Tables: []Table{{Columns: []string{"Run", "Capacity", "Judged by"}}}}
+	for _, v := range c.Capacity {
+		capacity.Tables[0].Rows = append(capacity.Tables[0].Rows, []string{v.TestID, v.Text, v.Rule})
+	}
+	if len(c.Capacity) > 0 {
+		d.Sections = append(d.Sections, capacity)
+	}
 	for _, r := range results {
 		d.Subtitle += r.TestID + ": " + fmtTime(r.Window.Run.From) + " → " + fmtTime(r.Window.Run.To) + " UTC. "
 		for _, n := range r.Notes {

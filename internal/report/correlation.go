@@ -235,15 +235,11 @@ func loadSection(r *correlator.Result) Section {
 	if l.Capacity.Text != "" {
 		s.Text = append(s.Text, l.Capacity.Text)
 	}
-	t := Table{Title: "Stages", Columns: []string{"Stage", "Scenario", "Window", "Target", "Achieved", "req/s", "p50", "p95", "p99", "Errors", "Dropped", "Held"}}
+	if l.VerdictRule != "" {
+		s.Text = append(s.Text, "Verdict: "+l.VerdictRule+".")
+	}
+	t := Table{Title: "Stages", Columns: []string{"Stage", "Scenario", "Window", "Target", "Achieved", "req/s", "p50", "p95", "p99", "Errors", "Dropped", "Verdict"}}
 	for _, st := range l.Stages {
-		held := "yes"
-		if !st.Held {
-			held = "no"
-		}
-		if st.Why != "" {
-			held += ": " + st.Why
-		}
 		unit := " it/s"
 		if st.Unit == "vus" {
 			unit = " VUs"
@@ -252,7 +248,7 @@ func loadSection(r *correlator.Result) Section {
 			fmt.Sprintf("%d (%s)", st.Index+1, st.Kind), st.Scenario,
 			fmtOffset(st.From.Sub(r.Window.Run.From)) + " – " + fmtOffset(st.To.Sub(r.Window.Run.From)),
 			fmtNum(st.TargetAvg) + unit, FormatFact(st.Achieved), FormatFact(st.RequestRate),
-			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), fmtNum(st.Dropped), held,
+			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), fmtNum(st.Dropped), st.Why,
 		})
 	}
 	s.Tables = append(s.Tables, t)

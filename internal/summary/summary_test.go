@@ -464,7 +464,7 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped  verdict\n"+
 		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0  held\n"+
 		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0  held\n"+
-		"    verdict: no thresholds, so the defaults: held when 0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
+		"    verdict: no thresholds, so the defaults: held when the error rate is ≤ 1%, 0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
 
 	in.Stages[1].To = nil
 	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)

@@ -22,6 +22,10 @@ const achievedOK = 0.95
 // but not judged on it.
 const minJudgedRamp = 3 * 5 * time.Second
 
+// defaultErrorRatioOK is the error rate a stage may have when the run has no thresholds:
+// the catalog's defaults.error_ratio_ok, which the correlator judges such stages by.
+const defaultErrorRatioOK = 0.01
+
 // EvaluateStage evaluates every threshold of set in the window of one stage, win being
 // the stage's own aggregates (st.To.Since(st.From)), with the rules of k6's final
 // evaluation (threshold.Set.EvaluateWindow): a counter's rate is divided by the stage's
@@ -92,6 +96,10 @@ func scenarioTagged(win *aggregate.Snapshot, name string) bool {
 // judged on that). Broke lists what failed, in that order.
 func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	row.Broke = nil
+	if r.in.ThresholdSet == nil && row.ErrorRate != nil && *row.ErrorRate > defaultErrorRatioOK {
+		row.Broke = append(row.Broke, fmt.Sprintf("error rate %s%% > %s%% (default)",
+			fixedNoTrailingZeros(100**row.ErrorRate, 2), jsNumber(100*defaultErrorRatioOK)))
+	}
 	for _, o := range EvaluateStage(r.in.ThresholdSet, st, win) {
 		if o.Passed {
 			continue
@@ -136,7 +144,7 @@ func (r *report) verdictNote() string {
 	rest := fmt.Sprintf("0 dropped and an arrival-rate stage achieves ≥ %s%% of its mean target (not judged on ramps under %s)",
 		jsNumber(achievedOK*100), minJudgedRamp)
 	if r.in.ThresholdSet == nil {
-		return "verdict: no thresholds, so the defaults: held when " + rest
+		return "verdict: no thresholds, so the defaults: held when the error rate is ≤ " + jsNumber(100*defaultErrorRatioOK) + "%, " + rest
 	}
 	return "verdict: held when every threshold of the run passes in the stage, " + rest
 }

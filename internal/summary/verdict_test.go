@@ -314,6 +314,14 @@ func TestStageVerdict(t *testing.T) {
 			},
 			want: []string{"held", "broke: 136 dropped, achieved 40/s < 95% of 50/s"},
 		},
+		{
+			name: "no thresholds: the default error rate",
+			steps: []step{
+				{secs: 30, from: 30, to: 30, arrival: true, reqs: 900, latency: 0.1, failed: 9},
+				{secs: 30, from: 30, to: 30, arrival: true, reqs: 900, latency: 0.1, failed: 10},
+			},
+			want: []string{"held", "broke: error rate 1.11% > 1% (default)"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -330,7 +338,7 @@ func TestStageVerdict(t *testing.T) {
 			}
 			note := "verdict: held when every threshold of the run passes in the stage, "
 			if tc.ths == nil {
-				note = "verdict: no thresholds, so the defaults: held when "
+				note = "verdict: no thresholds, so the defaults: held when the error rate is ≤ 1%, "
 			}
 			require.Contains(t, text(t, in), "\n    "+note+"0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
 		})
