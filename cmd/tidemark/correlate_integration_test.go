@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
@@ -18,7 +19,9 @@ import (
 
 // TestIntegrationRunThenCorrelate: a run without a remote-write URL lands in the
 // embedded store, and `tidemark correlate` on that directory finds it, counts its
-// requests exactly, writes the three reports and writes its events back.
+// requests exactly, judges its stage by the run's own thresholds (written as
+// tidemark_threshold, with trends as native histograms by default in the embedded
+// store), writes the three reports and writes its events back.
 func TestIntegrationRunThenCorrelate(t *testing.T) {
 	ts, url := startTestTarget(t, target.Config{})
 	data := filepath.Join(t.TempDir(), "data")
@@ -29,13 +32,16 @@ scenarios:
     rate: 20
     duration: 12s
     preAllocatedVUs: 5
+thresholds:
+  http_req_duration: ['p(95)<500']
+  http_reqs: ['count>1000000']
 flow:
   - name: home
     url: `+url+`/
 `)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "-q", "--testid", "rc-1", "--storage.tsdb.path", data, scen}, &stdout, &stderr)
-	require.Equal(t, exitcode.OK, code, stderr.String())
+	require.Equal(t, exitcode.ThresholdsFailed, code, stderr.String())
 	require.Contains(t, stdout.String(), "data: written to the embedded store in "+data)
 	served := ts.Stats().Requests
 
@@ -55,4 +61,19 @@ flow:
 	require.Equal(t, "rc-1", res.TestID)
 	require.InDelta(t, float64(served), res.Load.Requests, 0, "requests in the report equal what the target served")
 	require.False(t, res.Window.Live, "the run had ended")
+
+	require.Contains(t, res.Load.VerdictRule, "http_req_duration: p(95)<500; http_reqs: count>1000000")
+	require.NotEmpty(t, res.Load.Stages)
+	st := res.Load.Stages[0]
+	require.Equal(t, analysis.LatencyHistogram, st.LatencySource, "the embedded store gets native histograms")
+	require.Len(t, st.Thresholds, 2)
+	for _, o := range st.Thresholds {
+		require.True(t, o.Judged, "%+v", o)
+		require.NotNil(t, o.Value)
+	}
+	require.True(t, st.Thresholds[0].Passed, "p(95) of a loopback target: %+v", st.Thresholds[0])
+	require.False(t, st.Thresholds[1].Passed)
+	require.False(t, st.Held)
+	require.Contains(t, st.Why, "http_reqs 'count>1000000' count=")
+	require.Contains(t, res.Load.Capacity.Text, "the first loaded stage already broke")
 }

@@ -57,7 +57,7 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		Default(time.Duration(remotewrite.DefaultConfig.PushInterval).String()).IsSetByUser(&f.set.interval).DurationVar(&f.rwInterval)
 	cmd.Flag("remote-write.trend-stats", "Trend stats sent as gauges k6_<trend>_<stat>, comma-separated (count,sum,min,max,avg,med,p(N)); empty for none. Also K6_PROMETHEUS_RW_TREND_STATS.").
 		Default(strings.Join(series.DefaultTrendStats, ",")).IsSetByUser(&f.set.trendStats).StringVar(&f.rwTrendStats)
-	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3). Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM.").
+	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
 		IsSetByUser(&f.set.native).BoolVar(&f.rwNative)
 	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, so they vanish from instant queries at once. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
 		Default("true").IsSetByUser(&f.set.stale).BoolVar(&f.rwStale)

@@ -116,6 +116,13 @@ func (c *runConfig) sinks(agg *aggregate.Store, runTags map[string]string, logge
 			return nil, errors.Join(err, local.Close())
 		}
 		c.outputs.rwURLs, c.outputs.set.url = []string{local.URL + "/api/v1/write"}, true
+		if !c.outputs.set.native && !slices.ContainsFunc(c.outputs.environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=")
+		}) {
+			// The embedded store reads native histograms, so trends go as histograms too:
+			// per-stage percentiles, and thresholds judged per stage, are exact.
+			c.outputs.rwNative, c.outputs.set.native = true, true
+		}
 	}
 	sinks, err := c.outputs.build(agg, runTags, logger)
 	if err != nil {
