@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	promlabels "github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/require"
 )
@@ -88,14 +89,14 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 		{
 			name: "bad promql",
 			edit: func(s string) string {
-				return strings.Replace(s, "'sum(k6_vus{ {{.Sel.k6}} })'", "'sum(k6_vus{ {{.Sel.k6}} }'", 1)
+				return strings.Replace(s, "(k6_vus{ {{.Sel.k6}} }))'", "(k6_vus{ {{.Sel.k6}} })'", 1)
 			},
 			wantErr: `query "vus": parse PromQL`,
 		},
 		{
 			name: "unknown template field",
 			edit: func(s string) string {
-				return strings.Replace(s, "{{.Sel.k6}} })'\n  latency_p50", "{{.Sel.nope}} })'\n  latency_p50", 1)
+				return strings.Replace(s, "{{.Sel.k6}} }))'\n  latency_p50", "{{.Sel.nope}} }))'\n  latency_p50", 1)
 			},
 			wantErr: `render query/vus`,
 		},
@@ -208,18 +209,98 @@ func TestLoadFileEmptyPathIsTheEmbeddedCatalog(t *testing.T) {
 // by scrape identity (two exporter replicas, an HA pair) would be added up.
 func rawSums(t *testing.T, expr string) []string {
 	t.Helper()
+	isScraped := func(vs *parser.VectorSelector) bool {
+		return strings.HasPrefix(vs.Name, "kube_") || strings.HasPrefix(vs.Name, "container_")
+	}
+	collapses := func(a *parser.AggregateExpr) bool {
+		switch a.Op {
+		case parser.MAX, parser.MIN, parser.TOPK, parser.BOTTOMK, parser.COUNT, parser.AVG, parser.GROUP:
+			return true
+		}
+		return false
+	}
+	return sumsOverRaw(t, expr, isScraped, collapses)
+}
+
+// replicaLabels are the external labels that tell the replicas of an HA pair (or two
+// receivers of the same remote writes) apart: kube-prometheus' prometheus and
+// prometheus_replica, and Thanos' replica.
+func replicaLabels() []string { return []string{"prometheus", "prometheus_replica", "replica"} }
+
+// rawK6Sums names the sums in expr that reach a k6 selector (one with the testid
+// matcher of the k6 source) without collapsing the replica labels in between: each k6
+// series of an HA pair queried without deduplication would be added twice. An
+// aggregation collapses them when it drops all of them (`max without (prometheus,
+// prometheus_replica, replica)`, or a `by` list without any) and keeps one sample of
+// each group (max, min, avg, group, topk or bottomk of 1). Over a native histogram,
+// max, min, topk and bottomk collapse nothing in Prometheus 2.42 (they give 0): only
+// over floats taken from it (histogram_count, histogram_sum). `X and Y` without on or
+// ignoring returns only the label sets of Y, so it is collapsed when Y is.
+func rawK6Sums(t *testing.T, expr string) []string {
+	t.Helper()
+	isK6 := func(vs *parser.VectorSelector) bool {
+		return slices.ContainsFunc(vs.LabelMatchers, func(m *promlabels.Matcher) bool { return m.Name == "testid" })
+	}
+	// A k6 trend's native histogram is k6_<name>_seconds or _bytes: no float series of
+	// k6 has a unit suffix (reference/k6.md §1.4).
+	isHistogram := func(vs *parser.VectorSelector) bool {
+		return isK6(vs) && strings.HasPrefix(vs.Name, "k6_") && (strings.HasSuffix(vs.Name, "_seconds") || strings.HasSuffix(vs.Name, "_bytes"))
+	}
+	var reachesHistogram func(parser.Node) bool
+	reachesHistogram = func(n parser.Node) bool {
+		switch n := n.(type) {
+		case *parser.Call:
+			if strings.HasPrefix(n.Func.Name, "histogram_") {
+				return false // a float per histogram
+			}
+		case *parser.VectorSelector:
+			return isHistogram(n)
+		}
+		return slices.ContainsFunc(parser.Children(n), reachesHistogram)
+	}
+	collapses := func(a *parser.AggregateExpr) bool {
+		switch a.Op {
+		case parser.AVG, parser.GROUP:
+		case parser.MAX, parser.MIN:
+			if reachesHistogram(a.Expr) {
+				return false
+			}
+		case parser.TOPK, parser.BOTTOMK:
+			if k, ok := a.Param.(*parser.NumberLiteral); !ok || k.Val != 1 || reachesHistogram(a.Expr) {
+				return false
+			}
+		default:
+			return false
+		}
+		for _, l := range replicaLabels() {
+			if slices.Contains(a.Grouping, l) != a.Without {
+				return false
+			}
+		}
+		return true
+	}
+	return sumsOverRaw(t, expr, isK6, collapses)
+}
+
+// sumsOverRaw names the sums in expr that reach a selector isRaw accepts without an
+// aggregation that collapses in between.
+func sumsOverRaw(t *testing.T, expr string, isRaw func(*parser.VectorSelector) bool, collapses func(*parser.AggregateExpr) bool) []string {
+	t.Helper()
 	n, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
 	require.NoError(t, err, expr)
 	var reaches func(parser.Node) bool
 	reaches = func(n parser.Node) bool {
 		switch n := n.(type) {
 		case *parser.AggregateExpr:
-			switch n.Op {
-			case parser.MAX, parser.MIN, parser.TOPK, parser.BOTTOMK, parser.COUNT, parser.AVG, parser.GROUP:
+			if collapses(n) {
 				return false
 			}
+		case *parser.BinaryExpr:
+			if m := n.VectorMatching; n.Op == parser.LAND && m != nil && !m.On && len(m.MatchingLabels) == 0 {
+				return reaches(n.LHS) && reaches(n.RHS)
+			}
 		case *parser.VectorSelector:
-			return strings.HasPrefix(n.Name, "kube_") || strings.HasPrefix(n.Name, "container_")
+			return isRaw(n)
 		}
 		return slices.ContainsFunc(parser.Children(n), reaches)
 	}
@@ -234,7 +315,13 @@ func rawSums(t *testing.T, expr string) []string {
 }
 
 // TestCatalogCollapsesDuplicatesBeforeSumming enforces the catalog's duplicates rule on
-// every expression: a second kube-state-metrics target must not double a fact.
+// every expression: a second kube-state-metrics target must not double a fact, and
+// neither must the second replica of an HA pair double a k6 fact.
+//
+// NOTE: the k6 rule covers the queries, not the findings: generator_short_of_vus and
+// the failure_rate fragment (ready_lagging_during_errors, hpa_at_max_with_errors,
+// latency_rising_no_errors_throttled) still sum raw k6 series. Each compares such a sum
+// with 0, or with another such sum, which a uniform doubling leaves true or false.
 func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 	t.Parallel()
 	c, err := Default()
@@ -244,9 +331,11 @@ func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 		expr, err := c.Render(name, v)
 		require.NoError(t, err, name)
 		require.Empty(t, rawSums(t, expr), name)
+		require.Empty(t, rawK6Sums(t, expr), name)
 		if pp, ok, err := c.RenderPerPod(name, v); ok {
 			require.NoError(t, err, name)
 			require.Empty(t, rawSums(t, pp), name+" per_pod")
+			require.Empty(t, rawK6Sums(t, pp), name+" per_pod")
 		}
 	}
 	for _, r := range c.Findings {
@@ -254,10 +343,53 @@ func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 		require.NoError(t, err, r.Name)
 		require.Empty(t, rawSums(t, expr), r.Name)
 	}
-	// The checker itself: the cpu_request_pod of before issue 12 summed both targets.
-	require.Len(t, rawSums(t, `sum by (namespace, pod) (kube_pod_container_resource_requests{resource="cpu"})`), 1)
-	require.Len(t, rawSums(t, `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total[1m]))`), 1)
-	require.Empty(t, rawSums(t, `sum by (namespace, pod) (max by (namespace, pod, container) (kube_pod_container_resource_requests))`))
+}
+
+// TestRawSums is the checker of TestCatalogCollapsesDuplicatesBeforeSumming on the
+// expressions of before issue 12 and on collapses that do not collapse.
+func TestRawSums(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, expr  string
+		scraped, k6 int // raw sums found by rawSums and rawK6Sums
+	}{
+		{name: "cpu_request_pod before issue 12", expr: `sum by (namespace, pod) (kube_pod_container_resource_requests{resource="cpu"})`, scraped: 1},
+		{name: "cpu_usage_pod before issue 12", expr: `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total[1m]))`, scraped: 1},
+		{name: "ksm collapsed", expr: `sum by (namespace, pod) (max by (namespace, pod, container) (kube_pod_container_resource_requests))`},
+		{name: "http_reqs before issue 12", expr: `sum by (instance_id, scenario) (last_over_time(k6_http_reqs_total{testid="r"}[5s]))`, k6: 1},
+		{name: "vus before issue 12", expr: `sum(k6_vus{testid="r"})`, k6: 1},
+		{name: "scenario_target before issue 12", expr: `sum by (scenario, unit) (tidemark_scenario_target{testid="r"})`, k6: 1},
+		{name: "k6 collapsed", expr: `sum(max without (prometheus, prometheus_replica, replica) (rate(k6_http_reqs_total{testid="r"}[10s])))`},
+		{name: "k6 collapsed by a by list", expr: `sum(max by (scenario) (k6_vus{testid="r"}))`},
+		{name: "one replica label left", expr: `sum(max without (prometheus_replica) (k6_vus{testid="r"}))`, k6: 1},
+		{name: "a replica label kept by by", expr: `sum by (scenario) (max by (scenario, replica) (tidemark_scenario_target{testid="r"}))`, k6: 1},
+		{name: "a k6 count", expr: `sum(count without (prometheus, prometheus_replica, replica) (k6_vus{testid="r"}))`, k6: 1},
+		{name: "stage quantile before issue 12", expr: `histogram_quantile(0.95, sum(increase(k6_http_req_duration_seconds{testid="r"}[5m])))`, k6: 1},
+		{
+			name: "max over a histogram gives 0",
+			expr: `histogram_quantile(0.95, sum(max without (prometheus, prometheus_replica, replica) (increase(k6_http_req_duration_seconds{testid="r"}[5m]))))`, k6: 1,
+		},
+		{name: "avg over a histogram", expr: `histogram_quantile(0.95, sum(avg without (prometheus, prometheus_replica, replica) (increase(k6_http_req_duration_seconds{testid="r"}[5m]))))`},
+		{
+			name: "a histogram selected by topk of its count",
+			expr: `histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid="r"} and topk without (prometheus, prometheus_replica, replica) (1, histogram_count(k6_http_req_duration_seconds{testid="r"}))))`,
+		},
+		{
+			name: "topk of two",
+			expr: `histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid="r"} and topk without (prometheus, prometheus_replica, replica) (2, histogram_count(k6_http_req_duration_seconds{testid="r"}))))`, k6: 1,
+		},
+		{
+			name: "and ignoring the replica labels",
+			expr: `histogram_quantile(0.95, sum(k6_http_req_duration_seconds{testid="r"} and ignoring (prometheus_replica) topk without (prometheus, prometheus_replica, replica) (1, histogram_count(k6_http_req_duration_seconds{testid="r"}))))`, k6: 1,
+		},
+		{name: "a mean from floats", expr: `sum(max without (prometheus, prometheus_replica, replica) (histogram_sum(k6_http_req_duration_seconds{testid="r"})))`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Len(t, rawSums(t, tc.expr), tc.scraped)
+			require.Len(t, rawK6Sums(t, tc.expr), tc.k6)
+		})
+	}
 }
 
 // TestRateWindowOf is the per-source window rule: two of the source's own intervals,
