@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -33,29 +34,59 @@ type Limits struct {
 	MemoryAvailable uint64
 }
 
+// The files MachineLimits reads, relative to the root of the file system.
+const (
+	procMeminfo = "proc/meminfo"
+	// cgroup v2: the limit ("max" for none) and the usage of the process's cgroup, which
+	// a container sees at the root of its cgroup namespace.
+	cgroup2Max     = "sys/fs/cgroup/memory.max"
+	cgroup2Current = "sys/fs/cgroup/memory.current"
+	// cgroup v1: the same under the memory controller's own hierarchy.
+	cgroup1Limit = "sys/fs/cgroup/memory/memory.limit_in_bytes"
+	cgroup1Usage = "sys/fs/cgroup/memory/memory.usage_in_bytes"
+)
+
+// cgroupNoLimit is where a cgroup memory limit stops being one: cgroup v1 reports
+// "no limit" as the largest page count times the page size, rounded down to it
+// (9223372036854771712 with 4 KiB pages, 9223372036854710272 with 64 KiB pages), and
+// no machine has 4 EiB.
+const cgroupNoLimit = 1 << 62
+
 // MachineLimits returns the limits of this machine: MemAvailable from
-// /proc/meminfo, or MemTotal when the kernel does not report MemAvailable. Where
-// /proc/meminfo cannot be read the memory bound is off.
-func MachineLimits() Limits {
-	data, err := os.ReadFile("/proc/meminfo")
+// /proc/meminfo, or MemTotal when the kernel does not report MemAvailable, lowered to
+// what the cgroup's memory limit leaves. Where /proc/meminfo cannot be read the
+// memory bound is off.
+func MachineLimits() Limits { return machineLimits(os.DirFS("/")) }
+
+// machineLimits is MachineLimits over the file system root.
+func machineLimits(root fs.FS) Limits {
+	data, err := fs.ReadFile(root, procMeminfo)
 	if err != nil {
 		return Limits{}
 	}
 	// In a container (a k6-operator runner pod) /proc/meminfo is the node's; the pod's
-	// cgroup v2 memory limit is what the run can actually use.
-	limit, _ := os.ReadFile("/sys/fs/cgroup/memory.max")
-	current, _ := os.ReadFile("/sys/fs/cgroup/memory.current")
-	return Limits{MemoryAvailable: cgroupBound(memAvailable(data), limit, current)}
+	// cgroup memory limit is what the run can actually use. A cgroup v2 file decides
+	// when there is one (a v2 node has no v1 hierarchy, and a hybrid one keeps memory
+	// on v1); else cgroup v1's.
+	limitFile, usageFile := cgroup2Max, cgroup2Current
+	if _, err := fs.Stat(root, cgroup2Max); err != nil {
+		limitFile, usageFile = cgroup1Limit, cgroup1Usage
+	}
+	limit, _ := fs.ReadFile(root, limitFile)
+	usage, _ := fs.ReadFile(root, usageFile)
+	return Limits{MemoryAvailable: cgroupBound(memAvailable(data), limit, usage)}
 }
 
-// cgroupBound lowers avail to what a cgroup v2 limit leaves (memory.max minus
-// memory.current); a missing, unreadable or "max" limit leaves avail as it is.
-func cgroupBound(avail uint64, memoryMax, memoryCurrent []byte) uint64 {
-	limit, err := strconv.ParseUint(strings.TrimSpace(string(memoryMax)), 10, 64)
-	if err != nil {
+// cgroupBound lowers avail to what a cgroup memory limit leaves (cgroup v2's
+// memory.max minus memory.current, cgroup v1's memory.limit_in_bytes minus
+// memory.usage_in_bytes); a missing, unreadable or "max" limit, or one of
+// cgroupNoLimit or more, leaves avail as it is.
+func cgroupBound(avail uint64, limitFile, usageFile []byte) uint64 {
+	limit, err := strconv.ParseUint(strings.TrimSpace(string(limitFile)), 10, 64)
+	if err != nil || limit >= cgroupNoLimit {
 		return avail
 	}
-	used, _ := strconv.ParseUint(strings.TrimSpace(string(memoryCurrent)), 10, 64)
+	used, _ := strconv.ParseUint(strings.TrimSpace(string(usageFile)), 10, 64)
 	left := uint64(1) // over the limit already: nothing left, and still known (0 is unknown)
 	if limit > used+1 {
 		left = limit - used

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -144,10 +145,64 @@ func TestCgroupBound(t *testing.T) {
 		{name: "limit above the node", max: "107374182400\n", current: "0\n", avail: 23 * gib, want: 23 * gib},
 		{name: "over the limit already: known, nothing left", max: "1000\n", current: "2000\n", avail: 23 * gib, want: 1},
 		{name: "no meminfo, a limit", max: "4294967296\n", current: "", avail: 0, want: 4 * gib},
+		{name: "cgroup v1 no limit, 4 KiB pages", max: "9223372036854771712\n", current: "1073741824\n", avail: 23 * gib, want: 23 * gib},
+		{name: "cgroup v1 no limit, 64 KiB pages", max: "9223372036854710272\n", current: "1073741824\n", avail: 23 * gib, want: 23 * gib},
+		{name: "cgroup v1 no limit, no meminfo: still unknown", max: "9223372036854771712\n", current: "0\n", avail: 0, want: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tc.want, cgroupBound(tc.avail, []byte(tc.max), []byte(tc.current)))
+		})
+	}
+}
+
+// TestMachineLimitsReadsCgroups reads the machine's files from a fake root: the node's
+// MemAvailable, lowered by a cgroup v2 limit when the v2 files are there, else by a
+// cgroup v1 limit.
+func TestMachineLimitsReadsCgroups(t *testing.T) {
+	t.Parallel()
+	const gib = 1 << 30
+	meminfo := &fstest.MapFile{Data: []byte("MemTotal:       25165824 kB\nMemAvailable:   24117248 kB\n")} // 23 GiB available
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	for _, tc := range []struct {
+		name string
+		root fstest.MapFS
+		want uint64
+	}{
+		{name: "no meminfo: no bound", root: fstest.MapFS{cgroup1Limit: file("4294967296\n")}, want: 0},
+		{name: "no cgroup files", root: fstest.MapFS{procMeminfo: meminfo}, want: 23 * gib},
+		{
+			name: "cgroup v2 limit",
+			root: fstest.MapFS{procMeminfo: meminfo, cgroup2Max: file("4294967296\n"), cgroup2Current: file("1073741824\n")},
+			want: 3 * gib,
+		},
+		{
+			name: "cgroup v1 limit",
+			root: fstest.MapFS{procMeminfo: meminfo, cgroup1Limit: file("4294967296\n"), cgroup1Usage: file("1073741824\n")},
+			want: 3 * gib,
+		},
+		{
+			name: "cgroup v1 unlimited",
+			root: fstest.MapFS{procMeminfo: meminfo, cgroup1Limit: file("9223372036854771712\n"), cgroup1Usage: file("1073741824\n")},
+			want: 23 * gib,
+		},
+		{
+			name: "cgroup v2 before v1",
+			root: fstest.MapFS{
+				procMeminfo: meminfo, cgroup2Max: file("2147483648\n"), cgroup2Current: file("1073741824\n"),
+				cgroup1Limit: file("4294967296\n"), cgroup1Usage: file("0\n"),
+			},
+			want: 1 * gib,
+		},
+		{
+			name: "cgroup v2 unlimited before a v1 limit",
+			root: fstest.MapFS{procMeminfo: meminfo, cgroup2Max: file("max\n"), cgroup2Current: file("1073741824\n"), cgroup1Limit: file("4294967296\n")},
+			want: 23 * gib,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, Limits{MemoryAvailable: tc.want}, machineLimits(tc.root))
 		})
 	}
 }
