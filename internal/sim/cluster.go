@@ -34,6 +34,8 @@ const (
 	ReasonDownstream    = "downstream_error"         // a called service failed: 502
 	ReasonTimeout       = "timeout"                  // request.timeout elapsed: 504
 	ReasonPodTerminated = "pod_terminated"           // the pod went away mid-request: 502
+	ReasonOverflow      = "upstream_overflow"        // ingress.max_pending outstanding already (Envoy UO): 503
+	ReasonRouteTimeout  = "route_timeout"            // ingress.route_timeout elapsed (Envoy UT): 504
 )
 
 // Result is how the simulated cluster answered one request.
@@ -54,7 +56,8 @@ type Result struct {
 type Cluster struct {
 	p           *Profile
 	start, now  time.Time
-	rng         *rand.Rand
+	rng         *rand.Rand // pods: start-up times, names, HPA phases
+	costRng     *rand.Rand // requests: cost jitter, load-balancer picks
 	services    []*service
 	byName      map[string]*service
 	db          *database
@@ -64,10 +67,24 @@ type Cluster struct {
 	workStart   time.Time // start of the step being run
 	ipSeq       int
 	initialised bool
+	// lagged is the start-up gap state the cluster shows now (Snapshot, ksm): some HPA's
+	// status currentReplicas above its Deployment's Ready replicas. It is computed after
+	// the controllers of each step.
+	lagged    bool
+	gapTime   time.Duration
+	responses map[responseKey]int
+}
+
+// responseKey classifies one answer to an external request.
+type responseKey struct {
+	svc    int // index in Cluster.services
+	status int
+	gap    bool
 }
 
 type service struct {
 	spec         *ServiceSpec
+	idx          int
 	name         string
 	rsName       string
 	specReplicas int32
@@ -78,6 +95,8 @@ type service struct {
 	hpa          *hpa.Controller
 	hpaNext      time.Time
 	hpaStatus    hpa.Status
+	// outstanding counts the requests the ingress accepted and has not answered yet.
+	outstanding int
 }
 
 // endpoint is a request cost for a URL path prefix, with its calls resolved.
@@ -107,6 +126,7 @@ type pod struct {
 	cpuReqs                 []*request
 	pool                    *pool
 	ms                      []msSample
+	outstanding             int // requests the ingress sent here and has not answered
 }
 
 type msSample struct {
@@ -130,6 +150,7 @@ type request struct {
 	pod         *pod
 	arrived     time.Time
 	deadline    time.Time
+	timeoutWhy  string // the Reason of a 504 at deadline
 	stage       stage
 	cpuLeft     time.Duration
 	queriesLeft int
@@ -140,6 +161,8 @@ type request struct {
 	hasConn     bool
 	responded   bool
 	finished    bool
+	external    bool // submitted from outside the cluster, counted in Responses
+	ingress     bool // counted in svc.outstanding until answered
 	done        func(Result)
 }
 
@@ -155,8 +178,10 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 		return nil, fmt.Errorf("new cluster: %w", err)
 	}
 	c := &Cluster{
-		p: p, start: start, now: start, byName: map[string]*service{},
+		p: p, start: start, now: start, byName: map[string]*service{}, responses: map[responseKey]int{},
 		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15)),
+		// A stream of its own, so that the load does not move the pods' start-up draws.
+		costRng: rand.New(rand.NewPCG(p.Seed^0x5851f42d4c957f2d, p.Seed+1)),
 	}
 	if p.Database != nil {
 		c.db = newDatabase(p.Database, p.CloudWatch.Period.D(), start)
@@ -171,7 +196,7 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 	for i := range p.Services {
 		spec := &p.Services[i]
 		s := &service{
-			spec: spec, name: spec.Name, specReplicas: int32(spec.Replicas),
+			spec: spec, idx: i, name: spec.Name, specReplicas: int32(spec.Replicas),
 			rsName: spec.Name + "-" + templateHash(spec.Name+spec.Image),
 			quota:  cfs.QuotaForLimit(int64(spec.Resources.Limits.CPU), cfs.DefaultPeriod),
 		}
@@ -229,6 +254,7 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 		}
 	}
 	c.lifecycle()
+	c.lagged = c.readyLag()
 	if c.db != nil {
 		// CloudWatch already holds the previous period of the idle instance.
 		c.db.settle(c.dbConnections())
@@ -374,7 +400,7 @@ func (c *Cluster) SubmitPath(serviceName, path string, done func(Result)) error 
 	if !ok {
 		return fmt.Errorf("submit: unknown service %q", serviceName)
 	}
-	c.submit(s, path, done)
+	c.submit(s, path, done, true)
 	return nil
 }
 
@@ -387,10 +413,12 @@ func (s *service) endpoint(path string) *endpoint {
 	return s.endpoints[len(s.endpoints)-1]
 }
 
-func (c *Cluster) submit(s *service, path string, done func(Result)) *request {
-	r := &request{svc: s, ep: s.endpoint(path), arrived: c.now, done: done}
+// submit sends a request to s: external ones come from outside the cluster (Submit),
+// the others are calls between services.
+func (c *Cluster) submit(s *service, path string, done func(Result), external bool) *request {
+	r := &request{svc: s, ep: s.endpoint(path), arrived: c.now, done: done, external: external}
 	if to := r.ep.spec.Timeout.D(); to > 0 {
-		r.deadline = c.now.Add(to)
+		r.deadline, r.timeoutWhy = c.now.Add(to), ReasonTimeout
 	}
 	var endpoints []*pod
 	for _, pd := range s.pods {
@@ -403,9 +431,34 @@ func (c *Cluster) submit(s *service, path string, done func(Result)) *request {
 		r.finished = true
 		return r
 	}
-	pd := endpoints[s.rr%len(endpoints)]
-	s.rr = (s.rr + 1) % len(endpoints)
+	if in := s.spec.Ingress; in != nil {
+		if s.outstanding >= in.MaxPending {
+			c.respond(r, http.StatusServiceUnavailable, ReasonOverflow)
+			r.finished = true
+			return r
+		}
+		r.ingress = true
+		s.outstanding++
+		if to := in.RouteTimeout.D(); to > 0 && (r.deadline.IsZero() || c.now.Add(to).Before(r.deadline)) {
+			r.deadline, r.timeoutWhy = c.now.Add(to), ReasonRouteTimeout
+		}
+	}
+	var pd *pod
+	if in := s.spec.Ingress; in != nil && in.LBPolicy == LBLeastRequest {
+		// Envoy's least request with equal weights: the less loaded of two random picks.
+		a, b := endpoints[c.costRng.IntN(len(endpoints))], endpoints[c.costRng.IntN(len(endpoints))]
+		pd = a
+		if b.outstanding < a.outstanding {
+			pd = b
+		}
+	} else {
+		pd = endpoints[s.rr%len(endpoints)]
+		s.rr = (s.rr + 1) % len(endpoints)
+	}
 	r.pod = pd
+	if r.ingress {
+		pd.outstanding++
+	}
 	if len(pd.queue) >= s.spec.Queue.Max || len(pd.queue)+len(pd.active) >= maxRequestsPerPod {
 		c.respond(r, http.StatusServiceUnavailable, ReasonQueueFull)
 		r.finished = true
@@ -424,6 +477,15 @@ func (c *Cluster) respond(r *request, status int, reason string) {
 		return
 	}
 	r.responded = true
+	if r.ingress {
+		r.svc.outstanding--
+		if r.pod != nil {
+			r.pod.outstanding--
+		}
+	}
+	if r.external {
+		c.responses[responseKey{svc: r.svc.idx, status: status, gap: c.lagged}]++
+	}
 	name := ""
 	if r.pod != nil {
 		name = r.pod.name
@@ -469,9 +531,9 @@ func (c *Cluster) admit(pd *pod) {
 		pd.queue = pd.queue[1:]
 		pd.active = append(pd.active, r)
 		spec := r.ep.spec
-		cost := float64(spec.CPU.D())
+		cost := float64(spec.CPU.D()) * pd.svc.spec.Startup.WarmUp.factor(c.now.Sub(pd.readyAt))
 		if spec.CPUJitter > 0 {
-			cost *= 1 + spec.CPUJitter*(2*c.rng.Float64()-1)
+			cost *= 1 + spec.CPUJitter*(2*c.costRng.Float64()-1)
 		}
 		r.cpuLeft = max(time.Duration(cost), time.Microsecond)
 		r.cpuFrom = c.now
@@ -504,7 +566,7 @@ func (c *Cluster) next(r *request) {
 				return
 			}
 			c.next(r)
-		})
+		}, false)
 		return
 	}
 	c.finish(r, http.StatusOK, "")
@@ -522,6 +584,10 @@ func (c *Cluster) Step() {
 	c.lifecycle()
 	c.scrapeMetrics()
 	c.syncHPAs()
+	c.lagged = c.readyLag()
+	if c.lagged {
+		c.gapTime += dt
+	}
 	c.workStart = c.now
 	c.now = c.now.Add(dt)
 	for _, s := range c.services {
@@ -586,8 +652,9 @@ func (c *Cluster) expireQueue(pd *pod) {
 	}
 }
 
-// runCPU lets the CPU-stage requests of one pod run for dt under its CFS bandwidth and
-// shares the CPU time granted equally (water-filling, each request one thread).
+// runCPU lets the CPU-stage requests of one pod run for dt under its CFS bandwidth, in the
+// order they became runnable: the application's threads take the oldest first, each
+// request on at most one thread (dt per step), as an event loop or a worker pool does.
 func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	threads := pd.svc.spec.Threads
 	idle := time.Duration(int64(pd.svc.spec.IdleCPU) * int64(dt) / 1000)
@@ -602,13 +669,17 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 		n--
 	}
 	runnableReqs := pd.cpuReqs[:n]
+	// The application's threads can use up to dt each on the oldest requests.
+	capacity := time.Duration(threads) * dt
 	var demand time.Duration
 	for _, r := range runnableReqs {
-		demand += r.cpuLeft
+		if demand >= capacity {
+			break
+		}
+		demand += min(r.cpuLeft, dt)
 	}
-	// The application runs at most threads requests on CPU at once.
+	demand = min(demand, capacity)
 	runnable := min(len(runnableReqs), threads)
-	demand = min(demand, time.Duration(runnable)*dt)
 	if idle > 0 {
 		runnable++
 		demand += idle
@@ -620,7 +691,14 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 	if granted <= 0 || len(runnableReqs) == 0 {
 		return
 	}
-	share(granted, dt, runnableReqs, func(r *request) *time.Duration { return &r.cpuLeft })
+	for _, r := range runnableReqs {
+		if granted <= 0 {
+			break
+		}
+		give := min(r.cpuLeft, dt, granted)
+		r.cpuLeft -= give
+		granted -= give
+	}
 	var doneCPU []*request
 	pd.cpuReqs, doneCPU = extract(pd.cpuReqs, func(r *request) bool { return r.cpuLeft <= 0 })
 	for _, r := range doneCPU {
@@ -666,7 +744,7 @@ func (c *Cluster) deadlines() {
 	for len(c.timeouts) > 0 && !c.now.Before(c.timeouts[0].deadline) {
 		r := heap.Pop(&c.timeouts).(*request)
 		if !r.responded {
-			c.respond(r, http.StatusGatewayTimeout, ReasonTimeout)
+			c.respond(r, http.StatusGatewayTimeout, r.timeoutWhy)
 		}
 	}
 }
@@ -852,6 +930,32 @@ func (c *Cluster) syncHPAs() {
 			s.specReplicas = d.Replicas
 		}
 	}
+}
+
+// readyLag reports whether some Deployment with an HPA has fewer Ready replicas than its
+// HPA status currentReplicas, the values Snapshot and kube-state-metrics show.
+func (c *Cluster) readyLag() bool {
+	for _, s := range c.services {
+		if s.hpa == nil {
+			continue
+		}
+		if int32(s.readyReplicas()) < s.hpaStatus.CurrentReplicas {
+			return true
+		}
+	}
+	return false
+}
+
+// readyReplicas counts the Ready pods that are not terminating (Deployment
+// status.readyReplicas).
+func (s *service) readyReplicas() int {
+	n := 0
+	for _, pd := range s.pods {
+		if pd.ready && !pd.gone && !pd.deleting {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *Cluster) dbConnections() int {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -430,4 +431,158 @@ database: {base_connections: 4}
 			}
 		})
 	}
+}
+
+func TestIngressAnswersAsEnvoy(t *testing.T) {
+	t.Parallel()
+	// One pod at 100m: a 1s request takes 10s; the proxy holds at most 2 at once.
+	const profile = `services:
+  - name: api
+    resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}
+    request: {cpu: 1s}
+    ingress: {max_pending: 2, route_timeout: 3s}
+`
+	t.Run("overflow and route timeout", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, profile)
+		var got []Result
+		for range 3 {
+			require.NoError(t, c.Submit("api", func(r Result) { got = append(got, r) }))
+		}
+		require.Equal(t, []Result{{Status: 503, Reason: ReasonOverflow}}, got, "the third overflows at once")
+		c.Advance(simStart.Add(3 * time.Second))
+		require.Len(t, got, 3)
+		for _, r := range got[1:] {
+			require.Equal(t, 504, r.Status)
+			require.Equal(t, ReasonRouteTimeout, r.Reason)
+			require.Equal(t, 3*time.Second, r.Latency)
+		}
+		snap := c.Snapshot()
+		require.Equal(t, 2, snap.Pods[0].InFlight, "the pod keeps working on timed-out requests")
+		// The proxy no longer counts them: a new request is accepted.
+		var next Result
+		require.NoError(t, c.Submit("api", func(r Result) { next = r }))
+		require.Zero(t, next.Status)
+	})
+	t.Run("request timeout below the route timeout", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, strings.Replace(profile, "request: {cpu: 1s}", "request: {cpu: 1s, timeout: 1s}", 1))
+		var got Result
+		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
+		c.Advance(simStart.Add(2 * time.Second))
+		require.Equal(t, Result{Status: 504, Reason: ReasonTimeout, Latency: time.Second, Pod: c.byName["api"].pods[0].name}, got)
+	})
+	t.Run("route timeout 0s disables it, and defaults", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, strings.Replace(profile, "ingress: {max_pending: 2, route_timeout: 3s}", "ingress: {route_timeout: 0s}", 1))
+		var got Result
+		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
+		c.Advance(simStart.Add(11 * time.Second))
+		require.Equal(t, 200, got.Status)
+		require.InDelta(t, 10*time.Second, got.Latency, float64(200*time.Millisecond))
+		in := newTestCluster(t, strings.Replace(profile, "ingress: {max_pending: 2, route_timeout: 3s}", "ingress: {}", 1)).p.Services[0].Ingress
+		require.Equal(t, IngressSpec{MaxPending: 1024, RouteTimeout: new(Duration(15 * time.Second)), LBPolicy: LBRoundRobin}, *in)
+	})
+	t.Run("least request avoids the busy pod", func(t *testing.T) {
+		t.Parallel()
+		c := newTestCluster(t, `services:
+  - name: api
+    replicas: 2
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+    endpoints: [{path: /slow, request: {cpu: 1h}}]
+    ingress: {lb_policy: least_request, route_timeout: 0s}
+`)
+		busy := c.byName["api"].pods[0]
+		for range 20 {
+			// Submitted one by one until the busy pod holds 10 slow requests.
+			if busy.outstanding < 10 {
+				require.NoError(t, c.SubmitPath("api", "/slow", nil))
+			}
+		}
+		require.Equal(t, 10, busy.outstanding)
+		onBusy := 0
+		for range 200 {
+			require.NoError(t, c.Submit("api", func(r Result) {
+				if r.Pod == busy.name {
+					onBusy++
+				}
+			}))
+			c.Step()
+		}
+		// Two random picks land both on the busy pod a quarter of the time.
+		require.Less(t, onBusy, 80)
+	})
+}
+
+func TestWarmUpFactorDecays(t *testing.T) {
+	t.Parallel()
+	w := WarmUpSpec{Duration: Duration(30 * time.Second), CPUFactor: 3}
+	for _, tc := range []struct {
+		since time.Duration
+		want  float64
+	}{
+		{-time.Second, 3}, {0, 3}, {15 * time.Second, 2}, {30 * time.Second, 1}, {time.Hour, 1},
+	} {
+		require.InDelta(t, tc.want, w.factor(tc.since), 1e-9, "after %s", tc.since)
+	}
+	require.Equal(t, 1.0, WarmUpSpec{}.factor(0))
+}
+
+func TestWarmUpSlowsAJustReadyPod(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: api
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 20ms}
+    startup:
+      warm_up: {duration: 10s, cpu_factor: 3}
+`)
+	latency := func() time.Duration {
+		var got Result
+		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
+		c.Advance(c.Now().Add(time.Second))
+		require.Equal(t, 200, got.Status)
+		return got.Latency
+	}
+	require.Equal(t, 20*time.Millisecond, latency(), "the cluster's first pods are warm")
+	c.byName["api"].pods[0].readyAt = c.Now()
+	require.Equal(t, 60*time.Millisecond, latency(), "just Ready: three times the CPU")
+	c.Advance(c.Now().Add(10 * time.Second))
+	require.Equal(t, 20*time.Millisecond, latency())
+}
+
+func TestResponsesCountExternalRequests(t *testing.T) {
+	t.Parallel()
+	c := newTestCluster(t, `services:
+  - name: front
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms, calls: [back]}
+    hpa: {min_replicas: 1, max_replicas: 3, target_cpu_utilization: 50}
+  - name: back
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms}
+`)
+	openLoop(t, c, "front", time.Second, func(time.Duration) float64 { return 10 }, nil)
+	c.Advance(c.Now().Add(time.Second))
+	// A start-up gap: the HPA's status says 2 replicas, one is Ready.
+	c.byName["front"].hpaStatus.CurrentReplicas = 2
+	c.lagged = c.readyLag()
+	require.NoError(t, c.Submit("back", nil))
+	c.Step()
+	c.byName["back"].pods[0].ready = false // no endpoints: 503
+	require.NoError(t, c.Submit("back", nil))
+	require.NoError(t, c.Submit("back", nil))
+	r := c.Snapshot().Responses
+	require.Equal(t, ResponseTotals{Total: 13, Failed: 2, FailedInStartupGap: 2, InStartupGap: 3}, r.ResponseTotals)
+	require.Equal(t, []ServiceResponses{
+		{Service: "front", ResponseTotals: ResponseTotals{Total: 10}},
+		{Service: "back", ResponseTotals: ResponseTotals{Total: 3, Failed: 2, FailedInStartupGap: 2, InStartupGap: 3}},
+	}, r.Services, "front's calls to back are not counted")
+	require.Equal(t, []ResponseCount{
+		{Service: "front", Code: 200, Count: 10},
+		{Service: "back", Code: 200, StartupGap: true, Count: 1},
+		{Service: "back", Code: 503, StartupGap: true, Count: 2},
+	}, r.Counts)
+	require.Equal(t, StepDuration, r.StartupGap)
 }

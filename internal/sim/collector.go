@@ -351,3 +351,58 @@ func (i *infoCollector) Describe(ch chan<- *prometheus.Desc) { ch <- i.desc }
 func (i *infoCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(i.desc, prometheus.GaugeValue, 1, i.labels...)
 }
+
+// responsesCollector exposes the simulator's ground truth on its answers to external
+// requests (Snapshot.Responses): tidemark_sim_responses_total{service,code,startup_gap}
+// and tidemark_sim_startup_gap_seconds_total.
+type responsesCollector struct {
+	snap           snapshotFunc
+	responses, gap *prometheus.Desc
+}
+
+var _ prometheus.Collector = (*responsesCollector)(nil)
+
+func newResponsesCollector(snap snapshotFunc) *responsesCollector {
+	return &responsesCollector{
+		snap: snap,
+		responses: desc("tidemark_sim_responses_total", "Answers of the simulated cluster to requests sent to its service endpoints, by the service, the HTTP status code, "+
+			"and whether some HPA's status current replicas exceeded its Deployment's ready replicas when the answer was sent (startup_gap).",
+			"service", "code", "startup_gap"),
+		gap: desc("tidemark_sim_startup_gap_seconds_total", "Simulated time during which some HPA's status current replicas exceeded its Deployment's ready replicas."),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (r *responsesCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- r.responses
+	ch <- r.gap
+}
+
+// Collect implements prometheus.Collector. Every service has a series, from 0, for each
+// code the simulator answers with (200, 500, 502, 503, 504), so that increase() sees the
+// first answers of each kind.
+func (r *responsesCollector) Collect(ch chan<- prometheus.Metric) {
+	s := r.snap()
+	type key struct {
+		service string
+		code    int
+		gap     bool
+	}
+	counts := map[key]int{}
+	for _, rc := range s.Responses.Counts {
+		counts[key{rc.Service, rc.Code, rc.StartupGap}] += rc.Count
+	}
+	for _, svc := range s.Responses.Services {
+		for _, code := range []int{200, 500, 502, 503, 504} {
+			for _, gap := range []bool{false, true} {
+				k := key{svc.Service, code, gap}
+				ch <- prometheus.MustNewConstMetric(r.responses, prometheus.CounterValue, float64(counts[k]), svc.Service, strconv.Itoa(code), boolString(gap))
+				delete(counts, k)
+			}
+		}
+	}
+	for k, n := range counts { // a code outside the list above
+		ch <- prometheus.MustNewConstMetric(r.responses, prometheus.CounterValue, float64(n), k.service, strconv.Itoa(k.code), boolString(k.gap))
+	}
+	ch <- prometheus.MustNewConstMetric(r.gap, prometheus.CounterValue, s.Responses.StartupGap.Seconds())
+}

@@ -225,6 +225,37 @@ tidemark_sim_info{downscale_stabilization="30s",fast="true",namespace="shoong",p
 `)))
 }
 
+func TestResponsesCollector(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{Responses: Responses{
+		StartupGap: 12500 * time.Millisecond,
+		Services:   []ServiceResponses{{Service: "order"}},
+		Counts: []ResponseCount{
+			{Service: "order", Code: 200, Count: 90},
+			{Service: "order", Code: 200, StartupGap: true, Count: 5},
+			{Service: "order", Code: 504, StartupGap: true, Count: 7},
+		},
+	}}
+	reg := registryFor(t, newResponsesCollector(func() Snapshot { return snap }))
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP tidemark_sim_responses_total Answers of the simulated cluster to requests sent to its service endpoints, by the service, the HTTP status code, and whether some HPA's status current replicas exceeded its Deployment's ready replicas when the answer was sent (startup_gap).
+# TYPE tidemark_sim_responses_total counter
+tidemark_sim_responses_total{code="200",service="order",startup_gap="false"} 90
+tidemark_sim_responses_total{code="200",service="order",startup_gap="true"} 5
+tidemark_sim_responses_total{code="500",service="order",startup_gap="false"} 0
+tidemark_sim_responses_total{code="500",service="order",startup_gap="true"} 0
+tidemark_sim_responses_total{code="502",service="order",startup_gap="false"} 0
+tidemark_sim_responses_total{code="502",service="order",startup_gap="true"} 0
+tidemark_sim_responses_total{code="503",service="order",startup_gap="false"} 0
+tidemark_sim_responses_total{code="503",service="order",startup_gap="true"} 0
+tidemark_sim_responses_total{code="504",service="order",startup_gap="false"} 0
+tidemark_sim_responses_total{code="504",service="order",startup_gap="true"} 7
+# HELP tidemark_sim_startup_gap_seconds_total Simulated time during which some HPA's status current replicas exceeded its Deployment's ready replicas.
+# TYPE tidemark_sim_startup_gap_seconds_total counter
+tidemark_sim_startup_gap_seconds_total 12.5
+`)))
+}
+
 // TestCollectorsOverLiveCluster lints every exporter over a cluster that has scaled, so
 // pending, terminating and throttled pods are all exposed without collisions.
 func TestCollectorsOverLiveCluster(t *testing.T) {
@@ -238,7 +269,7 @@ func TestCollectorsOverLiveCluster(t *testing.T) {
 		return 60
 	}, nil)
 	snap := func() Snapshot { return c.Snapshot() }
-	reg := registryFor(t, newInfoCollector("shoong", "shoong", false, 5*time.Minute), newKSMCollector(snap), newCadvisorCollector(snap), newRDSCollector(snap))
+	reg := registryFor(t, newInfoCollector("shoong", "shoong", false, 5*time.Minute), newResponsesCollector(snap), newKSMCollector(snap), newCadvisorCollector(snap), newRDSCollector(snap))
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
 	var unexpected []string
@@ -267,7 +298,7 @@ func TestCollectorsOverLiveCluster(t *testing.T) {
 		"container_cpu_cfs_throttled_periods_total", "container_cpu_cfs_throttled_seconds_total", "container_spec_cpu_quota",
 		"container_spec_cpu_period", "container_memory_working_set_bytes", "aws_rds_cpuutilization_average",
 		"aws_rds_database_connections_average", "aws_rds_cpucredit_balance_average", "aws_rds_freeable_memory_average",
-		"tidemark_sim_info",
+		"tidemark_sim_info", "tidemark_sim_responses_total", "tidemark_sim_startup_gap_seconds_total",
 	} {
 		require.True(t, got[name], "missing %s", name)
 	}

@@ -119,10 +119,13 @@ type ServiceSpec struct {
 	// Threads is how many requests can run on CPU at once in one pod (1 for Node.js).
 	Threads int `yaml:"threads"`
 	// IdleCPU is the container's background CPU use (timers, GC).
-	IdleCPU MilliCPU    `yaml:"idle_cpu"`
-	Memory  MemorySpec  `yaml:"memory"`
-	Queue   QueueSpec   `yaml:"queue"`
-	Request RequestSpec `yaml:"request"`
+	IdleCPU MilliCPU   `yaml:"idle_cpu"`
+	Memory  MemorySpec `yaml:"memory"`
+	Queue   QueueSpec  `yaml:"queue"`
+	// Ingress is the Envoy proxy in front of the service (nil: none, requests go straight
+	// to the pods).
+	Ingress *IngressSpec `yaml:"ingress"`
+	Request RequestSpec  `yaml:"request"`
 	// Endpoints give URL paths their own cost; the longest matching path prefix wins and
 	// other paths use Request.
 	Endpoints []EndpointSpec `yaml:"endpoints"`
@@ -158,6 +161,41 @@ type QueueSpec struct {
 	// Timeout for a waiting request (0: none); expired requests get 503.
 	Timeout Duration `yaml:"timeout"`
 }
+
+// IngressSpec is the Envoy proxy in front of a service, as an Istio ingress gateway or a
+// calling sidecar's outbound cluster: one upstream cluster whose hosts are the service's
+// Ready pods. The simulator models one such proxy per service, shared by every caller.
+type IngressSpec struct {
+	// MaxPending bounds the service's outstanding requests: accepted by the proxy and not
+	// yet answered (in the pods' queues or in progress, but not those the proxy already
+	// answered with a route timeout). A request beyond it gets 503 at once (Envoy's
+	// circuit-breaker overflow, response flag UO; ReasonOverflow). It stands for Envoy's
+	// cluster circuit breakers max_requests and max_pending_requests; default 1024, their
+	// Envoy default.
+	MaxPending int `yaml:"max_pending"`
+	// RouteTimeout is Envoy's route timeout: a request not answered within it gets 504
+	// from the proxy (response flag UT; ReasonRouteTimeout) while the pod keeps working
+	// on it. Absent: 15s, Envoy's default; 0s disables it, as in Envoy and an Istio
+	// VirtualService.
+	RouteTimeout *Duration `yaml:"route_timeout"`
+	// LBPolicy picks the Ready pod of each request: "round_robin" (default, Envoy's
+	// default) or "least_request" (Istio's default): of two pods drawn at random, the one
+	// with fewer outstanding requests from this proxy (Envoy's power of two choices).
+	LBPolicy string `yaml:"lb_policy"`
+}
+
+// Load-balancing policies of IngressSpec.LBPolicy.
+const (
+	LBRoundRobin   = "round_robin"
+	LBLeastRequest = "least_request"
+)
+
+// defaultMaxPending is Envoy's default for a cluster's max_requests and
+// max_pending_requests circuit breakers.
+const defaultMaxPending = 1024
+
+// defaultRouteTimeout is Envoy's default route timeout (RouteAction.timeout).
+const defaultRouteTimeout = 15 * time.Second
 
 // RequestSpec is what one request costs.
 type RequestSpec struct {
@@ -197,6 +235,29 @@ type StartupSpec struct {
 	ImagePull  Dist           `yaml:"image_pull"`
 	AppStart   Dist           `yaml:"app_start"`
 	Readiness  ReadinessProbe `yaml:"readiness"`
+	// WarmUp makes a pod that has just become Ready slower (zero: none).
+	WarmUp WarmUpSpec `yaml:"warm_up"`
+}
+
+// WarmUpSpec is a cold start after readiness (JIT compilation, empty caches, lazily
+// opened resources): the CPU cost of a request admitted t after the pod became Ready is
+// multiplied by CPUFactor − (CPUFactor − 1)·t/Duration, decaying linearly to 1 at Duration.
+// The pods a cluster starts with are warm.
+type WarmUpSpec struct {
+	// Duration of the warm-up; 0 means none.
+	Duration Duration `yaml:"duration"`
+	// CPUFactor is the cost multiplier at the moment the pod became Ready (1 to 100;
+	// required with a duration; 0 or 1 without one).
+	CPUFactor float64 `yaml:"cpu_factor"`
+}
+
+// factor returns the CPU cost multiplier of a pod that has been Ready for sinceReady.
+func (w WarmUpSpec) factor(sinceReady time.Duration) float64 {
+	d := w.Duration.D()
+	if d <= 0 || sinceReady >= d || w.CPUFactor <= 1 {
+		return 1
+	}
+	return w.CPUFactor - (w.CPUFactor-1)*float64(max(sinceReady, 0))/float64(d)
 }
 
 // ReadinessProbe is the container's readinessProbe.
@@ -321,7 +382,7 @@ func knownFields(typeName string) []string {
 		Profile{}, NodeSpec{}, ControllerSpec{}, MetricsServerSpec{}, CloudWatchSpec{}, DatabaseSpec{},
 		CreditSpec{}, ServiceSpec{}, ResourcesSpec{}, ResourceList{}, MemorySpec{}, QueueSpec{},
 		RequestSpec{}, EndpointSpec{}, PoolSpec{}, StartupSpec{}, ReadinessProbe{}, HPASpec{}, BehaviorSpec{},
-		RulesSpec{}, PolicySpec{},
+		RulesSpec{}, PolicySpec{}, IngressSpec{}, WarmUpSpec{},
 	} {
 		t := reflect.TypeOf(v)
 		if t.String() != typeName {
@@ -635,6 +696,25 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	if s.Queue.Max < 0 || s.Queue.Max > 1_000_000 {
 		fe.add(at+".queue.max", "expected 1 to 1000000, got %d", s.Queue.Max)
 	}
+	if in := s.Ingress; in != nil {
+		if in.MaxPending == 0 {
+			in.MaxPending = defaultMaxPending
+		}
+		if in.MaxPending < 0 || in.MaxPending > 1_000_000 {
+			fe.add(at+".ingress.max_pending", "expected 1 to 1000000, got %d", in.MaxPending)
+		}
+		if in.RouteTimeout == nil {
+			d := Duration(defaultRouteTimeout)
+			in.RouteTimeout = &d
+		}
+		switch in.LBPolicy {
+		case "":
+			in.LBPolicy = LBRoundRobin
+		case LBRoundRobin, LBLeastRequest:
+		default:
+			fe.add(at+".ingress.lb_policy", "expected %s or %s, got %q", LBRoundRobin, LBLeastRequest, in.LBPolicy)
+		}
+	}
 	s.Request.validate(fe, at+".request", haveDB)
 	queries := s.Request.DBQueries
 	for i := range s.Endpoints {
@@ -671,6 +751,13 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	}
 	if rp.SuccessThreshold < 0 || rp.SuccessThreshold > 100 {
 		fe.add(at+".startup.readiness.success_threshold", "expected 1 to 100, got %d", rp.SuccessThreshold)
+	}
+	// No warm-up is a zero duration with no factor or a factor of 1.
+	switch w := s.Startup.WarmUp; {
+	case w.Duration <= 0 && w.CPUFactor != 0 && w.CPUFactor != 1:
+		fe.add(at+".startup.warm_up.duration", "expected a positive duration with cpu_factor, like 30s, got %s", w.Duration.D())
+	case w.Duration > 0 && !(w.CPUFactor >= 1 && w.CPUFactor <= 100):
+		fe.add(at+".startup.warm_up.cpu_factor", "expected a factor from 1 to 100, like 3, got %v", w.CPUFactor)
 	}
 	if h := s.HPA; h != nil {
 		if h.MinReplicas == 0 {

@@ -131,6 +131,22 @@ func TestBadProfilesFailClearly(t *testing.T) {
 			wantErr: "p.yaml:9: services[0].startup.image_pull: expected a duration (5s), {min, max} or {median, p95}",
 		},
 		{
+			name:    "warm-up factor without a duration",
+			yaml:    minimal + "    startup:\n      warm_up: {cpu_factor: 3}\n",
+			wantErr: "p.yaml:9: services[0].startup.warm_up.duration: expected a positive duration with cpu_factor, like 30s, got 0s",
+		},
+		{
+			name:    "warm-up factor below 1",
+			yaml:    minimal + "    startup:\n      warm_up: {duration: 30s, cpu_factor: 0.5}\n",
+			wantErr: "p.yaml:9: services[0].startup.warm_up.cpu_factor: expected a factor from 1 to 100, like 3, got 0.5",
+		},
+		{
+			name: "bad ingress",
+			yaml: minimal + "    ingress:\n      max_pending: -1\n      lb_policy: random\n",
+			wantErr: "p.yaml:9: services[0].ingress.max_pending: expected 1 to 1000000, got -1\n" +
+				`p.yaml:10: services[0].ingress.lb_policy: expected round_robin or least_request, got "random"`,
+		},
+		{
 			name:    "limit below request",
 			yaml:    "services:\n  - name: api\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: 200m}\n    request: {cpu: 1ms}\n",
 			wantErr: "p.yaml:5: services[0].resources.limits.cpu: expected at least the request (500m), got 200m",

@@ -11,8 +11,9 @@ import (
 // ScrapeConfig returns a Prometheus configuration that scrapes the server (once
 // started) every interval the way a real cluster is scraped (kube-prometheus and
 // YACE, as deploy/prometheus/prometheus.yml does): job kube-state-metrics, job kubelet
-// with metrics_path="/metrics/cadvisor" on the cAdvisor series, job yace, and
-// tidemark_sim_info alone from job tidemark-sim. The demo and the tests that check the
+// with metrics_path="/metrics/cadvisor" on the cAdvisor series, job yace, and the
+// simulator's own tidemark_sim_info, tidemark_sim_responses_total and
+// tidemark_sim_startup_gap_seconds_total from job tidemark-sim. The demo and the tests that check the
 // catalog and the dashboards against the simulator share it.
 func (s *Server) ScrapeConfig(interval time.Duration) (string, error) {
 	u, err := url.Parse(s.MetricsURL())
@@ -47,6 +48,6 @@ scrape_configs:
     metrics_path: %[6]s
     static_configs: [{targets: [%[1]q]}]
     metric_relabel_configs:
-      - {source_labels: [__name__], regex: tidemark_sim_info, action: keep}
+      - {source_labels: [__name__], regex: tidemark_sim_(info|responses_total|startup_gap_seconds_total), action: keep}
 `, target, model.Duration(interval), KubeStateMetricsPath, CadvisorPath, RDSPath, MetricsPath)
 }

@@ -194,6 +194,12 @@ func (s *Server) Start(context.Context) error {
 }
 
 func (s *Server) serve(srv *http.Server, l net.Listener, flags *web.FlagConfig) {
+	// http.Server.Shutdown treats a connection that has not sent a request yet (a client's
+	// spare dial, left in its idle pool) as active for 5 seconds, so Stop would wait that
+	// long and fail; such connections are closed when the shutdown starts.
+	fresh := &freshConns{conns: map[net.Conn]struct{}{}}
+	srv.ConnState = fresh.track
+	srv.RegisterOnShutdown(fresh.closeAll)
 	s.servers = append(s.servers, srv)
 	s.wg.Go(func() {
 		var err error
@@ -206,6 +212,32 @@ func (s *Server) serve(srv *http.Server, l net.Listener, flags *web.FlagConfig) 
 			s.logger.Error("Simulation server stopped", "err", err, "address", l.Addr().String())
 		}
 	})
+}
+
+// freshConns tracks one http.Server's connections that have not sent a request yet
+// (http.StateNew).
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if st == http.StateNew {
+		f.conns[c] = struct{}{}
+		return
+	}
+	delete(f.conns, c)
+}
+
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		_ = c.Close()
+	}
+	clear(f.conns)
 }
 
 // run advances the model with the clock.
@@ -241,8 +273,8 @@ func (s *Server) MetricsURL() string {
 	return s.metrics
 }
 
-// Stop closes the listeners, answers held requests with 503 and waits for every
-// goroutine. It is safe to call more than once.
+// Stop closes the listeners, answers held requests with 503, closes connections that have
+// not sent a request, and waits for every goroutine. It is safe to call more than once.
 func (s *Server) Stop() error {
 	var errs []error
 	s.stopOnce.Do(func() {
@@ -315,12 +347,13 @@ func (s *Server) metricsMux() (*http.ServeMux, error) {
 	snap := func() Snapshot { return s.Snapshot() }
 	info := newInfoCollector(s.profile.Name, s.profile.Namespace, s.opts.fast, s.profile.Controller.DownscaleStabilization.D())
 	ksm, cadv, rds := newKSMCollector(snap), newCadvisorCollector(snap), newRDSCollector(snap)
+	responses := newResponsesCollector(snap)
 	mux := http.NewServeMux()
 	for _, route := range []struct {
 		path       string
 		collectors []prometheus.Collector
 	}{
-		{MetricsPath, []prometheus.Collector{info, ksm, cadv, rds}},
+		{MetricsPath, []prometheus.Collector{info, responses, ksm, cadv, rds}},
 		{KubeStateMetricsPath, []prometheus.Collector{ksm}},
 		{CadvisorPath, []prometheus.Collector{cadv}},
 		{RDSPath, []prometheus.Collector{rds}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -76,6 +77,7 @@ func TestServerServesRequestsAndMetrics(t *testing.T) {
 	_, all := get(t, client, s.MetricsURL())
 	for _, want := range []string{
 		`tidemark_sim_info{downscale_stabilization="5m0s",fast="false",namespace="demo",profile="srv"} 1`,
+		`tidemark_sim_responses_total{code="200",service="api",startup_gap="false"} 4`,
 		`kube_deployment_spec_replicas{deployment="api",namespace="demo"} 2`,
 		`kube_horizontalpodautoscaler_info{horizontalpodautoscaler="api",namespace="demo",scaletargetref_api_version="apps/v1",scaletargetref_kind="Deployment",scaletargetref_name="api"} 1`,
 		`container_cpu_cfs_periods_total{container="api"`,
@@ -205,4 +207,26 @@ func TestServerStartFailsCleanlyOnBusyAddress(t *testing.T) {
 	err = s.Start(t.Context())
 	require.ErrorContains(t, err, "start simulation server: listen for service api:")
 	require.NoError(t, s.Stop())
+}
+
+// TestServerStopsWithUnusedConnection is the regression test of `tidemark demo` ending
+// with "context deadline exceeded": a client's spare connection that never sent a
+// request held http.Server.Shutdown for 5 seconds, past Stop's deadline.
+func TestServerStopsWithUnusedConnection(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile([]byte(serverProfile), "test.yaml")
+	require.NoError(t, err)
+	s, err := NewServer(p, promslog.NewNopLogger())
+	require.NoError(t, err)
+	require.NoError(t, s.Start(t.Context()))
+	for _, u := range []string{s.ServiceURLs()["api"], s.MetricsURL()} {
+		var d net.Dialer
+		conn, err := d.DialContext(t.Context(), "tcp", strings.TrimPrefix(strings.TrimSuffix(u, MetricsPath), "http://"))
+		require.NoError(t, err)
+		defer conn.Close()
+	}
+	time.Sleep(50 * time.Millisecond) // let the servers accept them
+	start := time.Now()
+	require.NoError(t, s.Stop())
+	require.Less(t, time.Since(start), 2*time.Second)
 }

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/sim/cfs"
@@ -17,6 +20,94 @@ type Snapshot struct {
 	Pods        []PodSnapshot
 	// Database is nil when the profile has none.
 	Database *DatabaseSnapshot
+	// Responses is the simulator's ground truth on the answers it sent.
+	Responses Responses
+}
+
+// Responses counts the answers to requests submitted from outside the cluster (Submit,
+// SubmitPath and so the Server's service endpoints; not the calls between services),
+// from the cluster's start to Snapshot.At. A request counts once, when its answer is sent
+// (Submit's time plus Result.Latency), whether or not the client still waits for it; the
+// requests not answered yet are not counted.
+//
+// An answer is in the start-up gap when, at the simulated instant it is sent, some
+// Deployment with an HPA has fewer Ready replicas than its HPA's status currentReplicas:
+// exactly when a Snapshot taken at that instant has a DeploymentSnapshot with
+// ReadyReplicas < HPA.CurrentReplicas (kube-state-metrics'
+// kube_deployment_status_replicas_ready below
+// kube_horizontalpodautoscaler_status_current_replicas). The HPA writes currentReplicas
+// as the spec.replicas it found at a sync, so a gap opens at the sync after a scale-up
+// (and, for up to one sync period, after a scale-in too: terminating pods stop counting as
+// Ready at once).
+type Responses struct {
+	ResponseTotals
+	// StartupGap is the simulated time in the start-up gap: StepDuration for each step at
+	// whose end a Snapshot shows a gap.
+	StartupGap time.Duration
+	// Services has the totals of each service the requests were submitted to, in profile
+	// order (services with no answers included).
+	Services []ServiceResponses
+	// Counts splits the answers by service, status code and gap, ordered by service
+	// (profile order), code and gap (false first); only non-zero counts appear.
+	Counts []ResponseCount
+}
+
+// ResponseTotals are counts of answers.
+type ResponseTotals struct {
+	// Total is every answer.
+	Total int
+	// Failed is the answers with a status of 500 or more.
+	Failed int
+	// FailedInStartupGap is the failed answers sent in the start-up gap.
+	FailedInStartupGap int
+	// InStartupGap is every answer sent in the start-up gap.
+	InStartupGap int
+}
+
+func (t *ResponseTotals) add(status int, gap bool, n int) {
+	t.Total += n
+	if gap {
+		t.InStartupGap += n
+	}
+	if status >= 500 {
+		t.Failed += n
+		if gap {
+			t.FailedInStartupGap += n
+		}
+	}
+}
+
+// ServiceResponses are the totals of one service.
+type ServiceResponses struct {
+	Service string
+	ResponseTotals
+}
+
+// ResponseCount is the number of answers of one service with one status code, in or out
+// of the start-up gap.
+type ResponseCount struct {
+	Service    string
+	Code       int
+	StartupGap bool
+	Count      int
+}
+
+// responsesSnapshot copies the response counters.
+func (c *Cluster) responsesSnapshot() Responses {
+	r := Responses{StartupGap: c.gapTime, Services: make([]ServiceResponses, len(c.services))}
+	for i, svc := range c.services {
+		r.Services[i].Service = svc.name
+	}
+	keys := slices.SortedFunc(maps.Keys(c.responses), func(a, b responseKey) int {
+		return cmp.Or(cmp.Compare(a.svc, b.svc), cmp.Compare(a.status, b.status), cmp.Compare(boolInt(a.gap), boolInt(b.gap)))
+	})
+	for _, k := range keys {
+		n := c.responses[k]
+		r.add(k.status, k.gap, n)
+		r.Services[k.svc].add(k.status, k.gap, n)
+		r.Counts = append(r.Counts, ResponseCount{Service: c.services[k.svc].name, Code: k.status, StartupGap: k.gap, Count: n})
+	}
+	return r
 }
 
 // DeploymentSnapshot is one Deployment, its ReplicaSet and its HPA.
@@ -98,6 +189,7 @@ func (c *Cluster) Snapshot() Snapshot {
 			Connections: db.conns, CPUCreditBalance: db.credits, ActiveQueries: len(db.queries),
 		}
 	}
+	s.Responses = c.responsesSnapshot()
 	return s
 }
 
@@ -166,4 +258,11 @@ func (c *Cluster) podSnapshot(pd *pod) PodSnapshot {
 		}
 	}
 	return ps
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -7,11 +7,63 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// startupGaps records, after every step, whether the cluster is in a start-up gap as its
+// Deployments show it (some HPA's CurrentReplicas above ReadyReplicas), by simulated time.
+type startupGaps map[time.Time]bool
+
+func (g startupGaps) observe(c *Cluster) {
+	for _, name := range c.Services() {
+		d, _ := c.Deployment(name)
+		if d.HPA != nil && int32(d.ReadyReplicas) < d.HPA.CurrentReplicas {
+			g[c.Now()] = true
+			return
+		}
+	}
+}
+
+// groundTruth checks Snapshot.Responses against the outcomes of a drive that every
+// request was answered in: the same totals, and the same failures in a start-up gap when
+// each answer is placed at its moment (sent + latency) on the recorded gaps. It returns
+// the responses.
+func groundTruth(t *testing.T, c *Cluster, outs []*outcome, gaps startupGaps) Responses {
+	t.Helper()
+	var failed, inGap int
+	for _, o := range outs {
+		require.NotZero(t, o.res.Status, "request sent at %s never answered", o.at.Sub(simStart))
+		if o.res.Status >= 500 {
+			failed++
+			if gaps[o.at.Add(o.res.Latency)] {
+				inGap++
+			}
+		}
+	}
+	r := c.Snapshot().Responses
+	require.Equal(t, len(outs), r.Total)
+	require.Equal(t, failed, r.Failed)
+	require.Equal(t, inGap, r.FailedInStartupGap)
+	require.Equal(t, StepDuration*time.Duration(len(gaps)), r.StartupGap)
+	return r
+}
+
+// failuresBetween counts the failed outcomes answered in [from, to) after the start.
+func failuresBetween(outs []*outcome, from, to time.Duration) int {
+	n := 0
+	for _, o := range outs {
+		at := o.at.Add(o.res.Latency).Sub(simStart)
+		if o.res.Status >= 500 && at >= from && at < to {
+			n++
+		}
+	}
+	return n
+}
+
 // TestStory1SpikeScalesOrderToFive drives the story-1 profile with 10 RPS, a spike to
 // 50 RPS and a drop to 0, in simulated time, and checks what the story reports: the HPA
 // scales order 2→4→5 within syncs of the spike, the new replicas become Ready only after
-// their start-up, failures fall before they are Ready, and scale-in waits for the
-// 5-minute stabilisation window.
+// their start-up, failures (the Istio proxy's route timeouts) fall while they are not
+// Ready, in the two minutes after the spike, mostly while a Deployment's Ready replicas
+// lag its HPA's current replicas, the 10 RPS baseline is clean, and scale-in waits for
+// the 5-minute stabilisation window.
 func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	t.Parallel()
 	p := mustLoad(t, "../../examples/cluster-shoong.yaml")
@@ -29,6 +81,7 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	var allReady time.Duration // first time order has 5 Ready replicas
 	var scaleIn time.Duration  // first time order's spec drops after the spike
 	var connsBefore, connsPeak float64
+	gaps := startupGaps{}
 	outs := openLoop(t, c, "order", 15*time.Minute, func(d time.Duration) float64 {
 		switch {
 		case d < spikeAt:
@@ -38,6 +91,7 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 		}
 		return 0
 	}, func() {
+		gaps.observe(c)
 		now := c.Now().Sub(simStart)
 		d, _ := c.Deployment("order")
 		if now == spikeAt || now == dropAt {
@@ -105,6 +159,19 @@ func TestStory1SpikeScalesOrderToFive(t *testing.T) {
 	require.Greater(t, float64(failBefore)/float64(failBefore+failAfter), 0.8)
 	require.Less(t, float64(failAfter)/float64(after), 0.01)
 
+	// The simulator's ground truth: failures in the 2 minutes after the spike, most of
+	// them while Ready lagged, none in the baseline, none once scaled out.
+	truth := groundTruth(t, c, outs, gaps)
+	t.Logf("story 1: %d requests, %d failed (%.1f%%), %.0f%% in the 2 minutes after the spike, %.0f%% in start-up gaps (%s of gaps)",
+		truth.Total, truth.Failed, 100*float64(truth.Failed)/float64(truth.Total),
+		100*float64(failuresBetween(outs, spikeAt, spikeAt+2*time.Minute))/float64(truth.Failed),
+		100*float64(truth.FailedInStartupGap)/float64(truth.Failed), truth.StartupGap)
+	require.Positive(t, truth.Failed)
+	require.Zero(t, failuresBetween(outs, 0, spikeAt), "the 10 RPS baseline is clean")
+	require.Greater(t, float64(failuresBetween(outs, spikeAt, spikeAt+2*time.Minute))/float64(truth.Failed), 0.9)
+	require.Greater(t, float64(truth.FailedInStartupGap)/float64(truth.Failed), 0.5)
+	require.Zero(t, failuresBetween(outs, allReady+time.Minute, 15*time.Minute), "no failures once scaled out")
+
 	// DB connections grow with replicas (Prisma pools of 5 per pod), as CloudWatch shows.
 	require.Greater(t, connsPeak, connsBefore+10)
 
@@ -161,4 +228,41 @@ func TestStory3ThrottlingOnsetDoublesWithLimit(t *testing.T) {
 	require.Greater(t, p95at500[40], time.Second)
 	require.Less(t, p95at1000[30], 100*time.Millisecond)
 	require.Less(t, p95at1000[40], p95at500[40]/4)
+}
+
+// TestDemoSpikeFailsInsideStartupGaps drives the story-1 profile with the compressed
+// spike of examples/demo-spike.yaml (10/s for 30s, 5s ramp to 50/s, 100s at 50/s, 5s
+// down to 10/s, 30s at 10/s) in simulated time: requests fail, most of the failures are
+// answered inside start-up gaps, and the baseline and the recovery are clean.
+func TestDemoSpikeFailsInsideStartupGaps(t *testing.T) {
+	t.Parallel()
+	c, err := NewCluster(mustLoad(t, "../../examples/cluster-shoong.yaml"), simStart)
+	require.NoError(t, err)
+	const spikeAt, downAt, end = 30 * time.Second, 135 * time.Second, 170 * time.Second
+	ramp := func(from, to float64, d, over time.Duration) float64 {
+		return from + (to-from)*d.Seconds()/over.Seconds()
+	}
+	gaps := startupGaps{}
+	outs := openLoop(t, c, "order", end, func(d time.Duration) float64 {
+		switch {
+		case d < spikeAt:
+			return 10
+		case d < spikeAt+5*time.Second:
+			return ramp(10, 50, d-spikeAt, 5*time.Second)
+		case d < downAt:
+			return 50
+		case d < downAt+5*time.Second:
+			return ramp(50, 10, d-downAt, 5*time.Second)
+		}
+		return 10
+	}, func() { gaps.observe(c) })
+	c.Advance(c.Now().Add(10 * time.Second)) // the last requests are answered
+	truth := groundTruth(t, c, outs, gaps)
+	t.Logf("demo: %d requests, %d failed (%.1f%%), %.0f%% in start-up gaps (%s of gaps)",
+		truth.Total, truth.Failed, 100*float64(truth.Failed)/float64(truth.Total),
+		100*float64(truth.FailedInStartupGap)/float64(truth.Failed), truth.StartupGap)
+	require.Positive(t, truth.Failed)
+	require.Greater(t, float64(truth.FailedInStartupGap)/float64(truth.Failed), 0.5)
+	require.Zero(t, failuresBetween(outs, 0, spikeAt), "the baseline is clean")
+	require.Zero(t, failuresBetween(outs, downAt, end+10*time.Second), "the recovery is clean")
 }
