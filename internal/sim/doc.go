@@ -5,8 +5,11 @@
 //
 // Every behaviour comes from the mechanism, not from a script: the HPA (package hpa) sees
 // only what metrics-server would report, scales the Deployment, new pods take their drawn
-// start-up time before they are Ready and get traffic, CPU work beyond a container's quota
-// waits for the next 100 ms period (package cfs), and queries wait for pool connections.
+// start-up time before they are Ready and get traffic (and run cold for a warm-up), CPU
+// work beyond a container's quota waits for the next 100 ms period (package cfs), queries
+// wait for pool connections, and an optional Envoy proxy in front of a service answers 503
+// beyond its circuit breaker and 504 past its route timeout. docs/simulator.md describes
+// the model and how it compares with seed story 1.
 //
 // A new Cluster is one that has been running: its pods are Ready, each HPA's status reads as
 // after an earlier sync (current = desired = the Deployment's replicas, the pods' idle CPU as
@@ -22,7 +25,9 @@
 // time and answered 200 or 5xx (or never, until the client gives up), and the metrics
 // endpoint serves:
 //
-//   - /metrics: everything below plus tidemark_sim_info{profile,namespace,fast,downscale_stabilization};
+//   - /metrics: everything below plus tidemark_sim_info{profile,namespace,fast,downscale_stabilization}
+//     and the simulator's ground truth (Snapshot.Responses): tidemark_sim_responses_total{service,code,startup_gap}
+//     and tidemark_sim_startup_gap_seconds_total;
 //   - /metrics/kube-state-metrics: kube_horizontalpodautoscaler_{info,metadata_generation,spec_min_replicas,
 //     spec_max_replicas,spec_target_metric,status_target_metric,status_current_replicas,status_desired_replicas,
 //     status_condition}, kube_deployment_{spec_replicas,status_replicas,status_replicas_ready,
