@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -285,19 +286,28 @@ func unjudgedNotes(stages []StageFacts) []Note {
 	return notes
 }
 
+// capacity finds the first loaded stage that broke and the last one that held before
+// it: the last hold that held, when one did (a level the service sustained, not a
+// transition through it), else the last ramp. Ramp-downs and stages without a target
+// are not judged for capacity.
 func capacity(stages []StageFacts) Capacity {
 	var c Capacity
+	var lastHold, lastAny *int
 	for _, st := range stages {
 		if st.TargetAvg <= 0 || st.Kind == timeline.RampDown || c.FirstBroke != nil {
 			continue
 		}
 		idx := st.Index
-		if st.Held {
-			c.LastHeld = &idx
-		} else {
+		switch {
+		case !st.Held:
 			c.FirstBroke = &idx
+		case st.Kind == timeline.Hold:
+			lastHold, lastAny = &idx, &idx
+		default:
+			lastAny = &idx
 		}
 	}
+	c.LastHeld = cmp.Or(lastHold, lastAny)
 	desc := func(p *int) string {
 		st := stages[*p].Stage
 		return fmt.Sprintf("stage %d (%s, %s)", StageNumber(st), st.Scenario, StageTarget(st))

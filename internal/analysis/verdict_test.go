@@ -193,3 +193,24 @@ func slicesContainsPrefix(ss []string, prefix string) bool {
 	}
 	return false
 }
+
+// TestCapacityLastHeldIsAHold: a ramp that held on the way to a level that broke is a
+// transition, not a capacity; the last hold that held is. Without any hold that held,
+// the last ramp that did is named.
+func TestCapacityLastHeldIsAHold(t *testing.T) {
+	t.Parallel()
+	st := func(i int, kind timeline.StageKind, from, to float64, held bool) StageFacts {
+		return StageFacts{Stage: timeline.Stage{Index: i, Scenario: "s", Unit: "iterations_per_second", Kind: kind, StartTarget: from, EndTarget: to},
+			TargetAvg: (from + to) / 2, Held: held, Why: map[bool]string{true: "held", false: "broke: 3 dropped"}[held]}
+	}
+	c := capacity([]StageFacts{
+		st(0, timeline.Hold, 10, 10, true), st(1, timeline.RampUp, 10, 50, true), st(2, timeline.Hold, 50, 50, false), st(3, timeline.RampDown, 50, 0, true),
+	})
+	require.Equal(t, 0, *c.LastHeld)
+	require.Equal(t, 2, *c.FirstBroke)
+	require.Equal(t, "last stage that held: stage 1 (s, hold at 10 iterations/s); first that broke: stage 3 (s, hold at 50 iterations/s): 3 dropped", c.Text)
+
+	c = capacity([]StageFacts{st(0, timeline.RampUp, 0, 30, true), st(1, timeline.RampUp, 30, 300, false)})
+	require.Equal(t, 0, *c.LastHeld, "only ramps: the last that held")
+	require.Equal(t, 1, *c.FirstBroke)
+}

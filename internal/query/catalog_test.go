@@ -315,13 +315,9 @@ func sumsOverRaw(t *testing.T, expr string, isRaw func(*parser.VectorSelector) b
 }
 
 // TestCatalogCollapsesDuplicatesBeforeSumming enforces the catalog's duplicates rule on
-// every expression: a second kube-state-metrics target must not double a fact, and
-// neither must the second replica of an HA pair double a k6 fact.
-//
-// NOTE: the k6 rule covers the queries, not the findings: generator_short_of_vus and
-// the failure_rate fragment (ready_lagging_during_errors, hpa_at_max_with_errors,
-// latency_rising_no_errors_throttled) still sum raw k6 series. Each compares such a sum
-// with 0, or with another such sum, which a uniform doubling leaves true or false.
+// every expression, queries and findings: a second kube-state-metrics target must not
+// double a fact, and neither must the second replica of an HA pair double a k6 fact or
+// the value a finding reports.
 func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 	t.Parallel()
 	c, err := Default()
@@ -342,6 +338,7 @@ func TestCatalogCollapsesDuplicatesBeforeSumming(t *testing.T) {
 		expr, err := c.RenderRule(r.Name, v)
 		require.NoError(t, err, r.Name)
 		require.Empty(t, rawSums(t, expr), r.Name)
+		require.Empty(t, rawK6Sums(t, expr), r.Name)
 	}
 }
 
