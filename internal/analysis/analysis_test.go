@@ -116,6 +116,9 @@ func TestSpikeStory1(t *testing.T) {
 	require.Equal(t, runFrom.Add(4*time.Minute), a.Errors.Bursts[0].To)
 	require.InDelta(t, 1160.0/1460, a.Errors.Bursts[0].Share, 1e-9)
 	require.InDelta(t, 450.0/1460, a.Errors.InGapShare.Value, 1e-9)
+	// 50 failures a push (5 s) from 2 m; gaps [150 s, 165 s] and [180 s, 210 s] seen at a
+	// 15 s scrape: surely inside are the pushes at 185–195 s, maybe those at 140–210 s.
+	require.Equal(t, &Bounds{Low: 150.0 / 1460, High: 750.0 / 1460}, a.Errors.InGapShareBounds)
 	require.Greater(t, a.Errors.Lift.Value, 1.0)
 
 	// Events are sorted and include the timeline of story 1.

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -25,6 +26,12 @@ type GapShare struct {
 	Share    float64 `json:"share_of_failures"`
 }
 
+// Bounds are the lowest and the highest value a fact can have.
+type Bounds struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
 // Errors holds the error facts.
 type Errors struct {
 	Requests  float64    `json:"requests"`
@@ -34,6 +41,11 @@ type Errors struct {
 	Gaps      []GapShare `json:"gaps"`
 	// InGapShare is the share of failures that fell while some HPA had ready < current.
 	InGapShare *Fact `json:"in_gap_share,omitempty"`
+	// InGapShareBounds is how low and how high InGapShare can be, given that a failure is
+	// known to within its push interval and a gap's ends to within a kube-state-metrics
+	// scrape: the failures whose push lies surely inside a gap, and those whose push
+	// touches one.
+	InGapShareBounds *Bounds `json:"in_gap_share_bounds,omitempty"`
 	// TimeInGapShare is the share of the run during which some HPA had ready < current.
 	TimeInGapShare *Fact `json:"time_in_gap_share,omitempty"`
 	// Lift is InGapShare ÷ TimeInGapShare: above 1, failures concentrate in start-up gaps.
@@ -134,6 +146,23 @@ func AnalyzeErrors(tl *timeline.Timeline, hpas []HPA, cfg Config) (Errors, []Eve
 		}
 	}
 	ksm := tl.Res(SourceKSM)
+	// A gap [From, To] was first seen at the sample From and last at the one before To:
+	// it surely covers [From, To−ksm] and at most (From−ksm, To]. A push's failures fell
+	// in (T−res, T].
+	var surely, maybe float64
+	for _, p := range failD {
+		if !tl.Run.Contains(p.T) || p.V == 0 {
+			continue
+		}
+		from := p.T.Add(-res)
+		if slices.ContainsFunc(gapUnion, func(g timeline.Window) bool { return !from.Before(g.From) && !p.T.After(g.To.Add(-ksm)) }) {
+			surely += p.V
+		}
+		if slices.ContainsFunc(gapUnion, func(g timeline.Window) bool { return p.T.After(g.From.Add(-ksm)) && from.Before(g.To) }) {
+			maybe += p.V
+		}
+	}
+	out.InGapShareBounds = &Bounds{Low: min(surely, inGap) / out.Failures, High: max(maybe, inGap) / out.Failures}
 	out.InGapShare = value(inGap/out.Failures, UnitRatio, time.Time{}, max(res, ksm), Evidence{Query: QHTTPFailures}, Evidence{Query: QDeploymentReady}, Evidence{Query: QHPACurrent})
 	if d := tl.Run.Duration(); d > 0 {
 		out.TimeInGapShare = value(min(gapTime.Seconds()/d.Seconds(), 1), UnitRatio, time.Time{}, ksm)

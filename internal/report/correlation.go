@@ -127,7 +127,13 @@ func keyFacts(r *correlator.Result) []KeyFact {
 	for _, db := range r.Database {
 		add("DB connections growth "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
 	}
-	add("Failures inside start-up gaps", r.Errors.InGapShare, "share of all failed requests")
+	if f, b := r.Errors.InGapShare, r.Errors.InGapShareBounds; f != nil && b != nil {
+		out = append(out, KeyFact{Label: "Failures inside start-up gaps", Value: FormatFact(f),
+			Detail: fmt.Sprintf("share of all failed requests; between %s and %s given the push and scrape intervals",
+				FormatFact(&analysis.Fact{Value: b.Low, Unit: analysis.UnitRatio}), FormatFact(&analysis.Fact{Value: b.High, Unit: analysis.UnitRatio}))})
+	} else {
+		add("Failures inside start-up gaps", f, "share of all failed requests")
+	}
 	return out
 }
 
