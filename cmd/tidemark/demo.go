@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -247,7 +248,61 @@ func (d *demo) run(ctx context.Context, cfg *demoConfig, g *globals, logger *slo
 	if err != nil {
 		return fmt.Errorf("correlate the run: %w", err)
 	}
-	return d.show(cfg, g, res, testID)
+	truth := simTruthOf(d.cluster.Snapshot().Responses)
+	if err := writeJSONFile(filepath.Join(cfg.outputDir, demoSimulatorFile), truth); err != nil {
+		return err
+	}
+	if err := d.show(cfg, g, res, testID); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "\nWhat the simulator counted itself\n  %s\n", truth)
+	return nil
+}
+
+// demoSimulatorFile holds the simulator's own count of the run's answers under
+// --output.dir, to check the report's failure facts against.
+const demoSimulatorFile = "simulator.json"
+
+// simTruth is the simulated cluster's ground truth about the answers the load got: what
+// it answered, what failed, and what failed while some HPA's current replicas exceeded
+// its Deployment's Ready replicas (the start-up gap the report reads from
+// kube-state-metrics).
+type simTruth struct {
+	Answered           int     `json:"answered"`
+	Failed             int     `json:"failed"`
+	FailedInStartupGap int     `json:"failed_in_startup_gap"`
+	StartupGapSeconds  float64 `json:"startup_gap_seconds"`
+}
+
+func simTruthOf(r sim.Responses) simTruth {
+	return simTruth{Answered: r.Total, Failed: r.Failed, FailedInStartupGap: r.FailedInStartupGap, StartupGapSeconds: r.StartupGap.Seconds()}
+}
+
+// InGapShare is the share of failures answered inside start-up gaps; 0 without failures.
+func (t simTruth) InGapShare() float64 {
+	if t.Failed == 0 {
+		return 0
+	}
+	return float64(t.FailedInStartupGap) / float64(t.Failed)
+}
+
+func (t simTruth) String() string {
+	if t.Failed == 0 {
+		return fmt.Sprintf("%d answers, none failed", t.Answered)
+	}
+	return fmt.Sprintf("%d answers, %d failed (%.1f%%); %d of the failures (%.1f%%) while Ready lagged the HPA's current replicas",
+		t.Answered, t.Failed, 100*float64(t.Failed)/float64(t.Answered), t.FailedInStartupGap, 100*t.InGapShare())
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // demoSummaryFile is the run's summary (--summary-file's format, with the STAGES rows)

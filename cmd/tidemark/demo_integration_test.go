@@ -51,6 +51,7 @@ func TestIntegrationDemo(t *testing.T) {
 
 	require.Positive(t, res.Load.Requests)
 	requireSameStageVerdicts(t, filepath.Join(out, demoSummaryFile), &res)
+	requireFailuresAsTheSimulatorCounted(t, filepath.Join(out, demoSimulatorFile), &res)
 	var order *struct{ reaction, steps, gaps int }
 	for _, h := range res.Autoscaling {
 		if h.Name != "order" {
@@ -149,4 +150,29 @@ func requireSameStageVerdicts(t *testing.T, summaryFile string, res *correlator.
 		require.Equal(t, firstBroke, *res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
 	}
 	require.Contains(t, res.Load.VerdictRule, "every threshold of the run passes in the stage")
+}
+
+// requireFailuresAsTheSimulatorCounted checks the report's failure facts against the
+// simulator's own count (simulator.json): story 1's spike fails (failures > 0, none in
+// the baseline before it), k6 counted every failure the simulator answered, and the
+// share of failures inside start-up gaps, known to within the push and scrape
+// intervals, holds the share the simulator counted when it answered them.
+func requireFailuresAsTheSimulatorCounted(t *testing.T, truthFile string, res *correlator.Result) {
+	t.Helper()
+	b, err := os.ReadFile(truthFile)
+	require.NoError(t, err)
+	var truth simTruth
+	require.NoError(t, json.Unmarshal(b, &truth))
+	t.Logf("simulator: %s; report: %.0f requests, %.0f failed, in gaps %v %+v", truth, res.Load.Requests, res.Load.Failures,
+		res.Errors.InGapShare, res.Errors.InGapShareBounds)
+	require.Positive(t, truth.Failed, "the spike fails, as story 1's did")
+	require.InDelta(t, float64(truth.Answered), res.Load.Requests, 0, "k6 counted every answer")
+	require.InDelta(t, float64(truth.Failed), res.Load.Failures, 0, "k6 counted every failure the simulator answered")
+	require.NotEmpty(t, res.Load.Stages)
+	require.Zero(t, res.Load.Stages[0].Failures, "the baseline before the spike is clean")
+	require.NotNil(t, res.Errors.InGapShare)
+	require.NotNil(t, res.Errors.InGapShareBounds)
+	share := truth.InGapShare()
+	require.GreaterOrEqual(t, share, res.Errors.InGapShareBounds.Low-1e-9, "the simulator's share inside start-up gaps")
+	require.LessOrEqual(t, share, res.Errors.InGapShareBounds.High+1e-9, "the simulator's share inside start-up gaps")
 }

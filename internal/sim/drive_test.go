@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,4 +102,47 @@ func mustLoad(t *testing.T, path string) *Profile {
 	p, err := LoadProfile(path)
 	require.NoError(t, err)
 	return p
+}
+
+// arrivalLoop is openLoop as k6's arrival-rate executors drive it: each arrival needs a
+// free VU, of which there are maxVUs; a VU is busy until its answer or clientTimeout,
+// and an arrival without a free VU is dropped (dropped_iterations). It returns the
+// outcomes and the number dropped.
+func arrivalLoop(t *testing.T, c *Cluster, service string, d time.Duration, rate func(time.Duration) float64, maxVUs int, clientTimeout time.Duration, observe func()) ([]*outcome, int) {
+	t.Helper()
+	var (
+		out     []*outcome
+		busy    []*outcome
+		dropped int
+		acc     float64
+	)
+	begin := c.Now()
+	for c.Now().Sub(begin) < d {
+		busy = slices.DeleteFunc(busy, func(o *outcome) bool {
+			if o.res.Status == 0 && c.Now().Sub(o.at) >= clientTimeout {
+				o.res = Result{Latency: clientTimeout, Reason: "client_timeout"}
+			}
+			return o.res.Status != 0 || o.res.Reason == "client_timeout"
+		})
+		acc += rate(c.Now().Sub(begin)) * StepDuration.Seconds()
+		for acc >= 1 {
+			acc--
+			if len(busy) >= maxVUs {
+				dropped++
+				continue
+			}
+			o := &outcome{at: c.Now()}
+			out, busy = append(out, o), append(busy, o)
+			require.NoError(t, c.Submit(service, func(r Result) {
+				if o.res.Reason != "client_timeout" {
+					o.res = r
+				}
+			}))
+		}
+		c.Step()
+		if observe != nil {
+			observe()
+		}
+	}
+	return out, dropped
 }
