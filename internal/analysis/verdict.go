@@ -249,7 +249,7 @@ func stageThresholds(tl *timeline.Timeline, sf *StageFacts, rt *RunThresholds) [
 	var out []StageThreshold
 	for _, o := range r.Outcomes {
 		th := o.Threshold
-		if v, ok := tagValue(th.Key.Tags, "scenario"); ok && v != sf.Scenario {
+		if v, ok := metrics.TagValue(th.Key.Tags, "scenario"); ok && v != sf.Scenario {
 			continue // another scenario's threshold
 		}
 		asked := th.Expr.Method
@@ -267,15 +267,6 @@ func stageThresholds(tl *timeline.Timeline, sf *StageFacts, rt *RunThresholds) [
 		out = append(out, st)
 	}
 	return out
-}
-
-func tagValue(tags []metrics.Tag, key string) (string, bool) {
-	for _, t := range tags {
-		if t.Key == key {
-			return t.Value, true
-		}
-	}
-	return "", false
 }
 
 // stageValue is the value of method m of the (sub-)metric k in the stage, in

@@ -38,6 +38,16 @@ func (s *TagSet) Get(key string) (string, bool) {
 	return "", false
 }
 
+// TagValue returns the value of key in tags, a list in any order.
+func TagValue(tags []Tag, key string) (string, bool) {
+	for _, t := range tags {
+		if t.Key == key {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
 // Contains reports whether every pair of sub is in s (k6's sub-metric rule).
 func (s *TagSet) Contains(sub []Tag) bool {
 	for _, t := range sub {

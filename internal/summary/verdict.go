@@ -58,22 +58,13 @@ func EvaluateStage(set *threshold.Set, st Stage, win *aggregate.Snapshot) []thre
 		})
 	})
 	return slices.DeleteFunc(res.Outcomes, func(o threshold.Outcome) bool {
-		v, ok := tagValue(o.Threshold.Key.Tags, "scenario")
+		v, ok := metrics.TagValue(o.Threshold.Key.Tags, "scenario")
 		return ok && v != st.Scenario
 	})
 }
 
-func tagValue(tags []metrics.Tag, key string) (string, bool) {
-	for _, t := range tags {
-		if t.Key == key {
-			return t.Value, true
-		}
-	}
-	return "", false
-}
-
 func hasTag(tags []metrics.Tag, key string) bool {
-	_, ok := tagValue(tags, key)
+	_, ok := metrics.TagValue(tags, key)
 	return ok
 }
 
