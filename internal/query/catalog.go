@@ -427,12 +427,12 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 	if v.Metric == "" {
 		v.Metric = DefaultTrendMetric
 	}
-	if !model.IsValidLegacyMetricName(v.Metric) {
+	if !model.LegacyValidation.IsValidMetricName(v.Metric) {
 		return tmplData{}, fmt.Errorf("metric %q is not a valid metric name", v.Metric)
 	}
 	var match strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(v.Match)) {
-		if !model.LabelName(k).IsValidLegacy() {
+		if !model.LegacyValidation.IsValidLabelName(k) {
 			return tmplData{}, fmt.Errorf("tag %q is not a valid label name", k)
 		}
 		fmt.Fprintf(&match, `, %s="%s"`, k, escape(v.Match[k]))
