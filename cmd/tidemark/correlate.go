@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/correlator"
@@ -35,6 +36,7 @@ type sourceFlags struct {
 	after         time.Duration
 	params        map[string]string
 	queryTimeout  time.Duration
+	lookback      model.Duration
 	// embeddedWriteURL is the remote-write URL of the embedded store once open.
 	embeddedWriteURL string
 }
@@ -58,6 +60,8 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 		Default("2m").DurationVar(&f.queryTimeout)
 	cmd.Flag("param", "Catalog parameter, e.g. db_pool_per_pod=5 (Prisma's default pool). Repeatable.").
 		PlaceHolder("NAME=VALUE").StringMapVar(&f.params)
+	cmd.Flag("lookback", "How far back to search for the run's series: from now, or from --to when given. "+
+		"Any Prometheus duration: 7d, 12h, 400d (last year's run).").Default("7d").SetValue(&f.lookback)
 	return f
 }
 
@@ -96,7 +100,8 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 
 // config checks the flags and returns the correlation of one run.
 func (f *sourceFlags) config(testID string) (correlator.Config, error) {
-	cfg := correlator.Config{TestID: testID, Namespace: f.namespace, Workload: f.workload, Baseline: f.baseline, After: f.after}
+	cfg := correlator.Config{TestID: testID, Namespace: f.namespace, Workload: f.workload, Baseline: f.baseline, After: f.after,
+		Lookback: time.Duration(f.lookback)}
 	if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
 		return cfg, err
 	}
@@ -105,6 +110,8 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 		return cfg, fmt.Errorf("--baseline %s: expected a positive duration such as 5m", f.baseline)
 	case f.after < 0:
 		return cfg, fmt.Errorf("--after %s: expected a duration of zero or more, such as 10m", f.after)
+	case f.lookback <= 0:
+		return cfg, fmt.Errorf("--lookback %s: expected a positive duration such as 7d", f.lookback)
 	case f.after == 0:
 		cfg.After = -1 // no cool-down: the correlator reads a zero After as its default
 	}

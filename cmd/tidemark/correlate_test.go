@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
@@ -48,6 +50,10 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 		{name: "compare: bad namespace regex", args: []string{"compare", "a", "b", "--namespace", "shoong["},
 			wantErr: `namespace regex "shoong["`},
 		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
+		{name: "zero lookback", args: []string{"correlate", "--testid", "x", "--lookback", "0s"},
+			wantErr: "--lookback 0s: expected a positive duration such as 7d"},
+		{name: "lookback not a duration", args: []string{"correlate", "--testid", "x", "--lookback", "a year"},
+			wantErr: `not a valid duration string: "a year"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -63,10 +69,34 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 	}
 }
 
+// TestSourceFlagsLookback: --lookback takes Prometheus durations (days, weeks, years),
+// default 7d.
+func TestSourceFlagsLookback(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 7 * 24 * time.Hour},
+		{[]string{"--lookback=400d"}, 400 * 24 * time.Hour},
+		{[]string{"--lookback", "2w"}, 14 * 24 * time.Hour},
+		{[]string{"--lookback=90m"}, 90 * time.Minute},
+	} {
+		app := kingpin.New("t", "")
+		cmd := app.Command("c", "")
+		f := addSourceFlags(cmd)
+		_, err := app.Parse(append([]string{"c"}, tc.args...))
+		require.NoError(t, err)
+		cfg, err := f.config("x")
+		require.NoError(t, err)
+		require.Equal(t, tc.want, cfg.Lookback, "%v", tc.args)
+	}
+}
+
 // TestSourceFlagsNoCoolDown: --after 0 means no cool-down, not the correlator's default.
 func TestSourceFlagsNoCoolDown(t *testing.T) {
 	t.Parallel()
-	f := &sourceFlags{baseline: time.Minute}
+	f := &sourceFlags{baseline: time.Minute, lookback: model.Duration(7 * 24 * time.Hour)}
 	cfg, err := f.config("x")
 	require.NoError(t, err)
 	require.Negative(t, cfg.After, "a negative After is the correlator's 'none'")

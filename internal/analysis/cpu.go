@@ -124,7 +124,7 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 		}
 		for _, level := range cfg.ThrottleOnsets {
 			ps := thr.Between(tl.Run)
-			p, i, ok := firstAtOrAfter(ps, tl.Run.From, func(v float64) bool { return v > level })
+			p, i, ok := sustainedFrom(ps, func(v float64) bool { return v > level })
 			if !ok {
 				continue
 			}
@@ -167,6 +167,33 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 		out = append(out, w)
 	}
 	return out, events, notes
+}
+
+// Throttling counts as begun when the ratio stays above the onset threshold for
+// onsetPoints samples in a row spanning at least onsetSpan: one burst of CFS periods in a
+// rate window of two scrapes (twenty 100 ms periods at a 1 s scrape) is not an onset.
+const (
+	onsetPoints = 3
+	onsetSpan   = 10 * time.Second
+)
+
+// sustainedFrom returns the first point from which above holds for onsetPoints samples
+// spanning onsetSpan, or a run of them that lasts to the end of ps.
+func sustainedFrom(ps []timeline.Point, above func(float64) bool) (timeline.Point, int, bool) {
+	for i := 0; i < len(ps); i++ {
+		if !above(ps[i].V) {
+			continue
+		}
+		j := i
+		for j < len(ps) && above(ps[j].V) {
+			j++
+		}
+		if j-i >= onsetPoints && (ps[j-1].T.Sub(ps[i].T) >= onsetSpan || j == len(ps)) {
+			return ps[i], i, true
+		}
+		i = j
+	}
+	return timeline.Point{}, -1, false
 }
 
 // lagNote says how late the rates an onset is read from are: a rate() over a window is

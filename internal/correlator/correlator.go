@@ -35,7 +35,7 @@ type Config struct {
 	Baseline time.Duration
 	// After is the cool-down after the run in which scale-in is observed (default 10m).
 	After time.Duration
-	// Lookback is how far back from now to look for the run (default 24h).
+	// Lookback is how far back from now (or from To) to look for the run (default 7d).
 	Lookback time.Duration
 	// Step overrides the per-source steps (default: each source's scrape interval).
 	Step time.Duration
@@ -46,7 +46,7 @@ type Config struct {
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
-var DefaultConfig = Config{Baseline: 5 * time.Minute, After: 10 * time.Minute, Lookback: 24 * time.Hour, Concurrency: 4}
+var DefaultConfig = Config{Baseline: 5 * time.Minute, After: 10 * time.Minute, Lookback: 7 * 24 * time.Hour, Concurrency: 4}
 
 // ErrRunNotFound means no run-info series was found for the testid.
 var ErrRunNotFound = errors.New("run not found")

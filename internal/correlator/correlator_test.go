@@ -72,7 +72,7 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 	}
 	_ = rel
 	seen := v
-	seen.Range = 17 * time.Second // 24 h ÷ 5000, rounded
+	seen.Range = 121 * time.Second // 7 d ÷ 5000, rounded
 	seenExpr, err := cat.Render("run_seen", seen)
 	require.NoError(t, err)
 	f := &fakeProm{exprs: map[string]fakeSeries{

@@ -152,7 +152,7 @@ func TestCorrelateShortRun(t *testing.T) {
 			end := tc.run.times()[len(tc.run.times())-1]
 			now := end.Add(tc.after)
 			v := query.Vars{TestID: "quick-y", RateWindow: time.Duration(cat.Defaults.RateWindow)}
-			f := tc.run.fake(t, cat, v, 17*time.Second) // 24 h ÷ 5000
+			f := tc.run.fake(t, cat, v, 121*time.Second) // 7 d ÷ 5000, rounded
 			res, err := New(f, cat, promslog.NewNopLogger(), WithClock(func() time.Time { return now })).
 				Correlate(context.Background(), Config{TestID: "quick-y", Step: tc.step})
 			require.NoError(t, err)
