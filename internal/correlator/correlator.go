@@ -174,7 +174,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 		s := c.cat.Sources[name]
 		r := time.Duration(s.ScrapeInterval)
 		measured := false
-		if name == analysis.SourceK6 && src != "flags" {
+		if name == analysis.SourceK6 && src != WindowFromFlags {
 			// Measured while finding the window, without the final push's partial interval.
 			res.Sources[i] = Source{Name: name, Description: s.Description, ResolutionSeconds: rw.k6.Seconds(), Measured: rw.k6Measured}
 			return nil
@@ -332,7 +332,7 @@ func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration
 // runWindow is what window found.
 type runWindow struct {
 	run  timeline.Window
-	src  string // "run_info", "flags" or "mixed"
+	src  string // a WindowFrom* value
 	live bool
 	// k6 is the run's push interval, measured from its run-info samples when k6Measured.
 	k6         time.Duration
@@ -355,7 +355,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		return runWindow{}, fmt.Errorf("to (%s) is after now (%s); leave it out for a run still going", cfg.To, now)
 	}
 	if !cfg.From.IsZero() && !cfg.To.IsZero() { // in order: Validate checked them
-		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: "flags"}, nil
+		return runWindow{run: timeline.Window{From: cfg.From.UTC(), To: cfg.To.UTC()}, src: WindowFromFlags}, nil
 	}
 	// The lookback ends at To when given, so To alone finds a run older than it.
 	search := timeline.Window{From: now.Add(-cfg.Lookback), To: now}
@@ -382,15 +382,18 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
 	}
 	// Fine pass: the raw samples in the first and last coarse steps.
-	firstSample, _, err := c.sampleBounds(ctx, vars, first, coarse)
+	firstSample, _, runInfo, err := c.sampleBounds(ctx, vars, first, coarse)
 	if err != nil {
 		return runWindow{}, err
 	}
-	_, lastSample, err := c.sampleBounds(ctx, vars, last, coarse)
+	_, lastSample, _, err := c.sampleBounds(ctx, vars, last, coarse)
 	if err != nil {
 		return runWindow{}, err
 	}
-	rw := runWindow{src: "run_info", k6: time.Duration(c.cat.Sources[analysis.SourceK6].ScrapeInterval)}
+	rw := runWindow{src: WindowFromRunInfo, k6: time.Duration(c.cat.Sources[analysis.SourceK6].ScrapeInterval)}
+	if !runInfo {
+		rw.src = WindowFromK6
+	}
 	if d, ok, err := c.pushInterval(ctx, vars, firstSample, lastSample); err != nil {
 		return runWindow{}, err
 	} else if ok {
@@ -398,10 +401,10 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	}
 	rw.run = timeline.Window{From: firstSample.Add(-rw.k6), To: lastSample}
 	if !cfg.From.IsZero() {
-		rw.run.From, rw.src = cfg.From.UTC(), "mixed"
+		rw.run.From, rw.src = cfg.From.UTC(), WindowMixed
 	}
 	if !cfg.To.IsZero() {
-		rw.run.To, rw.src = cfg.To.UTC(), "mixed"
+		rw.run.To, rw.src = cfg.To.UTC(), WindowMixed
 	}
 	if !rw.run.To.After(rw.run.From) {
 		return runWindow{}, fmt.Errorf("run spans %s to %s: from and to leave an empty window",
@@ -414,18 +417,28 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	return rw, nil
 }
 
-// sampleBounds returns the first and last raw run-info sample in (at−d, at].
-func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.Time, d time.Duration) (first, last time.Time, err error) {
+// sampleBounds returns the first and last raw sample of the k6 source's probe in
+// (at−d, at], and whether any was tidemark_run_info (a run Tidemark made; a run k6 made
+// has only its k6 series).
+func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.Time, d time.Duration) (first, last time.Time, runInfo bool, err error) {
 	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, at, d)
 	if err != nil {
-		return first, last, fmt.Errorf("find run bounds: %w", err)
+		return first, last, false, fmt.Errorf("find run bounds: %w", err)
 	}
 	first, last = timeBounds(set, func(float64) bool { return true })
 	if first.IsZero() {
-		return first, last, fmt.Errorf("%w: run-info samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
+		return first, last, false, fmt.Errorf("%w: run samples for testid=%q vanished between queries", ErrRunNotFound, vars.TestID)
 	}
-	return first.Round(time.Millisecond), last.Round(time.Millisecond), nil
+	runInfo = slices.ContainsFunc(set, func(s timeline.Series) bool {
+		name := s.Label(model.MetricNameLabel)
+		return name == "" || name == runInfoMetric
+	})
+	return first.Round(time.Millisecond), last.Round(time.Millisecond), runInfo, nil
 }
+
+// runInfoMetric is the run metadata series `tidemark run` writes with every push
+// (engine.RunInfoMetric).
+const runInfoMetric = "tidemark_run_info"
 
 // timeBounds returns the times of the earliest and the latest point of the set whose
 // value satisfies keep; both are zero when there is none.

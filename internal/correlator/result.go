@@ -36,13 +36,24 @@ type Result struct {
 	Series map[string]timeline.Set `json:"series"`
 }
 
+// Where a run window came from (Windows.From).
+const (
+	// WindowFromRunInfo: the run's tidemark_run_info series (a Tidemark run).
+	WindowFromRunInfo = "run_info"
+	// WindowFromK6: the run's k6 series alone (a run k6 made, without Tidemark's metadata).
+	WindowFromK6 = "k6"
+	// WindowFromFlags: both Config.From and Config.To (--from and --to) were given.
+	WindowFromFlags = "flags"
+	// WindowMixed: one end from the run's series, the other from Config.
+	WindowMixed = "mixed"
+)
+
 // Windows are the run's time windows.
 type Windows struct {
 	Run      timeline.Window `json:"run"`
 	Baseline timeline.Window `json:"baseline"`
 	After    timeline.Window `json:"after"`
-	// From tells where the run window came from: "run_info" (the run's own series),
-	// "flags" (both Config.From and Config.To given; --from and --to on the command line) or "mixed".
+	// From tells where the run window came from: one of the WindowFrom* values.
 	From string `json:"from"`
 	// Live is set when the run had not ended when it was correlated.
 	Live bool `json:"live,omitempty"`

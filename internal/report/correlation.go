@@ -60,7 +60,7 @@ func FromCorrelation(r *correlator.Result) *Document {
 }
 
 func subtitle(r *correlator.Result) string {
-	parts := []string{fmt.Sprintf("run %s → %s UTC", fmtTime(r.Window.Run.From), fmtTime(r.Window.Run.To))}
+	parts := []string{fmt.Sprintf("run %s → %s UTC (%s)", fmtTime(r.Window.Run.From), fmtTime(r.Window.Run.To), windowFrom(r.Window.From))}
 	if r.Filters.Namespace != "" {
 		parts = append(parts, "namespace "+r.Filters.Namespace)
 	}
@@ -71,6 +71,21 @@ func subtitle(r *correlator.Result) string {
 		parts = append(parts, "still running when correlated")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// windowFrom says where the run window came from.
+func windowFrom(src string) string {
+	switch src {
+	case correlator.WindowFromRunInfo:
+		return "window from the run's tidemark_run_info series"
+	case correlator.WindowFromK6:
+		return "window from the run's k6 series: no tidemark_run_info"
+	case correlator.WindowFromFlags:
+		return "window as given by --from and --to"
+	case correlator.WindowMixed:
+		return "window from the run's series and --from or --to"
+	}
+	return "window from " + src
 }
 
 func eventLabel(e analysis.Event) string {
