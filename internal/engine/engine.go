@@ -37,9 +37,13 @@ const (
 	ThresholdMetric = "tidemark_threshold"
 )
 
-// Intervals (k6: vus/vus_max every 1 s, thresholds every 2 s).
+// Intervals. k6 samples vus/vus_max every 1 s and evaluates thresholds every 2 s. The
+// gauges (vus, vus_max, the scenario targets, run info) are sampled every 250 ms: a push
+// reads the latest sample, and with a 1 s sample and a 1 s push drifting against each
+// other, two pushes could carry the same stale target, which the correlator would cut
+// into a one-push stage that the scenario never had.
 const (
-	gaugeInterval     = time.Second
+	gaugeInterval     = 250 * time.Millisecond
 	thresholdInterval = 2 * time.Second
 )
 
