@@ -20,70 +20,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/layouts"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/query"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/story1.om from the generator")
 
-// Story 1's 10→50 RPS spike, as the fixture's truth. Offsets are seconds from the run start.
+// Story 1's 10→50 RPS spike, as the fixture's truth: internal/layouts generates it (its
+// Minimal layout, written by Tidemark, with YACE) and owns its timeline. Offsets are seconds
+// from the run start.
 var (
 	fxRunFrom = time.Date(2026, 3, 1, 10, 0, 2, 0, time.UTC)
-	fxRunTo   = fxRunFrom.Add(10 * time.Minute)
+	fxRunTo   = fxRunFrom.Add(layouts.RunSeconds * time.Second)
 	fxFrom    = fxRunFrom.Add(-10 * time.Minute)
-	fxTo      = fxRunTo.Add(16 * time.Minute)
 )
 
 const (
-	fxTestID     = "spike-50"
-	fxK6Step     = 5   // k6 remote-write push interval
-	fxKSMStep    = 15  // kube-state-metrics scrape interval
-	fxKSMOffset  = 7   // KSM scrapes 7 s after the k6 grid
-	fxCadvStep   = 15  // cAdvisor scrape interval
-	fxCadvOffset = 3   //
-	fxRDSStep    = 60  // CloudWatch minute
-	fxScaleUp1   = 150 // desired 2→4
-	fxReady1     = 165 // ready 4
-	fxScaleUp2   = 180 // desired 4→5 (max)
-	fxReady2     = 210 // ready 5
-	fxLoadStep   = 120 // 10→50 RPS
-	fxLoadEnd    = 420 // ramp-down starts
-	fxScaleIn    = 720 // desired 5→2 (5 min stabilisation after the ramp-down)
-	fxFailRate   = 10.0
+	fxTestID   = layouts.DefaultTestID
+	fxK6Step   = layouts.K6Step
+	fxKSMStep  = layouts.KSMStep
+	fxCadvStep = layouts.CadvisorStep
+	fxRDSStep  = layouts.RDSStep
+	fxScaleUp1 = layouts.ScaleUp1
+	fxReady1   = layouts.Ready1
+	fxScaleUp2 = layouts.ScaleUp2
+	fxReady2   = layouts.Ready2
+	fxLoadStep = layouts.LoadStep
+	fxLoadEnd  = layouts.LoadEnd
+	fxScaleIn  = layouts.ScaleIn
+	fxFailRate = layouts.FailureRate
 )
-
-func fxTarget(r float64) float64 {
-	switch {
-	case r < fxLoadStep:
-		return 10
-	case r < fxLoadEnd:
-		return 50
-	case r < 540:
-		return 50 * (1 - (r-fxLoadEnd)/120)
-	default:
-		return 0
-	}
-}
-
-func fxFailures(r float64) float64 {
-	if r >= fxLoadStep && r < 240 {
-		return fxFailRate
-	}
-	return 0
-}
-
-func stepFn(points ...float64) func(r float64) float64 {
-	// points: v0, t1, v1, t2, v2, …
-	return func(r float64) float64 {
-		v := points[0]
-		for i := 1; i+1 < len(points); i += 2 {
-			if r >= points[i] {
-				v = points[i+1]
-			}
-		}
-		return v
-	}
-}
 
 // integral of f over [a, b] with a fine fixed step (the functions are piecewise linear).
 func integral(f func(float64) float64, a, b float64) float64 {
@@ -157,138 +124,13 @@ func (w *omWriter) String() string {
 	return b.String()
 }
 
-type fxPod struct {
-	name, rs       string
-	created, ready float64 // offsets; ready < 0: ready before the window
-	deleted        float64
-	request, limit float64 // cores; limit 0 = none
-}
-
-// story1OpenMetrics generates the fixture.
+// story1OpenMetrics generates the fixture (internal/layouts' Minimal layout).
 func story1OpenMetrics() string {
-	w := &omWriter{base: fxRunFrom}
-	from, to := fxFrom.Sub(fxRunFrom).Seconds(), fxTo.Sub(fxRunFrom).Seconds()
-	run := fxRunTo.Sub(fxRunFrom).Seconds()
-	always := func(v float64) func(float64) (float64, bool) { return func(float64) (float64, bool) { return v, true } }
-	inRun := func(f func(float64) float64) func(float64) (float64, bool) {
-		return func(r float64) (float64, bool) { return f(r), r >= 0 && r <= run }
+	f, err := layouts.Story1(layouts.Options{})
+	if err != nil {
+		panic(err) // the zero Options are valid; TestMinimalIsTheCorrelatorFixture runs them
 	}
-	k6 := fmt.Sprintf(`testid=%q`, fxTestID)
-
-	// Load (k6 names, pushed every 5 s while the run is live, as remote write does: the
-	// first push one interval after the start, stamped with its time).
-	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, fxK6Step, fxK6Step, inRun(func(float64) float64 { return 1 }))
-	w.add("tidemark_scenario_target", k6+`,scenario="spike",unit="iterations_per_second"`, 0, run, fxK6Step, fxK6Step, inRun(fxTarget))
-	ok := func(r float64) float64 { return fxTarget(r) - fxFailures(r) }
-	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, fxK6Step,
-		inRun(cumulative(ok, 0)))
-	failed := cumulative(fxFailures, 0)
-	w.add("k6_http_reqs_total", k6+`,scenario="spike",method="GET",name="order",status="503",expected_response="false"`, 0, run, fxK6Step, fxK6Step,
-		func(r float64) (float64, bool) {
-			v := failed(r)
-			return v, r <= run && v > 0
-		})
-	w.add("k6_iterations_total", k6+`,scenario="spike"`, 0, run, fxK6Step, fxK6Step, inRun(cumulative(fxTarget, 0)))
-	w.add("k6_vus", k6, 0, run, fxK6Step, fxK6Step, inRun(func(r float64) float64 { return math.Ceil(fxTarget(r) / 2) }))
-	w.add("k6_http_req_duration_p95", k6+`,scenario="spike",method="GET",name="order",status="200",expected_response="true"`, 0, run, fxK6Step, fxK6Step,
-		inRun(func(r float64) float64 { return 0.15 + math.Max(0, math.Min(r, 300)-fxLoadStep)/100 }))
-
-	// kube-state-metrics.
-	ksm := `job="kube-state-metrics",namespace="shoong"`
-	hpa := ksm + `,horizontalpodautoscaler="order"`
-	replicas := stepFn(2, fxScaleUp1, 4, fxScaleUp2, 5, fxScaleIn, 2)
-	ready := stepFn(2, fxReady1, 4, fxReady2, 5, fxScaleIn+15, 2)
-	kAdd := func(name, labels string, f func(float64) (float64, bool)) {
-		w.add(name, labels, from, to, fxKSMStep, fxKSMOffset, f)
-	}
-	fn := func(f func(float64) float64) func(float64) (float64, bool) {
-		return func(r float64) (float64, bool) { return f(r), true }
-	}
-	kAdd("kube_horizontalpodautoscaler_info", hpa+`,scaletargetref_api_version="apps/v1",scaletargetref_kind="Deployment",scaletargetref_name="order"`, always(1))
-	kAdd("kube_horizontalpodautoscaler_status_current_replicas", hpa, fn(replicas))
-	kAdd("kube_horizontalpodautoscaler_status_desired_replicas", hpa, fn(replicas))
-	kAdd("kube_horizontalpodautoscaler_spec_min_replicas", hpa, always(2))
-	kAdd("kube_horizontalpodautoscaler_spec_max_replicas", hpa, always(5))
-	kAdd("kube_horizontalpodautoscaler_spec_target_metric", hpa+`,metric_name="cpu",metric_target_type="utilization"`, always(70))
-	kAdd("kube_horizontalpodautoscaler_status_target_metric", hpa+`,metric_name="cpu",metric_target_type="utilization"`, fn(stepFn(30, 135, 111, 240, 80, 450, 20)))
-	kAdd("kube_horizontalpodautoscaler_status_target_metric", hpa+`,metric_name="cpu",metric_target_type="average"`, fn(stepFn(0.03, 135, 0.111, 240, 0.08, 450, 0.02)))
-	kAdd("kube_deployment_spec_replicas", ksm+`,deployment="order"`, fn(replicas))
-	kAdd("kube_deployment_status_replicas_ready", ksm+`,deployment="order"`, fn(ready))
-	kAdd("kube_deployment_spec_replicas", ksm+`,deployment="delivery"`, always(2))
-	kAdd("kube_deployment_status_replicas_ready", ksm+`,deployment="delivery"`, always(2))
-	kAdd("kube_replicaset_owner", ksm+`,replicaset="order-7d9f",owner_kind="Deployment",owner_name="order",owner_is_controller="true"`, always(1))
-	kAdd("kube_replicaset_owner", ksm+`,replicaset="delivery-5c4b",owner_kind="Deployment",owner_name="delivery",owner_is_controller="true"`, always(1))
-	long := -3600.0
-	pods := []fxPod{
-		{name: "order-7d9f-a", rs: "order-7d9f", created: long, ready: long, deleted: math.Inf(1), request: 0.1, limit: 0.2},
-		{name: "order-7d9f-b", rs: "order-7d9f", created: long, ready: long, deleted: math.Inf(1), request: 0.1, limit: 0.2},
-		{name: "order-7d9f-c", rs: "order-7d9f", created: fxScaleUp1 + 1, ready: fxReady1 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
-		{name: "order-7d9f-d", rs: "order-7d9f", created: fxScaleUp1 + 1, ready: fxReady1 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
-		{name: "order-7d9f-e", rs: "order-7d9f", created: fxScaleUp2 + 1, ready: fxReady2 - 1, deleted: fxScaleIn, request: 0.1, limit: 0.2},
-		{name: "delivery-5c4b-a", rs: "delivery-5c4b", created: long, ready: long, deleted: math.Inf(1), request: 0.05},
-		{name: "delivery-5c4b-b", rs: "delivery-5c4b", created: long, ready: long, deleted: math.Inf(1), request: 0.05},
-	}
-	usage := stepFn(0.03, fxLoadStep, 0.12, 240, 0.08, fxLoadEnd, 0.02)
-	throttled := stepFn(0, 135, 0.1, fxScaleUp1, 0.3, 240, 0.02, fxLoadEnd, 0)
-	for _, p := range pods {
-		pl := ksm + fmt.Sprintf(`,pod=%q,uid="uid-%s"`, p.name, p.name)
-		alive := func(f func(float64) float64) func(float64) (float64, bool) {
-			return func(r float64) (float64, bool) { return f(r), r >= p.created && r < p.deleted }
-		}
-		at := func(off float64) float64 { return float64(fxRunFrom.Add(time.Duration(off) * time.Second).Unix()) }
-		kAdd("kube_pod_owner", pl+fmt.Sprintf(`,owner_kind="ReplicaSet",owner_name=%q,owner_is_controller="true"`, p.rs), alive(func(float64) float64 { return 1 }))
-		kAdd("kube_pod_created", pl, alive(func(float64) float64 { return at(p.created) }))
-		kAdd("kube_pod_status_ready", pl+`,condition="true"`, alive(func(r float64) float64 {
-			if r >= p.ready {
-				return 1
-			}
-			return 0
-		}))
-		kAdd("kube_pod_status_ready_time", pl, func(r float64) (float64, bool) { return at(p.ready), r >= p.ready && r < p.deleted })
-		cl := pl + `,container="app",node="node-1"`
-		kAdd("kube_pod_container_resource_requests", cl+`,resource="cpu",unit="core"`, alive(func(float64) float64 { return p.request }))
-		if p.limit > 0 {
-			kAdd("kube_pod_container_resource_limits", cl+`,resource="cpu",unit="core"`, alive(func(float64) float64 { return p.limit }))
-		}
-
-		// cAdvisor: counters from the pod's creation (or the window start).
-		start := math.Max(p.created, from)
-		cad := fmt.Sprintf(`job="kubelet",metrics_path="/metrics/cadvisor",namespace="shoong",pod=%q,container="app",image="app:1",id="/kubepods/%s/app"`, p.name, p.name)
-		cAdd := func(name, labels string, f func(float64) float64) {
-			c := cumulative(f, start)
-			w.add(name, labels, from, to, fxCadvStep, fxCadvOffset, func(r float64) (float64, bool) {
-				return c(r), r >= p.created && r < p.deleted
-			})
-		}
-		if p.limit == 0 { // delivery: no CPU limit, so no CFS series at all
-			cAdd("container_cpu_usage_seconds_total", cad+`,cpu="total"`, func(float64) float64 { return 0.01 })
-			continue
-		}
-		cAdd("container_cpu_usage_seconds_total", cad+`,cpu="total"`, usage)
-		cAdd("container_cpu_cfs_periods_total", cad, func(float64) float64 { return 10 })
-		cAdd("container_cpu_cfs_throttled_periods_total", cad, func(r float64) float64 { return 10 * throttled(r) })
-		// The sandbox and the pod-level cgroup must be filtered out by container!="POD", container!="".
-		sandbox := fmt.Sprintf(`job="kubelet",metrics_path="/metrics/cadvisor",namespace="shoong",pod=%q,container="POD",image="pause:3.9",id="/kubepods/%s/pause"`, p.name, p.name)
-		cAdd("container_cpu_usage_seconds_total", sandbox+`,cpu="total"`, func(float64) float64 { return 5 })
-		cAdd("container_cpu_cfs_throttled_periods_total", sandbox, func(float64) float64 { return 10 })
-		cAdd("container_cpu_cfs_periods_total", sandbox, func(float64) float64 { return 10 })
-	}
-
-	// RDS through YACE, on CloudWatch minutes.
-	rds := `job="yace",name="arn:aws:rds:eu-west-1:123456789012:db:shoong-db",dimension_DBInstanceIdentifier="shoong-db",region="eu-west-1"`
-	rAdd := func(name string, f func(float64) float64) {
-		w.add(name, rds, from, to, fxRDSStep, -2, func(r float64) (float64, bool) { return f(r), r >= from })
-	}
-	rAdd("aws_rds_cpuutilization_average", stepFn(5, 180, 12, fxScaleIn, 5))
-	rAdd("aws_rds_database_connections_average", stepFn(20, 180, 35, 240, 41, 780, 22))
-	rAdd("aws_rds_cpucredit_balance_average", func(r float64) float64 { return 100 + math.Floor((r+600)/60) })
-	rAdd("aws_rds_freeable_memory_average", func(r float64) float64 {
-		if r >= 298 && r < 358 {
-			return 3e8
-		}
-		return 4e8
-	})
-	return w.String()
+	return f.OpenMetrics()
 }
 
 func TestFixturesAreGenerated(t *testing.T) {
