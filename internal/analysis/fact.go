@@ -129,6 +129,14 @@ type Config struct {
 	RateWindows map[string]time.Duration
 	// PoolPerPod is the application's DB connection pool per pod; 0 = unknown.
 	PoolPerPod float64
+	// GivenStages, when set, are the run's stages as the user gave them (ParseStages:
+	// `tidemark correlate --stages 2m:10,30s:50`), from the run window's start. They
+	// replace the tidemark_scenario_target series and inference (Load.StagesSource
+	// "given").
+	GivenStages []GivenStage
+	// GivenStagesUnit is what the given targets count: StageUnitVUs (the default: k6's
+	// --stage means ramping-vus) or StageUnitIterations (an arrival rate per second).
+	GivenStagesUnit string
 }
 
 // DefaultConfig matches the embedded catalog's defaults.

@@ -73,6 +73,11 @@ type Load struct {
 	VerdictRule string `json:"verdict_rule"`
 	// ResolutionSeconds is the k6 series' interval: load steps and the load end are known to within it.
 	ResolutionSeconds float64 `json:"resolution_seconds"`
+	// StagesSource says where the stages came from: StagesScenarioTarget (the configured
+	// targets of a Tidemark run), StagesInferred (from the achieved rate or VUs: each
+	// stage is marked inferred and its targets are levels achieved) or StagesGiven
+	// (Config.GivenStages); "" when there are no stages.
+	StagesSource string `json:"stages_source"`
 }
 
 func (l Load) res() time.Duration { return time.Duration(l.ResolutionSeconds * float64(time.Second)) }
@@ -121,13 +126,44 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 	}
 
 	targets := tl.Set(QScenarioTarget)
-	if len(targets) == 0 {
-		notes = append(notes, note(NoteMissing, "load", "", "no tidemark_scenario_target series for this testid: stages and target-vs-achieved are unknown"))
-	}
 	rt, thNotes := ParseRunThresholds(tl)
 	notes = append(notes, thNotes...)
 	out.VerdictRule = VerdictRule(rt, cfg, res)
 	iters := tl.Set(QIterations)
+	if len(cfg.GivenStages) > 0 || len(targets) == 0 {
+		// Stages over the whole run, from the user or inferred: judged on the totals.
+		sc, scenarios := runScenario(tl)
+		out.Scenarios = scenarios
+		var stages []timeline.Stage
+		var stNotes []Note
+		if len(cfg.GivenStages) > 0 {
+			out.StagesSource = StagesGiven
+			stages, stNotes = cutGivenStages(cfg.GivenStages, cmp.Or(cfg.GivenStagesUnit, StageUnitVUs), sc, tl.Run, res)
+		} else {
+			out.StagesSource = StagesInferred
+			stages, stNotes = inferStages(tl, sc, out.Dropped, res)
+			out.VerdictRule += "; the stages were inferred from what the run achieved, so their targets are the levels achieved and achieved-vs-target is not judged"
+		}
+		notes = append(notes, stNotes...)
+		itD, _ := counterDeltas(iters, span.From, res)
+		for _, st := range stages {
+			sf := stageFacts(tl, st, itD, reqD, failD, dropD, res)
+			if st.Inferred {
+				sf.AchievedRatio = nil // the target is the level achieved
+			}
+			judgeStage(tl, &sf, rt, res, cfg)
+			out.Stages = append(out.Stages, sf)
+			if st.Kind == timeline.RampUp {
+				out.LoadSteps = append(out.LoadSteps, st.From)
+			}
+		}
+		if len(stages) == 0 {
+			out.StagesSource = ""
+		}
+		targets = nil // given stages replace the target series; inferred ones stand for it
+	} else {
+		out.StagesSource = StagesScenarioTarget
+	}
 	for _, ts := range targets {
 		sc, unit := ts.Label("scenario"), ts.Label("unit")
 		out.Scenarios = append(out.Scenarios, sc)
@@ -377,9 +413,12 @@ func splitRampEnd(prev, next timeline.Stage) (a, b timeline.Stage, ok bool) {
 func StageNumber(st timeline.Stage) int { return st.Index + 1 }
 
 // StageTarget describes a stage's target for people: "hold at 10 iterations/s",
-// "ramp-up 10→50 VUs".
+// "ramp-up 10→50 VUs", "hold at 30 requests/s (inferred)".
 func StageTarget(st timeline.Stage) string {
 	u := TargetUnit(st.Unit)
+	if st.Inferred {
+		u += " (inferred)"
+	}
 	if st.Kind == timeline.Hold {
 		return fmt.Sprintf("%s at %s %s", st.Kind, FormatTarget(st.EndTarget), u)
 	}

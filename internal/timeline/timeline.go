@@ -312,6 +312,9 @@ type Stage struct {
 	Window
 	StartTarget float64 `json:"start_target"`
 	EndTarget   float64 `json:"end_target"`
+	// Inferred tells that the stage was inferred from what the run achieved (its request
+	// rate or VUs), not read from a configured target: its targets are achieved levels.
+	Inferred bool `json:"inferred"`
 }
 
 // Stages cuts a target series into pieces of constant slope. A point belongs to the
