@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
@@ -140,6 +141,8 @@ type correlateConfig struct {
 	src          *sourceFlags
 	testID       string
 	from, to     string
+	stages       string
+	stagesUnit   string
 	outputDir    string
 	grafanaURL   string
 	printCatalog bool
@@ -164,6 +167,11 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	cmd.Flag("testid", "The run's testid (printed by `tidemark run` at the start).").Required().StringVar(&cfg.testID)
 	cmd.Flag("from", "Start of the run window (RFC 3339), instead of the run's own series.").PlaceHolder("TIME").StringVar(&cfg.from)
 	cmd.Flag("to", "End of the run window (RFC 3339), instead of the run's own series.").PlaceHolder("TIME").StringVar(&cfg.to)
+	cmd.Flag("stages", "The run's stages in k6's --stage syntax (DURATION:TARGET,…, e.g. 2m:10,5m:10,30s:50), from the start of "+
+		"the window, when the run has no tidemark_scenario_target (a run k6 made) and the inferred stages are not what it ran.").
+		PlaceHolder("STAGES").StringVar(&cfg.stages)
+	cmd.Flag("stages.unit", "What the --stages targets count: vus (ramping-vus, as k6's --stage) or iterations (an arrival rate per second).").
+		Default("vus").EnumVar(&cfg.stagesUnit, "vus", "iterations")
 	cmd.Flag("output.dir", "Directory for report.md, report.json and report.html; default reports/<testid>.").StringVar(&cfg.outputDir)
 	cmd.Flag("grafana.url", "Grafana base URL, to print a link to the run-correlation dashboard for this run.").
 		PlaceHolder("URL").StringVar(&cfg.grafanaURL)
@@ -183,6 +191,16 @@ func (cfg *correlateConfig) check() (correlator.Config, error) {
 	}
 	if err == nil {
 		ccfg.To, err = parseTime("--to", cfg.to)
+	}
+	if err == nil && cfg.stages != "" {
+		ccfg.Stages, err = analysis.ParseStages(cfg.stages)
+		if err != nil {
+			err = fmt.Errorf("--stages: %w", err)
+		}
+		ccfg.StagesUnit = analysis.StageUnitVUs
+		if cfg.stagesUnit == "iterations" {
+			ccfg.StagesUnit = analysis.StageUnitIterations
+		}
 	}
 	if err == nil {
 		err = ccfg.Validate()

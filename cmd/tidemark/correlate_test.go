@@ -50,6 +50,8 @@ func TestCorrelateAndCompareRejectBadFlags(t *testing.T) {
 		{name: "compare: bad namespace regex", args: []string{"compare", "a", "b", "--namespace", "shoong["},
 			wantErr: `namespace regex "shoong["`},
 		{name: "compare: one testid", args: []string{"compare", "a"}, wantErr: "need two or more testids, got 1"},
+		{name: "stages without a unit", args: []string{"correlate", "--testid", "x", "--stages", "2m:10,30:50"},
+			wantErr: `--stages: invalid stages: stage 2 "30:50": duration "30": missing unit`},
 		{name: "zero lookback", args: []string{"correlate", "--testid", "x", "--lookback", "0s"},
 			wantErr: "--lookback 0s: expected a positive duration such as 7d"},
 		{name: "lookback not a duration", args: []string{"correlate", "--testid", "x", "--lookback", "a year"},

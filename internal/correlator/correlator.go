@@ -43,6 +43,12 @@ type Config struct {
 	Params map[string]float64
 	// Concurrency is how many queries run at once (default 4).
 	Concurrency int
+	// Stages, when set, are the run's stages as the user gave them (analysis.ParseStages,
+	// k6's --stage syntax), laid from the window's start; they replace the run's
+	// tidemark_scenario_target and the inferred stages. StagesUnit is what their targets
+	// count: analysis.StageUnitVUs (default) or analysis.StageUnitIterations.
+	Stages     []analysis.GivenStage
+	StagesUnit string
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
@@ -325,7 +331,8 @@ func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration
 	return analysis.Config{
 		HPATolerance: d.HPATolerance, ThrottleOnsets: d.ThrottleOnsets, ErrorBurstRatio: d.ErrorBurstRatio,
 		StageAchievedOK: d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
-		PoolPerPod: c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
+		PoolPerPod:  c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
+		GivenStages: cfg.Stages, GivenStagesUnit: cfg.StagesUnit,
 	}
 }
 

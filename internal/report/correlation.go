@@ -261,9 +261,9 @@ func loadSection(r *correlator.Result) Section {
 	}
 	t := Table{Title: "Stages", Columns: []string{"Stage", "Scenario", "Window", "Target", "Achieved", "req/s", "p50", "p95", "p99", "Errors", "Dropped", "Verdict"}}
 	for _, st := range l.Stages {
-		unit := " it/s"
-		if st.Unit == "vus" {
-			unit = " VUs"
+		unit := " " + analysis.TargetUnit(st.Unit)
+		if st.Inferred {
+			unit += " (inferred)"
 		}
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprintf("%d (%s)", st.Index+1, st.Kind), st.Scenario,
