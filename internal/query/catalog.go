@@ -59,6 +59,7 @@ type Catalog struct {
 
 	tmpl *template.Template // selectors, fragments, queries, rules (missing keys are errors)
 	msgs *template.Template // finding messages (missing labels render empty)
+	raw  []byte             // the text parsed, kept so that YAML keeps its comments
 }
 
 // Defaults are the analysis knobs kept with the catalog.
@@ -82,6 +83,21 @@ type Source struct {
 	Lag model.Duration `yaml:"lag" json:"lag,omitempty"`
 	// Probe is a plain series selector whose raw samples measure the scrape interval.
 	Probe string `yaml:"probe" json:"probe"`
+	// Discover says how [Discover] looks for the source's series when its selector finds
+	// none.
+	Discover Lookup `yaml:"discover,omitempty" json:"discover,omitzero"`
+}
+
+// Lookup is how [Discover] searches for a source's series without the scrape identity
+// (job, metrics_path) of its selector.
+type Lookup struct {
+	// Metrics are metric names only this source exports (every generation of them, such as
+	// kube-state-metrics v1's kube_hpa_* next to v2's names). Empty means the probe's
+	// metric.
+	Metrics []string `yaml:"metrics,omitempty" json:"metrics,omitempty"`
+	// Jobs are substrings of the job names this source is usually scraped as; of
+	// candidates with as many series, one whose job contains one of them is preferred.
+	Jobs []string `yaml:"jobs,omitempty" json:"jobs,omitempty"`
 }
 
 // Query is one catalog query.
@@ -128,8 +144,12 @@ type Vars struct {
 	Metric string
 	// Match are label matchers added to per-stage trend queries (.Match), such as a
 	// sub-metric's tags; names must be valid label names.
-	Match  map[string]string
-	Params map[string]float64 // overrides of the catalog params
+	Match map[string]string
+	// Selector are label matchers (name = value) ANDed into every source's selector, k6's
+	// too, such as cluster="prod" where Thanos, Mimir or a multi-cluster Prometheus label
+	// every series with its cluster; names must be valid label names (see [ParseSelector]).
+	Selector map[string]string
+	Params   map[string]float64 // overrides of the catalog params
 }
 
 // DefaultTrendMetric is Vars.Metric's default.
@@ -183,6 +203,7 @@ func Parse(b []byte) (*Catalog, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	c.raw = bytes.Clone(b)
 	return &c, nil
 }
 
@@ -213,6 +234,11 @@ func (c *Catalog) validate() error {
 		add("probe/"+n, s.Probe)
 		if time.Duration(s.ScrapeInterval) <= 0 {
 			errs = append(errs, fmt.Errorf("source %q: scrape_interval must be positive", n))
+		}
+		for _, m := range s.Discover.Metrics {
+			if !model.LegacyValidation.IsValidMetricName(m) {
+				errs = append(errs, fmt.Errorf("source %q: discover metric %q is not a valid metric name", n, m))
+			}
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Fragments)) {
@@ -437,6 +463,10 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		}
 		fmt.Fprintf(&match, `, %s="%s"`, k, escape(v.Match[k]))
 	}
+	extra, err := selectorText(v.Selector)
+	if err != nil {
+		return tmplData{}, err
+	}
 	d := tmplData{
 		TestID:     escape(v.TestID),
 		Namespace:  escape(v.Namespace),
@@ -464,7 +494,7 @@ func (c *Catalog) data(v Vars) (tmplData, error) {
 		if err != nil {
 			return d, err
 		}
-		d.Sel[n] = s
+		d.Sel[n] = joinMatchers(s, extra)
 	}
 	// Fragments may use other fragments: render in passes until none is left.
 	pending := slices.Sorted(maps.Keys(c.Fragments))
