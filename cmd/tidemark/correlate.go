@@ -38,6 +38,7 @@ type sourceFlags struct {
 	params        map[string]string
 	queryTimeout  time.Duration
 	lookback      model.Duration
+	selector      string
 	// embeddedWriteURL is the remote-write URL of the embedded store once open.
 	embeddedWriteURL string
 }
@@ -63,6 +64,8 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 		PlaceHolder("NAME=VALUE").StringMapVar(&f.params)
 	cmd.Flag("lookback", "How far back to search for the run's series: from now, or from --to when given. "+
 		"Any Prometheus duration: 7d, 12h, 400d (last year's run).").Default("7d").SetValue(&f.lookback)
+	cmd.Flag("selector", "Label matchers added to every source's selector, k6's too, where Thanos, Mimir or a multi-cluster "+
+		"Prometheus add a label such as cluster: cluster=prod (comma-separated name=value).").PlaceHolder("NAME=VALUE,...").StringVar(&f.selector)
 	return f
 }
 
@@ -116,6 +119,13 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	case f.after == 0:
 		cfg.After = -1 // no cool-down: the correlator reads a zero After as its default
 	}
+	if f.selector != "" {
+		sel, err := query.ParseSelector(f.selector)
+		if err != nil {
+			return cfg, fmt.Errorf("--selector %w", err)
+		}
+		cfg.Selector = sel
+	}
 	params, err := correlator.ParseParams(f.params)
 	if err != nil {
 		return cfg, fmt.Errorf("--param %w", err)
@@ -143,6 +153,7 @@ type correlateConfig struct {
 	from, to     string
 	stages       string
 	stagesUnit   string
+	discover     bool
 	outputDir    string
 	grafanaURL   string
 	printCatalog bool
@@ -154,7 +165,10 @@ type correlateConfig struct {
 func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &correlateConfig{}
 	cmd := app.Command("correlate", "Analyse one run against the cluster's metrics and write report.md, report.json and report.html.\n\n"+
-		"Tidemark finds the run's window from its own series (tidemark_run_info{testid}), then reads kube-state-metrics "+
+		"Tidemark finds the run's window from its own series (tidemark_run_info{testid}, or k6_vus{testid} for a run k6 made, "+
+		"within --lookback), finds each cluster source under the catalog's job names or, when they find nothing, the job its "+
+		"metrics are scraped as (prometheus-community chart, Grafana k8s-monitoring, no job label; --discover prints it), "+
+		"then reads kube-state-metrics "+
 		"(HPA and Deployment replicas), cAdvisor (CPU usage and CFS throttling) and RDS/CloudWatch series for that "+
 		"window plus a baseline before and a cool-down after, and derives: stages that held, HPA reaction time, "+
 		"per-step start-up gaps, time to max, scale-in delay, throttling onset and the load at that moment, DB "+
@@ -162,7 +176,9 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 		"resolution of its source; missing sources are named, never guessed.\n\n"+
 		"Examples:\n"+
 		"  tidemark correlate --testid spike-20261130-100000\n"+
-		"  tidemark correlate --testid spike-1 --prometheus.url http://prometheus:9090 --namespace shoong --param db_pool_per_pod=5")
+		"  tidemark correlate --testid spike-1 --prometheus.url http://prometheus:9090 --namespace shoong --param db_pool_per_pod=5\n"+
+		"  tidemark correlate --testid spike-50-20250528 --lookback 400d --stages 2m:10,5m:10,2m:50 --stages.unit iterations\n"+
+		"  tidemark correlate --testid spike-1 --prometheus.url http://thanos:9090 --selector cluster=prod --discover > catalog.yaml")
 	cfg.src = addSourceFlags(cmd)
 	cmd.Flag("testid", "The run's testid (printed by `tidemark run` at the start).").Required().StringVar(&cfg.testID)
 	cmd.Flag("from", "Start of the run window (RFC 3339), instead of the run's own series.").PlaceHolder("TIME").StringVar(&cfg.from)
@@ -180,6 +196,9 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	cmd.Flag("write-back.url", "Remote-write endpoint for --write-back; default: --prometheus.url + /api/v1/write, or the embedded store.").
 		PlaceHolder("URL").StringVar(&cfg.writeBackURL)
 	cmd.Flag("print-catalog", "Print the embedded query catalog (a starting point for --catalog.file) and exit.").BoolVar(&cfg.printCatalog)
+	cmd.Flag("discover", "Find the run and where each source's series are (kube-state-metrics, cAdvisor, RDS: the catalog's "+
+		"selectors, else the job they were found under), print it, then the catalog with those selectors as YAML ready for "+
+		"--catalog.file, and exit.").BoolVar(&cfg.discover)
 	return cmd, func(ctx context.Context) error { return runCorrelate(ctx, cfg, g) }
 }
 
@@ -230,6 +249,9 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 		return err
 	}
 	defer func() { err = errors.Join(err, closeFn()) }()
+	if cfg.discover {
+		return printDiscovery(ctx, g.stdout, c, ccfg, where)
+	}
 	res, err := c.Correlate(ctx, ccfg)
 	if err != nil {
 		return fmt.Errorf("%w (queried %s)", err, where)
@@ -282,6 +304,26 @@ func parseTime(flag, value string) (time.Time, error) {
 }
 
 // printKeyFacts prints the run's window, its headline facts and the notes.
+// printDiscovery prints where each source was found as comments, then the catalog with
+// the adopted selectors: passed back as --catalog.file it correlates as discovery does.
+func printDiscovery(ctx context.Context, w io.Writer, c *correlator.Correlator, cfg correlator.Config, where string) error {
+	d, err := c.Discover(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("%w (queried %s)", err, where)
+	}
+	b, err := d.CatalogYAML(c.Catalog())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# Sources of run %s (queried %s):\n", cfg.TestID, where)
+	for _, s := range d.Sources {
+		fmt.Fprintf(w, "#   %s: %s\n", s.Source, s.Note)
+	}
+	fmt.Fprintf(w, "# The catalog with these selectors, for --catalog.file:\n")
+	_, err = w.Write(b)
+	return err
+}
+
 func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
 	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
 		res.Window.Run.From.UTC().Format(time.DateTime), res.Window.Run.To.UTC().Format(time.TimeOnly), where)

@@ -49,6 +49,9 @@ type Config struct {
 	// count: analysis.StageUnitVUs (default) or analysis.StageUnitIterations.
 	Stages     []analysis.GivenStage
 	StagesUnit string
+	// Selector are label matchers ANDed into every source's selector, k6's too, such as
+	// cluster=prod where Thanos, Mimir or a multi-cluster setup add a cluster label.
+	Selector map[string]string
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
@@ -75,6 +78,7 @@ func isWindowQuery(name string) bool {
 
 // Correlator runs correlations against one Prometheus-compatible API.
 type Correlator struct {
+	q      query.Querier
 	runner *query.Runner
 	cat    *query.Catalog
 	logger *slog.Logger
@@ -97,7 +101,7 @@ func New(q query.Querier, cat *query.Catalog, logger *slog.Logger, opts ...Optio
 	for _, f := range opts {
 		f(&o)
 	}
-	return &Correlator{runner: query.NewRunner(q, cat, logger), cat: cat, logger: logger, now: o.now}
+	return &Correlator{q: q, runner: query.NewRunner(q, cat, logger), cat: cat, logger: logger, now: o.now}
 }
 
 // Validate checks what can be checked without the catalog or the API: the testid, the
@@ -153,7 +157,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	cfg.applyDefaults()
 	now := c.now().UTC()
 	// vars.Intervals, and with them each source's rate() window, are set once measured.
-	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload, Params: cfg.Params}
+	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload, Params: cfg.Params, Selector: cfg.Selector}
 	res := &Result{SchemaVersion: SchemaVersion, TestID: cfg.TestID, GeneratedAt: now,
 		Filters: Filters{Namespace: orAll(cfg.Namespace), Workload: orAll(cfg.Workload)}}
 
@@ -168,6 +172,52 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	if live {
 		res.Notes = append(res.Notes, analysis.Note{Level: analysis.NotePartial, Section: "run", Text: "the run was still live when correlated: facts after now are missing"})
 	}
+	// Where each cluster source's series are: the catalog's selectors, else the scrape
+	// identity its metrics were found under (another Helm chart's job names).
+	d, err := query.Discover(ctx, c.q, c.cat, vars, timeline.Window{From: res.Window.Baseline.From, To: res.Window.After.To})
+	if err != nil {
+		return nil, err
+	}
+	cc := c
+	if sel := d.Selectors(); len(sel) > 0 {
+		cat, err := d.Apply(c.cat)
+		if err != nil {
+			return nil, fmt.Errorf("apply the discovered selectors: %w", err)
+		}
+		cc = &Correlator{q: c.q, runner: query.NewRunner(c.q, cat, c.logger), cat: cat, logger: c.logger, now: c.now}
+	}
+	return cc.correlate(ctx, cfg, res, rw, vars, now, d)
+}
+
+// Discover finds the run's window as Correlate does and where each cluster source's
+// series are in it (query.Discover), without correlating: what `tidemark correlate
+// --discover` prints.
+func (c *Correlator) Discover(ctx context.Context, cfg Config) (query.Discovery, error) {
+	if err := cfg.Validate(); err != nil {
+		return query.Discovery{}, err
+	}
+	cfg.applyDefaults()
+	now := c.now().UTC()
+	vars := query.Vars{TestID: cfg.TestID, Namespace: cfg.Namespace, Workload: cfg.Workload, Params: cfg.Params, Selector: cfg.Selector}
+	rw, err := c.window(ctx, cfg, vars, now)
+	if err != nil {
+		return query.Discovery{}, err
+	}
+	return query.Discover(ctx, c.q, c.cat, vars, timeline.Window{From: rw.run.From.Add(-cfg.Baseline), To: minTime(rw.run.To.Add(cfg.After), now)})
+}
+
+// Catalog is the catalog the correlator was made with.
+func (c *Correlator) Catalog() *query.Catalog { return c.cat }
+
+// correlate analyses the run in the window found, with the catalog its sources were
+// discovered with.
+func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw runWindow, vars query.Vars, now time.Time, d query.Discovery) (*Result, error) {
+	run, src := rw.run, rw.src
+	for _, sd := range d.Sources {
+		if sd.Found == query.FoundDiscovered {
+			res.Notes = append(res.Notes, analysis.Note{Level: analysis.NoteInfo, Section: "sources", Object: sd.Source, Text: sd.Note})
+		}
+	}
 	tl := &timeline.Timeline{Run: run, Baseline: res.Window.Baseline, After: res.Window.After,
 		Sets: map[string]timeline.Set{}, Resolution: map[string]time.Duration{}, Queries: map[string]string{}}
 	span := tl.Span()
@@ -175,7 +225,7 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	// Resolution of every source: measured from raw samples, else the catalog's assumption.
 	sources := slices.Sorted(maps.Keys(c.cat.Sources))
 	res.Sources = make([]Source, len(sources))
-	err = parallel(ctx, len(sources), cfg.Concurrency, func(ctx context.Context, i int) error {
+	err := parallel(ctx, len(sources), cfg.Concurrency, func(ctx context.Context, i int) error {
 		name := sources[i]
 		s := c.cat.Sources[name]
 		r := time.Duration(s.ScrapeInterval)
@@ -201,8 +251,11 @@ func (c *Correlator) Correlate(ctx context.Context, cfg Config) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("measure scrape intervals: %w", err)
 	}
-	for _, s := range res.Sources {
+	for i, s := range res.Sources {
 		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
+		if j := slices.IndexFunc(d.Sources, func(sd query.SourceDiscovery) bool { return sd.Source == s.Name }); j >= 0 {
+			res.Sources[i].Found, res.Sources[i].Selector = string(d.Sources[j].Found), d.Sources[j].Selector
+		}
 	}
 	// Rates of every source use two of its own intervals (query.Catalog.RateWindowOf):
 	// the load at a moment is the load of the last push or two, not of the last minute.
@@ -385,7 +438,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 	}
 	first, last := timeBounds(r.Set, func(v float64) bool { return v > 0 })
 	if first.IsZero() {
-		return runWindow{}, fmt.Errorf("%w: no tidemark_run_info series with testid=%q between %s and %s — is the testid right, and did the run write to this Prometheus?",
+		return runWindow{}, fmt.Errorf("%w: no tidemark_run_info or k6_vus series with testid=%q between %s and %s — is the testid right, did the run write to this Prometheus, and is it older than --lookback?",
 			ErrRunNotFound, cfg.TestID, search.From.Format(time.RFC3339), search.To.Format(time.RFC3339))
 	}
 	// Fine pass: the raw samples in the first and last coarse steps.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,25 +76,30 @@ func story1(t *testing.T, cat *query.Catalog, v query.Vars) *fakeProm {
 	seen.Range = 121 * time.Second // 7 d ÷ 5000, rounded
 	seenExpr, err := cat.Render("run_seen", seen)
 	require.NoError(t, err)
+	probe := func(source string) string {
+		e, err := cat.RenderProbe(source, v)
+		require.NoError(t, err)
+		return e
+	}
 	f := &fakeProm{exprs: map[string]fakeSeries{
-		seenExpr: {streams: []*model.SampleStream{runInfo}, countOver: true},
-		"tidemark_run_info{ testid=\"spike-50\" }": {streams: []*model.SampleStream{runInfo}},
-		render("scenario_target"):                  {streams: k6Stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, target)},
-		renderStep("http_reqs"):                    {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
-		renderStep("iterations"):                   {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
-		renderStep("http_failures"):                {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails))},
-		render("http_req_rate"):                    {streams: k6Stream(model.Metric{}, target)},
-		render("vus"):                              {streams: k6Stream(model.Metric{}, func(d time.Duration) float64 { return target(d) / 2 })},
-		render("hpa_deployment"):                   {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order", "deployment": "order"}, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 1 })}},
-		render("hpa_current"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
-		render("hpa_desired"):                      {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
-		render("hpa_min"):                          {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
-		render("hpa_max"):                          {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 5 })}},
+		seenExpr:                    {streams: []*model.SampleStream{runInfo}, countOver: true},
+		probe("k6"):                 {streams: []*model.SampleStream{runInfo}},
+		render("scenario_target"):   {streams: k6Stream(model.Metric{"scenario": "spike", "unit": "iterations_per_second"}, target)},
+		renderStep("http_reqs"):     {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		renderStep("iterations"):    {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, target))},
+		renderStep("http_failures"): {streams: withStale(counter(model.Metric{"scenario": "spike"}, runFrom, runTo, k6, fails))},
+		render("http_req_rate"):     {streams: k6Stream(model.Metric{}, target)},
+		render("vus"):               {streams: k6Stream(model.Metric{}, func(d time.Duration) float64 { return target(d) / 2 })},
+		render("hpa_deployment"):    {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "horizontalpodautoscaler": "order", "deployment": "order"}, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 1 })}},
+		render("hpa_current"):       {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
+		render("hpa_desired"):       {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, steps([]time.Duration{0, relK(150 * time.Second), relK(180 * time.Second), relK(12 * time.Minute)}, []float64{2, 4, 5, 2}))}},
+		render("hpa_min"):           {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
+		render("hpa_max"):           {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 5 })}},
 		render("deployment_ready"): {streams: []*model.SampleStream{stream(model.Metric{"namespace": "shoong", "deployment": "order"}, ksmFrom, endAll, ksm,
 			steps([]time.Duration{0, relK(165 * time.Second), relK(210 * time.Second), relK(12*time.Minute + 15*time.Second)}, []float64{2, 4, 5, 2}))}},
-		"kube_horizontalpodautoscaler_status_current_replicas{ job=\"kube-state-metrics\", namespace=~\"shoong\" }": {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
+		probe("ksm"): {streams: []*model.SampleStream{stream(hpa, ksmFrom, endAll, ksm, func(time.Duration) float64 { return 2 })}},
 	}, errs: map[string]error{}, prefixes: map[string]fakeSeries{
-		`max(count_over_time(tidemark_run_info{ testid="spike-50" }[`: {streams: []*model.SampleStream{runInfo}, countOver: true},
+		seenExpr[:strings.Index(seenExpr, "[")+1]: {streams: []*model.SampleStream{runInfo}, countOver: true},
 	}}
 	// The finding rule "HPA at max while errors" fires from 3:00 to 4:00 of the run.
 	rule, err := cat.RenderRule("hpa_at_max_with_errors", v)

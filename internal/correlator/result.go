@@ -76,6 +76,11 @@ type Source struct {
 	Series            int     `json:"series"`
 	// Coverage is the share of the window in which the source had samples (0–1).
 	Coverage float64 `json:"coverage"`
+	// Found says where the source's selector came from (query.Found*: "catalog",
+	// "discovered" or "none"; empty for k6, found by testid), and Selector is the one
+	// used, as a catalog template.
+	Found    string `json:"found,omitempty"`
+	Selector string `json:"selector,omitempty"`
 }
 
 // Query records one executed catalog query.

@@ -89,6 +89,8 @@ func (p pushedRun) fake(t *testing.T, cat *query.Catalog, v query.Vars, coarse t
 	}
 	seen := v
 	seen.Range = coarse
+	probeK6, err := cat.RenderProbe("k6", v)
+	require.NoError(t, err)
 	one := func(int, time.Time) float64 { return 1 }
 	runInfo := []*model.SampleStream{series(model.Metric{"testid": model.LabelValue(v.TestID), "instance_id": "vm"}, one)}
 	reqSeries := []*model.SampleStream{series(model.Metric{"instance_id": "vm", "scenario": "default"}, reqs)}
@@ -98,13 +100,13 @@ func (p pushedRun) fake(t *testing.T, cat *query.Catalog, v query.Vars, coarse t
 		reqSeries = append(reqSeries, p.series(ts2, model.Metric{"instance_id": "vm2", "scenario": "default"}, reqs))
 	}
 	return &fakeProm{errs: map[string]error{}, exprs: map[string]fakeSeries{
-		render("run_seen", seen):                         {streams: runInfo, countOver: true},
-		`tidemark_run_info{ testid="` + v.TestID + `" }`: {streams: runInfo},
-		render("scenario_target", v):                     {streams: []*model.SampleStream{series(model.Metric{"scenario": "default", "unit": "vus"}, target)}},
-		render("http_reqs", stepVars(v)):                 {streams: reqSeries},
-		render("iterations", stepVars(v)):                {streams: reqSeries},
-		render("http_failures", stepVars(v)):             {streams: nil},
-		render("vus", v):                                 {streams: []*model.SampleStream{series(model.Metric{}, target)}},
+		render("run_seen", seen):             {streams: runInfo, countOver: true},
+		probeK6:                              {streams: runInfo},
+		render("scenario_target", v):         {streams: []*model.SampleStream{series(model.Metric{"scenario": "default", "unit": "vus"}, target)}},
+		render("http_reqs", stepVars(v)):     {streams: reqSeries},
+		render("iterations", stepVars(v)):    {streams: reqSeries},
+		render("http_failures", stepVars(v)): {streams: nil},
+		render("vus", v):                     {streams: []*model.SampleStream{series(model.Metric{}, target)}},
 		render("latency_p95", v): {streams: []*model.SampleStream{series(model.Metric{}, func(i int, _ time.Time) float64 {
 			if final(i) {
 				return 0.0516 // the whole run's p95, known only at the end

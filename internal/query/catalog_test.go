@@ -130,7 +130,7 @@ func TestParseRejectsBadCatalogs(t *testing.T) {
 		{
 			name: "probe must be a selector",
 			edit: func(s string) string {
-				return strings.Replace(s, "probe: 'tidemark_run_info{ {{.Sel.k6}} }'", "probe: 'sum(tidemark_run_info{ {{.Sel.k6}} })'", 1)
+				return strings.Replace(s, "probe: 'aws_rds_cpuutilization_average{ {{.Sel.rds}} }'", "probe: 'sum(aws_rds_cpuutilization_average{ {{.Sel.rds}} })'", 1)
 			},
 			wantErr: "must be a plain series selector",
 		},

@@ -67,7 +67,7 @@ func TestMeasureInterval(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		require.NoError(t, r.ParseForm())
-		require.Equal(t, `kube_horizontalpodautoscaler_status_current_replicas{ job="kube-state-metrics", namespace=~".+" }[10m]`, r.Form.Get("query"))
+		require.Equal(t, `{__name__=~"kube_horizontalpodautoscaler_status_current_replicas|kube_hpa_status_current_replicas", job="kube-state-metrics", namespace=~".+" }[10m]`, r.Form.Get("query"))
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1000,"1"],[1030,"1"],[1060,"1"],[1120,"1"]]}]}}`))
 	}))

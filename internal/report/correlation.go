@@ -422,13 +422,20 @@ func findingsSection(r *correlator.Result) Section {
 }
 
 func sourcesSection(r *correlator.Result) Section {
-	t := Table{Columns: []string{"Source", "Resolution", "Coverage", "Series", "Description"}}
+	t := Table{Columns: []string{"Source", "Resolution", "Coverage", "Series", "Selector", "Description"}}
 	for _, src := range r.Sources {
 		res := fmtSeconds(src.ResolutionSeconds)
 		if !src.Measured {
 			res += " (assumed)"
 		}
-		t.Rows = append(t.Rows, []string{src.Name, res, fmt.Sprintf("%.0f%%", src.Coverage*100), fmt.Sprint(src.Series), src.Description})
+		sel := src.Selector
+		switch src.Found {
+		case "discovered":
+			sel += " (discovered)"
+		case "":
+			sel = "by testid"
+		}
+		t.Rows = append(t.Rows, []string{src.Name, res, fmt.Sprintf("%.0f%%", src.Coverage*100), fmt.Sprint(src.Series), sel, src.Description})
 	}
 	return Section{Title: "Sources", Text: []string{"Every time above is exact to within its source's resolution."}, Tables: []Table{t}}
 }
