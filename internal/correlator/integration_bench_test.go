@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/layouts"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/query"
 )
@@ -48,9 +49,9 @@ func benchOpenMetrics() string {
 			share = 0.01
 		}
 		w.add("k6_http_reqs_total", k6+fmt.Sprintf(`,scenario="ramp",method="GET",name="api",status=%q,expected_response="%t"`, st, st == "200"), 0, run, 5, 5,
-			inRun(cumulative(func(r float64) float64 { return share * target(r) }, 0)))
+			inRun(layouts.Cumulative(func(r float64) float64 { return share * target(r) }, 0)))
 	}
-	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(cumulative(target, 0)))
+	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(layouts.Cumulative(target, 0)))
 	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(func(r float64) float64 { return 0.1 + r/36000 }))
 	for i := range bHPAs {
 		dep := fmt.Sprintf("svc-%d", i)
@@ -93,7 +94,7 @@ func benchOpenMetrics() string {
 				{"container_cpu_cfs_periods_total", func(float64) float64 { return 10 }},
 				{"container_cpu_cfs_throttled_periods_total", func(r float64) float64 { return 10 * math.Min(r/3600, 1) * 0.4 }},
 			} {
-				c := cumulative(m.f, start)
+				c := layouts.Cumulative(m.f, start)
 				w.add(m.name, cad, from, to, 15, 3, func(r float64) (float64, bool) { return c(r), r >= created })
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/layouts"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/query"
 )
@@ -83,8 +84,8 @@ func story3OpenMetrics() string {
 	w.add("tidemark_run_info", k6+`,instance_id="1",version="dev"`, 0, run, 5, 5, inRun(func(float64) float64 { return 1 }))
 	w.add("tidemark_scenario_target", k6+`,scenario="ramp",unit="vus"`, 0, run, 5, 5, inRun(s3VUs))
 	w.add("k6_vus", k6, 0, run, 5, 5, inRun(func(r float64) float64 { return math.Round(s3VUs(r)) }))
-	w.add("k6_http_reqs_total", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 5, inRun(cumulative(rate, 0)))
-	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(cumulative(rate, 0)))
+	w.add("k6_http_reqs_total", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 5, inRun(layouts.Cumulative(rate, 0)))
+	w.add("k6_iterations_total", k6+`,scenario="ramp"`, 0, run, 5, 5, inRun(layouts.Cumulative(rate, 0)))
 	w.add("k6_http_req_duration_p95", k6+`,scenario="ramp",method="POST",name="deduct",status="200",expected_response="true"`, 0, run, 5, 5, inRun(s3Latency))
 
 	ksm := `job="kube-state-metrics",namespace="bank"`
@@ -99,7 +100,7 @@ func story3OpenMetrics() string {
 
 	cad := `job="kubelet",metrics_path="/metrics/cadvisor",namespace="bank",pod="deduct-6b8c-a",container="app",image="deduct:1",id="/kubepods/a/app"`
 	cAdd := func(name string, f func(float64) float64) {
-		c := cumulative(f, from)
+		c := layouts.Cumulative(f, from)
 		w.add(name, cad, from, to, 15, 4, func(r float64) (float64, bool) { return c(r), true })
 	}
 	cAdd("container_cpu_usage_seconds_total", func(r float64) float64 { return math.Min(0.02*s3VUs(r), 0.44) + 0.005 })

@@ -52,32 +52,6 @@ const (
 	fxFailRate = layouts.FailureRate
 )
 
-// integral of f over [a, b] with a fine fixed step (the functions are piecewise linear).
-func integral(f func(float64) float64, a, b float64) float64 {
-	if b <= a {
-		return 0
-	}
-	n := int(math.Ceil((b - a) / 0.01))
-	h := (b - a) / float64(n)
-	var s float64
-	for i := range n {
-		s += f(a+(float64(i)+0.5)*h) * h
-	}
-	return s
-}
-
-// cumulative returns a counter over f starting at start; call it with increasing r.
-func cumulative(f func(float64) float64, start float64) func(r float64) float64 {
-	last, acc := start, 0.0
-	return func(r float64) float64 {
-		if r > last {
-			acc += integral(f, last, r)
-			last = r
-		}
-		return acc
-	}
-}
-
 type omSeries struct {
 	name   string
 	labels string

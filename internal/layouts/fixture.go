@@ -215,7 +215,7 @@ func writeCadvisor(w *omWriter, st story, j *job, p pod, ns string, full bool, f
 		if !ok {
 			return
 		}
-		c := cumulative(f, start)
+		c := Cumulative(f, start)
 		w.add(st, name, out, from, to, step, CadvisorOffset, func(r float64) (float64, bool) {
 			return c(r), r >= p.created && r < p.deleted
 		})

@@ -90,7 +90,7 @@ func writeK6(w *omWriter, o Options, st story, cluster string) []Instance {
 		}
 		scen := append(clone(run), label{"scenario", "spike"})
 		counter := func(name string, ls []label, f func(float64) float64, scale float64, also ...func(name string, sent func(float64) bool)) {
-			c := cumulative(f, d)
+			c := Cumulative(f, d)
 			last := 0.0
 			sent := map[float64]bool{}
 			w.addAt(st, name, ls, stamps, func(r float64) (float64, bool) {
@@ -172,13 +172,13 @@ func writeTidemark(w *omWriter, o Options, st story, cluster string) []Instance 
 	req := func(status, expected string) []label {
 		return k6("scenario", "spike", "method", "GET", "name", "order", "status", status, "expected_response", expected)
 	}
-	add("k6_http_reqs_total", req("200", "true"), inRun(cumulative(st.ok, 0)))
-	failed := cumulative(st.failures, 0)
+	add("k6_http_reqs_total", req("200", "true"), inRun(Cumulative(st.ok, 0)))
+	failed := Cumulative(st.failures, 0)
 	add("k6_http_reqs_total", req("503", "false"), func(r float64) (float64, bool) {
 		v := failed(r)
 		return v, r <= run && v > 0
 	})
-	add("k6_iterations_total", k6("scenario", "spike"), inRun(cumulative(st.target, 0)))
+	add("k6_iterations_total", k6("scenario", "spike"), inRun(Cumulative(st.target, 0)))
 	add("k6_vus", k6(), inRun(st.vus))
 	add("k6_http_req_duration_p95", req("200", "true"), inRun(latency))
 	return []Instance{{

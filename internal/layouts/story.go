@@ -200,7 +200,7 @@ func integral(f func(float64) float64, a, b float64) float64 {
 }
 
 // cumulative returns a counter over f starting at start; call it with increasing r.
-func cumulative(f func(float64) float64, start float64) func(r float64) float64 {
+func Cumulative(f func(float64) float64, start float64) func(r float64) float64 {
 	last, acc := start, 0.0
 	return func(r float64) float64 {
 		if r > last {
