@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/timeline"
 )
 
 // dashboardsConfig holds the flags of `tidemark dashboards`.
@@ -23,6 +27,9 @@ type dashboardsConfig struct {
 	folder    string
 	message   string
 	catalog   string
+	promURL   string
+	namespace string
+	lookback  model.Duration
 }
 
 // dashboardsCmd registers `tidemark dashboards generate|push`.
@@ -38,6 +45,11 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, ac
 		Default("dashboards/generated").StringVar(&cfg.outputDir)
 	cmd.Flag("catalog.file", "Query catalog (YAML) to take panel queries and selectors from, as tidemark correlate does; default: the embedded catalog.").
 		StringVar(&cfg.catalog)
+	cmd.Flag("prometheus.url", "Prometheus to look in for where kube-state-metrics and cAdvisor are scraped (their job names, "+
+		"as tidemark correlate discovers them): the dashboards then select those. Default: the catalog's selectors.").
+		PlaceHolder("URL").StringVar(&cfg.promURL)
+	cmd.Flag("namespace", "With --prometheus.url: regex of the namespaces to look in; default all.").PlaceHolder("REGEX").StringVar(&cfg.namespace)
+	cmd.Flag("lookback", "With --prometheus.url: how far back to look for the sources' series.").Default("1h").SetValue(&cfg.lookback)
 	cmd.Flag("grafana.url", "Grafana base URL (push), e.g. http://grafana:3000.").StringVar(&cfg.url)
 	cmd.Flag("grafana.token-file", "File holding a Grafana service-account token (push).").StringVar(&cfg.tokenFile)
 	cmd.Flag("grafana.folder", "Grafana folder to push the dashboards into (push); created when missing.").
@@ -52,6 +64,11 @@ func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error
 	cat, err := query.LoadFile(cfg.catalog)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("load the query catalog %s: %w", cfg.catalog, err))
+	}
+	if cfg.promURL != "" {
+		if cat, err = discoverCatalog(ctx, cfg, cat, g); err != nil {
+			return err
+		}
 	}
 	exprs, err := dashboards.ExprsFromCatalog(cat)
 	if err != nil {
@@ -87,4 +104,29 @@ func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error
 		return fmt.Errorf("push dashboards: %w", err)
 	}
 	return nil
+}
+
+// discoverCatalog returns cat with the selectors of the sources found elsewhere than it
+// says in --prometheus.url over the last --lookback, and prints where each was found.
+func discoverCatalog(ctx context.Context, cfg *dashboardsConfig, cat *query.Catalog, g *globals) (*query.Catalog, error) {
+	if err := checkHTTPURL("--prometheus.url", cfg.promURL, "http://prometheus:9090"); err != nil {
+		return nil, exitcode.Invalid(err)
+	}
+	if cfg.lookback <= 0 {
+		return nil, exitcode.Invalid(fmt.Errorf("--lookback %s: expected a positive duration such as 1h", cfg.lookback))
+	}
+	q, err := query.NewPrometheus(cfg.promURL, http.DefaultTransport)
+	if err != nil {
+		return nil, exitcode.Invalid(err)
+	}
+	now := time.Now()
+	d, err := query.Discover(ctx, q, cat, query.Vars{Namespace: cfg.namespace},
+		timeline.Window{From: now.Add(-time.Duration(cfg.lookback)), To: now})
+	if err != nil {
+		return nil, fmt.Errorf("discover the sources: %w", err)
+	}
+	for _, n := range d.Notes() {
+		fmt.Fprintf(g.stdout, "%s\n", n)
+	}
+	return d.Apply(cat)
 }

@@ -69,3 +69,25 @@ func TestIntegrationDiscoverThenCatalog(t *testing.T) {
 	require.NotEmpty(t, discovered.Autoscaling, "HPA facts from the discovered kube-state-metrics")
 	require.NotEmpty(t, discovered.CPU, "CPU facts from the discovered cAdvisor")
 }
+
+// TestIntegrationDashboardsDiscoverSources: `tidemark dashboards generate --prometheus.url`
+// selects kube-state-metrics and cAdvisor under the job names it finds them under (the
+// prometheus-community chart's), not the catalog's kube-prometheus ones.
+func TestIntegrationDashboardsDiscoverSources(t *testing.T) {
+	f, err := layouts.Story1(layouts.Options{Layout: layouts.PrometheusChart})
+	require.NoError(t, err)
+	prom := layoutstest.Load(t, []*layouts.Fixture{f})
+	out := t.TempDir()
+	lookback := (time.Since(f.Truth.RunFrom) + time.Hour).Round(time.Hour).String()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"dashboards", "generate", "--prometheus.url", prom.URL, "--namespace", f.Namespace(),
+		"--lookback", lookback, "--output.dir", out}, &stdout, &stderr)
+	require.Equal(t, exitcode.OK, code, stderr.String())
+	require.Contains(t, stdout.String(), "kube-state-metrics found as job=kubernetes-service-endpoints")
+	b, err := os.ReadFile(filepath.Join(out, "tidemark-run-correlation.json"))
+	require.NoError(t, err)
+	dash := string(b)
+	require.Contains(t, dash, `job=\"kubernetes-service-endpoints\"`)
+	require.Contains(t, dash, `job=\"kubernetes-nodes-cadvisor\"`)
+	require.NotContains(t, dash, `job=\"kube-state-metrics\"`)
+}
