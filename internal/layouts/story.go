@@ -199,7 +199,8 @@ func integral(f func(float64) float64, a, b float64) float64 {
 	return s
 }
 
-// cumulative returns a counter over f starting at start; call it with increasing r.
+// Cumulative returns a counter over f starting at start (offsets in seconds), the way
+// the fixtures integrate rates into counters; call it with increasing r.
 func Cumulative(f func(float64) float64, start float64) func(r float64) float64 {
 	last, acc := start, 0.0
 	return func(r float64) float64 {
