@@ -64,7 +64,7 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 		Refresh("30s").
 		Link(dashboardLink()).
 		WithVariable(datasourceVariable()).
-		WithVariable(queryVariable("testid", "Test ID", "label_values(tidemark_run_info, testid)")).
+		WithVariable(queryVariable("testid", "Test ID", "label_values(k6_vus, testid)")).
 		WithVariable(multiAll(queryVariable("namespace", "Namespace", b.expr("var_namespace")))).
 		WithVariable(multiAll(queryVariable("workload", "Workload", b.expr("var_workload"))))
 	for _, a := range annotations() {

@@ -122,7 +122,7 @@ func rate(metric, sel string) string {
 // join queries (pod_workload, hpa_deployment), their rendering is used as is.
 type joins struct {
 	Selectors
-	podWorkloadExpr, hpaDeploymentExpr string
+	podWorkloadExpr, hpaDeploymentExpr, deploymentReadyExpr string
 }
 
 // containers restricts cAdvisor series to real containers: not the pod-level cgroup
@@ -156,6 +156,23 @@ func (j joins) hpaDeployment() string {
 	return `max by (namespace, horizontalpodautoscaler, deployment) (
   label_replace(kube_horizontalpodautoscaler_info{` + j.KSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
     "deployment", "$1", "scaletargetref_name", "(.*)"))`
+}
+
+// deploymentReady is the ready replicas of the selected Deployments, as the catalog's
+// deployment_ready (which falls back to replicas_available, then to Ready pods, where
+// kube-state-metrics has no replicas_ready).
+func (j joins) deploymentReady() string {
+	if j.deploymentReadyExpr != "" {
+		return j.deploymentReadyExpr
+	}
+	return j.perDeployment("kube_deployment_status_replicas_ready")
+}
+
+// hpaCPUTarget is each HPA's CPU utilization target (kube-state-metrics v2's name, else
+// v1's kube_hpa_spec_target_metric, as the catalog's hpa_target_metric).
+func (j joins) hpaCPUTarget() string {
+	return `(max by (namespace, horizontalpodautoscaler) (kube_horizontalpodautoscaler_spec_target_metric{` + j.KSM + `, metric_name="cpu", metric_target_type="utilization"})
+    or max by (namespace, horizontalpodautoscaler) (label_replace(kube_hpa_spec_target_metric{` + j.KSM + `, metric_name="cpu", metric_target_type="utilization"}, "horizontalpodautoscaler", "$1", "hpa", "(.*)")))`
 }
 
 // perWorkload attaches the workload label to a per-pod vector.
@@ -246,12 +263,12 @@ func builtinExprs(j joins) ExprTable {
 		// --- autoscaling (kube-state-metrics) ------------------------------------------------
 		"hpa_deployment": j.hpaDeployment(),
 		// Template variables (Grafana's label_values, not PromQL).
-		"var_namespace":        `label_values(kube_deployment_spec_replicas{` + s.KSMAllNamespaces + `}, namespace)`,
+		"var_namespace":        `label_values(kube_deployment_spec_replicas{` + s.KSMAllNamespaces + `}, ` + query.NamespaceLabel(s.KSMAllNamespaces) + `)`,
 		"var_workload":         `label_values(kube_deployment_spec_replicas{` + s.KSM + `}, deployment)`,
 		"deployment_available": j.perDeployment("kube_deployment_status_replicas_available"),
 		// Start-up gap: replicas asked for (spec, which the HPA sets) but not yet Ready.
 		"deployment_not_ready": j.perDeployment("kube_deployment_spec_replicas") +
-			"\n- on (namespace, deployment) " + j.perDeployment("kube_deployment_status_replicas_ready"),
+			"\n- on (namespace, deployment) (" + j.deploymentReady() + ")",
 
 		// --- CPU (cAdvisor + kube-state-metrics) ---------------------------------------------
 		// The HPA's CPU target as cores per pod: request × averageUtilization / 100.
@@ -259,7 +276,7 @@ func builtinExprs(j joins) ExprTable {
 			selKSM+`, resource="cpu", unit="core"})`) + `)
 * on (namespace, workload) group_left ()
 max by (namespace, workload) (label_replace(
-  max by (namespace, horizontalpodautoscaler) (kube_horizontalpodautoscaler_spec_target_metric{` + selKSM + `, metric_name="cpu", metric_target_type="utilization"})
+  ` + j.hpaCPUTarget() + `
   * on (namespace, horizontalpodautoscaler) group_left (deployment) ` + j.hpaDeployment() + `,
   "workload", "$1", "deployment", "(.*)")) / 100`,
 		"cpu_throttled_ratio_container": `sum by (namespace, pod, container) (` + rate("container_cpu_cfs_throttled_periods_total", j.containers()) + `)
@@ -340,7 +357,7 @@ func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"pod_workload", &j.podWorkloadExpr}, {"hpa_deployment", &j.hpaDeploymentExpr}} {
+	}{{"pod_workload", &j.podWorkloadExpr}, {"hpa_deployment", &j.hpaDeploymentExpr}, {"deployment_ready", &j.deploymentReadyExpr}} {
 		if _, ok := cat.Queries[f.name]; !ok {
 			continue // the dashboards' own rendering of the join
 		}
@@ -348,7 +365,27 @@ func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
 			return nil, err
 		}
 	}
-	return CatalogExprs(cat, builtinExprs(j)), nil
+	return CatalogExprs(cat, namespaceExprs{builtinExprs(j)}), nil
+}
+
+// namespaceExprs reads the objects' namespace from exported_namespace where a selector
+// of its queries matches on it, as the catalog's queries do
+// ([query.ReadExportedNamespace]). The variables (var_*) are label_values, not PromQL.
+type namespaceExprs struct{ next Exprs }
+
+// Expr implements [Exprs].
+func (n namespaceExprs) Expr(name string) (string, error) {
+	e, err := n.next.Expr(name)
+	if err != nil || strings.HasPrefix(name, "var_") {
+		return e, err
+	}
+	// The parser knows no Grafana variables: the rate window is a duration to it.
+	sentinel := model.Duration(rateWindowSentinel).String()
+	e, err = query.ReadExportedNamespace(strings.ReplaceAll(e, rateWindow, sentinel))
+	if err != nil {
+		return "", fmt.Errorf("query %q: %w", name, err)
+	}
+	return strings.ReplaceAll(e, sentinel, rateWindow), nil
 }
 
 // DefaultExprs returns the queries of the generated dashboards: [ExprsFromCatalog] of the

@@ -18,36 +18,6 @@ import (
 	"github.com/tidemark/tidemark/internal/query"
 )
 
-// layoutCase is one layout to correlate. alone puts its fixture in a Prometheus of its
-// own: RDS series carry no namespace, and the catalog's RDS selector (any job) would find
-// the other fixtures' databases and never search for series without a job.
-type layoutCase struct {
-	opts  layouts.Options
-	alone bool
-}
-
-// layoutCases are the scrape layouts and k6 sides `tidemark correlate --testid ID` must
-// handle with no --from/--to and no catalog of the user's: every fact of story 1's spike
-// within one scrape interval of the generator's truth.
-func layoutCases() []layoutCase {
-	return []layoutCase{
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack}},
-		{opts: layouts.Options{Layout: layouts.VMK8sStack}},
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack, KSM: layouts.KSMBoth}},
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack, RDS: layouts.CloudWatchExporter}},
-		// Found by discovery (query.Discover): the catalog's job names are kube-prometheus'.
-		{opts: layouts.Options{Layout: layouts.PrometheusChart}},
-		{opts: layouts.Options{Layout: layouts.K8sMonitoring}},
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack, KSM: layouts.KSMv1}},
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack, Cluster: "prod", DecoyCluster: "staging"}},
-		// Runs k6 made: no tidemark_* series; the window from k6_vus, the stages inferred.
-		{opts: layouts.Options{Layout: layouts.KubePrometheusStack, K6: layouts.K6Only}},
-		{opts: layouts.Options{Layout: layouts.PrometheusChart, K6: layouts.ThreeInstances}},
-		{opts: layouts.Options{Layout: layouts.NoJob}, alone: true},
-		{opts: layouts.Options{Layout: layouts.NoJob, RDS: layouts.CloudWatchExporter}, alone: true},
-	}
-}
-
 // TestIntegrationLayouts loads story 1's spike in each layout (one Prometheus 2.42 holds
 // most of them, each in its own namespace and testid) and correlates every one of them as
 // a user would: by testid alone.
@@ -58,14 +28,16 @@ func TestIntegrationLayouts(t *testing.T) {
 		prom string
 	}
 	var runs []*loaded
-	for i, c := range layoutCases() {
-		o := c.opts
+	// Every layout of layouts.Coverage: the catalog's job names are kube-prometheus',
+	// the others are found by discovery (query.Discover); runs k6 made have no tidemark_*
+	// series, so the window comes from k6_vus and the stages are inferred.
+	for i, o := range layouts.Coverage() {
 		o.Namespace, o.TestID = fmt.Sprintf("shop%d", i), fmt.Sprintf("spike-50-%d", i)
 		f, err := layouts.Story1(o)
 		require.NoError(t, err, o)
 		r := &loaded{f: f}
 		runs = append(runs, r)
-		if c.alone {
+		if !o.SharesPrometheus() {
 			r.prom = layoutstest.Load(t, []*layouts.Fixture{f}).URL
 			continue
 		}

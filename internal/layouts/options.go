@@ -275,3 +275,33 @@ func (o Options) String() string {
 	}
 	return s
 }
+
+// Coverage returns the scrape layouts and k6 sides every consumer of the cluster's series
+// (the correlator, the dashboards) is tested on: the installs of prom-layouts.md §11 that
+// Tidemark supports, kube-state-metrics v1 alone and next to v2, both RDS exporters, an
+// extra cluster label with a decoy cluster, and runs k6 made (one instance and three).
+// Namespace and TestID are left empty: a test that loads several into one Prometheus
+// gives each its own.
+func Coverage() []Options {
+	return []Options{
+		{Layout: KubePrometheusStack},
+		{Layout: VMK8sStack},
+		{Layout: KubePrometheusStack, KSM: KSMBoth},
+		{Layout: KubePrometheusStack, RDS: CloudWatchExporter},
+		{Layout: PrometheusChart},
+		{Layout: PrometheusChart15},
+		{Layout: K8sMonitoring},
+		{Layout: KubePrometheusStack, KSM: KSMv1},
+		{Layout: KubePrometheusStack, Cluster: "prod", DecoyCluster: "staging"},
+		{Layout: KubePrometheusStack, K6: K6Only},
+		{Layout: PrometheusChart, K6: ThreeInstances},
+		{Layout: NoJob},
+		{Layout: NoJob, RDS: CloudWatchExporter},
+	}
+}
+
+// SharesPrometheus reports whether the fixture can be loaded into a Prometheus next to
+// other fixtures and still be told apart by its namespace and testid. A layout without
+// job labels cannot: its RDS series carry neither a namespace nor a job, so a search for
+// RDS series without a job would find the other fixtures' databases too.
+func (o Options) SharesPrometheus() bool { return o.Layout != NoJob }

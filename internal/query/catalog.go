@@ -419,12 +419,23 @@ func (c *Catalog) RateWindowOf(source string, v Vars) time.Duration {
 	return StepWindow(max(w, v.Step))
 }
 
+// exec renders a template. A query's, a per-pod expression's or a rule's PromQL reads
+// the object's namespace from exported_namespace where a selector matches on it
+// ([ReadExportedNamespace]).
 func (c *Catalog) exec(name string, d tmplData) (string, error) {
 	var b strings.Builder
 	if err := c.tmpl.ExecuteTemplate(&b, name, d); err != nil {
 		return "", fmt.Errorf("render %s: %w", name, err)
 	}
-	return strings.TrimSpace(b.String()), nil
+	out := strings.TrimSpace(b.String())
+	if kind, _, _ := strings.Cut(name, "/"); kind == "query" || kind == "perpod" || kind == "finding" {
+		e, err := ReadExportedNamespace(out)
+		if err != nil {
+			return "", fmt.Errorf("render %s: %w", name, err)
+		}
+		out = e
+	}
+	return out, nil
 }
 
 func (c *Catalog) data(v Vars) (tmplData, error) {

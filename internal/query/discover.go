@@ -202,29 +202,52 @@ func discoverSource(ctx context.Context, q Querier, cat *Catalog, name string, v
 		return out, err
 	}
 	out.Searched, out.Matchers = metrics, matchers
-	all := map[scrapeID]int{}
-	seen := map[scrapeID][]string{}
-	for _, m := range metrics {
-		got, err := groupCount(ctx, q, m+"{"+matchers+"}", rng, at)
-		if err != nil {
-			return out, err
+	search := func(matchers string) (map[scrapeID]int, map[scrapeID][]string, error) {
+		all := map[scrapeID]int{}
+		seen := map[scrapeID][]string{}
+		for _, m := range metrics {
+			got, err := groupCount(ctx, q, m+"{"+matchers+"}", rng, at)
+			if err != nil {
+				return nil, nil, err
+			}
+			for id, n := range got {
+				all[id] += n
+				seen[id] = append(seen[id], m)
+			}
 		}
-		for id, n := range got {
-			all[id] += n
-			seen[id] = append(seen[id], m)
+		return all, seen, nil
+	}
+	all, seen, err := search(matchers)
+	if err != nil {
+		return out, err
+	}
+	nsLabel := "namespace"
+	if len(all) == 0 {
+		// A scrape without honor_labels keeps the object's namespace in
+		// exported_namespace (prom-layouts.md §2).
+		if alt, ok := renameMatcher(matchers, "namespace", ExportedNamespace); ok {
+			if all, seen, err = search(alt); err != nil {
+				return out, err
+			}
+			if len(all) > 0 {
+				nsLabel, matchers, out.Matchers = ExportedNamespace, alt, alt
+			}
 		}
 	}
 	if len(all) == 0 {
 		out.Found = FoundNone
 		out.Note = fmt.Sprintf("no %s series in the window: the catalog's selector {%s} found none, nor did a search for %s with {%s} under any job",
 			title, sel, strings.Join(metrics, ", "), matchers)
+		if alt, ok := renameMatcher(matchers, "namespace", ExportedNamespace); ok {
+			out.Note += fmt.Sprintf(" or with {%s}", alt)
+		}
 		return out, nil
 	}
 	cands := sortedCandidates(all, s.Discover.Jobs)
 	for i := range cands {
 		cands[i].Metrics = seen[scrapeID{cands[i].Job, cands[i].MetricsPath}]
 	}
-	adopted, err := adoptSelector(s.Selector, cands)
+	adopted, err := adoptSelector(s.Selector, cands, nsLabel)
 	if err != nil {
 		return out, err
 	}
@@ -240,6 +263,9 @@ func discoverSource(ctx context.Context, q Querier, cat *Catalog, name string, v
 		fmt.Fprintf(&b, "%s found with the catalog's selector {%s} as %s (%d series of %s", title, sel, identity(best), best.Series, strings.Join(best.Metrics, ", "))
 	} else {
 		fmt.Fprintf(&b, "%s found as %s (%d series of %s with {%s}; the catalog's selector {%s} found none", title, identity(best), best.Series, strings.Join(best.Metrics, ", "), matchers, sel)
+	}
+	if nsLabel == ExportedNamespace {
+		b.WriteString("; the objects' namespace is in exported_namespace (scraped without honor_labels), and the queries read it from there")
 	}
 	if !slices.ContainsFunc(best.Metrics, func(m string) bool { return slices.Contains(probed, m) }) {
 		fmt.Fprintf(&b, "; its probe %s has none there, so its scrape interval is assumed", probe)
@@ -321,8 +347,9 @@ func jobMatches(job string, hints []string) bool {
 }
 
 // adoptSelector rewrites a selector template for the first candidate: its job and
-// metrics_path matchers replaced by the candidate's identity, every other matcher kept.
-func adoptSelector(tmpl string, cands []Candidate) (string, error) {
+// metrics_path matchers replaced by the candidate's identity, its namespace matcher
+// put on nsLabel, every other matcher kept.
+func adoptSelector(tmpl string, cands []Candidate, nsLabel string) (string, error) {
 	ms, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + tmpl + "}")
 	if err != nil {
 		return "", fmt.Errorf("rewrite selector %q: template actions must sit inside quoted values: %w", tmpl, err)
@@ -334,11 +361,32 @@ func adoptSelector(tmpl string, cands []Candidate) (string, error) {
 		parts = append(parts, promlabels.MustNewMatcher(promlabels.MatchEqual, "metrics_path", best.MetricsPath).String())
 	}
 	for _, m := range ms {
+		if m.Name == "namespace" {
+			m = promlabels.MustNewMatcher(m.Type, nsLabel, m.Value)
+		}
 		if !slices.Contains(scrapeLabels(), m.Name) {
 			parts = append(parts, m.String())
 		}
 	}
 	return strings.Join(parts, ", "), nil
+}
+
+// renameMatcher returns matchers (without braces) with the matcher on label from put on
+// label to; ok is false when there is none.
+func renameMatcher(matchers, from, to string) (string, bool) {
+	ms, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + matchers + "}")
+	if err != nil {
+		return "", false
+	}
+	parts := make([]string, 0, len(ms))
+	found := false
+	for _, m := range ms {
+		if m.Name == from {
+			m, found = promlabels.MustNewMatcher(m.Type, to, m.Value), true
+		}
+		parts = append(parts, m.String())
+	}
+	return strings.Join(parts, ", "), found
 }
 
 // probeMetrics are the metric names a probe selects: its name, or the names of its

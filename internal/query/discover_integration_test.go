@@ -35,7 +35,8 @@ func TestIntegrationDiscover(t *testing.T) {
 	nojob := fixture(layouts.Options{Layout: layouts.NoJob, Namespace: "ns-nojob", TestID: "spike-nojob"})
 	v1 := fixture(layouts.Options{Layout: layouts.KubePrometheusStack, KSM: layouts.KSMv1, Namespace: "ns-v1", TestID: "spike-v1"})
 	multi := fixture(layouts.Options{Layout: layouts.PrometheusChart, Cluster: "prod", DecoyCluster: "staging", Namespace: "ns-multi", TestID: "spike-multi"})
-	prom := layoutstest.Load(t, []*layouts.Fixture{chart, alloy, nojob, v1, multi})
+	chart15 := fixture(layouts.Options{Layout: layouts.PrometheusChart15, Namespace: "ns-chart15", TestID: "spike-chart15"})
+	prom := layoutstest.Load(t, []*layouts.Fixture{chart, alloy, nojob, v1, multi, chart15})
 	q, err := query.NewPrometheus(prom.URL, nil, query.WithTimeout(30*time.Second))
 	require.NoError(t, err)
 	cat, err := query.Default()
@@ -69,6 +70,10 @@ func TestIntegrationDiscover(t *testing.T) {
 		{f: multi, selector: map[string]string{"cluster": "prod"}, ksmFound: query.FoundDiscovered,
 			ksm:      `job="kubernetes-service-endpoints", namespace=~"{{.Namespace}}"`,
 			cadvisor: `job="kubernetes-nodes-cadvisor", metrics_path="/metrics/cadvisor", namespace=~"{{.Namespace}}"`},
+		// Scraped without honor_labels: the objects' namespace in exported_namespace.
+		{f: chart15, ksmFound: query.FoundDiscovered,
+			ksm:      `job="kubernetes-service-endpoints", exported_namespace=~"{{.Namespace}}"`,
+			cadvisor: `job="kubernetes-nodes-cadvisor", namespace=~"{{.Namespace}}"`},
 		{f: v1, ksmFound: query.FoundCatalog,
 			ksm:      cat.Sources["ksm"].Selector,
 			cadvisor: cat.Sources["cadvisor"].Selector},
@@ -117,6 +122,7 @@ func TestIntegrationDiscover(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, res.Set, 1, res.Expr)
 			require.Equal(t, hpa.Name, res.Set[0].Labels["horizontalpodautoscaler"])
+			require.Equal(t, tc.f.Namespace(), res.Set[0].Labels["namespace"], "the object's namespace: %s", res.Expr)
 			require.InDelta(t, hpa.Steps[1].To, res.Set[0].Points[0].V, 0, res.Expr)
 			res, err = r.Instant(ctx, "hpa_max", vars, at)
 			require.NoError(t, err)
@@ -137,6 +143,9 @@ func TestIntegrationDiscover(t *testing.T) {
 			res, err = r.InstantExpr(ctx, "cpu_usage_pod", pp, at.Add(time.Minute))
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Set, pp)
+			for _, s := range res.Set {
+				require.Equal(t, tc.f.Namespace(), s.Labels["namespace"], pp)
+			}
 		})
 	}
 
