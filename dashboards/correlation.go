@@ -19,11 +19,11 @@ type annotation struct {
 	valueIsTime bool
 }
 
-// annotations are the run's live span (start to end, from tidemark_run_info) and the
+// annotations are the run's live span (start to end, from tidemark_run_info, or k6_vus for a run k6 made) and the
 // correlator's events (tidemark_event).
 func annotations() []annotation {
 	return []annotation{
-		{name: "Run", query: "run_info", color: "rgba(31, 120, 193, 0.15)", title: "run $testid", text: "tidemark_run_info: the run is live", tagKeys: ""},
+		{name: "Run", query: "run_info", color: "rgba(31, 120, 193, 0.15)", title: "run $testid", text: "the run is live (tidemark_run_info, or k6_vus for a run k6 made)", tagKeys: ""},
 		{name: "Tidemark events", query: "events", color: "orange", title: "{{kind}}", text: "{{object}}", tagKeys: "kind,object", valueIsTime: true},
 	}
 }

@@ -146,7 +146,6 @@ func lacks(o layouts.Options) map[string]string {
 	} else {
 		out["Latency p95 / p99 / A"] = "k6's default trend stats are p(99) only"
 		out["Target vs achieved rate / A"] = "k6 writes no tidemark_scenario_target"
-		out["annotation Run / -"] = "k6 writes no tidemark_run_info"
 	}
 	if o.Layout == layouts.K8sMonitoring {
 		out["CPU per pod: usage vs request vs limit vs HPA target / D"] = "Alloy's allow-list drops the HPAs' target metrics"

@@ -252,7 +252,8 @@ func builtinExprs(j joins) ExprTable {
 		"load_hist_latency_by_expected": `histogram_quantile($quantile, sum by (expected_response) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
 
 		// --- Run correlation dashboard: run metadata and load (one $testid) ----------------
-		"run_info":             `max(tidemark_run_info{` + selRun + `})`,
+		// A run k6 made has no tidemark_run_info: it is live while it writes k6_vus.
+		"run_info":             `max(tidemark_run_info{` + selRun + `}) or clamp_max(count(k6_vus{` + selRun + `}), 1)`,
 		"events":               `timestamp(tidemark_event{` + selRun + `}) * 1000`,
 		"scenario_target_rate": `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="iterations_per_second"})`,
 		"target_vus":           `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="vus"})`,
