@@ -18,6 +18,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
@@ -64,13 +65,16 @@ type runConfig struct {
 	outputs      *outputFlags
 	dataDir      string
 	noStore      bool
+	modulesDir   string
 }
 
 // runCmd is `tidemark run SCENARIO`.
 func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &runConfig{}
 	cmd := app.Command("run", runHelp)
-	cmd.Arg("scenario", "Scenario file (YAML or JSON).").Required().StringVar(&cfg.file)
+	cmd.Arg("scenario", "Scenario file (YAML or JSON), or a k6 script (.js, .mjs, .cjs, .ts).").Required().StringVar(&cfg.file)
+	cmd.Flag("modules.dir", "Directory of vendored remote modules: a script's https://host/path imports are read from DIR/host/path.").
+		StringVar(&cfg.modulesDir)
 	cmd.Flag("testid", "Test id added to every sample as the testid tag. Default <file-stem>-<UTC yyyymmdd-hhmmss>.").StringVar(&cfg.testID)
 	cmd.Flag("tag", "Tag k=v added to every sample (k6 --tag). Repeatable; wins over the file's tags. --tag testid=X sets the test id.").
 		Short('t').StringsVar(&cfg.tags)
@@ -192,6 +196,9 @@ func (c *runConfig) loadTest() (*scenario.Test, pacer.Segment, map[string]string
 }
 
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
+	if js.IsScript(cfg.file) {
+		return runScript(ctx, cfg, g)
+	}
 	logger := g.logger()
 	test, seg, tags, err := cfg.loadTest()
 	if err != nil {
@@ -250,8 +257,17 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	in.Color = progress.IsTerminal(g.stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(g.stderr)
 	errs := []error{err}
-	if werr := summary.WriteText(g.stdout, in); werr != nil {
-		errs = append(errs, fmt.Errorf("write the summary: %w", werr))
+	handled := false
+	if h, ok := cfg.VUs.(summaryHandler); ok {
+		var herr error
+		if handled, herr = h.HandleSummary(ctx, in, g.stdout, g.stderr); herr != nil {
+			errs = append(errs, herr)
+		}
+	}
+	if !handled {
+		if werr := summary.WriteText(g.stdout, in); werr != nil {
+			errs = append(errs, fmt.Errorf("write the summary: %w", werr))
+		}
 	}
 	for _, out := range []struct {
 		path  string
@@ -296,4 +312,71 @@ func printHeader(w io.Writer, source string, plan loadtest.Plan) {
 	}
 	fmt.Fprintf(w, "  scenarios: %d scenario(s), %s max duration (incl. graceful stop): %s\n\n",
 		len(st), plan.Engine.MaxDuration(), strings.Join(names, ", "))
+}
+
+// summaryHandler is a script's handleSummary: it reports whether the script has one,
+// which then replaces the text summary.
+type summaryHandler interface {
+	HandleSummary(ctx context.Context, in summary.Input, stdout, stderr io.Writer) (bool, error)
+}
+
+// runScript runs a k6 script: its options are the test, its VUs are JavaScript
+// runtimes (internal/js). Script errors exit 107, test.abort() 108.
+func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
+	logger := g.logger()
+	tags, err := parsePairs("tag", cfg.tags)
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	cliEnv, err := parsePairs("env", cfg.env)
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	seg, err := pacer.ParseSegment(cfg.segment, cfg.segmentSeq)
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	procEnv := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			procEnv[k] = v
+		}
+	}
+	env := maps.Clone(procEnv)
+	maps.Copy(env, cliEnv)
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: procEnv, Logger: logger})
+	if err != nil {
+		if _, ok := errors.AsType[scenario.Errors](err); ok {
+			return exitcode.Invalid(err)
+		}
+		return err
+	}
+	if cfg.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
+	}
+	err = execute(r.Context(ctx), loadtest.Config{
+		Test:                  r.Test(),
+		Source:                cfg.file,
+		TestID:                cfg.testID,
+		Tags:                  tags,
+		Segment:               seg,
+		NoThresholds:          cfg.noThresholds,
+		InsecureSkipTLSVerify: cfg.insecureTLS,
+		UserAgent:             cfg.userAgent,
+		VUs:                   r,
+		Registry:              r.Registry(),
+		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+			return cfg.sinks(agg, runTags, logger)
+		},
+		Logger: logger,
+	}, cfg.printing, g)
+	if rerr := r.Err(); rerr != nil {
+		// test.abort() (108) or a script error (107) comes first: it decides the exit code.
+		return errors.Join(rerr, err)
+	}
+	return err
 }

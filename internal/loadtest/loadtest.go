@@ -48,6 +48,15 @@ type Summarizer interface {
 	SummaryLines() []string
 }
 
+// Lifecycle is an optional capability of Config.VUs: a script's setup() and
+// teardown(data). Setup runs once the sinks have started, before the first iteration;
+// its error ends the run before it starts (no Result). Teardown runs after the last
+// iteration, also when the run was interrupted; its error joins the run's verdict.
+type Lifecycle interface {
+	Setup(ctx context.Context) error
+	Teardown(ctx context.Context) error
+}
+
 // SinksFunc builds the run's sinks once its tags (testid included) are known. The sinks
 // read agg while the run is live and are stopped in order after it.
 type SinksFunc func(agg *aggregate.Store, runTags map[string]string) ([]Sink, error)
@@ -79,8 +88,13 @@ type Config struct {
 	Getenv func(string) string
 	// UserAgent is sent by requests that set none.
 	UserAgent string
-	// VUs makes the scenarios' VUs; nil runs each scenario's YAML flow.
+	// VUs makes the scenarios' VUs; nil runs each scenario's YAML flow. When it is a
+	// Lifecycle (a script), its Setup runs before the first iteration and its Teardown
+	// after the last.
 	VUs engine.VUSource
+	// Registry holds the run's metrics; nil makes a new one. A script passes the
+	// registry its init context created custom metrics in.
+	Registry *metrics.Registry
 	// Sinks builds the run's outputs; nil has none.
 	Sinks SinksFunc
 	// Started, when set, is called once the run is prepared and its sinks have
@@ -149,7 +163,10 @@ func prepare(cfg Config) (*run, error) {
 	if cfg.Test == nil {
 		return nil, errors.New("prepare the run: no test")
 	}
-	r := &run{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry(), agg: aggregate.New(), snaps: map[time.Duration]*aggregate.Snapshot{}}
+	r := &run{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, agg: aggregate.New(), snaps: map[time.Duration]*aggregate.Snapshot{}}
+	if r.reg == nil {
+		r.reg = metrics.NewRegistry()
+	}
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
@@ -260,12 +277,29 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	if r.cfg.Started != nil {
 		ended = r.cfg.Started(Plan{TestID: r.testID, Segment: r.cfg.Segment, Engine: r.eng})
 	}
+	lc, _ := r.cfg.VUs.(Lifecycle)
+	if lc != nil {
+		if err := lc.Setup(ctx); err != nil {
+			if ended != nil {
+				ended()
+			}
+			for _, s := range r.sinks {
+				err = errors.Join(err, s.Stop())
+			}
+			return nil, err
+		}
+	}
 	res := r.eng.Run(ctx)
 	if ended != nil {
 		ended()
 	}
 
 	var errs []error
+	if lc != nil {
+		if err := lc.Teardown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if res.Interrupted {
 		errs = append(errs, exitcode.With(exitcode.ExternalAbort, ErrInterrupted))
 	}

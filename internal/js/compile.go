@@ -1,0 +1,63 @@
+package js
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/grafana/sobek"
+)
+
+// wrapperHead and wrapperTail make a module's code one function of its CommonJS
+// environment. esbuild adds them as banner and footer, so that its source map (inline,
+// read by sobek) accounts for them and positions name the original file.
+const (
+	wrapperHead = "(function (exports, require, module, __filename, __dirname) {"
+	wrapperTail = "\n})"
+)
+
+// compile turns one module's source into a program that evaluates to its wrapper
+// function. ES modules and TypeScript are transformed to CommonJS by esbuild (types are
+// stripped, nothing is type-checked, as k6 does); the output keeps the script's own
+// syntax (target esnext), so sobek runs what the user wrote. name is the module's name
+// in messages and stack traces.
+func compile(name string, src []byte) (*sobek.Program, error) {
+	loader := api.LoaderJS
+	if ext := path.Ext(strings.ToLower(name)); ext == ".ts" || ext == ".mts" || ext == ".cts" {
+		loader = api.LoaderTS
+	}
+	res := api.Transform(string(src), api.TransformOptions{
+		Loader:     loader,
+		Format:     api.FormatCommonJS,
+		Target:     api.ESNext,
+		Platform:   api.PlatformNeutral,
+		Sourcemap:  api.SourceMapInline,
+		Sourcefile: name,
+		Banner:     wrapperHead,
+		Footer:     wrapperTail,
+		LogLevel:   api.LogLevelSilent,
+		// Keep the script's names and layout: stack traces and messages stay readable.
+		KeepNames: false,
+	})
+	if len(res.Errors) > 0 {
+		return nil, syntaxError(name, res.Errors[0])
+	}
+	prg, err := sobek.Compile(name, string(res.Code), false)
+	if err != nil {
+		return nil, &ScriptError{Msg: err.Error(), Err: err}
+	}
+	return prg, nil
+}
+
+// syntaxError names the file, line and column (1-based) of esbuild's first error.
+func syntaxError(name string, m api.Message) error {
+	if m.Location == nil {
+		return &ScriptError{Msg: fmt.Sprintf("%s: SyntaxError: %s", name, m.Text)}
+	}
+	l := m.Location
+	return &ScriptError{
+		Msg:  fmt.Sprintf("%s:%d:%d: SyntaxError: %s", name, l.Line, l.Column+1, m.Text),
+		File: name, Line: l.Line, Column: l.Column + 1,
+	}
+}

@@ -1,0 +1,80 @@
+package js
+
+import (
+	"errors"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/js/modules"
+)
+
+// Exit codes of script errors, as k6's (reference/k6-js.md §3).
+const (
+	// ExitScriptException is a syntax error, an exception in the init context, in
+	// setup or in teardown, or an unknown module.
+	ExitScriptException = 107
+	// ExitScriptAborted is a run stopped by test.abort().
+	ExitScriptAborted = 108
+)
+
+// ScriptError is an error of the script itself: a syntax error, an exception in the
+// init context, setup, teardown or handleSummary, an unknown module. It carries exit
+// code 107.
+type ScriptError struct {
+	// Msg names the place (file:line:column) and the error.
+	Msg string
+	// File, Line and Column locate a syntax error; zero when unknown.
+	File         string
+	Line, Column int
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error returns the message.
+func (e *ScriptError) Error() string { return e.Msg }
+
+// Unwrap returns the underlying error.
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// ExitCode is 107.
+func (e *ScriptError) ExitCode() int { return ExitScriptException }
+
+// AbortedError is a run stopped by test.abort(); it carries exit code 108.
+type AbortedError struct {
+	*modules.AbortError
+}
+
+// ExitCode is 108.
+func (e *AbortedError) ExitCode() int { return ExitScriptAborted }
+
+// Unwrap returns the abort.
+func (e *AbortedError) Unwrap() error { return e.AbortError }
+
+// scriptError turns an error of the runtime into a ScriptError (or an AbortedError for
+// test.abort) that names where it happened: "what: message\n\tat stack".
+func scriptError(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ab, ok := abortOf(err); ok {
+		return &AbortedError{ab}
+	}
+	if se, ok := errors.AsType[*ScriptError](err); ok {
+		return se
+	}
+	msg := err.Error()
+	if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+		msg = ex.String()
+	}
+	return &ScriptError{Msg: what + ": " + msg, Err: err}
+}
+
+// abortOf finds the AbortError of test.abort() in err.
+func abortOf(err error) (*modules.AbortError, bool) {
+	if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+		if ab, ok := ie.Value().(*modules.AbortError); ok {
+			return ab, true
+		}
+	}
+	return errors.AsType[*modules.AbortError](err)
+}

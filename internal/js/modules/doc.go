@@ -1,0 +1,42 @@
+// Package modules is the interface between Tidemark's JavaScript runtime (package js)
+// and its native modules: `k6`, `k6/http`, `k6/metrics`, `k6/data`, `k6/execution`,
+// `k6/encoding`, `k6/crypto` and the jslib modules Tidemark ships.
+//
+// # How a module works
+//
+// A Module is one value per process. The runtime calls its NewInstance once per
+// JavaScript runtime that imports it (the options-reading init run, every VU, and
+// the runtime of setup, teardown and handleSummary), the first time that runtime
+// imports it. The Instance holds the module's per-VU state (a cookie jar, an HTTP
+// client) and returns the module's exports.
+//
+// NewInstance receives a VU, which gives the module:
+//   - Runtime: the VU's *sobek.Runtime, to build values and throw exceptions;
+//   - State: nil while the VU runs its init context (top-level code), else the VU's
+//     state: engine.VUEnv (pusher, built-in metrics, tag pool, scenario tags), the
+//     VU id (__VU, 0 in setup and teardown), the iteration, the current group and
+//     its tag set; State().Context() is the current iteration's context, canceled when
+//     the iteration must stop;
+//   - Registry: the run's metrics registry, where custom metrics are registered in
+//     the init context so that thresholds can name them;
+//   - Logger: the run's logger.
+//
+// An exported function runs on the VU's goroutine; it may keep the VU and call
+// State() each time: the same VU object moves from the init context to the VU
+// context. k6 forbids some calls in one of the two contexts; InitOnly and VUOnly
+// return the error to throw.
+//
+// # Adding a module
+//
+//  1. Create a sub-package of internal/js/modules (e.g. internal/js/modules/http)
+//     with a constructor returning a Module (a ModuleFunc is enough for most).
+//  2. Add one line to the map in js.DefaultModules (internal/js/registry.go):
+//     "k6/http": http.New(),
+//     There is no init() registration and no global registry: the map is the list.
+//  3. Throw JavaScript exceptions with panic(vu.Runtime().NewGoError(err)) or
+//     panic(vu.Runtime().NewTypeError(...)); the runtime turns an exception in an
+//     iteration into an interrupted iteration and logs it with its JS stack.
+//
+// The k6 and k6/execution modules (sub-packages k6 and execution) are the reference
+// examples.
+package modules

@@ -1,0 +1,244 @@
+package modules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+)
+
+// Module is a native module: one value per process, shared by every VU. It must be
+// safe for concurrent use by the VUs' goroutines.
+type Module interface {
+	// NewInstance returns the module's state for one VU's runtime. It is called on
+	// that VU's goroutine, in the init context (vu.State() is nil), the first time the
+	// runtime imports the module. An error fails the VU's init (exit code 107).
+	NewInstance(vu VU) (Instance, error)
+}
+
+// ModuleFunc adapts a function to the Module interface.
+type ModuleFunc func(vu VU) (Instance, error)
+
+// NewInstance calls f(vu).
+func (f ModuleFunc) NewInstance(vu VU) (Instance, error) { return f(vu) }
+
+// Instance is a module's state in one VU's runtime.
+type Instance interface {
+	// Exports returns what the module exports. It is called once per instance.
+	Exports() Exports
+}
+
+// Exports is what a module exports. Exports is itself an Instance, for modules with
+// no per-VU state.
+type Exports struct {
+	// Default is the value of `import x from "mod"`; nil makes it an object of the
+	// named exports, as k6's modules do (`import http from "k6/http"`).
+	Default any
+	// Named are the named exports (`import { check } from "k6"`) and the properties
+	// of require("mod"). Values are converted with sobek's Runtime.ToValue: Go
+	// functions of the form func(sobek.FunctionCall) sobek.Value are called as they
+	// are; other Go funcs are wrapped by sobek's reflection.
+	Named map[string]any
+}
+
+// Exports returns e.
+func (e Exports) Exports() Exports { return e }
+
+// VU is what a module instance sees of the VU whose runtime imported it. Every method
+// must be called on the VU's goroutine (the one running its JavaScript).
+type VU interface {
+	// Runtime is the VU's JavaScript runtime.
+	Runtime() *sobek.Runtime
+	// State is nil in the init context (top-level code of the script and its modules)
+	// and the VU's state in setup, iterations, teardown and handleSummary.
+	State() *State
+	// Registry is the run's metrics registry. Custom metrics are registered in the init
+	// context; the options-reading init run registers them before thresholds are
+	// decoded, so that thresholds may name them.
+	Registry() *metrics.Registry
+	// Logger is the run's logger.
+	Logger() *slog.Logger
+}
+
+// State is a VU outside its init context. The runtime owns it; modules read its
+// fields and change the group only through SetGroup.
+type State struct {
+	ctx context.Context
+
+	// Env is what the engine gives the VUs of the VU's scenario: pusher, built-in
+	// metrics, tag pool and the scenario's tags. In setup, teardown and handleSummary
+	// its Tags are the run's tags without a scenario.
+	Env *engine.VUEnv
+	// VU is __VU: 1-based and unique within the instance; 0 in setup, teardown and
+	// handleSummary.
+	VU int64
+	// Iteration is __ITER: the VU's iterations before the current one.
+	Iteration int64
+	// Scenario is the VU's scenario; nil in setup, teardown and handleSummary.
+	Scenario *scenario.Scenario
+	// Exec reads the run's execution state (k6/execution).
+	Exec Execution
+
+	group  string
+	tags   *metrics.TagSet
+	byPath map[string]*metrics.TagSet
+}
+
+// NewState returns the state of a VU with the given environment. Only the runtime
+// creates states; tests of modules may too.
+func NewState(env *engine.VUEnv, vu int64, sc *scenario.Scenario, exec Execution) *State {
+	return &State{ctx: context.Background(), Env: env, VU: vu, Scenario: sc, Exec: exec, tags: env.Tags}
+}
+
+// Context is the context of the current iteration (or of setup, teardown,
+// handleSummary): canceled when it must stop (gracefulStop, gracefulRampDown, the end
+// of the run). Blocking calls (sleep, HTTP) must honour it.
+func (s *State) Context() context.Context { return s.ctx }
+
+// SetContext sets the current iteration's context; the runtime calls it.
+func (s *State) SetContext(ctx context.Context) { s.ctx = ctx }
+
+// Group is the current group path (`::outer::inner`; "" at the root).
+func (s *State) Group() string { return s.group }
+
+// Tags is the tag set of samples emitted now: the scenario's tags plus `group` when
+// not at the root.
+func (s *State) Tags() *metrics.TagSet { return s.tags }
+
+// SetGroup enters the group path (k6's group()): Tags gains `group`. The tag sets are
+// interned once per path and VU.
+func (s *State) SetGroup(path string) {
+	s.group = path
+	if path == "" {
+		s.tags = s.Env.Tags
+		return
+	}
+	if t, ok := s.byPath[path]; ok {
+		s.tags = t
+		return
+	}
+	if s.byPath == nil {
+		s.byPath = map[string]*metrics.TagSet{}
+	}
+	t := s.Env.Pool.With(s.Env.Tags, metrics.Tag{Key: "group", Value: path})
+	s.byPath[path] = t
+	s.tags = t
+}
+
+// Execution is the run's execution state as k6/execution shows it. The runtime
+// implements it.
+type Execution interface {
+	// TestStart is when the first iteration of the run started (zero before).
+	TestStart() time.Time
+	// Counts returns the instance's completed and interrupted iterations and its
+	// initialized VUs.
+	Counts() (completed, interrupted, vusInitialized int64)
+}
+
+// AbortError is what test.abort() interrupts the runtime with: the run stops (exit
+// code 108), teardown still runs. The k6/execution module passes it to
+// sobek.Runtime.Interrupt so that scripts cannot catch it.
+type AbortError struct {
+	Reason string
+}
+
+// Error returns the abort's message.
+func (e *AbortError) Error() string {
+	if e.Reason == "" {
+		return "test aborted"
+	}
+	return "test aborted: " + e.Reason
+}
+
+// ErrInitContext and ErrVUContext say where a call is not allowed.
+var (
+	ErrInitContext = errors.New("only available in the init context")
+	ErrVUContext   = errors.New("not available in the init context")
+)
+
+// InitOnly returns nil in the init context, else the error to throw for what (e.g.
+// "open") outside it.
+func InitOnly(vu VU, what string) error {
+	if vu.State() == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, ErrInitContext)
+}
+
+// VUOnly returns nil outside the init context, else the error to throw for what
+// (e.g. "http.get") inside it, as k6 forbids protocol calls in init code.
+func VUOnly(vu VU, what string) error {
+	if vu.State() != nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, ErrVUContext)
+}
+
+// Throw panics with err as a JavaScript exception of rt (a GoError the script can
+// catch). Call it from exported functions only.
+func Throw(rt *sobek.Runtime, err error) {
+	panic(rt.NewGoError(err))
+}
+
+// Registry maps import specifiers to native modules. Names are exact (`k6/http`) or,
+// ending in "/", prefixes (`https://jslib.k6.io/k6-utils/` serves every version of
+// that jslib module). It is built once by the command and read by every VU.
+type Registry struct {
+	mu     sync.RWMutex
+	byName map[string]Module
+}
+
+// NewRegistry returns a registry of the given modules.
+func NewRegistry(mods map[string]Module) *Registry {
+	r := &Registry{byName: map[string]Module{}}
+	maps.Copy(r.byName, mods)
+	return r
+}
+
+// Register adds a module; a name registered twice is an error.
+func (r *Registry) Register(name string, m Module) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byName[name]; ok {
+		return fmt.Errorf("register module %q: already registered", name)
+	}
+	r.byName[name] = m
+	return nil
+}
+
+// Lookup returns the module for specifier: an exact name, else the longest prefix name.
+func (r *Registry) Lookup(specifier string) (Module, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if m, ok := r.byName[specifier]; ok {
+		return m, true
+	}
+	best := ""
+	for name := range r.byName {
+		if strings.HasSuffix(name, "/") && strings.HasPrefix(specifier, name) && len(name) > len(best) {
+			best = name
+		}
+	}
+	if best == "" {
+		return nil, false
+	}
+	return r.byName[best], true
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Sorted(maps.Keys(r.byName))
+}

@@ -1,0 +1,16 @@
+package js
+
+import (
+	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/js/modules/execution"
+	"github.com/tidemark/tidemark/internal/js/modules/k6"
+)
+
+// DefaultModules returns the native modules scripts may import. This map is the one
+// list of them: to add a module, add its line here (see package modules).
+func DefaultModules() *modules.Registry {
+	return modules.NewRegistry(map[string]modules.Module{
+		"k6":           k6.New(),
+		"k6/execution": execution.New(),
+	})
+}

@@ -1,0 +1,458 @@
+package js
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/executor"
+	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/summary"
+)
+
+// Default lifecycle limits (k6's setupTimeout, teardownTimeout, handleSummaryTimeout).
+const (
+	DefaultSetupTimeout         = 60 * time.Second
+	DefaultTeardownTimeout      = 60 * time.Second
+	DefaultHandleSummaryTimeout = 120 * time.Second
+)
+
+// Config is one script run.
+type Config struct {
+	// Script is the path of the main module (.js, .mjs, .cjs or .ts).
+	Script string
+	// ModulesDir is --modules.dir: https://host/path imports are read from
+	// <ModulesDir>/host/path. Empty: remote imports are errors.
+	ModulesDir string
+	// Env is __ENV: the process environment and --env values.
+	Env map[string]string
+	// Environ is the process environment, for k6's K6_* options (K6_VUS, K6_DURATION,
+	// K6_ITERATIONS, K6_STAGES); -e values never set options.
+	Environ map[string]string
+	// Modules are the native modules; nil is DefaultModules.
+	Modules *modules.Registry
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Runner is a loaded script: its options decoded into a scenario.Test, and the VUs
+// that run it (an engine.VUSource). Its setup, teardown and handleSummary run in one
+// runtime of VU 0, the one that read the options.
+type Runner struct {
+	cfg    Config
+	logger *slog.Logger
+	loader *loader
+	reg    *metrics.Registry
+	main   *program
+	script *scenario.Script
+	aux    *vu // VU 0
+
+	setupEnv    *engine.VUEnv
+	setupJSON   string
+	setupFailed bool
+
+	nextVU      atomic.Int64
+	start       atomic.Pointer[time.Time]
+	completed   atomic.Int64
+	interrupted atomic.Int64
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	runErr   error // test.abort() or a VU whose init failed
+	excLimit limiter
+}
+
+var _ engine.VUSource = (*Runner)(nil)
+
+var _ modules.Execution = (*Runner)(nil)
+
+// New loads the script: it compiles the main module and what it imports, runs the
+// init context once in VU 0 to read `export const options` (registering custom
+// metrics), and decodes the options. Syntax errors, exceptions in the init context,
+// unknown modules and a missing exec function are *ScriptError (exit code 107);
+// invalid options are scenario.Errors (exit code 104 for the command).
+func New(cfg Config) (*Runner, error) {
+	r := &Runner{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry()}
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Modules == nil {
+		r.cfg.Modules = DefaultModules()
+	}
+	r.excLimit = limiter{every: time.Second, burst: 5}
+	metrics.RegisterBuiltin(r.reg)
+	r.loader = newLoader(cfg.ModulesDir, r.cfg.Modules)
+	t, err := r.loader.resolve(nil, cfg.Script)
+	if err != nil {
+		return nil, &ScriptError{Msg: err.Error(), Err: err}
+	}
+	r.main = r.loader.load(t)
+	if r.main.err != nil {
+		return nil, r.main.err
+	}
+	r.aux = r.newVU(0)
+	exports, err := r.aux.evaluate(r.main)
+	if err != nil {
+		return nil, initError(err)
+	}
+	opts, err := r.options(exports)
+	if err != nil {
+		return nil, err
+	}
+	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range r.script.Test.Scenarios {
+		name := r.script.ExecOf(sc.Name)
+		if _, ok := sobek.AssertFunction(exports.ToObject(r.aux.rt).Get(name)); !ok {
+			what := fmt.Sprintf("function %q", name)
+			if name == "default" {
+				what = "a default function"
+			}
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %s is not exported; scenario %q runs it each iteration (export default function () { ... })", r.main.name, what, sc.Name)}
+		}
+	}
+	return r, nil
+}
+
+// initError is an error of the init context as a ScriptError naming the place.
+func initError(err error) error {
+	if _, ok := errors.AsType[*ScriptError](err); ok {
+		return err
+	}
+	if ab, ok := abortOf(err); ok {
+		return &AbortedError{ab}
+	}
+	if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+		return &ScriptError{Msg: describe(ex), Err: err}
+	}
+	return &ScriptError{Msg: err.Error(), Err: err}
+}
+
+// describe is "file:line:column: message" of an exception, at its innermost frame
+// with a position; Go errors thrown by native code lose their "GoError: " prefix.
+func describe(ex *sobek.Exception) string {
+	msg := ex.Value().String()
+	if o, ok := ex.Value().(*sobek.Object); ok {
+		if v := o.Get("value"); v != nil && o.ClassName() == "Error" && o.Get("name") != nil && o.Get("name").String() == "GoError" {
+			msg = o.Get("message").String()
+		}
+	}
+	for _, f := range ex.Stack() {
+		if p := f.Position(); p.Filename != "" && p.Line > 0 {
+			return fmt.Sprintf("%s:%d:%d: %s", p.Filename, p.Line, p.Column, msg)
+		}
+	}
+	return msg
+}
+
+// options returns `export const options` as JSON ({} when not exported).
+func (r *Runner) options(exports sobek.Value) ([]byte, error) {
+	rt := r.aux.rt
+	o := exports.ToObject(rt).Get("options")
+	if o == nil || sobek.IsUndefined(o) || sobek.IsNull(o) {
+		return []byte("{}"), nil
+	}
+	b, err := json(rt, o)
+	if err != nil {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: options: %v", r.main.name, err), Err: err}
+	}
+	return b, nil
+}
+
+// json is JSON.stringify(v) in rt.
+func json(rt *sobek.Runtime, v sobek.Value) ([]byte, error) {
+	stringify, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("stringify"))
+	s, err := stringify(sobek.Undefined(), v)
+	if err != nil {
+		return nil, err
+	}
+	if sobek.IsUndefined(s) {
+		return nil, nil
+	}
+	return []byte(s.String()), nil
+}
+
+// Test returns the test decoded from the script's options.
+func (r *Runner) Test() *scenario.Test { return r.script.Test }
+
+// Registry returns the run's metrics registry: k6's built-in metrics and the script's
+// custom metrics. The run must use it (loadtest.Config.Registry).
+func (r *Runner) Registry() *metrics.Registry { return r.reg }
+
+// Context returns ctx for the run: canceled when test.abort() is called or a VU's
+// init fails. Err then says why.
+func (r *Runner) Context(ctx context.Context) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	return ctx
+}
+
+// Err returns why the runner stopped the run: an *AbortedError (exit code 108) or a
+// *ScriptError of a VU's init (107); nil if it did not.
+func (r *Runner) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runErr
+}
+
+// abortRun records why the run stops and cancels the run's context.
+func (r *Runner) abortRun(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runErr == nil {
+		r.runErr = err
+		r.logger.Error("Stopping the run", "err", err)
+	}
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// Prepare returns the constructor of scenario sc's VUs: each runs the init context in
+// its own runtime, then the scenario's exec function per iteration.
+func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int64) executor.VU, error) {
+	r.mu.Lock()
+	if r.setupEnv == nil {
+		// setup, teardown and handleSummary samples carry the run's tags, no scenario.
+		var tags []metrics.Tag
+		for _, t := range env.Tags.Tags() {
+			if t.Key != "scenario" {
+				tags = append(tags, t)
+			}
+		}
+		se := *env
+		se.Tags = env.Pool.Intern(tags)
+		r.setupEnv = &se
+	}
+	r.mu.Unlock()
+	exec := r.script.ExecOf(sc.Name)
+	return func(int64) executor.VU {
+		id := r.nextVU.Add(1)
+		v := r.newVU(id)
+		exports, err := v.evaluate(r.main)
+		var fn sobek.Callable
+		if err == nil {
+			var ok bool
+			if fn, ok = sobek.AssertFunction(exports.ToObject(v.rt).Get(exec)); !ok {
+				err = fmt.Errorf("function %q is not exported", exec)
+			}
+		}
+		if err != nil {
+			v.broken = true
+			r.abortRun(initError(err))
+			return v
+		}
+		v.fn = fn
+		v.state = modules.NewState(env, id, sc, r)
+		return v
+	}, nil
+}
+
+// TestStart returns when the first iteration started.
+func (r *Runner) TestStart() time.Time {
+	if t := r.start.Load(); t != nil {
+		return *t
+	}
+	return time.Time{}
+}
+
+func (r *Runner) markStart() {
+	if r.start.Load() == nil {
+		now := time.Now()
+		r.start.CompareAndSwap(nil, &now)
+	}
+}
+
+// Counts returns the completed and interrupted iterations and the initialized VUs.
+func (r *Runner) Counts() (completed, interrupted, vusInitialized int64) {
+	return r.completed.Load(), r.interrupted.Load(), r.nextVU.Load()
+}
+
+// lifecycle calls the exported function name in VU 0 with args, within timeout.
+func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Duration, args ...sobek.Value) (sobek.Value, bool, error) {
+	v := r.aux
+	fn, ok := sobek.AssertFunction(r.aux.mods[r.main.id].Get("exports").ToObject(v.rt).Get(name))
+	if !ok {
+		return nil, false, nil
+	}
+	if v.state == nil {
+		env := r.setupEnv
+		if env == nil {
+			return nil, false, fmt.Errorf("%s: the run has no scenario", name)
+		}
+		v.state = modules.NewState(env, 0, nil, r)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%s() did not finish within %s", name, timeout))
+	defer cancel()
+	v.state.SetContext(ctx)
+	v.state.SetGroup("")
+	disarm := v.arm(ctx)
+	res, err := fn(sobek.Undefined(), args...)
+	disarm()
+	if err != nil {
+		if ab, ok := abortOf(err); ok {
+			return nil, true, &AbortedError{ab}
+		}
+		if ctx.Err() != nil {
+			return nil, true, &ScriptError{Msg: fmt.Sprintf("%s: %v", name, context.Cause(ctx)), Err: context.Cause(ctx)}
+		}
+		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}
+		}
+		return nil, true, scriptError(name, err)
+	}
+	return res, true, nil
+}
+
+// Setup runs the script's setup() once, if exported, and keeps its result (as JSON)
+// for every VU and teardown. An exception is a *ScriptError; teardown is then skipped.
+func (r *Runner) Setup(ctx context.Context) error {
+	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
+	if err != nil {
+		if _, aborted := errors.AsType[*AbortedError](err); !aborted {
+			r.setupFailed = true
+		}
+		return err
+	}
+	if ran && res != nil && !sobek.IsUndefined(res) {
+		b, err := json(r.aux.rt, res)
+		if err != nil {
+			r.setupFailed = true
+			return &ScriptError{Msg: fmt.Sprintf("setup: its result is not JSON: %v", err), Err: err}
+		}
+		r.setupJSON = string(b)
+	}
+	return nil
+}
+
+// Teardown runs the script's teardown(data) once, if exported and setup did not throw.
+func (r *Runner) Teardown(ctx context.Context) error {
+	if r.setupFailed {
+		return nil
+	}
+	// A fresh context: teardown runs after test.abort() and SIGINT too.
+	ctx = context.WithoutCancel(ctx)
+	_, _, err := r.lifecycle(ctx, "teardown", r.script.TeardownTimeout, r.aux.copyData())
+	return err
+}
+
+// copyData is a fresh copy of the setup data in VU 0.
+func (v *vu) copyData() sobek.Value {
+	v.haveData = false
+	return v.setupData()
+}
+
+// HandleSummary calls the script's handleSummary(data), if exported, with the data
+// --summary-file writes, and writes what it returns: `stdout`, `stderr` and file
+// paths, each a string or an ArrayBuffer. It reports whether the script has one (the
+// default summary is then not printed).
+func (r *Runner) HandleSummary(ctx context.Context, in summary.Input, stdout, stderr io.Writer) (bool, error) {
+	if _, ok := sobek.AssertFunction(r.aux.mods[r.main.id].Get("exports").ToObject(r.aux.rt).Get("handleSummary")); !ok {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	if err := summary.WriteData(&buf, in); err != nil {
+		return true, fmt.Errorf("handleSummary: build its data: %w", err)
+	}
+	data, err := r.aux.parse(sobek.Undefined(), r.aux.rt.ToValue(buf.String()))
+	if err != nil {
+		return true, fmt.Errorf("handleSummary: parse its data: %w", err)
+	}
+	res, _, err := r.lifecycle(context.WithoutCancel(ctx), "handleSummary", r.script.HandleSummaryTimeout, data)
+	if err != nil {
+		return true, err
+	}
+	if res == nil || sobek.IsUndefined(res) || sobek.IsNull(res) {
+		return true, nil
+	}
+	rt := r.aux.rt
+	obj := res.ToObject(rt)
+	var errs []error
+	for _, k := range obj.Keys() {
+		val := obj.Get(k)
+		var b []byte
+		if ab, ok := val.Export().(sobek.ArrayBuffer); ok {
+			b = ab.Bytes()
+		} else {
+			b = []byte(val.String())
+		}
+		switch k {
+		case "stdout":
+			_, err = stdout.Write(b)
+		case "stderr":
+			_, err = stderr.Write(b)
+		default:
+			err = os.WriteFile(k, b, 0o644) //nolint:gosec // a report file the user asked for
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("handleSummary: write %s: %w", k, err))
+		}
+	}
+	return true, errors.Join(errs...)
+}
+
+// logException logs an exception that ended an iteration, with its JS stack, at most
+// burst times per second; the count of those not logged goes with the next one.
+func (r *Runner) logException(v *vu, err error) {
+	ok, dropped := r.excLimit.allow(time.Now())
+	if !ok {
+		return
+	}
+	msg, stack := err.Error(), ""
+	if ex, isEx := errors.AsType[*sobek.Exception](err); isEx {
+		msg, stack = describe(ex), ex.String()
+	}
+	attrs := []any{"err", msg, "vu", v.id, "iter", v.iter - 1, "stack", stack}
+	if v.state != nil && v.state.Scenario != nil {
+		attrs = append(attrs, "scenario", v.state.Scenario.Name)
+	}
+	if dropped > 0 {
+		attrs = append(attrs, "not_logged", dropped)
+	}
+	r.logger.Error("Exception in iteration", attrs...)
+}
+
+// limiter allows burst events per interval and counts the others.
+type limiter struct {
+	every time.Duration
+	burst int
+
+	mu      sync.Mutex
+	window  time.Time
+	n       int
+	dropped int
+}
+
+// allow reports whether an event at now may be logged, and how many were not logged
+// since the last allowed one.
+func (l *limiter) allow(now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.window) >= l.every {
+		l.window, l.n = now, 0
+	}
+	if l.n >= l.burst {
+		l.dropped++
+		return false, 0
+	}
+	l.n++
+	d := l.dropped
+	l.dropped = 0
+	return true, d
+}

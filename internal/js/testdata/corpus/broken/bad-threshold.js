@@ -1,0 +1,16 @@
+// Broken options: a threshold expression that does not parse ("p95<500": the
+// percentile needs parentheses, p(95)).
+// Error class: invalid configuration (thresholds); the message names the metric
+// http_req_duration and the expression.
+// k6 exit code: 104 (InvalidConfig). Nothing runs.
+import http from 'k6/http';
+
+export const options = {
+  vus: 1,
+  iterations: 1,
+  thresholds: { http_req_duration: ['p95<500'] },
+};
+
+export default function () {
+  http.get('http://127.0.0.1:8099/never');
+}

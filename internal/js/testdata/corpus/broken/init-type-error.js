@@ -1,0 +1,14 @@
+// Broken: a TypeError in the init context (reading a property of undefined).
+// Error class: script error: an uncaught TypeError in init, at init-type-error.js:10.
+// k6 exit code: 107 (ScriptException; grafana/k6#6480 shows 107 for an init TypeError).
+// Nothing else runs.
+import http from 'k6/http';
+
+export const options = { vus: 1, iterations: 1 };
+
+const config = undefined;
+const url = config.url;
+
+export default function () {
+  http.get(url);
+}

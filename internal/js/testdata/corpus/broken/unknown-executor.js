@@ -1,0 +1,15 @@
+// Broken options: an unknown executor.
+// Error class: invalid configuration: scenario "spike" has executor "ramping-arrivals",
+// which does not exist (a did-you-mean for ramping-arrival-rate is welcome).
+// k6 exit code: 104 (InvalidConfig). Nothing runs.
+import http from 'k6/http';
+
+export const options = {
+  scenarios: {
+    spike: { executor: 'ramping-arrivals', stages: [{ duration: '1s', target: 1 }] },
+  },
+};
+
+export default function () {
+  http.get('http://127.0.0.1:8099/never');
+}

@@ -1,0 +1,329 @@
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/executor"
+	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// vu is one JavaScript runtime: a VU of a scenario, or VU 0 (the options-reading init
+// run, setup, teardown and handleSummary). It holds only its own state; programs are
+// the loader's.
+type vu struct {
+	r     *Runner
+	id    int64
+	rt    *sobek.Runtime
+	state *modules.State // nil in the init context
+
+	mods    map[string]*sobek.Object // source modules by id: their module objects
+	natives map[string]sobek.Value   // native modules by name: their exports
+	parse   sobek.Callable           // JSON.parse
+	iterVal sobek.Value
+
+	fn       sobek.Callable // the scenario's exec function
+	data     sobek.Value    // this VU's copy of the setup data
+	haveData bool
+	iter     int64
+	broken   bool // its init failed; the run is being stopped
+	out      []metrics.Sample
+
+	// mu guards interrupting the runtime from another goroutine (the iteration's
+	// context ending) against the VU clearing the interrupt after the iteration.
+	mu     sync.Mutex
+	active bool
+}
+
+var (
+	_ modules.VU      = (*vu)(nil)
+	_ executor.VU     = (*vu)(nil)
+	_ executor.Closer = (*vu)(nil)
+)
+
+// Runtime returns the VU's runtime.
+func (v *vu) Runtime() *sobek.Runtime { return v.rt }
+
+// State returns nil in the init context.
+func (v *vu) State() *modules.State { return v.state }
+
+// Registry returns the run's metrics registry.
+func (v *vu) Registry() *metrics.Registry { return v.r.reg }
+
+// Logger returns the run's logger.
+func (v *vu) Logger() *slog.Logger { return v.r.logger }
+
+// newVU makes a runtime with k6's globals: global, __ENV, __VU, __ITER, open, console
+// and require.
+func (r *Runner) newVU(id int64) *vu {
+	rt := sobek.New()
+	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
+	v := &vu{r: r, id: id, rt: rt, mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
+	g := rt.GlobalObject()
+	env := rt.NewObject()
+	for k, val := range r.cfg.Env {
+		_ = env.Set(k, val)
+	}
+	must := func(err error) {
+		if err != nil {
+			// Setting a property of a fresh global object cannot fail.
+			panic(err)
+		}
+	}
+	must(g.Set("global", g))
+	must(g.Set("__ENV", env))
+	must(g.Set("__VU", id))
+	v.iterVal = rt.ToValue(0)
+	must(g.Set("__ITER", v.iterVal))
+	must(g.Set("open", v.open))
+	must(g.Set("console", v.console()))
+	must(g.Set("require", v.requireFrom(r.main)))
+	parse, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	v.parse = parse
+	return v
+}
+
+// requireFrom is the require function of the module parent.
+func (v *vu) requireFrom(parent *program) func(sobek.FunctionCall) sobek.Value {
+	return func(call sobek.FunctionCall) sobek.Value {
+		val, err := v.require(parent, call.Argument(0).String())
+		if err != nil {
+			if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+				panic(ex)
+			}
+			if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+				panic(ie)
+			}
+			panic(v.rt.NewGoError(err))
+		}
+		return val
+	}
+}
+
+// require returns the exports of spec imported by parent, evaluating a source module
+// once per runtime and instantiating a native module once per runtime.
+func (v *vu) require(parent *program, spec string) (sobek.Value, error) {
+	t, err := v.r.loader.resolve(parent, spec)
+	if err != nil {
+		return nil, err
+	}
+	if t.native != nil {
+		return v.native(t)
+	}
+	if m, ok := v.mods[t.name]; ok {
+		return m.Get("exports"), nil
+	}
+	p := v.r.loader.load(t)
+	if p.err != nil {
+		return nil, p.err
+	}
+	return v.evaluate(p)
+}
+
+// evaluate runs a source module's code in this runtime and returns its exports.
+func (v *vu) evaluate(p *program) (sobek.Value, error) {
+	wrapper, err := v.rt.RunProgram(p.prg)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := sobek.AssertFunction(wrapper)
+	if !ok {
+		return nil, fmt.Errorf("module %s: not a module wrapper", p.name)
+	}
+	module := v.rt.NewObject()
+	exports := v.rt.NewObject()
+	if err := module.Set("exports", exports); err != nil {
+		return nil, err
+	}
+	// Registered before it runs, so that an import cycle sees its partial exports.
+	v.mods[p.id] = module
+	if _, err := fn(sobek.Undefined(), exports, v.rt.ToValue(v.requireFrom(p)), module,
+		v.rt.ToValue(p.name), v.rt.ToValue(filepath.Dir(p.name))); err != nil {
+		delete(v.mods, p.id)
+		return nil, err
+	}
+	return module.Get("exports"), nil
+}
+
+// native returns the exports of a native module in this runtime.
+func (v *vu) native(t target) (sobek.Value, error) {
+	if e, ok := v.natives[t.name]; ok {
+		return e, nil
+	}
+	inst, err := t.native.NewInstance(v)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", t.name, err)
+	}
+	ex := inst.Exports()
+	obj := v.rt.NewObject()
+	for k, val := range ex.Named {
+		if err := obj.Set(k, val); err != nil {
+			return nil, fmt.Errorf("module %s: export %s: %w", t.name, k, err)
+		}
+	}
+	def := sobek.Value(obj)
+	if ex.Default != nil {
+		def = v.rt.ToValue(ex.Default)
+	}
+	// __esModule makes esbuild's interop read `import x from` as the default export.
+	if err := obj.DefineDataProperty("__esModule", v.rt.ToValue(true), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_FALSE); err != nil {
+		return nil, err
+	}
+	if err := obj.DefineDataProperty("default", def, sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_FALSE); err != nil {
+		return nil, err
+	}
+	v.natives[t.name] = obj
+	return obj, nil
+}
+
+// open is k6's open(path, [mode]): a file's content as a string, or an ArrayBuffer
+// with mode "b". Init context only; a relative path is relative to the main script.
+func (v *vu) open(call sobek.FunctionCall) sobek.Value {
+	if err := modules.InitOnly(v, "open"); err != nil {
+		modules.Throw(v.rt, err)
+	}
+	name := call.Argument(0).String()
+	if name == "" || sobek.IsUndefined(call.Argument(0)) {
+		modules.Throw(v.rt, errors.New("open: expected a file path"))
+	}
+	p := strings.TrimPrefix(name, "file://")
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(v.r.main.file), p)
+	}
+	b, err := v.r.loader.readFile(p)
+	if err != nil {
+		modules.Throw(v.rt, fmt.Errorf("open %s: %w", name, err))
+	}
+	if call.Argument(1).String() == "b" {
+		return v.rt.ToValue(v.rt.NewArrayBuffer(append([]byte(nil), b...)))
+	}
+	return v.rt.ToValue(string(b))
+}
+
+// console logs to the run's logger: log and info at Info, debug at Debug, warn at
+// Warn, error at Error.
+func (v *vu) console() *sobek.Object {
+	c := v.rt.NewObject()
+	stringify, _ := sobek.AssertFunction(v.rt.Get("JSON").ToObject(v.rt).Get("stringify"))
+	for name, level := range map[string]slog.Level{
+		"log": slog.LevelInfo, "info": slog.LevelInfo, "debug": slog.LevelDebug,
+		"warn": slog.LevelWarn, "error": slog.LevelError,
+	} {
+		_ = c.Set(name, func(call sobek.FunctionCall) sobek.Value {
+			parts := make([]string, 0, len(call.Arguments))
+			for _, a := range call.Arguments {
+				parts = append(parts, format(a, stringify))
+			}
+			v.r.logger.Log(context.Background(), level, "Console", "text", strings.Join(parts, " "), "vu", v.id)
+			return sobek.Undefined()
+		})
+	}
+	return c
+}
+
+// format is one console argument as text: objects as JSON, others as strings.
+func format(a sobek.Value, stringify sobek.Callable) string {
+	if o, ok := a.(*sobek.Object); ok {
+		if _, isFn := sobek.AssertFunction(a); !isFn && o.ClassName() != "Error" {
+			if s, err := stringify(sobek.Undefined(), a); err == nil && !sobek.IsUndefined(s) {
+				return s.String()
+			}
+		}
+	}
+	return a.String()
+}
+
+// arm interrupts the runtime when ctx ends, until disarm.
+func (v *vu) arm(ctx context.Context) (disarm func()) {
+	v.mu.Lock()
+	v.active = true
+	v.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		v.mu.Lock()
+		if v.active {
+			v.rt.Interrupt(context.Cause(ctx))
+		}
+		v.mu.Unlock()
+	})
+	return func() {
+		stop()
+		v.mu.Lock()
+		v.active = false
+		v.rt.ClearInterrupt()
+		v.mu.Unlock()
+	}
+}
+
+// setupData returns this VU's copy of setup()'s result (JSON-copied once per VU).
+func (v *vu) setupData() sobek.Value {
+	if v.haveData {
+		return v.data
+	}
+	v.haveData = true
+	v.data = sobek.Undefined()
+	if d := v.r.setupJSON; d != "" {
+		if val, err := v.parse(sobek.Undefined(), v.rt.ToValue(d)); err == nil {
+			v.data = val
+		}
+	}
+	return v.data
+}
+
+// Iterate runs the scenario's exec function once. An exception ends the iteration as
+// interrupted (logged with its JS stack, rate-limited); test.abort() stops the run.
+func (v *vu) Iterate(ctx context.Context) bool {
+	if v.broken {
+		<-ctx.Done()
+		return false
+	}
+	r := v.r
+	r.markStart()
+	start := time.Now()
+	st := v.state
+	st.SetContext(ctx)
+	st.Iteration = v.iter
+	st.SetGroup("")
+	_ = v.rt.GlobalObject().Set("__ITER", v.iter)
+	v.iter++
+	data := v.setupData()
+	disarm := v.arm(ctx)
+	_, err := v.fn(sobek.Undefined(), data)
+	disarm()
+	st.SetContext(context.Background())
+	complete := err == nil && ctx.Err() == nil
+	if err != nil && ctx.Err() == nil {
+		if ab, ok := abortOf(err); ok {
+			r.abortRun(&AbortedError{ab})
+		} else {
+			r.logException(v, err)
+		}
+	}
+	if complete {
+		r.completed.Add(1)
+		now := time.Now()
+		b := st.Env.Metrics
+		s := append(v.out[:0],
+			metrics.Sample{Metric: b.Iterations, Tags: st.Env.Tags, Time: now, Value: 1},
+			metrics.Sample{Metric: b.IterationDuration, Tags: st.Env.Tags, Time: now, Value: now.Sub(start).Seconds()},
+		)
+		st.Env.Pusher.Push(s)
+		v.out = s[:0]
+	} else {
+		r.interrupted.Add(1)
+	}
+	return complete
+}
+
+// Close releases the VU's runtime state once its scenario has ended.
+func (v *vu) Close() {
+	v.mods, v.natives, v.fn, v.data = nil, nil, nil, nil
+}

@@ -1,0 +1,272 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/threshold"
+)
+
+// Default lifecycle limits of a script (k6's setupTimeout, teardownTimeout,
+// handleSummaryTimeout).
+const (
+	DefaultSetupTimeout         = 60 * time.Second
+	DefaultTeardownTimeout      = 60 * time.Second
+	DefaultHandleSummaryTimeout = 120 * time.Second
+)
+
+// Script is a test decoded from a k6 script's `export const options`: the same Test a
+// YAML file gives, without flows (a script's iterations run its functions), plus what
+// only a script has.
+type Script struct {
+	// Test is the options as a test; its scenarios have empty flows.
+	Test *Test
+	// Exec maps a scenario name to the exported function it runs (its `exec`);
+	// scenarios without exec run "default" (ExecOf).
+	Exec map[string]string
+	// SetupTimeout, TeardownTimeout and HandleSummaryTimeout bound setup(),
+	// teardown() and handleSummary(); defaults 60s, 60s and 120s.
+	SetupTimeout, TeardownTimeout, HandleSummaryTimeout time.Duration
+}
+
+// ExecOf returns the function scenario name runs per iteration.
+func (s *Script) ExecOf(name string) string {
+	if e, ok := s.Exec[name]; ok && e != "" {
+		return e
+	}
+	return "default"
+}
+
+// ScriptConfig is what ParseScript needs beyond the options.
+type ScriptConfig struct {
+	// Registry holds the metrics thresholds may name: k6's built-in metrics and the
+	// custom metrics the script's init context created. Nil: built-in metrics only.
+	Registry *metrics.Registry
+	// Environ is the process environment. k6's K6_VUS, K6_ITERATIONS, K6_DURATION and
+	// K6_STAGES override the script's options (and replace its scenarios), as in k6:
+	// defaults < script options < K6_* environment < command-line flags.
+	Environ map[string]string
+}
+
+// scriptOnly are options a script may set that a YAML file may not (or that mean
+// something else there).
+func scriptOnly() []string {
+	return []string{"setupTimeout", "teardownTimeout", "handleSummaryTimeout"}
+}
+
+// ParseScript decodes a script's options, the JSON of `export const options` ("{}"
+// when it exports none), into the one options model: the same scenarios, executors,
+// defaults, thresholds and validation as Parse, with every problem returned as Errors.
+// name (the script's path) is used in messages; as the JSON has no lines of the
+// script, errors name fields only.
+func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error) {
+	d := &decoder{file: name, budget: nodeBudget, limits: MachineLimits()}
+	fail := func(field, format string, args ...any) error {
+		return Errors{{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(options, &root); err != nil {
+		return nil, fail("options", "not JSON: %v", err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, fail("options", "expected an object, e.g. export const options = { vus: 10, duration: '30s' }")
+	}
+	for _, k := range []string{"flow", "flows"} {
+		if n := optionNode(top, k); n != nil {
+			return nil, fail(k, "is an option of YAML scenario files; a script's iterations run its exported functions (exec)")
+		}
+	}
+	s := &Script{Exec: map[string]string{}, SetupTimeout: DefaultSetupTimeout, TeardownTimeout: DefaultTeardownTimeout, HandleSummaryTimeout: DefaultHandleSummaryTimeout}
+	for _, k := range scriptOnly() {
+		n := take(top, k)
+		if n == nil {
+			continue
+		}
+		dst := map[string]*time.Duration{"setupTimeout": &s.SetupTimeout, "teardownTimeout": &s.TeardownTimeout, "handleSummaryTimeout": &s.HandleSummaryTimeout}[k]
+		if v, ok := d.duration(n, k); ok {
+			if v <= 0 {
+				d.errorf(n, k, "must be more than 0")
+			}
+			*dst = v
+		}
+	}
+	if err := applyK6Env(top, cfg.Environ); err != nil {
+		return nil, err
+	}
+	thresholds := take(top, "thresholds")
+	if sc := optionNode(top, "scenarios"); sc != nil && sc.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(sc.Content); i += 2 {
+			scName, body := sc.Content[i].Value, sc.Content[i+1]
+			if body.Kind != yaml.MappingNode {
+				continue
+			}
+			if e := take(body, "exec"); e != nil {
+				if v, ok := d.str(e, "scenarios."+scName+".exec"); ok {
+					if !jsIdent.MatchString(v) {
+						d.errorf(e, "scenarios."+scName+".exec", "%q is not a function name", v)
+					}
+					s.Exec[scName] = v
+				}
+			}
+		}
+	}
+	// Every scenario needs a flow in the decoder; a script's is never run.
+	top.Content = append(top.Content,
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "flow"},
+		&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sleep"}, {Kind: yaml.ScalarNode, Tag: "!!int", Value: "0"},
+		}}}})
+	t := d.test(top, nil)
+	if thresholds != nil && t != nil {
+		t.Thresholds = d.scriptThresholds(thresholds, cfg.Registry)
+	}
+	if len(d.errs) > 0 {
+		errs := d.sorted()
+		for _, e := range errs {
+			e.Line = 0 // lines of the options' JSON, not of the script
+		}
+		return nil, errs
+	}
+	for _, sc := range t.Scenarios {
+		sc.Flow = Flow{}
+		sc.Line = 0
+	}
+	t.Source = name
+	s.Test = t
+	return s, nil
+}
+
+// jsIdent is a plain JavaScript identifier (what exec may name).
+var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// optionNode returns the value of key in mapping m, or nil.
+func optionNode(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// take removes key from mapping m and returns its value, or nil.
+func take(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return v
+		}
+	}
+	return nil
+}
+
+// set replaces or adds key in mapping m.
+func set(m *yaml.Node, key string, val *yaml.Node) {
+	take(m, key)
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, val)
+}
+
+// applyK6Env applies K6_VUS, K6_ITERATIONS, K6_DURATION and K6_STAGES: set, they
+// replace the script's scenarios, as k6's shortcuts from the environment do.
+func applyK6Env(top *yaml.Node, env map[string]string) error {
+	keys := map[string]string{"K6_VUS": "vus", "K6_ITERATIONS": "iterations", "K6_DURATION": "duration", "K6_STAGES": "stages"}
+	var given []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if env[k] != "" {
+			given = append(given, k)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	take(top, "scenarios")
+	for _, k := range given {
+		v := strings.TrimSpace(env[k])
+		switch k {
+		case "K6_VUS", "K6_ITERATIONS":
+			tag := "!!int"
+			if !regexp.MustCompile(`^-?[0-9]+$`).MatchString(v) {
+				tag = "!!str"
+			}
+			set(top, keys[k], &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v})
+		case "K6_DURATION":
+			set(top, keys[k], &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
+		case "K6_STAGES":
+			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for st := range strings.SplitSeq(v, ",") {
+				dur, target, ok := strings.Cut(strings.TrimSpace(st), ":")
+				if !ok || dur == "" || target == "" {
+					return Errors{{Field: "K6_STAGES", Msg: fmt.Sprintf("bad stage %q; expected DURATION:TARGET, e.g. K6_STAGES=30s:10,1m:20", st)}}
+				}
+				seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "duration"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: dur},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "target"}, {Kind: yaml.ScalarNode, Tag: "!!float", Value: target},
+				}})
+			}
+			set(top, "stages", seq)
+		}
+	}
+	return nil
+}
+
+// scriptThresholds decodes thresholds on the metrics of reg: built-in ones and the
+// script's custom metrics.
+func (d *decoder) scriptThresholds(n *yaml.Node, reg *metrics.Registry) map[string][]Threshold {
+	f, ok := d.mapping(n, "thresholds", nil)
+	if !ok {
+		return nil
+	}
+	if reg == nil {
+		reg = builtinRegistry()
+	}
+	var names []string
+	for _, m := range reg.All() {
+		names = append(names, m.Name)
+	}
+	out := map[string][]Threshold{}
+	for _, e := range f.list {
+		field := join("thresholds", e.name)
+		key, err := threshold.ParseKey(e.name)
+		if err != nil {
+			d.errorf(e.key, field, "%s", trimInvalid(err))
+			continue
+		}
+		m := reg.Get(key.Metric)
+		if m == nil {
+			d.errorf(e.key, field, "unknown metric %q; expected a k6 built-in metric or a custom metric the init context creates (new Trend(%q)); known: %s%s",
+				key.Metric, key.Metric, strings.Join(names, ", "), didYouMean(key.Metric, names))
+			continue
+		}
+		if key.NonIndexable() {
+			d.errorf(e.key, field, "vu and iter are not tags in Tidemark, so this sub-metric would match nothing; expected other tags such as scenario, name, status or method")
+			continue
+		}
+		var items []*yaml.Node
+		if r := d.resolve(e.val); r != nil && r.Kind == yaml.MappingNode {
+			items = []*yaml.Node{r}
+		} else if items, ok = d.sequence(e.val, field, true); !ok {
+			continue
+		}
+		if len(items) == 0 {
+			d.errorf(e.val, field, "no thresholds; expected a list of expressions such as 'p(95)<500'")
+		}
+		for i, it := range items {
+			if th, ok := d.threshold(it, index(field, i), key, m); ok {
+				out[e.name] = append(out[e.name], th)
+			}
+		}
+	}
+	return out
+}
