@@ -320,6 +320,29 @@ func TestAutoscalingEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			name: "no status metric: the crossing from cAdvisor's usage over the requests",
+			tl: edit(func(tl *timeline.Timeline) {
+				tl.Sets[QHPAStatusMetric] = nil
+			}),
+			check: func(t *testing.T, h HPA, notes []Note) {
+				requireAt(t, h.MetricCrossed, runFrom.Add(135*time.Second), "crossing")
+				require.Equal(t, []string{QCPUUsagePod, QCPURequestPod}, []string{h.MetricCrossed.Evidence[0].Query, h.MetricCrossed.Evidence[1].Query})
+				require.NotNil(t, h.ReactionFromCrossing)
+				require.True(t, hasNote(notes, NotePartial, "the crossing is read from cAdvisor"))
+			},
+		},
+		{
+			name: "no status metric and no CPU requests",
+			tl: edit(func(tl *timeline.Timeline) {
+				tl.Sets[QHPAStatusMetric] = nil
+				tl.Sets[QCPURequestPod] = nil
+			}),
+			check: func(t *testing.T, h HPA, notes []Note) {
+				require.Nil(t, h.MetricCrossed)
+				require.True(t, hasNote(notes, NoteMissing, "no kube_horizontalpodautoscaler_status_target_metric"))
+			},
+		},
+		{
 			name: "tolerance from kube-state-metrics",
 			tl: edit(func(tl *timeline.Timeline) {
 				tl.Sets[QHPATolerance] = timeline.Set{constant(hpa, 0.5)}

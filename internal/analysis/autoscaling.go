@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -176,15 +177,76 @@ func (h *HPA) crossing(tl *timeline.Timeline, key map[string]string, res time.Du
 	h.TargetValue = value(tv.V, pick.Label("metric_target_type"), tv.T, res, ev(QHPATargetMetric, pick, tv.T))
 	status := tl.Set(QHPAStatusMetric).Match(map[string]string{"namespace": h.Namespace, "horizontalpodautoscaler": h.Name,
 		"metric_name": pick.Label("metric_name"), "metric_target_type": pick.Label("metric_target_type")}).First()
-	if status.Empty() {
+	limit := tv.V * (1 + h.Tolerance)
+	if !status.Empty() {
+		ps := status.Points
+		if p, i, ok := firstAtOrAfter(ps, tl.Run.From, func(v float64) bool { return v > limit }); ok {
+			h.MetricCrossed = instant(p.T, res, ev(QHPAStatusMetric, status, prevTime(ps, i), p.T))
+		}
+		return
+	}
+	// Without the HPA's status (kube-state-metrics v1, an allow-list that drops it), a
+	// CPU utilization target is crossed when the pods' usage over their requests is.
+	util := timeline.Series{}
+	if pick.Label("metric_name") == "cpu" && pick.Label("metric_target_type") == "utilization" && h.Deployment != "" {
+		util = cpuUtilization(tl, h.Namespace, h.Deployment)
+	}
+	if util.Empty() {
 		*notes = append(*notes, note(NoteMissing, "autoscaling", h.Object(), "no kube_horizontalpodautoscaler_status_target_metric for %s", h.TargetMetric))
 		return
 	}
-	limit := tv.V * (1 + h.Tolerance)
-	ps := status.Points
+	cres := tl.Res(SourceCAdvisor)
+	*notes = append(*notes, note(NotePartial, "autoscaling", h.Object(),
+		"no kube_horizontalpodautoscaler_status_target_metric for %s: the crossing is read from cAdvisor, the CPU usage of %s's pods over their requests (what the HPA computes, at cAdvisor's resolution %s and without metrics-server's window)",
+		h.TargetMetric, h.Deployment, cres))
+	ps := util.Points
 	if p, i, ok := firstAtOrAfter(ps, tl.Run.From, func(v float64) bool { return v > limit }); ok {
-		h.MetricCrossed = instant(p.T, res, ev(QHPAStatusMetric, status, prevTime(ps, i), p.T))
+		h.MetricCrossed = instant(p.T, cres, Evidence{Query: QCPUUsagePod, Series: timeline.LabelString(util.Labels), Times: []time.Time{prevTime(ps, i), p.T}},
+			Evidence{Query: QCPURequestPod, Series: timeline.LabelString(util.Labels)})
 	}
+}
+
+// cpuUtilization is a Deployment's CPU utilization as the HPA computes it, in percent:
+// at each cAdvisor sample, the summed usage of its pods (cpu_usage_pod) over the summed
+// requests of the same pods (cpu_request_pod). Pods without a request are left out, as
+// the HPA leaves them out.
+func cpuUtilization(tl *timeline.Timeline, ns, workload string) timeline.Series {
+	m := map[string]string{"namespace": ns, "workload": workload}
+	usage, requests := tl.Set(QCPUUsagePod).Match(m), tl.Set(QCPURequestPod).Match(m)
+	if len(usage) == 0 || len(requests) == 0 {
+		return timeline.Series{}
+	}
+	req := map[string]timeline.Series{}
+	for _, r := range requests {
+		req[r.Label("pod")] = r
+	}
+	maxAge := 2 * max(tl.Res(SourceKSM), tl.Step)
+	sums := map[time.Time][2]float64{}
+	var ts []time.Time
+	for _, u := range usage {
+		r, ok := req[u.Label("pod")]
+		if !ok {
+			continue
+		}
+		for _, p := range u.Points {
+			rv, ok := r.At(p.T, maxAge)
+			if !ok || rv <= 0 || math.IsNaN(p.V) {
+				continue
+			}
+			s, seen := sums[p.T]
+			if !seen {
+				ts = append(ts, p.T)
+			}
+			sums[p.T] = [2]float64{s[0] + p.V, s[1] + rv}
+		}
+	}
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	out := timeline.Series{Labels: m}
+	for _, t := range ts {
+		s := sums[t]
+		out.Points = append(out.Points, timeline.Point{T: t, V: 100 * s[0] / s[1]})
+	}
+	return out
 }
 
 // steps reads the changes of desired replicas and, per step, whether it added pods.

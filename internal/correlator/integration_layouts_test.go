@@ -61,15 +61,16 @@ func TestIntegrationLayouts(t *testing.T) {
 			for _, n := range res.Notes {
 				t.Logf("note: %s/%s %s: %s", n.Section, n.Object, n.Level, n.Text)
 			}
-			requireStory1Truth(t, res, &f.Truth)
+			requireStory1Truth(t, res, f)
 		})
 	}
 }
 
 // requireStory1Truth checks a correlation of story 1's spike against the generator's
 // truth, each fact within the resolution of the sources it is read from.
-func requireStory1Truth(t *testing.T, res *Result, tr *layouts.Truth) {
+func requireStory1Truth(t *testing.T, res *Result, f *layouts.Fixture) {
 	t.Helper()
+	tr := &f.Truth
 	push, ksm, cadv := tr.PushInterval, tr.KSMInterval, tr.CadvisorInterval
 	within := func(want, got time.Time, slack time.Duration, what string) {
 		t.Helper()
@@ -97,6 +98,22 @@ func requireStory1Truth(t *testing.T, res *Result, tr *layouts.Truth) {
 		require.NotNil(t, h.ReactionFromLoadStep, "%s reaction", want.Name)
 		first := want.Steps[0]
 		require.InDelta(t, first.DesiredAt.Sub(tr.LoadStep).Seconds(), h.ReactionFromLoadStep.Value, (push + ksm).Seconds(), "%s reaction from the load step", want.Name)
+		switch {
+		case f.Options.Layout == layouts.K8sMonitoring:
+			// Alloy's allow-list drops the HPA's target metrics: nothing to cross.
+			require.Nil(t, h.MetricCrossed, "%s metric crossing", want.Name)
+		case f.Options.KSM == layouts.KSMv1:
+			// No status metric: read from cAdvisor's usage over the requests, a rate
+			// over two scrapes.
+			require.NotNil(t, h.MetricCrossed, "%s metric crossing", want.Name)
+			within(want.MetricCrossedAt, h.MetricCrossed.At, 2*cadv, want.Name+" metric crossing (cAdvisor)")
+		default:
+			// kube-state-metrics exposes the status at its next scrape, and the range
+			// query's grid (the KSM interval, aligned on the run's end) reads it at its
+			// next step.
+			require.NotNil(t, h.MetricCrossed, "%s metric crossing", want.Name)
+			within(want.MetricCrossedAt, h.MetricCrossed.At, 2*ksm, want.Name+" metric crossing")
+		}
 		var ups []analysis.ScaleStep
 		for _, s := range h.Steps {
 			if s.Direction == "up" {
