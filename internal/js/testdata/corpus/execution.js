@@ -1,12 +1,12 @@
-// Area: k6/execution: vu, scenario, instance, test.options, vu.metrics.tags; a
-// scenario with exec and scenario tags.
+// Area: k6/execution: vu, scenario, instance, test.options; a scenario with exec and
+// scenario tags (vu.metrics.tags: execution-tags.js).
 // Run:  tidemark run internal/js/testdata/corpus/execution.js
 //       (tidemark target on BASE_URL, default http://127.0.0.1:8099)
 // One scenario "exec_one": per-vu-iterations, 2 VUs x 3 iterations, exec "run", tags
 // {corpus: execution}. A correct runtime produces:
 // - exit code 0: every threshold passes.
-// - HTTP: 6 requests, each tagged scenario=exec_one, corpus=execution (scenario tag)
-//   and area=execution (set through exec.vu.metrics.tags).
+// - HTTP: 6 requests, each tagged scenario=exec_one and corpus=execution (the
+//   scenario's tags).
 // - corpus_iteration_index_sum count==15: scenario.iterationInInstance takes each of
 //   0..5 exactly once; corpus_vu_id_sum count==9: each of VUs 1 and 2 runs 3 times.
 // - the default function is never called (corpus_default_calls has no samples).
@@ -36,8 +36,7 @@ export const options = {
     corpus_vu_id_sum: ['count==9'],
     'http_reqs{scenario:exec_one}': ['count==6'],
     'http_reqs{corpus:execution}': ['count==6'],
-    'http_reqs{area:execution}': ['count==6'],
-    'checks{area:execution}': ['rate==1'],
+    'checks{corpus:execution}': ['rate==1'],
     checks: ['rate==1'],
   },
 };
@@ -48,7 +47,6 @@ export default function () {
 
 export function run() {
   const now = Date.now();
-  exec.vu.metrics.tags.area = 'execution';
   iterationIndexSum.add(exec.scenario.iterationInInstance);
   vuIDSum.add(exec.vu.idInTest);
 
@@ -63,7 +61,6 @@ export function run() {
     'vu.idInTest is __VU': (e) => e.vu.idInTest === __VU,
     'vu.iterationInInstance is __ITER': (e) => e.vu.iterationInInstance === __ITER,
     'vu.iterationInScenario is __ITER': (e) => e.vu.iterationInScenario === __ITER,
-    'vu.metrics.tags reads back': (e) => e.vu.metrics.tags.area === 'execution',
     'instance.vusInitialized is 2': (e) => e.instance.vusInitialized === 2,
     'instance.vusActive in 1..2': (e) => e.instance.vusActive >= 1 && e.instance.vusActive <= 2,
     'instance.iterationsCompleted in 0..5': (e) => e.instance.iterationsCompleted >= 0 && e.instance.iterationsCompleted <= 5,

@@ -4,15 +4,15 @@
 // Run:  tidemark run --modules.dir=internal/js/testdata/corpus/modules \
 //         internal/js/testdata/corpus/remote-module.js
 //       (tidemark target on BASE_URL, default http://127.0.0.1:8099)
-// Files: modules/modules.tidemark.test/greeting/1.0.0/index.js and format.js.
-// modules.tidemark.test is a reserved (.test) name: real k6 would try to download it,
+// Files: modules/modules.tidemark.example/greeting/1.0.0/index.js and format.js.
+// modules.tidemark.example is a reserved (.example) name: real k6 would try to download it,
 // so on k6 this script needs that host to serve the two files.
 // A correct runtime produces: exit code 0, every threshold passes (checks rate==1,
 // http_reqs count==1); HTTP: GET /remote/1.0.0. Without --modules.dir it must fail at
 // init naming the URL (and never reach the network for it).
 import http from 'k6/http';
 import { check } from 'k6';
-import { greeting, VERSION } from 'https://modules.tidemark.test/greeting/1.0.0/index.js';
+import { greeting, VERSION } from 'https://modules.tidemark.example/greeting/1.0.0/index.js';
 
 const BASE_URL = __ENV.BASE_URL || 'http://127.0.0.1:8099';
 

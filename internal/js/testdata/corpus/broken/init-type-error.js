@@ -2,7 +2,7 @@
 // Error class: script error: an uncaught TypeError in init, at init-type-error.js:10.
 // k6 exit code: 107 (ScriptException; grafana/k6#6480 shows 107 for an init TypeError).
 // Nothing else runs.
-import http from 'k6/http';
+import { sleep } from 'k6';
 
 export const options = { vus: 1, iterations: 1 };
 
@@ -10,5 +10,5 @@ const config = undefined;
 const url = config.url;
 
 export default function () {
-  http.get(url);
+  sleep(0.1);
 }
