@@ -59,8 +59,11 @@ type Client struct {
 	transport *http.Transport
 	client    *http.Client
 
-	sent, received atomic.Int64 // bytes on the wire, all connections
+	wire           *wireBytes // bytes on the wire, all connections (and batch workers')
 	takenS, takenR int64
+	remote         net.Addr // the peer of the last request
+	workers        *batchWorkers
+	dyn            *dynamicState // made by the first dynamic request
 
 	tr        tracer
 	trace     *httptrace.ClientTrace
@@ -85,7 +88,7 @@ type Client struct {
 // NewClient returns a client with its own transport.
 func NewClient(env *Env, opts Options) *Client {
 	// Nine samples per request plus checks: sized once, reused.
-	c := &Client{env: env, tags: map[tagKey]*metrics.TagSet{}, samples: make([]metrics.Sample, 0, 16)}
+	c := &Client{env: env, wire: &wireBytes{}, tags: map[tagKey]*metrics.TagSet{}, samples: make([]metrics.Sample, 0, 16)}
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = 30 * time.Second
 	}
@@ -116,7 +119,7 @@ func (c *Client) netHTTP() *http.Client {
 			if err != nil {
 				return nil, err
 			}
-			return &countingConn{Conn: conn, c: c}, nil
+			return &countingConn{Conn: conn, w: c.wire}, nil
 		},
 		TLSClientConfig:     opts.TLS,
 		ForceAttemptHTTP2:   !opts.DisableHTTP2,
@@ -178,35 +181,40 @@ func (c *Client) Close() {
 	if c.transport != nil {
 		c.transport.CloseIdleConnections()
 	}
+	c.workers.close()
 }
 
 // TakeBytes returns the bytes sent and received on the wire since the last call
 // (k6 emits data_sent/data_received once per iteration).
 func (c *Client) TakeBytes() (sent, received int64) {
-	s, r := c.sent.Load(), c.received.Load()
+	s, r := c.wire.sent.Load(), c.wire.received.Load()
 	sent, received = s-c.takenS, r-c.takenR
 	c.takenS, c.takenR = s, r
 	return sent, received
 }
 
-// countingConn counts bytes on the wire. With net/http, Read and Write run on the
-// transport's goroutines, hence the atomics.
+// wireBytes counts the bytes on the wire of a client's connections. With
+// net/http, Read and Write run on the transport's goroutines, and a batch's
+// workers count into their client's, hence the atomics.
+type wireBytes struct{ sent, received atomic.Int64 }
+
+// countingConn counts bytes on the wire.
 type countingConn struct {
 	net.Conn
-	c *Client
+	w *wireBytes
 }
 
 // Read reads from the connection and counts the bytes.
 func (cc *countingConn) Read(p []byte) (int, error) {
 	n, err := cc.Conn.Read(p)
-	cc.c.received.Add(int64(n))
+	cc.w.received.Add(int64(n))
 	return n, err
 }
 
 // Write writes to the connection and counts the bytes.
 func (cc *countingConn) Write(p []byte) (int, error) {
 	n, err := cc.Conn.Write(p)
-	cc.c.sent.Add(int64(n))
+	cc.w.sent.Add(int64(n))
 	return n, err
 }
 
@@ -218,6 +226,25 @@ type tracer struct {
 	connectStart, connectDone atomic.Int64
 	tlsStart, tlsDone         atomic.Int64
 	wroteRequest, firstByte   atomic.Int64
+
+	mu     sync.Mutex
+	remote net.Addr // of the connection got
+}
+
+func (t *tracer) gotConnInfo(info httptrace.GotConnInfo) {
+	t.gotConn.Store(t.now())
+	t.mu.Lock()
+	t.remote = info.Conn.RemoteAddr()
+	t.mu.Unlock()
+}
+
+// peer returns the remote address of the last connection got, and forgets it.
+func (t *tracer) peer() net.Addr {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.remote
+	t.remote = nil
+	return a
 }
 
 func (t *tracer) now() int64 { return int64(time.Since(t.epoch)) }
@@ -234,7 +261,7 @@ func (t *tracer) clientTrace() *httptrace.ClientTrace {
 	setFirst := func(a *atomic.Int64) { a.CompareAndSwap(0, t.now()) }
 	return &httptrace.ClientTrace{
 		GetConn:              func(string) { set(&t.getConn) },
-		GotConn:              func(httptrace.GotConnInfo) { set(&t.gotConn) },
+		GotConn:              t.gotConnInfo,
 		ConnectStart:         func(string, string) { setFirst(&t.connectStart) },
 		ConnectDone:          func(string, string, error) { set(&t.connectDone) },
 		TLSHandshakeStart:    func() { set(&t.tlsStart) },
@@ -286,7 +313,9 @@ func (*bodyReader) Close() error { return nil }
 
 // tagKey identifies a request's tag set within one client.
 type tagKey struct {
-	step     *Step
+	spec *spec
+	// id is a dynamic request's tags: all of them share the client's spec.
+	id       *metrics.TagSet
 	method   string
 	url      string
 	status   int
@@ -295,6 +324,7 @@ type tagKey struct {
 	err      string
 	tls      uint16
 	expected bool
+	unjudged bool
 }
 
 // TimeoutError is a request that outlived its step's timeout (k6 error code 1050).
@@ -359,38 +389,8 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 	c.lastCtx = ctx
 	// The first hop of a step without variables is the same request every time.
 	static := st.staticURL && st.staticHeaders && st.staticBody
-	var out Outcome
-	var resp *http.Response
-	var first *url.URL
-	for hop := 0; ; hop++ {
-		resp, out = c.once(st, method, target, hdr, body, static && hop == 0)
-		if out.Err != nil || hop >= st.redirects || !isRedirect(resp.StatusCode) {
-			break
-		}
-		if hop == 0 {
-			first = resp.Request.URL
-		}
-		loc := resp.Header.Get("Location")
-		if loc == "" {
-			break
-		}
-		u, err := resp.Request.URL.Parse(loc)
-		if err != nil {
-			break
-		}
-		target = u.String()
-		dropBody := false
-		switch resp.StatusCode {
-		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther:
-			// net/http's rules: the body is not sent again, and a method other than
-			// GET or HEAD becomes GET.
-			dropBody, body = true, nil
-			if method != http.MethodGet && method != http.MethodHead {
-				method = http.MethodGet
-			}
-		}
-		hdr = redirectHeader(hdr, first, u, loc, dropBody)
-	}
+	h := hop{method: method, target: target, header: hdr, body: body}
+	resp, out := c.hops(&st.spec, &h, static, nil)
 	if len(st.src.Checks) > 0 {
 		if out.Err != nil {
 			resp = nil
@@ -464,7 +464,7 @@ func (c *Client) render(t *scenario.Template, v *scenario.Vars) string {
 
 // once performs one HTTP request and appends its samples. The response body is
 // drained and closed; when the step's checks need it, it is kept in c.body.
-func (c *Client) once(st *Step, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
+func (c *Client) once(st *spec, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
 	// The timeout is the client's reusable watchdog cancelling the request context,
 	// rather than http.Client.Timeout (a goroutine and a timer per request, which
 	// halved throughput on one core) or context.WithTimeout (a timer and a context
@@ -482,6 +482,7 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	}
 	ctx := c.reqCtx
 	c.timedOut.Store(false)
+	c.remote = nil
 	c.arm(c.reqCancel, st.timeout)
 	defer c.disarm()
 	if t, ok := c.plainTarget(st, target); ok {
@@ -506,6 +507,7 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 	}
 	c.tr.reset()
 	resp, err := c.netHTTP().Do(req)
+	c.remote = c.tr.peer()
 	if err != nil && c.timedOut.Load() {
 		err = &TimeoutError{After: st.timeout, Err: err}
 	}
@@ -533,13 +535,13 @@ func (c *Client) once(st *Step, method, target string, hdr http.Header, body []b
 }
 
 // record appends one request's samples (k6's measureAndEmitMetrics).
-func (c *Client) record(st *Step, method, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
+func (c *Client) record(st *spec, method, target string, resp *http.Response, tm Timings, now time.Time, err error) Outcome {
 	out := Outcome{Err: err, Timings: tm}
 	// method is the hop's: a redirect may turn a POST into a GET (k6 tags the hop's).
-	k := tagKey{step: st, method: method}
+	k := tagKey{spec: st, id: st.id, method: method}
 	// With a name the url tag is the name, so the URL must not split the cache (a
 	// dynamic URL would grow it without bound).
-	if st.src.Name == "" && (!st.staticURL || target != st.url) {
+	if st.name == "" && (!st.staticURL || target != st.url) {
 		k.url = target
 	}
 	if resp != nil {
@@ -555,6 +557,7 @@ func (c *Client) record(st *Step, method, target string, resp *http.Response, tm
 		k.code, k.err = Classify(err)
 	}
 	k.expected = err == nil && st.expects(k.status)
+	k.unjudged = st.unjudged
 	ts, ok := c.tags[k]
 	if !ok {
 		ts = c.internTags(st, target, k)
@@ -576,14 +579,23 @@ func (c *Client) record(st *Step, method, target string, resp *http.Response, tm
 		metrics.Sample{Metric: m.HTTPReqWaiting, Tags: ts, Time: now, Value: tm.Waiting.Seconds()},
 		metrics.Sample{Metric: m.HTTPReqReceiving, Tags: ts, Time: now, Value: tm.Receiving.Seconds()},
 	)
+	if st.unjudged {
+		// Without a response callback there is no http_req_failed (k6).
+		i := len(c.samples) - 8
+		c.samples = append(c.samples[:i], c.samples[i+1:]...)
+	}
 	return out
 }
 
-func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
+func (c *Client) internTags(st *spec, target string, k tagKey) *metrics.TagSet {
 	tags := append(c.scratch[:0], st.base...)
 	url := withoutUserinfo(target)
-	if st.src.Name != "" {
-		url = st.src.Name
+	if st.name != "" {
+		url = st.name
+	}
+	expected := strconv.FormatBool(k.expected)
+	if k.unjudged {
+		expected = "" // an empty tag is dropped
 	}
 	tags = append(tags,
 		metrics.Tag{Key: "method", Value: k.method},
@@ -591,7 +603,7 @@ func (c *Client) internTags(st *Step, target string, k tagKey) *metrics.TagSet {
 		metrics.Tag{Key: "name", Value: url},
 		metrics.Tag{Key: "status", Value: strconv.Itoa(k.status)},
 		metrics.Tag{Key: "proto", Value: k.proto},
-		metrics.Tag{Key: "expected_response", Value: strconv.FormatBool(k.expected)},
+		metrics.Tag{Key: "expected_response", Value: expected},
 		metrics.Tag{Key: "error", Value: k.err},
 		metrics.Tag{Key: "tls_version", Value: tlsVersion(k.tls)},
 	)

@@ -210,7 +210,7 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 			if err != nil {
 				return nil, err
 			}
-			cc := &countingConn{Conn: nc, c: c}
+			cc := &countingConn{Conn: nc, w: c.wire}
 			conn = &h1Conn{addr: t.addr, conn: cc, br: bufio.NewReaderSize(cc, h.rbuf)}
 		}
 		tm.gotConn = c.tr.now()
@@ -781,7 +781,7 @@ func canonicalKey(k []byte) string {
 
 // plainTarget returns the plain-HTTP target of a request, when the lean path
 // serves it: an http:// URL without a proxy.
-func (c *Client) plainTarget(st *Step, target string) (h1Target, bool) {
+func (c *Client) plainTarget(st *spec, target string) (h1Target, bool) {
 	if c.opts.Proxy != nil {
 		return h1Target{}, false
 	}
@@ -798,7 +798,7 @@ func (c *Client) plainTarget(st *Step, target string) (h1Target, bool) {
 // onceH1 is once for a plain-HTTP request.
 // static says the request is the step's own, unchanged by variables or redirects,
 // so the head built at compile time serves.
-func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
+func (c *Client) onceH1(ctx context.Context, st *spec, t h1Target, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
 	var head []byte
 	if static && st.h1Head != nil {
 		head = st.h1Head
@@ -813,6 +813,7 @@ func (c *Client) onceH1(ctx context.Context, st *Step, t h1Target, method, targe
 	var tm h1Timings
 	conn, err := c.roundTripH1(ctx, t, method, head, body, &tm)
 	if err == nil {
+		c.remote = conn.conn.RemoteAddr()
 		var dst *bytes.Buffer
 		if st.needBody {
 			c.body.Reset()

@@ -14,22 +14,13 @@ import (
 // Step is a scenario step compiled once for all VUs: parsed static parts and the
 // tags every sample of the step carries. It is read-only and shared.
 type Step struct {
+	spec          // what its hops share with a request described at run time
 	src           *scenario.Step
 	method        string
-	url           string
-	staticURL     bool
 	body          []byte
 	staticBody    bool
 	headers       http.Header
 	staticHeaders bool
-	h1            *h1Target // the static URL's plain-HTTP target
-	h1Head        []byte    // the request head of a step without variables, over plain HTTP
-	timeout       time.Duration
-	redirects     int
-	needBody      bool
-	expected      []scenario.StatusRange
-	base          []metrics.Tag // run tags, scenario tags, scenario, group
-	reqTags       []metrics.Tag
 	checkTags     []*metrics.TagSet
 }
 
@@ -44,11 +35,14 @@ func Compile(step *scenario.Step, base []metrics.Tag, pool *metrics.TagPool, use
 		return nil, fmt.Errorf("compile step %q: no url", step.Name)
 	}
 	s := &Step{
-		src:       step,
-		method:    strings.ToUpper(step.Method),
-		timeout:   step.Timeout,
-		redirects: step.Redirects,
-		expected:  step.Expected,
+		src:    step,
+		method: strings.ToUpper(step.Method),
+		spec: spec{
+			timeout:   step.Timeout,
+			redirects: step.Redirects,
+			expected:  step.Expected,
+			name:      step.Name,
+		},
 	}
 	// The parser fills the defaults; a step built in code gets the same ones here.
 	if s.method == "" {
@@ -128,15 +122,6 @@ func GroupPath(name string) string {
 		return name
 	}
 	return "::" + name
-}
-
-func (s *Step) expects(status int) bool {
-	for _, r := range s.expected {
-		if status >= r.Min && status <= r.Max {
-			return true
-		}
-	}
-	return false
 }
 
 // check evaluates the step's checks on resp (nil after a transport error, which

@@ -1,0 +1,99 @@
+package request
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// concurrencyServer answers after a short wait and records the most requests
+// it had in flight at once.
+type concurrencyServer struct {
+	mu            sync.Mutex
+	inFlight, max int
+}
+
+func (s *concurrencyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.inFlight++
+	s.max = max(s.max, s.inFlight)
+	s.mu.Unlock()
+	time.Sleep(30 * time.Millisecond)
+	s.mu.Lock()
+	s.inFlight--
+	s.mu.Unlock()
+	fmt.Fprint(w, r.URL.Path)
+}
+
+func (s *concurrencyServer) most() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.max
+}
+
+func TestBatchLimits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		lim     BatchLimits
+		hosts   int
+		perHost int // requests per host
+		most    int // per host, at the server
+	}{
+		{name: "all at once", lim: BatchLimits{}, hosts: 1, perHost: 8, most: 8},
+		{name: "batch", lim: BatchLimits{Max: 3}, hosts: 1, perHost: 8, most: 3},
+		{name: "batchPerHost", lim: BatchLimits{Max: 20, PerHost: 2}, hosts: 2, perHost: 6, most: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var srvs []*concurrencyServer
+			var reqs []*Request
+			for range tc.hosts {
+				cs := &concurrencyServer{}
+				srv := httptest.NewServer(cs)
+				defer srv.Close()
+				srvs = append(srvs, cs)
+				for i := range tc.perHost {
+					reqs = append(reqs, &Request{URL: fmt.Sprintf("%s/%d", srv.URL, i)})
+				}
+			}
+			f := newFixture()
+			c := NewClient(f.env, Options{})
+			defer c.Close()
+			res := c.Batch(context.Background(), reqs, tc.lim)
+			require.Len(t, res, len(reqs))
+			for i, r := range res {
+				require.NoError(t, r.Err)
+				require.Equal(t, reqs[i].URL, r.URL, "responses in the order of the requests")
+				require.Equal(t, "/"+r.URL[strings.LastIndexByte(r.URL, '/')+1:], string(r.Body))
+			}
+			for _, cs := range srvs {
+				require.Equal(t, tc.most, cs.most())
+			}
+			require.Len(t, f.col.of(f.env.Metrics.HTTPReqs), len(reqs))
+			sent, recv := c.TakeBytes()
+			require.Positive(t, sent, "workers count into their client's bytes")
+			require.Positive(t, recv)
+		})
+	}
+}
+
+func TestBatchSharesTheJarAndReusesWorkers(t *testing.T) {
+	t.Parallel()
+	srv, _, c := serve(t, cookieHandler())
+	jar := NewCookieJar()
+	c.Batch(context.Background(), []*Request{{URL: srv.URL + "/set?a=1", Jar: jar}, {URL: srv.URL + "/set?b=2", Jar: jar}}, BatchLimits{Max: DefaultBatch, PerHost: DefaultBatchPerHost})
+	res := c.Send(context.Background(), &Request{URL: srv.URL + "/echo", Jar: jar})
+	require.Equal(t, "a=1,b=2", string(res.Body))
+	require.Len(t, c.workers.all, 2)
+	c.Batch(context.Background(), []*Request{{URL: srv.URL + "/echo"}}, BatchLimits{})
+	require.Len(t, c.workers.all, 2, "workers stay for the next batch")
+	require.Empty(t, c.Batch(context.Background(), nil, BatchLimits{}))
+}
