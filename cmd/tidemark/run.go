@@ -346,9 +346,6 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 	maps.Copy(env, cliEnv)
 	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: procEnv, Logger: logger})
 	if err != nil {
-		if _, ok := errors.AsType[scenario.Errors](err); ok {
-			return exitcode.Invalid(err)
-		}
 		return err
 	}
 	if cfg.cpuProfile != "" {

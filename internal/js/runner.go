@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/executor"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
@@ -82,7 +83,7 @@ var _ modules.Execution = (*Runner)(nil)
 // init context once in VU 0 to read `export const options` (registering custom
 // metrics), and decodes the options. Syntax errors, exceptions in the init context,
 // unknown modules and a missing exec function are *ScriptError (exit code 107);
-// invalid options are scenario.Errors (exit code 104 for the command).
+// invalid options are scenario.Errors with exit code 104.
 func New(cfg Config) (*Runner, error) {
 	r := &Runner{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry()}
 	if r.logger == nil {
@@ -113,7 +114,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {
-		return nil, err
+		return nil, exitcode.Invalid(err)
 	}
 	for _, sc := range r.script.Test.Scenarios {
 		name := r.script.ExecOf(sc.Name)
@@ -128,32 +129,37 @@ func New(cfg Config) (*Runner, error) {
 	return r, nil
 }
 
-// initError is an error of the init context as a ScriptError naming the place.
+// initError is an error of the init context as a ScriptError naming the place: a
+// syntax error where it is, an exception where it was thrown (an unknown module: at
+// its import).
 func initError(err error) error {
-	if _, ok := errors.AsType[*ScriptError](err); ok {
-		return err
-	}
 	if ab, ok := abortOf(err); ok {
 		return &AbortedError{ab}
 	}
+	se, isSE := errors.AsType[*ScriptError](err)
+	if isSE && se.File != "" {
+		return se
+	}
 	if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 		return &ScriptError{Msg: describe(ex), Err: err}
+	}
+	if isSE {
+		return se
 	}
 	return &ScriptError{Msg: err.Error(), Err: err}
 }
 
 // describe is "file:line:column: message" of an exception, at its innermost frame
-// with a position; Go errors thrown by native code lose their "GoError: " prefix.
+// with a position; errors thrown by native code are their Go message.
 func describe(ex *sobek.Exception) string {
 	msg := ex.Value().String()
-	if o, ok := ex.Value().(*sobek.Object); ok {
-		if v := o.Get("value"); v != nil && o.ClassName() == "Error" && o.Get("name") != nil && o.Get("name").String() == "GoError" {
-			msg = o.Get("message").String()
-		}
+	if u := ex.Unwrap(); u != nil {
+		msg = u.Error()
 	}
 	for _, f := range ex.Stack() {
 		if p := f.Position(); p.Filename != "" && p.Line > 0 {
-			return fmt.Sprintf("%s:%d:%d: %s", p.Filename, p.Line, p.Column, msg)
+			// Positions come through esbuild's source map, whose columns are 0-based.
+			return fmt.Sprintf("%s:%d:%d: %s", p.Filename, p.Line, p.Column+1, msg)
 		}
 	}
 	return msg

@@ -1,0 +1,321 @@
+package js
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/summary"
+)
+
+// TestLifecycle: the init context runs once for the options and once per VU; setup
+// once, its result JSON-copied to every VU and to teardown; default per iteration.
+func TestLifecycle(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+export const options = { vus: 2, iterations: 4, thresholds: { checks: ['rate==1'] } };
+globalThis.inits = (globalThis.inits || 0) + 1;
+let setups = 0;
+export function setup() { setups++; return { n: 1, list: [1, 2], f: function () {} }; }
+export default function (data) {
+  data.n++; // a VU's changes are its own
+  check(data, {
+    'copied': (d) => d.n === 2 + __ITER && d.list.length === 2 && d.f === undefined,
+    'vu': () => __VU >= 1 && __VU <= 2,
+    'env': () => __ENV.NAME === 'tidemark',
+    'one init per runtime': () => globalThis.inits === 1,
+  });
+}
+export function teardown(data) {
+  if (setups !== 1 || data.n !== 1) throw new Error('teardown got ' + JSON.stringify(data) + ' after ' + setups + ' setups');
+}
+`})
+	test := h.r.Test()
+	require.Len(t, test.Scenarios, 1)
+	require.Equal(t, scenario.SharedIterations, test.Scenarios[0].Executor)
+	require.Equal(t, 2, test.Scenarios[0].VUs)
+	require.Equal(t, 4, test.Scenarios[0].Iterations)
+	require.Contains(t, test.Thresholds, "checks")
+	vus := h.vus(t, 2)
+	require.NoError(t, h.r.Setup(bg()))
+	for range 2 {
+		for _, v := range vus {
+			require.True(t, v.Iterate(bg()))
+		}
+	}
+	require.NoError(t, h.r.Teardown(bg()))
+	checks := h.c.of("checks")
+	require.Len(t, checks, 16)
+	for _, s := range checks {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+	require.Len(t, h.c.of("iterations"), 4)
+	require.Len(t, h.c.of("iteration_duration"), 4)
+	c, in, n := h.r.Counts()
+	require.Equal(t, [3]int64{4, 0, 2}, [3]int64{c, in, n})
+}
+
+// TestTeardownSkippedWhenSetupThrows is k6's rule; the error names setup.
+func TestTeardownSkippedWhenSetupThrows(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+export function setup() { throw new Error('no token'); }
+export default function () {}
+export function teardown() { throw new Error('teardown must not run'); }
+`})
+	h.vus(t, 1)
+	err := h.r.Setup(bg())
+	require.ErrorContains(t, err, "setup: ")
+	require.ErrorContains(t, err, "script.js:2:33: Error: no token")
+	require.Equal(t, ExitScriptException, exitcode.Of(err))
+	require.NoError(t, h.r.Teardown(bg()))
+}
+
+// TestExecFunctions: each scenario runs the function its exec names.
+func TestExecFunctions(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+import exec from 'k6/execution';
+export const options = { scenarios: {
+  browse: { executor: 'constant-vus', vus: 1, duration: '1s', exec: 'browse' },
+  buy: { executor: 'per-vu-iterations', vus: 1, iterations: 1, exec: 'buy', startTime: '1s' },
+} };
+export function browse() { check(exec.scenario.name, { browse: (n) => n === 'browse' }); }
+export function buy() { check(exec.scenario.executor, { buy: (e) => e === 'per-vu-iterations' }); }
+`})
+	sc := h.r.Test().Scenarios
+	require.Len(t, sc, 2)
+	for _, s := range sc {
+		newVU, err := h.r.Prepare(s, h.env)
+		require.NoError(t, err)
+		require.True(t, newVU(1).Iterate(bg()))
+	}
+	checks := h.c.of("checks")
+	require.Len(t, checks, 2)
+	for _, s := range checks {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+}
+
+// TestModuleLoading: ES imports and require by relative path, TypeScript, https://
+// imports from --modules.dir (relative imports inside them too), cycles; each module
+// is compiled once for every VU.
+func TestModuleLoading(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"script.ts": `
+import { check } from 'k6';
+import { add } from './lib/math.js';
+import { mul } from './lib/mul.ts';
+import { pad } from 'https://jslib.example.com/pad/1.0.0/index.js';
+import { a } from './cycle/a.js';
+const legacy = require('./lib/legacy.cjs');
+export default function (): void {
+  check(null, {
+    esm: () => add(1, 2) === 3,
+    ts: () => mul(2, 3) === 6,
+    cjs: () => legacy.twice(4) === 8,
+    remote: () => pad('7', 3) === '007',
+    cycle: () => a() === 'ab',
+  });
+}
+`,
+		"lib/math.js":    "export const add = (x, y) => x + y;\n",
+		"lib/mul.ts":     "export function mul(x: number, y: number): number { return x * y; }\n",
+		"lib/legacy.cjs": "const m = require('./math.js');\nmodule.exports = { twice: (x) => m.add(x, x) };\n",
+		"cycle/a.js":     "import { b } from './b.js';\nexport function a() { return 'a' + b(); }\n",
+		"cycle/b.js":     "import { a } from './a.js';\nexport function b() { return 'b'; }\nexport const again = () => a();\n",
+		"vendor/jslib.example.com/pad/1.0.0/index.js": "export { pad } from './pad.js';\n",
+		"vendor/jslib.example.com/pad/1.0.0/pad.js":   "export function pad(s, n) { while (s.length < n) s = '0' + s; return s; }\n",
+	})
+	r, err := New(Config{Script: filepath.Join(dir, "script.ts"), ModulesDir: filepath.Join(dir, "vendor"), Logger: promslog.NewNopLogger()})
+	require.NoError(t, err)
+	h := &harness{r: r, c: &collector{}}
+	pool := metrics.NewTagPool()
+	h.env = envFor(r, h.c, pool)
+	for _, v := range h.vus(t, 3) {
+		require.True(t, v.Iterate(bg()))
+	}
+	checks := h.c.of("checks")
+	require.Len(t, checks, 15)
+	for _, s := range checks {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+	// script, math, mul, legacy, cycle a and b, the remote index and pad: compiled once.
+	require.Len(t, r.loader.programs, 8)
+}
+
+// TestChecksAndGroups: each check is one `checks` sample tagged check, group and the
+// extra tags; group() nests as ::outer::inner and emits group_duration.
+func TestChecksAndGroups(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check, group } from 'k6';
+export default function () {
+  const ok = check(200, { 'is 200': (s) => s === 200, 'is 201': (s) => s === 201 }, { kind: 'status' });
+  if (ok) throw new Error('one check failed, check must return false');
+  const v = group('outer', () => group('inner', () => { check(1, { nested: () => true }); return 7; }));
+  if (v !== 7) throw new Error('group returns its function value');
+}
+`})
+	require.True(t, h.vus(t, 1)[0].Iterate(bg()))
+	checks := h.c.of("checks")
+	require.Len(t, checks, 3)
+	tag := func(s metrics.Sample, k string) string { v, _ := s.Tags.Get(k); return v }
+	require.Equal(t, []string{"is 200", "status", "", "1"}, []string{tag(checks[0], "check"), tag(checks[0], "kind"), tag(checks[0], "group"), fmtVal(checks[0])})
+	require.Equal(t, []string{"is 201", "0"}, []string{tag(checks[1], "check"), fmtVal(checks[1])})
+	require.Equal(t, "::outer::inner", tag(checks[2], "group"))
+	gd := h.c.of("group_duration")
+	require.Len(t, gd, 2)
+	require.Equal(t, "::outer::inner", tag(gd[0], "group"))
+	require.Equal(t, "::outer", tag(gd[1], "group"))
+	require.Equal(t, "default", tag(gd[1], "scenario"))
+}
+
+func fmtVal(s metrics.Sample) string {
+	if s.Value == 1 {
+		return "1"
+	}
+	return "0"
+}
+
+// TestIterationErrors: an exception or fail() ends that iteration as interrupted (no
+// iterations sample) and the VU goes on; test.abort() stops the run with exit 108.
+func TestIterationErrors(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { fail } from 'k6';
+import exec from 'k6/execution';
+export default function () {
+  if (__ITER === 0) throw new Error('boom');
+  if (__ITER === 1) fail('bad response');
+  if (__ITER === 3) { try { exec.test.abort('enough'); } catch (e) { throw new Error('abort must not be catchable'); } }
+}
+`})
+	ctx := h.r.Context(bg())
+	v := h.vus(t, 1)[0]
+	require.False(t, v.Iterate(ctx))
+	require.False(t, v.Iterate(ctx))
+	require.True(t, v.Iterate(ctx))
+	require.NoError(t, h.r.Err())
+	require.False(t, v.Iterate(ctx))
+	require.Error(t, ctx.Err(), "abort cancels the run")
+	require.EqualError(t, h.r.Err(), "test aborted: enough")
+	require.Equal(t, ExitScriptAborted, exitcode.Of(h.r.Err()))
+	require.Len(t, h.c.of("iterations"), 1)
+	c, in, _ := h.r.Counts()
+	require.Equal(t, [2]int64{1, 3}, [2]int64{c, in})
+}
+
+// TestSleepHonoursCancel: sleep returns when the iteration's context ends, and the
+// iteration is interrupted.
+func TestSleepHonoursCancel(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { sleep } from 'k6';
+export default function () { sleep(30); while (true) {} }
+`})
+	v := h.vus(t, 1)[0]
+	ctx, cancel := context.WithTimeout(bg(), 100*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	require.False(t, v.Iterate(ctx))
+	require.Less(t, time.Since(begin), 5*time.Second)
+	require.Empty(t, h.c.of("iterations"))
+}
+
+// TestOpen: open() reads text or an ArrayBuffer relative to the script, in the init
+// context only.
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{
+		"script.js": `
+import { check } from 'k6';
+const text = open('./data/users.csv');
+const bin = open('data/users.csv', 'b');
+export default function () {
+  let err = '';
+  try { open('./data/users.csv'); } catch (e) { err = String(e); }
+  check(null, {
+    text: () => text === 'id\n1\n',
+    binary: () => bin instanceof ArrayBuffer && bin.byteLength === 5 && new Uint8Array(bin)[0] === 105,
+    'init only': () => err.includes('open: only available in the init context'),
+  });
+}
+`,
+		"data/users.csv": "id\n1\n",
+	})
+	require.True(t, h.vus(t, 1)[0].Iterate(bg()))
+	for _, s := range h.c.of("checks") {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+}
+
+// TestHandleSummary: handleSummary gets --summary-file's data and its files are
+// written: stdout, stderr and paths.
+func TestHandleSummary(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+export default function () {}
+export function handleSummary(data) {
+  return { stdout: 'iterations: ' + data.metrics.iterations.values.count + '\n', stderr: 'e', [__ENV.OUT]: JSON.stringify(data.state) };
+}
+`})
+	out := filepath.Join(t.TempDir(), "summary.json")
+	h.r.cfg.Env = map[string]string{"OUT": out}
+	h.r.aux = h.r.newVU(0) // __ENV is read when a runtime is made
+	_, err := h.r.aux.evaluate(h.r.main)
+	require.NoError(t, err)
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()))
+	in := summaryInput(t, h)
+	var stdout, stderr bytes.Buffer
+	handled, err := h.r.HandleSummary(bg(), in, &stdout, &stderr)
+	require.NoError(t, err)
+	require.True(t, handled)
+	require.Equal(t, "iterations: 1\n", stdout.String())
+	require.Equal(t, "e", stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "testRunDurationMs")
+}
+
+// TestConsole: console.* goes to the logger at its level.
+func TestConsole(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"script.js": "console.warn('init', {a: 1}, 2);\nexport default function () {}\n"})
+	_, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &buf})})
+	require.NoError(t, err)
+	require.Contains(t, buf.String(), `level=WARN`)
+	require.Contains(t, buf.String(), `msg=Console text="init {\"a\":1} 2" vu=0`)
+}
+
+// TestK6Env: K6_* variables override the script's options and replace its scenarios.
+func TestK6Env(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": "export const options = { scenarios: { a: { executor: 'constant-vus', duration: '1h' } } };\nexport default function () {}\n"})
+	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Environ: map[string]string{"K6_VUS": "3", "K6_STAGES": "10s:5,20s:0"}, Logger: promslog.NewNopLogger()})
+	require.NoError(t, err)
+	sc := r.Test().Scenarios
+	require.Len(t, sc, 1)
+	require.Equal(t, scenario.RampingVUs, sc[0].Executor)
+	require.Equal(t, 3, sc[0].StartVUs)
+	require.Equal(t, []scenario.Stage{{Duration: 10 * time.Second, Target: 5}, {Duration: 20 * time.Second}}, sc[0].Stages)
+}
+
+func summaryInput(t *testing.T, h *harness) summary.Input {
+	t.Helper()
+	return summary.Input{Test: h.r.Test(), Registry: h.r.Registry(), Start: time.Now(), Duration: time.Second, Snapshot: snapshotOf(t, h)}
+}
