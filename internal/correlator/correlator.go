@@ -225,6 +225,7 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	// Resolution of every source: measured from raw samples, else the catalog's assumption.
 	sources := slices.Sorted(maps.Keys(c.cat.Sources))
 	res.Sources = make([]Source, len(sources))
+	phases := make([]time.Time, len(sources)) // a sample time of each scraped source
 	err := parallel(ctx, len(sources), cfg.Concurrency, func(ctx context.Context, i int) error {
 		name := sources[i]
 		s := c.cat.Sources[name]
@@ -236,10 +237,13 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 			return nil
 		}
 		lookback := min(run.Duration()+cfg.Baseline, 10*time.Minute)
-		d, err := c.runner.MeasureInterval(ctx, name, vars, minTime(run.To.Add(time.Duration(s.Lag)), now), lookback)
+		cad, err := c.runner.MeasureCadence(ctx, name, vars, minTime(run.To.Add(time.Duration(s.Lag)), now), lookback)
 		switch {
 		case err == nil:
-			r, measured = d, true
+			r, measured = cad.Interval, true
+			if name != analysis.SourceK6 { // k6's grid stays on the run's end
+				phases[i] = cad.Last
+			}
 		case errors.Is(err, query.ErrUnavailable):
 			return err
 		default:
@@ -251,8 +255,12 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	if err != nil {
 		return nil, fmt.Errorf("measure scrape intervals: %w", err)
 	}
+	phase := map[string]time.Time{}
 	for i, s := range res.Sources {
 		tl.Resolution[s.Name] = time.Duration(s.ResolutionSeconds * float64(time.Second))
+		if !phases[i].IsZero() {
+			phase[s.Name] = phases[i]
+		}
 		if j := slices.IndexFunc(d.Sources, func(sd query.SourceDiscovery) bool { return sd.Source == s.Name }); j >= 0 {
 			res.Sources[i].Found, res.Sources[i].Selector = string(d.Sources[j].Found), d.Sources[j].Selector
 		}
@@ -295,6 +303,12 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 		// an instance that ended earlier counts too.
 		st := query.EffectiveStep(span, step(q.Source))
 		w := query.AlignEnd(span, run.To, st)
+		if at, ok := phase[q.Source]; ok {
+			// A scraped source's grid falls just after its samples (phaseGuard), not
+			// on the run's end: a change is read when it was scraped, not up to a step
+			// later.
+			w = query.AlignEnd(span, at.Add(min(phaseGuard, st/10)), st)
+		}
 		v := vars
 		v.Step = st
 		var expr string
@@ -799,6 +813,11 @@ func joinWorkload(perPod, podWorkload timeline.Set) timeline.Set {
 
 // maxEvidenceSeries caps the series cited per evidence query of a finding.
 const maxEvidenceSeries = 5
+
+// phaseGuard is how long after a scraped source's sample its range queries' grid falls
+// (at most a tenth of the step): the scrapes of one target are stamped at one offset
+// within milliseconds, and a grid a little after them still reads each at its scrape.
+const phaseGuard = time.Second
 
 // evidenceFor cites the series of query q that agree with a finding's labels on every
 // label both have (so a per-HPA finding cites that HPA's series), or the query's

@@ -108,11 +108,10 @@ func requireStory1Truth(t *testing.T, res *Result, f *layouts.Fixture) {
 			require.NotNil(t, h.MetricCrossed, "%s metric crossing", want.Name)
 			within(want.MetricCrossedAt, h.MetricCrossed.At, 2*cadv, want.Name+" metric crossing (cAdvisor)")
 		default:
-			// kube-state-metrics exposes the status at its next scrape, and the range
-			// query's grid (the KSM interval, aligned on the run's end) reads it at its
-			// next step.
+			// kube-state-metrics exposes the status at its next scrape; the range
+			// queries' grid falls on its scrapes.
 			require.NotNil(t, h.MetricCrossed, "%s metric crossing", want.Name)
-			within(want.MetricCrossedAt, h.MetricCrossed.At, 2*ksm, want.Name+" metric crossing")
+			within(want.MetricCrossedAt, h.MetricCrossed.At, ksm, want.Name+" metric crossing")
 		}
 		var ups []analysis.ScaleStep
 		for _, s := range h.Steps {
@@ -129,7 +128,7 @@ func requireStory1Truth(t *testing.T, res *Result, f *layouts.Fixture) {
 		require.Len(t, ups, len(wantUps), "%s scale-ups", want.Name)
 		for i, s := range wantUps {
 			require.NotNil(t, ups[i].ReadyGap, "%s step %d gap", want.Name, i+1)
-			require.InDelta(t, s.Gap.Seconds(), ups[i].ReadyGap.Value, 2*ksm.Seconds(), "%s step %d start-up gap", want.Name, i+1)
+			require.InDelta(t, s.Gap.Seconds(), ups[i].ReadyGap.Value, ksm.Seconds(), "%s step %d start-up gap", want.Name, i+1)
 		}
 	}
 

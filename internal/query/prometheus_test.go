@@ -76,9 +76,13 @@ func TestMeasureInterval(t *testing.T) {
 	require.NoError(t, err)
 	cat, err := Default()
 	require.NoError(t, err)
-	d, err := NewRunner(q, cat, promslog.NewNopLogger()).MeasureInterval(context.Background(), "ksm", Vars{}, time.Unix(1120, 0), 10*time.Minute)
+	r := NewRunner(q, cat, promslog.NewNopLogger())
+	d, err := r.MeasureInterval(context.Background(), "ksm", Vars{}, time.Unix(1120, 0), 10*time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, 30*time.Second, d)
+	c, err := r.MeasureCadence(context.Background(), "ksm", Vars{}, time.Unix(1120, 0), 10*time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, Cadence{Interval: 30 * time.Second, Last: time.Unix(1120, 0).UTC()}, c)
 }
 
 // A server that never answers fails the query after the timeout, as an outage.

@@ -156,18 +156,33 @@ func (r *Runner) Samples(ctx context.Context, source string, v Vars, ts time.Tim
 // MeasureInterval measures a source's sample interval: the median spacing of the raw
 // samples its probe selector returns over lookback ending at ts.
 func (r *Runner) MeasureInterval(ctx context.Context, source string, v Vars, ts time.Time, lookback time.Duration) (time.Duration, error) {
+	c, err := r.MeasureCadence(ctx, source, v, ts, lookback)
+	return c.Interval, err
+}
+
+// Cadence is when a source samples: every Interval, one sample of it stamped Last.
+type Cadence struct {
+	Interval time.Duration
+	Last     time.Time
+}
+
+// MeasureCadence measures a source's sample interval as [Runner.MeasureInterval] does,
+// and the time of the last raw sample of the series it measured it on: a grid of range
+// queries through that time (plus multiples of the interval) reads each of that series'
+// samples at the moment it was taken.
+func (r *Runner) MeasureCadence(ctx context.Context, source string, v Vars, ts time.Time, lookback time.Duration) (Cadence, error) {
 	lookback = max(lookback.Round(time.Second), time.Minute)
 	lookback += time.Duration(r.cat.Sources[source].Lag)
 	set, err := r.Samples(ctx, source, v, ts, lookback)
 	if err != nil {
-		return 0, err
+		return Cadence{}, err
 	}
 	for _, s := range set {
 		if d, ok := timeline.MedianInterval(s.Points); ok {
-			return d, nil
+			return Cadence{Interval: d, Last: s.Points[len(s.Points)-1].T}, nil
 		}
 	}
-	return 0, ErrNoSamples
+	return Cadence{}, ErrNoSamples
 }
 
 // ToSet converts a query result (matrix, vector or scalar) into a timeline set. NaN and
