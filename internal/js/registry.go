@@ -2,8 +2,12 @@ package js
 
 import (
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/js/modules/crypto"
+	"github.com/tidemark/tidemark/internal/js/modules/data"
+	"github.com/tidemark/tidemark/internal/js/modules/encoding"
 	"github.com/tidemark/tidemark/internal/js/modules/execution"
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
+	"github.com/tidemark/tidemark/internal/js/modules/metrics"
 )
 
 // DefaultModules returns the native modules scripts may import. This map is the one
@@ -12,5 +16,9 @@ func DefaultModules() *modules.Registry {
 	return modules.NewRegistry(map[string]modules.Module{
 		"k6":           k6.New(),
 		"k6/execution": execution.New(),
+		"k6/metrics":   metrics.New(),
+		"k6/data":      data.New(),
+		"k6/encoding":  encoding.New(),
+		"k6/crypto":    crypto.New(),
 	})
 }

@@ -1,0 +1,205 @@
+// Package data is the native `k6/data` module: SharedArray (reference/k6-js.md §2.4).
+//
+// new SharedArray(name, fn) runs fn once per process, in the init context of the first
+// runtime that constructs an array of that name (the options-reading init run), and
+// keeps its result once, as JSON text per element (primitives as Go values). Every VU
+// constructing an array of that name gets a read-only, array-like view of the same
+// data: length, [i], for…of and Array.prototype's methods (slice, map, filter,
+// forEach, …, which give plain arrays) work, and reading an element materialises a
+// fresh copy in the reading VU's runtime, so changing it changes nothing shared.
+// Writing an element or the length throws a TypeError.
+package data
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/js/modules"
+)
+
+// New returns the module. Its arrays live as long as the module: one process, one run.
+func New() modules.Module {
+	s := &store{arrays: map[string]*array{}}
+	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
+		rt := vu.Runtime()
+		parse, ok := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+		if !ok {
+			return nil, errors.New("k6/data: JSON.parse is not a function")
+		}
+		stringify, ok := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("stringify"))
+		if !ok {
+			return nil, errors.New("k6/data: JSON.stringify is not a function")
+		}
+		m := &instance{vu: vu, store: s, parse: parse, stringify: stringify}
+		ctor := rt.ToValue(m.sharedArray).(*sobek.Object)
+		m.proto = ctor.Get("prototype").ToObject(rt)
+		return modules.Exports{Named: map[string]any{"SharedArray": ctor}}, nil
+	})
+}
+
+// store holds the process's shared arrays by name.
+type store struct {
+	mu     sync.Mutex
+	arrays map[string]*array
+}
+
+// array is one shared array. mu is held while its function runs, so that other VUs
+// constructing it wait for the data instead of running the function again.
+type array struct {
+	mu    sync.Mutex
+	done  bool
+	elems []element
+	err   error
+}
+
+// element is one element: JSON text for objects and arrays, a Go value otherwise.
+type element struct {
+	json string
+	prim any
+}
+
+func (s *store) get(name string) *array {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.arrays[name]
+	if !ok {
+		a = &array{}
+		s.arrays[name] = a
+	}
+	return a
+}
+
+type instance struct {
+	vu        modules.VU
+	store     *store
+	parse     sobek.Callable
+	stringify sobek.Callable
+	proto     *sobek.Object // SharedArray.prototype, to tell new from a plain call
+}
+
+// sharedArray is the SharedArray constructor.
+func (m *instance) sharedArray(call sobek.ConstructorCall) *sobek.Object {
+	rt := m.vu.Runtime()
+	if call.This.Prototype() != m.proto {
+		panic(rt.NewTypeError("SharedArray is a constructor: use new SharedArray(name, fn)"))
+	}
+	if m.vu.State() != nil {
+		modules.Throw(rt, fmt.Errorf("new SharedArray must be called in the init context: %w", modules.ErrInitContext))
+	}
+	name := call.Argument(0)
+	if sobek.IsUndefined(name) || sobek.IsNull(name) || name.String() == "" {
+		modules.Throw(rt, errors.New("new SharedArray: empty name provided to SharedArray's constructor; the name identifies the array across VUs"))
+	}
+	fn, ok := sobek.AssertFunction(call.Argument(1))
+	if !ok {
+		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): a function is expected as the second argument", name.String()))
+	}
+	a := m.store.get(name.String())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.done {
+		elems, err := m.build(name.String(), fn)
+		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+			// The function threw: every VU fails its init with the same message.
+			a.done, a.err = true, errors.New(ex.Value().String())
+			panic(ex)
+		}
+		a.done, a.elems, a.err = true, elems, err
+	}
+	if a.err != nil {
+		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): %w", name.String(), a.err))
+	}
+	return rt.NewDynamicArray(&view{rt: rt, name: name.String(), elems: a.elems, parse: m.parse})
+}
+
+// build runs fn in this VU and keeps its result, which must be an array.
+func (m *instance) build(name string, fn sobek.Callable) ([]element, error) {
+	rt := m.vu.Runtime()
+	res, err := fn(sobek.Undefined())
+	if err != nil {
+		return nil, err
+	}
+	isArray, _ := sobek.AssertFunction(rt.Get("Array").ToObject(rt).Get("isArray"))
+	if ok, err := isArray(sobek.Undefined(), res); err != nil || !ok.ToBoolean() {
+		return nil, fmt.Errorf("only arrays can be made into SharedArray, got %s", describe(res))
+	}
+	text, err := m.stringify(sobek.Undefined(), res)
+	if err != nil {
+		return nil, err
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(text.String()), &raw); err != nil {
+		return nil, fmt.Errorf("keep the data of SharedArray %q: %w", name, err)
+	}
+	elems := make([]element, len(raw))
+	for i, r := range raw {
+		r = bytes.TrimSpace(r)
+		if len(r) > 0 && (r[0] == '{' || r[0] == '[') {
+			elems[i].json = string(r)
+			continue
+		}
+		if err := json.Unmarshal(r, &elems[i].prim); err != nil {
+			return nil, fmt.Errorf("keep element %d of SharedArray %q: %w", i, name, err)
+		}
+	}
+	return elems, nil
+}
+
+// describe names the type of a JavaScript value for messages.
+func describe(v sobek.Value) string {
+	switch {
+	case v == nil || sobek.IsUndefined(v):
+		return "undefined"
+	case sobek.IsNull(v):
+		return "null"
+	}
+	if o, ok := v.(*sobek.Object); ok {
+		return "an object of class " + o.ClassName()
+	}
+	return fmt.Sprintf("%s %s", v.ExportType(), v.String())
+}
+
+// view is one VU's read-only view of a shared array.
+type view struct {
+	rt    *sobek.Runtime
+	name  string
+	elems []element
+	parse sobek.Callable
+}
+
+var _ sobek.DynamicArray = (*view)(nil)
+
+// Len returns the number of elements.
+func (v *view) Len() int { return len(v.elems) }
+
+// Get returns a fresh copy of element idx, undefined outside the array.
+func (v *view) Get(idx int) sobek.Value {
+	if idx < 0 || idx >= len(v.elems) {
+		return sobek.Undefined()
+	}
+	e := v.elems[idx]
+	if e.json == "" {
+		return v.rt.ToValue(e.prim)
+	}
+	val, err := v.parse(sobek.Undefined(), v.rt.ToValue(e.json))
+	if err != nil {
+		// The text came from JSON.stringify; it parses.
+		panic(err)
+	}
+	return val
+}
+
+// Set throws: a SharedArray is read-only.
+func (v *view) Set(int, sobek.Value) bool {
+	panic(v.rt.NewTypeError(fmt.Sprintf("SharedArray %q is read-only", v.name)))
+}
+
+// SetLen throws: a SharedArray is read-only.
+func (v *view) SetLen(int) bool {
+	panic(v.rt.NewTypeError(fmt.Sprintf("SharedArray %q is read-only", v.name)))
+}

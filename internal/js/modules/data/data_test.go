@@ -1,0 +1,109 @@
+package data_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
+)
+
+// sharedScript builds a SharedArray from a JSON file and checks, in every VU, what k6
+// documents for it (the checks of the corpus's shared-array.js, without its HTTP).
+const sharedScript = `
+import { check } from 'k6';
+import { SharedArray } from 'k6/data';
+import { Counter } from 'k6/metrics';
+
+const loads = new Counter('loads');
+export let built = 0;
+
+const users = new SharedArray('users', function () {
+  built++;
+  return JSON.parse(open('./users.json'));
+});
+const again = new SharedArray('users', () => { throw new Error('not run again'); });
+const numbers = new SharedArray('numbers', () => [1, 'two', true, null, [3]]);
+
+function throws(f, want) {
+  try { f(); } catch (e) { return String(e).includes(want); }
+  return false;
+}
+
+export default function () {
+  const names = [];
+  for (const u of users) {
+    names.push(u.name);
+  }
+  const copy = users[1];
+  copy.name = 'mallory';
+  check(users, {
+    'length is 4': (a) => a.length === 4,
+    'index reads an element': (a) => a[0].name === 'alice' && a[3].id === 4,
+    'for…of visits every element in order': () => names.join() === 'alice,bob,carol,dave',
+    'an element read is a copy': (a) => a[1].name === 'bob' && a[1] !== a[1],
+    'filter gives a plain array': (a) => {
+      const even = a.filter((u) => u.id % 2 === 0);
+      return Array.isArray(even) && even.length === 2 && even[1].name === 'dave';
+    },
+    'map, slice, forEach': (a) => {
+      let n = 0;
+      a.forEach(() => n++);
+      return a.map((u) => u.id).join() === '1,2,3,4' && a.slice(1, 3).length === 2 && n === 4;
+    },
+    'JSON.stringify gives the data': (a) => JSON.parse(JSON.stringify(a))[2].name === 'carol',
+    'outside the array is undefined': (a) => a[4] === undefined && a[-1] === undefined,
+    'the same name gives the same data': () => again.length === 4 && again[0].name === 'alice',
+    'primitives': () => numbers[0] === 1 && numbers[1] === 'two' && numbers[2] === true && numbers[3] === null && numbers[4][0] === 3,
+    'the function ran once in this VU at most': () => built <= 1,
+    'writing an element throws': (a) => throws(() => { a[0] = 1; }, 'SharedArray "users" is read-only'),
+    'writing the length throws': (a) => throws(() => { a.length = 0; }, 'is read-only'),
+    'push throws': (a) => throws(() => a.push(1), 'is read-only'),
+    'not in VU code': () => throws(() => new SharedArray('late', () => [1]), 'new SharedArray must be called in the init context'),
+  });
+}
+`
+
+const usersJSON = `[{"id":1,"name":"alice"},{"id":2,"name":"bob"},{"id":3,"name":"carol"},{"id":4,"name":"dave"}]`
+
+// TestSharedArray runs the documented behaviour in four VUs; the function runs once
+// per process (in the options-reading init run), not once per VU.
+func TestSharedArray(t *testing.T) {
+	t.Parallel()
+	h := modulestest.Start(t, map[string]string{"script.js": sharedScript, "users.json": usersJSON})
+	vus := h.VUs(t, 4)
+	for _, vu := range vus {
+		require.True(t, vu.Iterate(context.Background()))
+	}
+	require.NoError(t, h.Runner.Err())
+	checks := h.Checks()
+	require.Len(t, checks, 15)
+	for name, ok := range checks {
+		require.True(t, ok, name)
+	}
+	require.Len(t, h.Collector.Of("checks"), 4*15)
+}
+
+// TestSharedArrayErrors: the constructor's errors fail the init context (exit 107).
+func TestSharedArrayErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, init, want string
+	}{
+		{"not an array", `new SharedArray('a', () => ({ a: 1 }));`, `new SharedArray("a"): only arrays can be made into SharedArray, got an object of class Object`},
+		{"undefined", `new SharedArray('a', () => {});`, `only arrays can be made into SharedArray, got undefined`},
+		{"no name", `new SharedArray('', () => []);`, `new SharedArray: empty name provided to SharedArray's constructor`},
+		{"no function", `new SharedArray('a', [1]);`, `new SharedArray("a"): a function is expected as the second argument`},
+		{"the function throws", `new SharedArray('a', () => { throw new Error('no data'); });`, `script.js:3:36: Error: no data`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := modulestest.WriteFiles(t, map[string]string{"script.js": "import { SharedArray } from 'k6/data';\n\n" + tc.init + "\nexport default function () {}\n"})
+			_, err := modulestest.Load(t, dir+"/script.js", nil)
+			require.Error(t, err)
+			require.Contains(t, strings.ReplaceAll(err.Error(), dir+"/", ""), tc.want)
+		})
+	}
+}

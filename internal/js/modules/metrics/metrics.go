@@ -1,0 +1,143 @@
+// Package metrics is the native `k6/metrics` module: the custom metric constructors
+// Counter, Gauge, Rate and Trend (reference/k6-js.md §2.3).
+//
+// A metric is created in the init context only, in the run's metrics registry, so that
+// thresholds may name it: the options-reading init run registers it before thresholds
+// are decoded, and every VU's init context gets the same *metrics.Metric back (the
+// same name with another type is an error). add(value, [tags]) pushes one sample
+// through the VU's pusher with the VU's current tags (run tags, scenario, group) plus
+// the sample's own, so custom metrics reach thresholds, the summary and every sink
+// exactly as built-in ones do.
+//
+// Values of time metrics (`new Trend(name, true)`, `new Gauge(name, true)`) are
+// milliseconds in JavaScript, as in k6; samples carry seconds, the unit of every time
+// metric in Tidemark, and the summary and thresholds show and compare milliseconds.
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/js/modules"
+	tm "github.com/tidemark/tidemark/internal/metrics"
+)
+
+// New returns the module.
+func New() modules.Module {
+	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
+		named := make(map[string]any, 4)
+		rt := vu.Runtime()
+		for _, k := range []kind{
+			{name: "Counter", typ: tm.Counter},
+			{name: "Gauge", typ: tm.Gauge, timed: true},
+			{name: "Rate", typ: tm.Rate},
+			{name: "Trend", typ: tm.Trend, timed: true},
+		} {
+			named[k.name] = constructor(rt, vu, k)
+		}
+		return modules.Exports{Named: named}, nil
+	})
+}
+
+// kind is one of the four constructors.
+type kind struct {
+	name  string
+	typ   tm.Type
+	timed bool // whether the second argument isTime is documented
+}
+
+// constructor returns the JavaScript constructor of kind k in vu's runtime rt.
+func constructor(rt *sobek.Runtime, vu modules.VU, k kind) *sobek.Object {
+	var proto *sobek.Object
+	ctor := rt.ToValue(func(call sobek.ConstructorCall) *sobek.Object {
+		if call.This.Prototype() != proto {
+			// Called as a function on some object (metrics.Counter("x")), not with new.
+			panic(rt.NewTypeError(fmt.Sprintf("%s is a constructor: use new %s(name)", k.name, k.name)))
+		}
+		name := call.Argument(0)
+		if sobek.IsUndefined(name) || sobek.IsNull(name) {
+			modules.Throw(rt, fmt.Errorf("new %s: expected a metric name as the first argument", k.name))
+		}
+		what := fmt.Sprintf("new %s(%q)", k.name, name.String())
+		if err := modules.InitOnly(vu, what); err != nil {
+			modules.Throw(rt, fmt.Errorf("%w; metrics must be declared in the init context", err))
+		}
+		contains := tm.Default
+		if k.timed && call.Argument(1).ToBoolean() {
+			contains = tm.Time
+		}
+		m, err := vu.Registry().New(name.String(), k.typ, contains)
+		if err != nil {
+			modules.Throw(rt, fmt.Errorf("%s: %w", what, err))
+		}
+		mt := &metric{vu: vu, m: m, scale: 1}
+		if contains == tm.Time {
+			mt.scale = 1.0 / 1000 // JavaScript gives milliseconds, samples carry seconds.
+		}
+		o := call.This
+		if err := o.DefineDataProperty("name", rt.ToValue(m.Name), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
+			modules.Throw(rt, fmt.Errorf("%s: %w", what, err))
+		}
+		if err := o.DefineDataProperty("add", rt.ToValue(mt.add), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_FALSE); err != nil {
+			modules.Throw(rt, fmt.Errorf("%s: %w", what, err))
+		}
+		return nil // sobek returns call.This
+	}).(*sobek.Object)
+	proto = ctor.Get("prototype").ToObject(rt)
+	return ctor
+}
+
+// metric is one custom metric object in one VU.
+type metric struct {
+	vu    modules.VU
+	m     *tm.Metric
+	scale float64
+	buf   []tm.Sample
+}
+
+// errValue is thrown for a value that is neither a number nor a boolean.
+var errValue = errors.New("the value must be a number or a boolean")
+
+// add is metric.add(value, [tags]): one sample with the VU's current tags and tags.
+func (mt *metric) add(call sobek.FunctionCall) sobek.Value {
+	rt := mt.vu.Runtime()
+	st := mt.vu.State()
+	if err := modules.VUOnly(mt.vu, mt.m.Name+".add"); err != nil {
+		modules.Throw(rt, err)
+	}
+	v := call.Argument(0)
+	var x float64
+	switch e := v.Export().(type) {
+	case bool:
+		if e {
+			x = 1
+		}
+	default:
+		if sobek.IsUndefined(v) || sobek.IsNull(v) {
+			modules.Throw(rt, fmt.Errorf("%s.add(%s): %w", mt.m.Name, v, errValue))
+		}
+		x = v.ToFloat()
+		if math.IsNaN(x) {
+			modules.Throw(rt, fmt.Errorf("%s.add(%s): %w", mt.m.Name, v, errValue))
+		}
+	}
+	tags := st.Tags()
+	if t := call.Argument(1); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
+		to := t.ToObject(rt)
+		keys := to.Keys()
+		if len(keys) > 0 {
+			extra := make([]tm.Tag, 0, len(keys))
+			for _, k := range keys {
+				extra = append(extra, tm.Tag{Key: k, Value: to.Get(k).String()})
+			}
+			tags = st.Env.Pool.With(tags, extra...)
+		}
+	}
+	mt.buf = append(mt.buf[:0], tm.Sample{Metric: mt.m, Tags: tags, Time: time.Now(), Value: x * mt.scale})
+	st.Env.Pusher.Push(mt.buf)
+	return sobek.Undefined()
+}
