@@ -134,7 +134,9 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 	if len(d.errs) > 0 {
 		errs := d.sorted()
 		for _, e := range errs {
-			e.Line = 0 // lines of the options' JSON, not of the script
+			// Lines of the options' JSON, not of the script.
+			e.Line = 0
+			e.Msg = jsonLine.ReplaceAllString(e.Msg, "")
 		}
 		return nil, errs
 	}
@@ -142,10 +144,18 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 		sc.Flow = Flow{}
 		sc.Line = 0
 	}
+	for _, ths := range t.Thresholds {
+		for i := range ths {
+			ths[i].Line = 0
+		}
+	}
 	t.Source = name
 	s.Test = t
 	return s, nil
 }
+
+// jsonLine is a message's reference to a line of the options' JSON.
+var jsonLine = regexp.MustCompile(` \(line [0-9]+\)`)
 
 // jsIdent is a plain JavaScript identifier (what exec may name).
 var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)

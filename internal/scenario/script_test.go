@@ -1,0 +1,129 @@
+package scenario
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// TestParseScript: a script's options decode into the same model as a YAML file's,
+// without flows, with exec, lifecycle timeouts, custom-metric thresholds and K6_*.
+func TestParseScript(t *testing.T) {
+	t.Parallel()
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	_, err := reg.New("orders", metrics.Trend, metrics.Time)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		options string
+		environ map[string]string
+		check   func(t *testing.T, s *Script)
+		wantErr string
+	}{
+		{
+			name:    "no options: one VU, one iteration",
+			options: "{}",
+			check: func(t *testing.T, s *Script) {
+				require.Len(t, s.Test.Scenarios, 1)
+				sc := s.Test.Scenarios[0]
+				require.Equal(t, PerVUIterations, sc.Executor)
+				require.Equal(t, [2]int{1, 1}, [2]int{sc.VUs, sc.Iterations})
+				require.Empty(t, sc.Flow.Steps)
+				require.Equal(t, "default", s.ExecOf(sc.Name))
+				require.Equal(t, [3]time.Duration{60 * time.Second, 60 * time.Second, 120 * time.Second}, [3]time.Duration{s.SetupTimeout, s.TeardownTimeout, s.HandleSummaryTimeout})
+			},
+		},
+		{
+			name:    "stages shortcut, thresholds on a custom metric",
+			options: `{"stages":[{"duration":"10s","target":5},{"duration":"5s","target":0}],"thresholds":{"orders":["p(95)<200"],"http_req_failed":[{"threshold":"rate<0.01","abortOnFail":true}]},"setupTimeout":"5s"}`,
+			check: func(t *testing.T, s *Script) {
+				sc := s.Test.Scenarios[0]
+				require.Equal(t, RampingVUs, sc.Executor)
+				require.Equal(t, []Stage{{10 * time.Second, 5}, {5 * time.Second, 0}}, sc.Stages)
+				require.Equal(t, []Threshold{{Expr: "p(95)<200"}}, s.Test.Thresholds["orders"])
+				require.True(t, s.Test.Thresholds["http_req_failed"][0].AbortOnFail)
+				require.Equal(t, 5*time.Second, s.SetupTimeout)
+			},
+		},
+		{
+			name:    "scenarios with exec",
+			options: `{"scenarios":{"browse":{"executor":"constant-vus","vus":2,"duration":"1m","exec":"browse","tags":{"kind":"read"}},"spike":{"executor":"ramping-arrival-rate","preAllocatedVUs":10,"stages":[{"duration":"30s","target":50}]}}}`,
+			check: func(t *testing.T, s *Script) {
+				require.Len(t, s.Test.Scenarios, 2)
+				require.Equal(t, "browse", s.ExecOf("browse"))
+				require.Equal(t, "default", s.ExecOf("spike"))
+				require.Equal(t, map[string]string{"kind": "read"}, s.Test.Scenarios[0].Tags)
+				require.Equal(t, RampingArrivalRate, s.Test.Scenarios[1].Executor)
+			},
+		},
+		{
+			name:    "K6_* replace the script's scenarios",
+			options: `{"scenarios":{"a":{"executor":"constant-vus","duration":"1h"}}}`,
+			environ: map[string]string{"K6_VUS": "4", "K6_DURATION": "30s"},
+			check: func(t *testing.T, s *Script) {
+				sc := s.Test.Scenarios[0]
+				require.Equal(t, [3]any{"default", ConstantVUs, 4}, [3]any{sc.Name, sc.Executor, sc.VUs})
+				require.Equal(t, 30*time.Second, sc.Duration)
+			},
+		},
+		{
+			name:    "K6_ITERATIONS wins over the script's iterations",
+			options: `{"vus":2,"iterations":10}`,
+			environ: map[string]string{"K6_ITERATIONS": "3"},
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, [2]int{2, 3}, [2]int{s.Test.Scenarios[0].VUs, s.Test.Scenarios[0].Iterations})
+			},
+		},
+		{
+			name:    "bad K6_STAGES",
+			options: `{}`,
+			environ: map[string]string{"K6_STAGES": "10s"},
+			wantErr: `K6_STAGES: bad stage "10s"; expected DURATION:TARGET, e.g. K6_STAGES=30s:10,1m:20`,
+		},
+		{
+			name:    "flows are for YAML files",
+			options: `{"flow":[{"url":"http://x"}]}`,
+			wantErr: `s.js: flow: is an option of YAML scenario files; a script's iterations run its exported functions (exec)`,
+		},
+		{
+			name:    "exec is a function name",
+			options: `{"scenarios":{"a":{"executor":"per-vu-iterations","exec":"not a name"}}}`,
+			wantErr: `s.js: scenarios.a.exec: "not a name" is not a function name`,
+		},
+		{
+			name:    "errors name fields, not lines of the JSON",
+			options: "{\n\"vus\": 0,\n\"iterations\": 1}",
+			wantErr: `s.js: vus: must be at least 1, got 0`,
+		},
+		{
+			name:    "unknown option",
+			options: `{"vus":1,"scenarios":{}}`,
+			wantErr: "s.js: vus: conflicts with scenarios; set vus inside a scenario instead\ns.js: scenarios: no scenarios; expected at least one, e.g. scenarios: {load: {executor: constant-vus, vus: 1, duration: 30s}}",
+		},
+		{
+			name:    "bad setupTimeout",
+			options: `{"setupTimeout":"0s"}`,
+			wantErr: `s.js: setupTimeout: must be more than 0`,
+		},
+		{
+			name:    "not an object",
+			options: `[1]`,
+			wantErr: `s.js: options: expected an object, e.g. export const options = { vus: 10, duration: '30s' }`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := ParseScript("s.js", []byte(tc.options), ScriptConfig{Registry: reg, Environ: tc.environ})
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, s)
+		})
+	}
+}
