@@ -148,6 +148,7 @@ type dynamicState struct {
 	// tag cache entry of one is never taken for the other's.
 	plain, tagged spec
 	ck            cookies
+	agent         http.Header // the header of requests without one
 }
 
 // Send runs req for one VU on the client's connections: the request and the
@@ -161,11 +162,16 @@ func (c *Client) Send(ctx context.Context, req *Request) *Response {
 		method = http.MethodGet
 	}
 	hdr := req.Header
-	if c.env.UserAgent != "" && hdr.Get("User-Agent") == "" {
-		hdr = hdr.Clone()
-		if hdr == nil {
-			hdr = make(http.Header, 1)
+	switch {
+	case c.env.UserAgent == "" || hdr.Get("User-Agent") != "":
+	case hdr == nil:
+		// The hops never modify a header they are given, so one serves all.
+		if c.dyn.agent == nil {
+			c.dyn.agent = http.Header{"User-Agent": {c.env.UserAgent}}
 		}
+		hdr = c.dyn.agent
+	default:
+		hdr = hdr.Clone()
 		hdr.Set("User-Agent", c.env.UserAgent)
 	}
 	c.lastCtx = ctx

@@ -61,6 +61,7 @@ type instance struct {
 	expected  []scenario.StatusRange
 	unjudged  bool
 	redirects int
+	respShape *responseShape // made by the first response
 }
 
 func (m *instance) exports() map[string]any {

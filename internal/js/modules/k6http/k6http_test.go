@@ -71,7 +71,7 @@ func (v *testVU) Logger() *slog.Logger             { return slog.New(slog.Discar
 func (v *testVU) enterVUContext(st *modules.State) { v.state = st }
 
 // newVU returns a VU in its init context, and the state it gets after.
-func newVU(t *testing.T) (*testVU, *modules.State) {
+func newVU(t testing.TB) (*testVU, *modules.State) {
 	t.Helper()
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
@@ -97,7 +97,7 @@ func newVU(t *testing.T) (*testVU, *modules.State) {
 }
 
 // vuContext returns a VU out of its init context.
-func vuContext(t *testing.T) *testVU {
+func vuContext(t testing.TB) *testVU {
 	t.Helper()
 	vu, st := newVU(t)
 	vu.enterVUContext(st)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,15 +14,96 @@ import (
 	"github.com/tidemark/tidemark/internal/request"
 )
 
+// jsResponse is the Go side of a Response object.
+type jsResponse struct {
+	res    *request.Response
+	rtype  request.ResponseType
+	parsed sobek.Value // json()'s, once parsed
+}
+
+// responseShape is what every Response object of a VU shares: its prototype,
+// with json and the calls Tidemark does not support, and the getters of the
+// fields built on first use (headers, cookies, timings, request), which then
+// become data properties of the object.
+type responseShape struct {
+	proto   *sobek.Object
+	getters []lazyField
+}
+
+type lazyField struct {
+	name   string
+	getter sobek.Value
+}
+
+func (m *instance) shape() *responseShape {
+	if m.respShape != nil {
+		return m.respShape
+	}
+	rt := m.vu.Runtime()
+	sh := &responseShape{proto: rt.NewObject()}
+	_ = sh.proto.Set("json", func(call sobek.FunctionCall) sobek.Value {
+		r := m.responseOf(call.This)
+		if r.parsed == nil {
+			r.parsed = m.parseJSON(r.res.Body)
+		}
+		sel := call.Argument(0)
+		if isNullish(sel) {
+			return r.parsed
+		}
+		v, ok := selectPath(rt, r.parsed, sel.String())
+		if !ok {
+			return sobek.Undefined()
+		}
+		return v
+	})
+	for _, name := range []string{"html", "submitForm", "clickLink"} {
+		_ = sh.proto.Set(name, func(sobek.FunctionCall) sobek.Value {
+			panic(rt.NewTypeError("Response." + name + " is not supported by Tidemark"))
+		})
+	}
+	for _, f := range []struct {
+		name  string
+		build func(*request.Response) sobek.Value
+	}{
+		{"headers", func(r *request.Response) sobek.Value { return m.headers(r.Header, false) }},
+		{"cookies", func(r *request.Response) sobek.Value { return m.responseCookies(r.Cookies) }},
+		{"timings", func(r *request.Response) sobek.Value { return m.timings(r.Timings) }},
+		{"request", func(r *request.Response) sobek.Value { return m.sentRequest(&r.Request) }},
+	} {
+		getter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+			v := f.build(m.responseOf(call.This).res)
+			if o, ok := call.This.(*sobek.Object); ok {
+				_ = o.DefineDataProperty(f.name, v, sobek.FLAG_TRUE, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
+			}
+			return v
+		})
+		sh.getters = append(sh.getters, lazyField{name: f.name, getter: getter})
+	}
+	m.respShape = sh
+	return sh
+}
+
+// responseOf returns the Go side of a Response object; it throws for another
+// object.
+func (m *instance) responseOf(v sobek.Value) *jsResponse {
+	r, ok := m.hiddenOf(v).(*jsResponse)
+	if !ok {
+		panic(m.vu.Runtime().NewTypeError("not a Response"))
+	}
+	return r
+}
+
 // response is k6's Response object of res.
 func (m *instance) response(res *request.Response, rtype request.ResponseType) sobek.Value {
 	rt := m.vu.Runtime()
-	o := rt.NewObject()
+	sh := m.shape()
+	o := m.wrap(&jsResponse{res: res, rtype: rtype})
+	_ = o.SetPrototype(sh.proto)
 	set := func(k string, v any) { _ = o.Set(k, v) } // a new object takes any property
 	set("status", res.Status)
 	statusText := ""
 	if res.Status > 0 {
-		statusText = fmt.Sprintf("%d %s", res.Status, http.StatusText(res.Status))
+		statusText = strconv.Itoa(res.Status) + " " + http.StatusText(res.Status)
 	}
 	set("status_text", statusText)
 	set("proto", res.Proto)
@@ -40,29 +122,8 @@ func (m *instance) response(res *request.Response, rtype request.ResponseType) s
 	default:
 		set("body", string(res.Body))
 	}
-	set("headers", m.headers(res.Header, false))
-	set("cookies", m.responseCookies(res.Cookies))
-	set("timings", m.timings(res.Timings))
-	set("request", m.sentRequest(&res.Request))
-	var parsed sobek.Value
-	set("json", func(call sobek.FunctionCall) sobek.Value {
-		if parsed == nil {
-			parsed = m.parseJSON(res.Body)
-		}
-		sel := call.Argument(0)
-		if isNullish(sel) {
-			return parsed
-		}
-		v, ok := selectPath(rt, parsed, sel.String())
-		if !ok {
-			return sobek.Undefined()
-		}
-		return v
-	})
-	for _, name := range []string{"html", "submitForm", "clickLink"} {
-		set(name, func(sobek.FunctionCall) sobek.Value {
-			panic(rt.NewTypeError("Response." + name + " is not supported by Tidemark"))
-		})
+	for _, f := range sh.getters {
+		_ = o.DefineAccessorProperty(f.name, f.getter, nil, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
 	}
 	return o
 }
