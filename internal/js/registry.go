@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/encoding"
 	"github.com/tidemark/tidemark/internal/js/modules/execution"
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
+	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
 )
 
@@ -20,5 +21,6 @@ func DefaultModules() *modules.Registry {
 		"k6/data":      data.New(),
 		"k6/encoding":  encoding.New(),
 		"k6/crypto":    crypto.New(),
+		"k6/http":      k6http.New(),
 	})
 }
