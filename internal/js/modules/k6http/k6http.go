@@ -12,6 +12,7 @@
 package k6http
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -121,6 +122,11 @@ func (m *instance) state(what string) *modules.State {
 		m.throw(err)
 	}
 	st := m.vu.State()
+	if ctx := st.Context(); ctx.Err() != nil {
+		// The iteration is ending (test.abort(), gracefulStop): no new request
+		// goes out, as none would after the YAML flow's current step.
+		m.throw(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
+	}
 	m.sync(st)
 	if m.env != st.Env {
 		if m.client != nil {

@@ -2,6 +2,8 @@ package k6http
 
 import (
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -504,4 +506,15 @@ func TestJSONSelectors(t *testing.T) {
 		}
 		require.Equal(t, tc.want, v.Export(), tc.sel)
 	}
+}
+
+func TestNoRequestAfterTheIterationEnds(t *testing.T) {
+	t.Parallel()
+	vu, _ := vuWithServer(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("test aborted"))
+	vu.state.SetContext(ctx)
+	_, err := vu.rt.RunString(`http.get(BASE + '/echo')`)
+	require.ErrorContains(t, err, "http.get: test aborted")
+	require.Empty(t, vu.col.of("http_reqs"))
 }
