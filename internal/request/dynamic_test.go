@@ -58,12 +58,22 @@ func TestSendMeasuresAsDo(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(testHandler())
 	t.Cleanup(srv.Close) // the parallel subtests run after the test returns
+	tlsSrv := httptest.NewUnstartedServer(testHandler())
+	tlsSrv.EnableHTTP2 = true
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
 	for _, tc := range []struct {
 		name   string
 		step   scenario.Step
 		req    Request
 		status int
 	}{
+		{
+			name:   "https and HTTP/2 through net/http",
+			step:   scenario.Step{URL: tmpl(t, tlsSrv.URL+"/redirect"), Redirects: 10},
+			req:    Request{URL: tlsSrv.URL + "/redirect", Redirects: 10},
+			status: 200,
+		},
 		{
 			name:   "get",
 			step:   scenario.Step{URL: tmpl(t, srv.URL+"/ok")},
@@ -110,7 +120,8 @@ func TestSendMeasuresAsDo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			fy, fd := newFixture(), newFixture()
-			cy, cd := NewClient(fy.env, Options{}), NewClient(fd.env, Options{})
+			opts := Options{TLS: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // test server
+			cy, cd := NewClient(fy.env, opts), NewClient(fd.env, opts)
 			t.Cleanup(cy.Close)
 			t.Cleanup(cd.Close)
 			outY := cy.Do(context.Background(), fy.compile(t, &tc.step), &scenario.Vars{VU: 3})
@@ -290,4 +301,23 @@ func TestParseResponseType(t *testing.T) {
 	}
 	_, err := ParseResponseType("json")
 	require.EqualError(t, err, `parse response type "json": want text, binary or none`)
+}
+
+// BenchmarkSend is BenchmarkDo's request described at run time, with the tags
+// and cookie jar k6/http gives every request.
+func BenchmarkSend(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }))
+	defer srv.Close()
+	pool := metrics.NewTagPool()
+	env := &Env{Pusher: metrics.PusherFunc(func([]metrics.Sample) {}), Metrics: metrics.RegisterBuiltin(metrics.NewRegistry()), Pool: pool}
+	c := NewClient(env, Options{})
+	defer c.Close()
+	req := &Request{URL: srv.URL + "/", VUTags: pool.Intern([]metrics.Tag{{Key: "scenario", Value: "b"}}), Redirects: 10, Jar: NewCookieJar()}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := c.Send(ctx, req); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
 }
