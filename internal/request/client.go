@@ -311,6 +311,11 @@ type bodyReader struct{ bytes.Reader }
 // Close does nothing: the reader is reused.
 func (*bodyReader) Close() error { return nil }
 
+// maxCachedTagSets bounds a client's tag cache. A flow's steps, or a script's
+// named requests, need a few entries each; URLs without a name (one entry per
+// URL) are what reaches the bound, and for them the pool is the cache.
+const maxCachedTagSets = 4096
+
 // tagKey identifies a request's tag set within one client.
 type tagKey struct {
 	spec *spec
@@ -561,6 +566,9 @@ func (c *Client) record(st *spec, method, target string, resp *http.Response, tm
 	ts, ok := c.tags[k]
 	if !ok {
 		ts = c.internTags(st, target, k)
+		if len(c.tags) >= maxCachedTagSets {
+			clear(c.tags) // unnamed dynamic URLs would grow it without bound
+		}
 		c.tags[k] = ts
 	}
 	m := c.env.Metrics

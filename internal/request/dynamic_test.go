@@ -321,3 +321,16 @@ func BenchmarkSend(b *testing.B) {
 		}
 	}
 }
+
+func TestTagCacheIsBounded(t *testing.T) {
+	t.Parallel()
+	srv, f, c := serve(t, testHandler())
+	for i := range maxCachedTagSets + 10 {
+		res := c.Send(context.Background(), &Request{URL: srv.URL + "/ok?i=" + strconv.Itoa(i), VUTags: f.vuTags()})
+		require.NoError(t, res.Err)
+	}
+	require.LessOrEqual(t, len(c.tags), maxCachedTagSets)
+	reqs := f.col.of(f.env.Metrics.HTTPReqs)
+	require.Equal(t, srv.URL+"/ok?i=5", tag(reqs[5], "url"))
+	require.Equal(t, srv.URL+"/ok?i="+strconv.Itoa(maxCachedTagSets+9), tag(reqs[len(reqs)-1], "url"))
+}

@@ -162,12 +162,18 @@ func (j *CookieJar) store(u *url.URL, c *http.Cookie) error {
 	e := jarEntry{name: c.Name, value: c.Value, secure: c.Secure, httpOnly: c.HttpOnly}
 	domain := strings.ToLower(strings.TrimPrefix(c.Domain, "."))
 	switch {
-	case domain == "" || domain == host:
+	case domain == "":
 		e.domain, e.hostOnly = host, true
-	case net.ParseIP(host) != nil || !domainMatch(host, domain):
+	case net.ParseIP(host) != nil:
+		// An IP address takes no domain cookie, only its own (host-only).
+		if domain != host {
+			return ErrCookieDomain
+		}
+		e.domain, e.hostOnly = host, true
+	case !domainMatch(host, domain):
 		return ErrCookieDomain
 	default:
-		e.domain = domain
+		e.domain = domain // subdomains get it too, even when it is the host
 	}
 	e.path = c.Path
 	if e.path == "" || e.path[0] != '/' {

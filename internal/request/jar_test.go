@@ -43,6 +43,8 @@ func TestCookieJarStorageModel(t *testing.T) {
 		{name: "host-only is not sent to subdomains", from: "http://example.com/", set: []*http.Cookie{{Name: "a", Value: "1"}}, to: "http://sub.example.com/"},
 		{name: "domain cookie goes to subdomains", from: "http://www.example.com/", set: []*http.Cookie{{Name: "a", Value: "1", Domain: ".example.com"}}, to: "http://api.example.com/", want: "a=1"},
 		{name: "foreign domain is rejected", from: "http://www.example.com/", set: []*http.Cookie{{Name: "a", Value: "1", Domain: "other.com"}}, to: "http://other.com/", setErr: "cookie domain does not match the url"},
+		{name: "a Domain of the host itself goes to subdomains", from: "http://example.com/", set: []*http.Cookie{{Name: "a", Value: "1", Domain: "example.com"}}, to: "http://www.example.com/", want: "a=1"},
+		{name: "IP host with its own Domain is host-only", from: "http://127.0.0.1/", set: []*http.Cookie{{Name: "a", Value: "1", Domain: "127.0.0.1"}}, to: "http://127.0.0.1/", want: "a=1"},
 		{name: "IP host takes no domain cookie", from: "http://127.0.0.1/", set: []*http.Cookie{{Name: "a", Value: "1", Domain: "0.0.1"}}, to: "http://127.0.0.1/", setErr: "cookie domain does not match the url"},
 		{name: "default path is the directory", from: "http://h/app/login", set: []*http.Cookie{{Name: "a", Value: "1"}}, to: "http://h/other", want: ""},
 		{name: "default path matches below", from: "http://h/app/login", set: []*http.Cookie{{Name: "a", Value: "1"}}, to: "http://h/app/x", want: "a=1"},
