@@ -9,4 +9,10 @@
 // response parser is fuzzed against net/http's. HTTPS (TLS, HTTP/2 when
 // negotiated) and proxied requests go through a per-VU net/http transport with
 // httptrace timings.
+//
+// A scenario step is compiled once (Compile) and run by Client.Do; a request
+// described at run time, as k6/http's functions describe one, is run by
+// Client.Send (and Client.Batch, in parallel). Both go through one path (hops:
+// the redirect loop, the transports and the samples), so they are measured
+// alike. A CookieJar is a VU's cookies as k6 keeps them.
 package request
