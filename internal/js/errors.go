@@ -2,6 +2,8 @@ package js
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/grafana/sobek"
 
@@ -15,7 +17,34 @@ const (
 	ExitScriptException = 107
 	// ExitScriptAborted is a run stopped by test.abort().
 	ExitScriptAborted = 108
+	// ExitSetupTimeout and ExitTeardownTimeout are setup() and teardown() that did not
+	// finish within setupTimeout and teardownTimeout.
+	ExitSetupTimeout    = 100
+	ExitTeardownTimeout = 101
 )
+
+// TimeoutError is a lifecycle function that did not finish in time. setup and
+// teardown carry k6's exit codes 100 and 101; handleSummary's is 107.
+type TimeoutError struct {
+	Func    string
+	Timeout time.Duration
+}
+
+// Error says which function and which limit.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s() did not finish within %s (%sTimeout)", e.Func, e.Timeout, e.Func)
+}
+
+// ExitCode is 100 for setup, 101 for teardown, else 107.
+func (e *TimeoutError) ExitCode() int {
+	switch e.Func {
+	case "setup":
+		return ExitSetupTimeout
+	case "teardown":
+		return ExitTeardownTimeout
+	}
+	return ExitScriptException
+}
 
 // ScriptError is an error of the script itself: a syntax error, an exception in the
 // init context, setup, teardown or handleSummary, an unknown module. It carries exit

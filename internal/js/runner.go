@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,7 @@ type Runner struct {
 	setupEnv    *engine.VUEnv
 	setupJSON   string
 	setupFailed bool
+	tornDown    bool
 
 	nextVU      atomic.Int64
 	start       atomic.Pointer[time.Time]
@@ -165,6 +167,25 @@ func describe(ex *sobek.Exception) string {
 	return msg
 }
 
+// stackOf is the exception's JS stack, one "at function (file:line:column)" per
+// frame, with the script's positions (1-based columns).
+func stackOf(ex *sobek.Exception) string {
+	var b strings.Builder
+	for _, f := range ex.Stack() {
+		fn := f.FuncName()
+		if fn == "" {
+			fn = "<anonymous>"
+		}
+		p := f.Position()
+		if p.Filename == "" {
+			fmt.Fprintf(&b, "\tat %s (native)\n", fn)
+			continue
+		}
+		fmt.Fprintf(&b, "\tat %s (%s:%d:%d)\n", fn, p.Filename, p.Line, p.Column+1)
+	}
+	return b.String()
+}
+
 // options returns `export const options` as JSON ({} when not exported).
 func (r *Runner) options(exports sobek.Value) ([]byte, error) {
 	rt := r.aux.rt
@@ -248,6 +269,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 	}
 	r.mu.Unlock()
 	exec := r.script.ExecOf(sc.Name)
+	iters := &atomic.Int64{}
 	return func(int64) executor.VU {
 		id := r.nextVU.Add(1)
 		v := r.newVU(id)
@@ -266,6 +288,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 		}
 		v.fn = fn
 		v.state = modules.NewState(env, id, sc, r)
+		v.scenarioIters = iters
 		return v
 	}, nil
 }
@@ -304,19 +327,26 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 		}
 		v.state = modules.NewState(env, 0, nil, r)
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%s() did not finish within %s", name, timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Func: name, Timeout: timeout})
 	defer cancel()
 	v.state.SetContext(ctx)
 	v.state.SetGroup("")
 	disarm := v.arm(ctx)
 	res, err := fn(sobek.Undefined(), args...)
 	disarm()
+	if err == nil && ctx.Err() != nil {
+		// A sleep or request the deadline cut short: the function did not finish.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		if ab, ok := abortOf(err); ok {
 			return nil, true, &AbortedError{ab}
 		}
-		if ctx.Err() != nil {
-			return nil, true, &ScriptError{Msg: fmt.Sprintf("%s: %v", name, context.Cause(ctx)), Err: context.Cause(ctx)}
+		if cause := context.Cause(ctx); ctx.Err() != nil {
+			if te, ok := errors.AsType[*TimeoutError](cause); ok {
+				return nil, true, te
+			}
+			return nil, true, &ScriptError{Msg: fmt.Sprintf("%s: %v", name, cause), Err: cause}
 		}
 		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}
@@ -331,9 +361,11 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 func (r *Runner) Setup(ctx context.Context) error {
 	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
 	if err != nil {
-		if _, aborted := errors.AsType[*AbortedError](err); !aborted {
-			r.setupFailed = true
+		if _, aborted := errors.AsType[*AbortedError](err); aborted {
+			// test.abort() in setup still runs teardown (k6); the run does not start.
+			err = errors.Join(err, r.Teardown(ctx))
 		}
+		r.setupFailed = true
 		return err
 	}
 	if ran && res != nil && !sobek.IsUndefined(res) {
@@ -349,9 +381,10 @@ func (r *Runner) Setup(ctx context.Context) error {
 
 // Teardown runs the script's teardown(data) once, if exported and setup did not throw.
 func (r *Runner) Teardown(ctx context.Context) error {
-	if r.setupFailed {
+	if r.setupFailed || r.tornDown {
 		return nil
 	}
+	r.tornDown = true
 	// A fresh context: teardown runs after test.abort() and SIGINT too.
 	ctx = context.WithoutCancel(ctx)
 	_, _, err := r.lifecycle(ctx, "teardown", r.script.TeardownTimeout, r.aux.copyData())
@@ -422,7 +455,7 @@ func (r *Runner) logException(v *vu, err error) {
 	}
 	msg, stack := err.Error(), ""
 	if ex, isEx := errors.AsType[*sobek.Exception](err); isEx {
-		msg, stack = describe(ex), ex.String()
+		msg, stack = describe(ex), stackOf(ex)
 	}
 	attrs := []any{"err", msg, "vu", v.id, "iter", v.iter - 1, "stack", stack}
 	if v.state != nil && v.state.Scenario != nil {

@@ -91,7 +91,7 @@ export const options = { scenarios: {
   browse: { executor: 'constant-vus', vus: 1, duration: '1s', exec: 'browse' },
   buy: { executor: 'per-vu-iterations', vus: 1, iterations: 1, exec: 'buy', startTime: '1s' },
 } };
-export function browse() { check(exec.scenario.name, { browse: (n) => n === 'browse' }); }
+export function browse() { check(exec.scenario.name, { browse: (n) => n === 'browse' && exec.scenario.iterationInInstance === __ITER }); }
 export function buy() { check(exec.scenario.executor, { buy: (e) => e === 'per-vu-iterations' }); }
 `})
 	sc := h.r.Test().Scenarios
@@ -318,4 +318,73 @@ func TestK6Env(t *testing.T) {
 func summaryInput(t *testing.T, h *harness) summary.Input {
 	t.Helper()
 	return summary.Input{Test: h.r.Test(), Registry: h.r.Registry(), Start: time.Now(), Duration: time.Second, Snapshot: snapshotOf(t, h)}
+}
+
+// TestLifecycleTimeouts: setup and teardown that overrun their limits exit 100 and
+// 101, as k6.
+func TestLifecycleTimeouts(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { sleep } from 'k6';
+export const options = { setupTimeout: '50ms', teardownTimeout: '50ms' };
+export function setup() { if (__ENV.SLOW_SETUP) sleep(10); }
+export default function () {}
+export function teardown() { sleep(10); }
+`})
+	h.vus(t, 1)
+	require.NoError(t, h.r.Setup(bg()))
+	begin := time.Now()
+	err := h.r.Teardown(bg())
+	require.EqualError(t, err, "teardown() did not finish within 50ms (teardownTimeout)")
+	require.Equal(t, ExitTeardownTimeout, exitcode.Of(err))
+	require.Less(t, time.Since(begin), 5*time.Second)
+
+	h = start(t, map[string]string{"script.js": `
+export const options = { setupTimeout: '50ms' };
+export function setup() { while (true) {} }
+export default function () {}
+`})
+	h.vus(t, 1)
+	err = h.r.Setup(bg())
+	require.EqualError(t, err, "setup() did not finish within 50ms (setupTimeout)")
+	require.Equal(t, ExitSetupTimeout, exitcode.Of(err))
+}
+
+// TestAbortInSetup: test.abort() in setup stops the run (108) and still runs teardown.
+func TestAbortInSetup(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+import exec from 'k6/execution';
+export function setup() { exec.test.abort('target down'); }
+export default function () {}
+export function teardown(data) { check(data, { 'teardown ran': (d) => d === undefined }); }
+`})
+	h.vus(t, 1)
+	err := h.r.Setup(bg())
+	require.EqualError(t, err, "test aborted: target down")
+	require.Equal(t, ExitScriptAborted, exitcode.Of(err))
+	require.Len(t, h.c.of("checks"), 1)
+	require.NoError(t, h.r.Teardown(bg()), "teardown runs once")
+	require.Len(t, h.c.of("checks"), 1)
+}
+
+// TestExceptionLog: an exception in an iteration is logged with its JS stack at the
+// script's positions, at most 5 a second with the count of the others.
+func TestExceptionLog(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"script.js": "function inner() {\n  throw new TypeError('bad id');\n}\nexport default function () { inner(); }\n"})
+	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &buf})})
+	require.NoError(t, err)
+	c := &collector{}
+	h := &harness{r: r, c: c, env: envFor(r, c, metrics.NewTagPool())}
+	v := h.vus(t, 1)[0]
+	for range 7 {
+		require.False(t, v.Iterate(bg()))
+	}
+	out := buf.String()
+	p := filepath.Join(dir, "script.js")
+	require.Contains(t, out, `msg="Exception in iteration" err="`+p+`:2:9: TypeError: bad id" vu=1 iter=0 stack="\tat inner (`+p+`:2:9)\n\tat script_default (`+p+`:4:36)\n" scenario=default`)
+	require.Equal(t, 5, bytes.Count(buf.Bytes(), []byte("Exception in iteration")))
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -36,7 +37,9 @@ type vu struct {
 	haveData bool
 	iter     int64
 	broken   bool // its init failed; the run is being stopped
-	out      []metrics.Sample
+	// scenarioIters counts the iterations its scenario started on this instance.
+	scenarioIters *atomic.Int64
+	out           []metrics.Sample
 
 	// mu guards interrupting the runtime from another goroutine (the iteration's
 	// context ending) against the VU clearing the interrupt after the iteration.
@@ -291,6 +294,7 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	st := v.state
 	st.SetContext(ctx)
 	st.Iteration = v.iter
+	st.ScenarioIteration = v.scenarioIters.Add(1) - 1
 	st.SetGroup("")
 	_ = v.rt.GlobalObject().Set("__ITER", v.iter)
 	v.iter++

@@ -85,6 +85,9 @@ type State struct {
 	VU int64
 	// Iteration is __ITER: the VU's iterations before the current one.
 	Iteration int64
+	// ScenarioIteration is the current iteration's 0-based number among all the
+	// iterations its scenario started on this instance.
+	ScenarioIteration int64
 	// Scenario is the VU's scenario; nil in setup, teardown and handleSummary.
 	Scenario *scenario.Scenario
 	// Exec reads the run's execution state (k6/execution).

@@ -28,7 +28,7 @@ func New() modules.Module {
 			"scenario": {
 				{"name", m.scenarioName}, {"executor", m.executor}, {"startTime", m.startTime},
 				{"progress", m.unsupported("scenario.progress")},
-				{"iterationInInstance", m.unsupported("scenario.iterationInInstance")},
+				{"iterationInInstance", m.scenarioIter},
 				{"iterationInTest", m.unsupported("scenario.iterationInTest")},
 			},
 			"instance": {
@@ -100,6 +100,14 @@ func (m *instance) executor(sobek.FunctionCall) sobek.Value {
 		modules.Throw(m.vu.Runtime(), errors.New("k6/execution scenario: no scenario in setup, teardown and handleSummary"))
 	}
 	return m.vu.Runtime().ToValue(string(st.Scenario.Executor))
+}
+
+func (m *instance) scenarioIter(sobek.FunctionCall) sobek.Value {
+	st := m.state("scenario")
+	if st.Scenario == nil {
+		modules.Throw(m.vu.Runtime(), errors.New("k6/execution scenario: no scenario in setup, teardown and handleSummary"))
+	}
+	return m.vu.Runtime().ToValue(st.ScenarioIteration)
 }
 
 // startTime is the scenario's start in Unix milliseconds.

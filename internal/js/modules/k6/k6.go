@@ -65,8 +65,9 @@ func (m *instance) check(call sobek.FunctionCall) sobek.Value {
 	}
 	all := true
 	now := time.Now()
-	samples := make([]metrics.Sample, 0, len(obj.Keys()))
-	for _, name := range obj.Keys() {
+	keys := obj.Keys()
+	samples := make([]metrics.Sample, 0, len(keys))
+	for _, name := range keys {
 		v := obj.Get(name)
 		pass := v.ToBoolean()
 		if fn, ok := sobek.AssertFunction(v); ok {
