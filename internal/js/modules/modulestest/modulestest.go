@@ -77,12 +77,24 @@ type Harness struct {
 	Env       *engine.VUEnv
 }
 
+// Option changes how Start loads the script.
+type Option func(dir string, cfg *js.Config)
+
+// WithModulesDir sets --modules.dir to the directory rel of the written files.
+func WithModulesDir(rel string) Option {
+	return func(dir string, cfg *js.Config) { cfg.ModulesDir = filepath.Join(dir, filepath.FromSlash(rel)) }
+}
+
 // Start writes files (the script is "script.js"), loads the script and prepares an
 // environment as the engine does (tags scenario=default and testid=t).
-func Start(t testing.TB, files map[string]string) *Harness {
+func Start(t testing.TB, files map[string]string, opts ...Option) *Harness {
 	t.Helper()
 	dir := WriteFiles(t, files)
-	r, err := Load(t, filepath.Join(dir, "script.js"), nil)
+	cfg := js.Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.NewNopLogger()}
+	for _, o := range opts {
+		o(dir, &cfg)
+	}
+	r, err := js.New(cfg)
 	require.NoError(t, err)
 	c := &Collector{}
 	pool := metrics.NewTagPool()
