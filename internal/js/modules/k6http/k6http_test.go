@@ -518,3 +518,22 @@ func TestNoRequestAfterTheIterationEnds(t *testing.T) {
 	require.ErrorContains(t, err, "http.get: test aborted")
 	require.Empty(t, vu.col.of("http_reqs"))
 }
+
+func TestResponseObject(t *testing.T) {
+	t.Parallel()
+	vu, _ := vuWithServer(t)
+	require.Equal(t, []any{true, true, true, "mine", int64(200)}, vu.run(t, `
+		'use strict';
+		const r = http.get(BASE + '/echo');
+		const s = JSON.parse(JSON.stringify(r));
+		const keys = Object.keys(r);
+		r.headers = 'mine';
+		[
+			s.headers['Content-Type'] === 'application/json' && s.timings.duration >= 0 && s.request.method === 'GET',
+			['status', 'body', 'headers', 'cookies', 'timings', 'request', 'error_code'].every((k) => keys.includes(k)),
+			typeof r.json === 'function' && !keys.includes('json'),
+			r.headers,
+			r.status,
+		];
+	`))
+}

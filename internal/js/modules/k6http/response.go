@@ -31,8 +31,8 @@ type responseShape struct {
 }
 
 type lazyField struct {
-	name   string
-	getter sobek.Value
+	name           string
+	getter, setter sobek.Value
 }
 
 func (m *instance) shape() *responseShape {
@@ -70,14 +70,22 @@ func (m *instance) shape() *responseShape {
 		{"timings", func(r *request.Response) sobek.Value { return m.timings(r.Timings) }},
 		{"request", func(r *request.Response) sobek.Value { return m.sentRequest(&r.Request) }},
 	} {
-		getter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
-			v := f.build(m.responseOf(call.This).res)
-			if o, ok := call.This.(*sobek.Object); ok {
+		// Once built or assigned, the field is a data property like the others.
+		become := func(this, v sobek.Value) {
+			if o, ok := this.(*sobek.Object); ok {
 				_ = o.DefineDataProperty(f.name, v, sobek.FLAG_TRUE, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
 			}
+		}
+		getter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+			v := f.build(m.responseOf(call.This).res)
+			become(call.This, v)
 			return v
 		})
-		sh.getters = append(sh.getters, lazyField{name: f.name, getter: getter})
+		setter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+			become(call.This, call.Argument(0))
+			return sobek.Undefined()
+		})
+		sh.getters = append(sh.getters, lazyField{name: f.name, getter: getter, setter: setter})
 	}
 	m.respShape = sh
 	return sh
@@ -123,7 +131,7 @@ func (m *instance) response(res *request.Response, rtype request.ResponseType) s
 		set("body", string(res.Body))
 	}
 	for _, f := range sh.getters {
-		_ = o.DefineAccessorProperty(f.name, f.getter, nil, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
+		_ = o.DefineAccessorProperty(f.name, f.getter, f.setter, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
 	}
 	return o
 }
