@@ -1,8 +1,15 @@
 package data_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,4 +113,66 @@ func TestSharedArrayErrors(t *testing.T) {
 			require.Contains(t, strings.ReplaceAll(err.Error(), dir+"/", ""), tc.want)
 		})
 	}
+}
+
+// TestCorpusSharedArray runs shared-array.js as `tidemark run` does, against a stand-in
+// for `tidemark target`: every threshold passes (exit 0), 8 requests, and the array's
+// function logs once for the whole process (five runtimes: the options run and 4 VUs).
+func TestCorpusSharedArray(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	t.Cleanup(srv.Close)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))
+	out := modulestest.RunTest(t, "../../testdata/corpus/shared-array.js", map[string]string{"BASE_URL": srv.URL}, modulestest.WithLogger(logger))
+	require.NoError(t, out.Err)
+	require.Equal(t, 0, out.ExitCode)
+	require.Equal(t, int64(8), requests.Load())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 1, strings.Count(logs.String(), "shared-array: loading users.json"), logs.String())
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// TestSharedArrayConcurrentInit: VUs whose init contexts run at once share one array
+// (run with -race).
+func TestSharedArrayConcurrentInit(t *testing.T) {
+	t.Parallel()
+	h := modulestest.Start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+import { SharedArray } from 'k6/data';
+const a = new SharedArray('big', () => Array.from({ length: 1000 }, (_, i) => ({ i })));
+export default function () {
+  check(a, { 'every element': (a) => a.length === 1000 && a.every((x, i) => x.i === i) });
+}
+`})
+	newVU, err := h.Runner.Prepare(h.Runner.Test().Scenarios[0], h.Env)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			vu := newVU(int64(i + 1))
+			vu.Iterate(context.Background())
+		})
+	}
+	wg.Wait()
+	require.NoError(t, h.Runner.Err())
+	require.Equal(t, map[string]bool{"every element": true}, h.Checks())
+	require.Len(t, h.Collector.Of("checks"), 8)
 }

@@ -7,6 +7,7 @@ package modulestest
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -77,10 +78,15 @@ type Harness struct {
 	Env       *engine.VUEnv
 }
 
-// Option changes how Start loads the script.
+// Option changes how Start and RunTest load the script; dir is the script's directory.
 type Option func(dir string, cfg *js.Config)
 
-// WithModulesDir sets --modules.dir to the directory rel of the written files.
+// WithLogger makes the run log to l.
+func WithLogger(l *slog.Logger) Option {
+	return func(_ string, cfg *js.Config) { cfg.Logger = l }
+}
+
+// WithModulesDir sets --modules.dir to the directory rel of the script's directory.
 func WithModulesDir(rel string) Option {
 	return func(dir string, cfg *js.Config) { cfg.ModulesDir = filepath.Join(dir, filepath.FromSlash(rel)) }
 }
@@ -158,9 +164,13 @@ type Outcome struct {
 // RunTest runs the script at path as `tidemark run` does (loadtest.Run with the
 // script's VUs and registry, then handleSummary or the text summary) and maps the final
 // aggregates to series with series.DefaultConfig.
-func RunTest(t testing.TB, path string, env map[string]string) *Outcome {
+func RunTest(t testing.TB, path string, env map[string]string, opts ...Option) *Outcome {
 	t.Helper()
-	r, err := Load(t, path, env)
+	cfg := js.Config{Script: path, Env: env, Logger: promslog.NewNopLogger()}
+	for _, o := range opts {
+		o(filepath.Dir(path), &cfg)
+	}
+	r, err := js.New(cfg)
 	require.NoError(t, err)
 	ctx := r.Context(context.Background())
 	var store *aggregate.Store
@@ -174,7 +184,7 @@ func RunTest(t testing.TB, path string, env map[string]string) *Outcome {
 			store = agg
 			return nil, nil
 		},
-		Logger: promslog.NewNopLogger(),
+		Logger: cfg.Logger,
 	})
 	require.NotNil(t, res, "the run did not start: %v", err)
 	if rerr := r.Err(); rerr != nil {
