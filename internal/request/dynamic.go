@@ -251,7 +251,10 @@ func (c *Client) response(sp *spec, h *hop, resp *http.Response, out Outcome, ck
 	}
 	r.ErrorCode = StatusCode(resp.StatusCode)
 	r.Proto = resp.Proto
-	r.Header = resp.Header.Clone() // the plain-HTTP path reuses its map
+	r.Header = resp.Header
+	if resp == &c.h1.resp {
+		r.Header = resp.Header.Clone() // the plain-HTTP path reuses its map
+	}
 	if len(r.Header["Set-Cookie"]) > 0 {
 		r.Cookies = resp.Cookies()
 	}

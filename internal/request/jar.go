@@ -99,6 +99,16 @@ func (j *CookieJar) Clear(u *url.URL) { j.remove(u, "") }
 // Secure attribute (k6's jar.delete(url, name)).
 func (j *CookieJar) Delete(u *url.URL, name string) { j.remove(u, name) }
 
+// empty reports whether the jar (nil: none) holds no cookie.
+func (j *CookieJar) empty() bool {
+	if j == nil {
+		return true
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.entries) == 0
+}
+
 // Reset empties the jar (k6 does so to the VU's jar before each iteration).
 func (j *CookieJar) Reset() {
 	j.mu.Lock()
@@ -276,6 +286,9 @@ func (ck *cookies) reset(jar *CookieJar, own []Cookie) {
 // explicit Cookie header does not). hdr is never modified.
 func (ck *cookies) header(target string, hdr http.Header, first bool) http.Header {
 	ck.sent = ck.sent[:0]
+	if len(ck.own) == 0 && ck.jar.empty() {
+		return hdr // most requests: nothing to parse the URL for
+	}
 	u, err := url.Parse(target)
 	if err != nil {
 		return hdr
