@@ -38,6 +38,20 @@ type Store struct {
 	// ordered lists every series in snapshot order; Snapshot rebuilds it, under mu,
 	// when series were added since.
 	ordered []*series
+
+	hooksMu sync.Mutex
+	hooks   []func() // BeforeSnapshot's
+}
+
+// BeforeSnapshot registers f to run at the start of every Snapshot, on the goroutine
+// taking it, before the snapshot is taken and without any lock of the Store held: a
+// source of gauges that are sampled when read (the engine's VUs and scenario targets)
+// pushes its current values there, so a snapshot never carries a value sampled long
+// before it, however late a sampling loop runs on a busy machine.
+func (s *Store) BeforeSnapshot(f func()) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.hooks = append(s.hooks, f)
 }
 
 // series is one sink with its bookkeeping.
@@ -179,6 +193,12 @@ func (s *Store) Len() int { return int(s.count.Load()) }
 // shares with the Store are frozen, and the Store copies one before its next change.
 // It holds up pushes only for a pass over the series, never for copying histograms.
 func (s *Store) Snapshot() *Snapshot {
+	s.hooksMu.Lock()
+	hooks := s.hooks
+	s.hooksMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := s.Len(); n != len(s.ordered) {

@@ -512,3 +512,21 @@ func BenchmarkPush(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/sample")
 }
+
+// TestBeforeSnapshot: a hook's pushes are in the snapshot that ran it, every time.
+func TestBeforeSnapshot(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	s := New()
+	tags := f.tags()
+	var n float64
+	s.BeforeSnapshot(func() {
+		n++
+		s.Push([]metrics.Sample{f.sample(f.b.VUs, tags, n, n)})
+	})
+	for want := 1.0; want <= 3; want++ {
+		ser, ok := s.Snapshot().Metric(f.b.VUs.Name)
+		require.True(t, ok)
+		require.Equal(t, want, ser.Value, "snapshot %g reads the value its hook pushed", want)
+	}
+}

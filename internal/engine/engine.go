@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/executor"
@@ -116,6 +117,9 @@ type Engine struct {
 	scens    []*scenarioRun
 	started  time.Time
 	startMu  sync.Mutex
+	// live is true from the run's start until its final gauges: EmitGauges samples
+	// only then.
+	live atomic.Bool
 }
 
 type scenarioRun struct {
@@ -335,6 +339,7 @@ func (e *Engine) Run(ctx context.Context) Result {
 
 	res := Result{TestID: e.cfg.TestID, Start: start}
 	e.emitGauges(start, time.Now())
+	e.live.Store(true)
 	tick := time.NewTicker(gaugeInterval)
 	defer tick.Stop()
 	lastEval := start
@@ -343,7 +348,10 @@ loop:
 		select {
 		case <-done:
 			break loop
-		case now := <-tick.C:
+		case <-tick.C:
+			// The time read now, not the tick's: a tick received late would push
+			// the target of a moment already past.
+			now := time.Now()
 			e.emitGauges(start, now)
 			if e.cfg.Thresholds != nil && !res.Aborted && now.Sub(lastEval) >= thresholdInterval-gaugeInterval/2 {
 				lastEval = now
@@ -355,6 +363,7 @@ loop:
 			}
 		}
 	}
+	e.live.Store(false)
 	end := time.Now()
 	e.emitGauges(start, end)
 	res.End = end
@@ -400,6 +409,20 @@ func (e *Engine) boundaries(start time.Time, stop <-chan struct{}) {
 			e.cfg.OnBoundary(b)
 		}
 	}
+}
+
+// EmitGauges pushes vus, vus_max, tidemark_run_info and every scenario's target as they
+// are now, while the run is live (a no-op before and after): a reader of the pushed
+// samples calls it before it reads them (aggregate.Store.BeforeSnapshot), so that what it
+// reads is of that moment even when the engine's own 250 ms sampling runs late.
+func (e *Engine) EmitGauges() {
+	if !e.live.Load() {
+		return
+	}
+	e.startMu.Lock()
+	start := e.started
+	e.startMu.Unlock()
+	e.emitGauges(start, time.Now())
 }
 
 // emitGauges pushes vus and vus_max (run tags only, as k6), tidemark_run_info and

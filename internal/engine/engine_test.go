@@ -401,3 +401,42 @@ func TestRunWritesDeclaredThresholds(t *testing.T) {
 		{"testid": "tid", "metric": "http_req_failed", "threshold": "rate<0.01", "type": "rate", "contains": "default"},
 	}, got)
 }
+
+// TestEmitGaugesOnlyWhileLive: EmitGauges pushes the gauges of its moment while the run is
+// live, and nothing before or after it, so a snapshot taken after the run keeps the
+// run's final values.
+func TestEmitGaugesOnlyWhileLive(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{})
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "r", Executor: scenario.ConstantArrivalRate, Rate: 10, TimeUnit: time.Second,
+		Duration: 600 * time.Millisecond, PreAllocatedVUs: 2, Flow: flowOf(t, url)})
+	e.EmitGauges()
+	require.Zero(t, s.counts["tidemark_scenario_target"], "before the run")
+	done := make(chan Result)
+	go func() { done <- e.Run(context.Background()) }()
+	var during int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		before := s.counts["tidemark_scenario_target"]
+		s.mu.Unlock()
+		// Five calls in a row: the engine's own 250 ms loop adds at most one more.
+		for range 5 {
+			e.EmitGauges()
+		}
+		s.mu.Lock()
+		after := s.counts["tidemark_scenario_target"]
+		s.mu.Unlock()
+		if after >= before+5 {
+			during++
+			break
+		}
+	}
+	require.Positive(t, during, "EmitGauges pushed the target while the run was live")
+	<-done
+	s.mu.Lock()
+	n := s.counts["tidemark_scenario_target"]
+	s.mu.Unlock()
+	e.EmitGauges()
+	require.Equal(t, n, s.counts["tidemark_scenario_target"], "after the run")
+}

@@ -212,6 +212,9 @@ func prepare(cfg Config) (*run, error) {
 		return nil, exitcode.Invalid(r.sourced(err))
 	}
 	r.eng = eng
+	// Every snapshot (a push, a stage boundary, the summary) reads the gauges of its
+	// own moment.
+	r.agg.BeforeSnapshot(eng.EmitGauges)
 	if cfg.Sinks != nil {
 		runTags := map[string]string{}
 		for _, t := range eng.RunTags().Tags() {
@@ -298,6 +301,10 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	if lc != nil {
 		if err := lc.Teardown(ctx); err != nil {
 			errs = append(errs, err)
+		}
+		if r.thresholds != nil {
+			// teardown's samples count, as in k6: the verdict is judged after it.
+			r.evaluate(res.End.Sub(res.Start), true)
 		}
 	}
 	if res.Interrupted {
