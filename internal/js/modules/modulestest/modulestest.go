@@ -78,17 +78,37 @@ type Harness struct {
 	Env       *engine.VUEnv
 }
 
-// Option changes how Start and RunTest load the script; dir is the script's directory.
-type Option func(dir string, cfg *js.Config)
+// Option changes how Start and RunTest load and run the script.
+type Option func(*settings)
+
+// settings are what the options change.
+type settings struct {
+	dir   string // the script's directory
+	js    js.Config
+	sinks loadtest.SinksFunc
+}
 
 // WithLogger makes the run log to l.
 func WithLogger(l *slog.Logger) Option {
-	return func(_ string, cfg *js.Config) { cfg.Logger = l }
+	return func(s *settings) { s.js.Logger = l }
 }
 
 // WithModulesDir sets --modules.dir to the directory rel of the script's directory.
 func WithModulesDir(rel string) Option {
-	return func(dir string, cfg *js.Config) { cfg.ModulesDir = filepath.Join(dir, filepath.FromSlash(rel)) }
+	return func(s *settings) { s.js.ModulesDir = filepath.Join(s.dir, filepath.FromSlash(rel)) }
+}
+
+// WithSinks gives RunTest's run its sinks (remote write to a test receiver).
+func WithSinks(f loadtest.SinksFunc) Option {
+	return func(s *settings) { s.sinks = f }
+}
+
+func apply(path string, env map[string]string, opts []Option) settings {
+	s := settings{dir: filepath.Dir(path), js: js.Config{Script: path, Env: env, Logger: promslog.NewNopLogger()}}
+	for _, o := range opts {
+		o(&s)
+	}
+	return s
 }
 
 // Start writes files (the script is "script.js"), loads the script and prepares an
@@ -96,11 +116,7 @@ func WithModulesDir(rel string) Option {
 func Start(t testing.TB, files map[string]string, opts ...Option) *Harness {
 	t.Helper()
 	dir := WriteFiles(t, files)
-	cfg := js.Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.NewNopLogger()}
-	for _, o := range opts {
-		o(dir, &cfg)
-	}
-	r, err := js.New(cfg)
+	r, err := js.New(apply(filepath.Join(dir, "script.js"), nil, opts).js)
 	require.NoError(t, err)
 	c := &Collector{}
 	pool := metrics.NewTagPool()
@@ -166,11 +182,8 @@ type Outcome struct {
 // aggregates to series with series.DefaultConfig.
 func RunTest(t testing.TB, path string, env map[string]string, opts ...Option) *Outcome {
 	t.Helper()
-	cfg := js.Config{Script: path, Env: env, Logger: promslog.NewNopLogger()}
-	for _, o := range opts {
-		o(filepath.Dir(path), &cfg)
-	}
-	r, err := js.New(cfg)
+	set := apply(path, env, opts)
+	r, err := js.New(set.js)
 	require.NoError(t, err)
 	ctx := r.Context(context.Background())
 	var store *aggregate.Store
@@ -180,11 +193,14 @@ func RunTest(t testing.TB, path string, env map[string]string, opts ...Option) *
 		TestID:   "test",
 		VUs:      r,
 		Registry: r.Registry(),
-		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+		Sinks: func(agg *aggregate.Store, tags map[string]string) ([]loadtest.Sink, error) {
 			store = agg
+			if set.sinks != nil {
+				return set.sinks(agg, tags)
+			}
 			return nil, nil
 		},
-		Logger: cfg.Logger,
+		Logger: set.js.Logger,
 	})
 	require.NotNil(t, res, "the run did not start: %v", err)
 	if rerr := r.Err(); rerr != nil {
