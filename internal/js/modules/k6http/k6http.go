@@ -161,7 +161,16 @@ func (m *instance) request(what, method string, urlArg, body, params sobek.Value
 	}
 	res := m.client.Send(st.Context(), req)
 	m.pushBytes(st)
+	m.failed(res)
 	return m.response(res, rtype)
+}
+
+// failed logs a request that got no response. k6 warns "Request Failed"; a
+// line per request is Debug here (STYLE R5), the error_code tag counts them.
+func (m *instance) failed(res *request.Response) {
+	if res.Err != nil {
+		m.vu.Logger().Debug("Request failed", "err", res.Err, "error_code", res.ErrorCode)
+	}
 }
 
 // pushBytes emits the bytes on the wire since the last request as data_sent and
@@ -208,12 +217,14 @@ func (m *instance) batch(call sobek.FunctionCall) sobek.Value {
 	if isArray {
 		items := make([]any, len(res))
 		for i, r := range res {
+			m.failed(r)
 			items[i] = m.response(r, types[i])
 		}
 		return rt.NewArray(items...)
 	}
 	out := rt.NewObject()
 	for i, k := range keys {
+		m.failed(res[i])
 		_ = out.Set(k, m.response(res[i], types[i]))
 	}
 	return out
