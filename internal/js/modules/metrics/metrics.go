@@ -7,7 +7,8 @@
 // same name with another type is an error). add(value, [tags]) pushes one sample
 // through the VU's pusher with the VU's current tags (run tags, scenario, group) plus
 // the sample's own, so custom metrics reach thresholds, the summary and every sink
-// exactly as built-in ones do.
+// exactly as built-in ones do. Names starting with tidemark_ are refused: Tidemark's
+// own run metadata uses them, and internal/series sends them without the k6_ prefix.
 //
 // Values of time metrics (`new Trend(name, true)`, `new Gauge(name, true)`) are
 // milliseconds in JavaScript, as in k6; samples carry seconds, the unit of every time
@@ -18,12 +19,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/grafana/sobek"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
 	tm "github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/series"
 )
 
 // New returns the module.
@@ -69,6 +72,11 @@ func constructor(rt *sobek.Runtime, vu modules.VU, k kind) *sobek.Object {
 		contains := tm.Default
 		if k.timed && call.Argument(1).ToBoolean() {
 			contains = tm.Time
+		}
+		if strings.HasPrefix(name.String(), series.OwnPrefix) {
+			// series and the summary treat tidemark_* as the run's own metadata: such a
+			// metric would lose its k6_ prefix in Prometheus and be hidden in the summary.
+			modules.Throw(rt, fmt.Errorf("%s: metric names starting with %q are reserved for Tidemark's run metadata", what, series.OwnPrefix))
 		}
 		m, err := vu.Registry().New(name.String(), k.typ, contains)
 		if err != nil {

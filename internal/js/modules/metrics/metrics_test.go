@@ -187,6 +187,7 @@ const clash = throws(() => new Trend('c1'), 'new Trend("c1"): metric "c1" alread
 const builtin = throws(() => new Trend('http_reqs'), 'metric "http_reqs" already exists as a counter');
 const tooLong = throws(() => new Counter('a'.repeat(130)), 'invalid metric name');
 const noName = throws(() => new Counter(), 'new Counter: expected a metric name');
+const reserved = throws(() => new Gauge('tidemark_x'), 'new Gauge("tidemark_x"): metric names starting with "tidemark_" are reserved');
 const notNew = throws(() => metrics.Counter('x1'), 'Counter is a constructor');
 const addInInit = throws(() => c.add(1), 'c1.add: not available in the init context');
 
@@ -204,6 +205,7 @@ export default function () {
     'built-in clash': () => builtin,
     'name too long': () => tooLong,
     'no name': () => noName,
+    'reserved prefix': () => reserved,
     'not called with new': () => notNew,
     'add in init': () => addInInit,
     'not a number': () => throws(() => c.add('many'), 'c1.add(many): the value must be a number or a boolean'),
@@ -215,7 +217,7 @@ export default function () {
 `})
 	h.Iterate(t)
 	checks := h.Checks()
-	require.Len(t, checks, 11)
+	require.Len(t, checks, 12)
 	for name, ok := range checks {
 		require.True(t, ok, name)
 	}
