@@ -68,6 +68,7 @@ deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/... ./remotewrite/...
 	bash scripts/bench-load.sh
+	bash scripts/bench-js.sh
 	bash scripts/bench-store.sh
 
 demo: build

@@ -23,45 +23,21 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${TIDEMARK:-$ROOT/bin/tidemark}
 mkdir -p "$WORK/bin"
 
-need() { command -v "$1" >/dev/null 2>&1 || { echo "bench-load: $1 is required ($2)" >&2; exit 1; }; }
+# shellcheck source=scripts/bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
 need taskset "util-linux"
 need wrk "apt-get install wrk"
 need hey "apt-get install hey"
 need curl "apt-get install curl"
 need /usr/bin/time "apt-get install time"
 
-if [[ ! -x $BIN ]]; then
-	(cd "$ROOT" && go build -o "$WORK/bin/tidemark" ./cmd/tidemark)
-	BIN=$WORK/bin/tidemark
-fi
+tidemark_bin
 (cd "$ROOT" && go build -o "$WORK/bin/gohttp" ./internal/target/gohttp)
 VEGETA=$(command -v vegeta || true)
 if [[ -z $VEGETA ]]; then
 	VEGETA=$WORK/bin/vegeta
 	[[ -x $VEGETA ]] || GOBIN=$WORK/bin go install github.com/tsenart/vegeta/v12@v12.13.0
 fi
-
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-start_target() { # port, extra args...
-	local port=$1; shift
-	taskset -c 0 "$BIN" target --web.listen-address="127.0.0.1:$port" "$@" >"$WORK/target-$port.log" 2>&1 &
-	PIDS+=($!)
-	for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.05; done
-	echo "bench-load: target on $port did not start" >&2; exit 1
-}
-served() { curl -fs "http://127.0.0.1:$1/stats" | sed -E 's/.*"requests":([0-9]+).*/\1/'; }
-# gen runs a generator on CPU 1 and leaves its max RSS (KiB) in $WORK/rss and its
-# user+sys CPU seconds in $WORK/cpu.
-gen() {
-	taskset -c 1 /usr/bin/time -f "%M %U %S" -o "$WORK/time" "$@"
-	local rc=$?
-	tail -n1 "$WORK/time" | awk '{print $1}' >"$WORK/rss"
-	tail -n1 "$WORK/time" | awk '{print $2 + $3}' >"$WORK/cpu"
-	return $rc
-}
 
 start_target "$PORT"
 URL="http://127.0.0.1:$PORT/"
@@ -149,23 +125,6 @@ awk -v a="${RSS[1000]}" -v b="${RSS[10000]}" 'BEGIN { printf "  KiB per VU (slop
 if [[ $GROWTH == 1 ]]; then
 	echo "== RSS growth between 1M and 5M requests (closed model, 50 VUs)"
 	sed "s/duration: ${D}s/duration: 30m/" "$WORK/closed.yaml" >"$WORK/long.yaml"
-	base=$(served "$PORT")
-	taskset -c 1 "$BIN" run -q --no-embedded-store "$WORK/long.yaml" >"$WORK/long.out" 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	rss1=""
-	t0=$(date +%s)
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$(($(served "$PORT") - base))
-		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
-		if [[ -z $rss1 && $n -ge 1000000 ]]; then rss1=$rss; t1=$(date +%s); fi
-		if [[ -n $rss1 && $n -ge 5000000 ]]; then
-			echo "  RSS at 1M requests ${rss1} KiB, at 5M ${rss} KiB: growth $(((rss - rss1) / 1024)) MiB (goal < 5 MiB), $(( (n) / ($(date +%s) - t0) )) req/s"
-			break
-		fi
-		sleep 0.5
-	done
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	rss_growth "$PORT" 1000000 5000000 "$BIN" run -q --no-embedded-store "$WORK/long.yaml"
 fi
 echo "== scratch files in $WORK"
