@@ -344,7 +344,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 	}
 	env := maps.Clone(procEnv)
 	maps.Copy(env, cliEnv)
-	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: procEnv, Logger: logger})
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: procEnv, Segment: seg, Logger: logger})
 	if err != nil {
 		return err
 	}

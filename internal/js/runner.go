@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/summary"
 )
@@ -45,6 +46,8 @@ type Config struct {
 	Environ map[string]string
 	// Modules are the native modules; nil is DefaultModules.
 	Modules *modules.Registry
+	// Segment is this instance's execution segment (zero: the whole test).
+	Segment pacer.Segment
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -70,6 +73,8 @@ type Runner struct {
 	start       atomic.Pointer[time.Time]
 	completed   atomic.Int64
 	interrupted atomic.Int64
+	active      atomic.Int64
+	optionsJSON []byte // test.options
 
 	mu       sync.Mutex
 	cancel   context.CancelFunc
@@ -117,6 +122,9 @@ func New(cfg Config) (*Runner, error) {
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {
 		return nil, exitcode.Invalid(err)
+	}
+	if r.optionsJSON, err = resolvedOptions(opts, r.script); err != nil {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: options: %v", r.main.name, err), Err: err}
 	}
 	for _, sc := range r.script.Test.Scenarios {
 		name := r.script.ExecOf(sc.Name)
@@ -308,10 +316,17 @@ func (r *Runner) markStart() {
 	}
 }
 
-// Counts returns the completed and interrupted iterations and the initialized VUs.
-func (r *Runner) Counts() (completed, interrupted, vusInitialized int64) {
-	return r.completed.Load(), r.interrupted.Load(), r.nextVU.Load()
+// Counts returns the completed and interrupted iterations, the initialized VUs and the
+// VUs running an iteration now.
+func (r *Runner) Counts() (completed, interrupted, vusInitialized, vusActive int64) {
+	return r.completed.Load(), r.interrupted.Load(), r.nextVU.Load(), r.active.Load()
 }
+
+// SingleInstance reports whether the run has no execution segment.
+func (r *Runner) SingleInstance() bool { return r.cfg.Segment.IsFull() }
+
+// Options returns test.options: the script's options with the resolved scenarios.
+func (r *Runner) Options() []byte { return r.optionsJSON }
 
 // lifecycle calls the exported function name in VU 0 with args, within timeout.
 func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Duration, args ...sobek.Value) (sobek.Value, bool, error) {

@@ -61,7 +61,7 @@ export function teardown(data) {
 	}
 	require.Len(t, h.c.of("iterations"), 4)
 	require.Len(t, h.c.of("iteration_duration"), 4)
-	c, in, n := h.r.Counts()
+	c, in, n, _ := h.r.Counts()
 	require.Equal(t, [3]int64{4, 0, 2}, [3]int64{c, in, n})
 }
 
@@ -214,7 +214,7 @@ export default function () {
 	require.EqualError(t, h.r.Err(), "test aborted: enough")
 	require.Equal(t, ExitScriptAborted, exitcode.Of(h.r.Err()))
 	require.Len(t, h.c.of("iterations"), 1)
-	c, in, _ := h.r.Counts()
+	c, in, _, _ := h.r.Counts()
 	require.Equal(t, [2]int64{1, 3}, [2]int64{c, in})
 }
 
@@ -387,4 +387,43 @@ func TestExceptionLog(t *testing.T) {
 	p := filepath.Join(dir, "script.js")
 	require.Contains(t, out, `msg="Exception in iteration" err="`+p+`:2:9: TypeError: bad id" vu=1 iter=0 stack="\tat inner (`+p+`:2:9)\n\tat script_default (`+p+`:4:36)\n" scenario=default`)
 	require.Equal(t, 5, bytes.Count(buf.Bytes(), []byte("Exception in iteration")))
+}
+
+// TestExecutionModule: vu.metrics.tags tag the VU's later samples (strings, across
+// iterations), scenario.progress and test.options read the run.
+func TestExecutionModule(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+import exec from 'k6/execution';
+export const options = { vus: 1, iterations: 4 };
+export default function () {
+  if (__ITER === 0) { exec.vu.metrics.tags.attempt = 1; exec.vu.metrics.tags.obj = { a: 1 }; }
+  check(exec, {
+    'tag as string': (e) => e.vu.metrics.tags.attempt === '1' && !('obj' in e.vu.metrics.tags),
+    progress: (e) => e.scenario.progress === __ITER / 4,
+    options: (e) => e.test.options.scenarios.default.executor === 'shared-iterations' && e.test.options.vus === undefined,
+    active: (e) => e.instance.vusActive === 1,
+    inTest: (e) => e.scenario.iterationInTest === __ITER && e.vu.idInTest === 1,
+  });
+  let err = '';
+  try { exec.vu.metrics.metadata; } catch (e) { err = String(e); }
+  check(err, { metadata: (s) => s.includes('vu.metrics.metadata is not supported by Tidemark') });
+}
+`})
+	v := h.vus(t, 1)[0]
+	for range 2 {
+		require.True(t, v.Iterate(bg()))
+	}
+	checks := h.c.of("checks")
+	require.Len(t, checks, 12)
+	for _, s := range checks {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+		a, _ := s.Tags.Get("attempt")
+		require.Equal(t, "1", a, s.Tags.String())
+	}
+	it := h.c.of("iterations")
+	require.Len(t, it, 2)
+	a, _ := it[1].Tags.Get("attempt")
+	require.Equal(t, "1", a)
 }

@@ -290,6 +290,8 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	}
 	r := v.r
 	r.markStart()
+	r.active.Add(1)
+	defer r.active.Add(-1)
 	start := time.Now()
 	st := v.state
 	st.SetContext(ctx)
@@ -311,13 +313,16 @@ func (v *vu) Iterate(ctx context.Context) bool {
 			r.logException(v, err)
 		}
 	}
+	// An exception inside group() leaves the root group: the iteration's samples
+	// carry the VU's tags only.
+	st.SetGroup("")
 	if complete {
 		r.completed.Add(1)
 		now := time.Now()
 		b := st.Env.Metrics
 		s := append(v.out[:0],
-			metrics.Sample{Metric: b.Iterations, Tags: st.Env.Tags, Time: now, Value: 1},
-			metrics.Sample{Metric: b.IterationDuration, Tags: st.Env.Tags, Time: now, Value: now.Sub(start).Seconds()},
+			metrics.Sample{Metric: b.Iterations, Tags: st.Tags(), Time: now, Value: 1},
+			metrics.Sample{Metric: b.IterationDuration, Tags: st.Tags(), Time: now, Value: now.Sub(start).Seconds()},
 		)
 		st.Env.Pusher.Push(s)
 		v.out = s[:0]

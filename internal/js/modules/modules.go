@@ -94,6 +94,7 @@ type State struct {
 	Exec Execution
 
 	group  string
+	vuTags map[string]string
 	tags   *metrics.TagSet
 	byPath map[string]*metrics.TagSet
 }
@@ -115,27 +116,66 @@ func (s *State) SetContext(ctx context.Context) { s.ctx = ctx }
 // Group is the current group path (`::outer::inner`; "" at the root).
 func (s *State) Group() string { return s.group }
 
-// Tags is the tag set of samples emitted now: the scenario's tags plus `group` when
-// not at the root.
+// Tags is the tag set of samples emitted now: the scenario's tags, the VU's tags
+// (k6/execution vu.metrics.tags) and `group` when not at the root.
 func (s *State) Tags() *metrics.TagSet { return s.tags }
 
-// SetGroup enters the group path (k6's group()): Tags gains `group`. The tag sets are
-// interned once per path and VU.
+// SetGroup enters the group path (k6's group()): Tags gains `group`. Without VU tags
+// the tag sets are interned once per path and VU.
 func (s *State) SetGroup(path string) {
 	s.group = path
-	if path == "" {
+	s.retag()
+}
+
+// VUTag returns the VU's tag key (vu.metrics.tags).
+func (s *State) VUTag(key string) (string, bool) {
+	v, ok := s.vuTags[key]
+	return v, ok
+}
+
+// VUTagKeys returns the keys of the VU's tags, sorted.
+func (s *State) VUTagKeys() []string { return slices.Sorted(maps.Keys(s.vuTags)) }
+
+// SetVUTag sets (or, with del, deletes) one of the VU's tags: every sample the VU
+// emits from now on carries it, across iterations.
+func (s *State) SetVUTag(key, value string, del bool) {
+	if del {
+		delete(s.vuTags, key)
+	} else {
+		if s.vuTags == nil {
+			s.vuTags = map[string]string{}
+		}
+		s.vuTags[key] = value
+	}
+	s.retag()
+}
+
+// retag recomputes Tags.
+func (s *State) retag() {
+	if len(s.vuTags) > 0 {
+		extra := make([]metrics.Tag, 0, len(s.vuTags)+1)
+		for _, k := range s.VUTagKeys() {
+			extra = append(extra, metrics.Tag{Key: k, Value: s.vuTags[k]})
+		}
+		if s.group != "" {
+			extra = append(extra, metrics.Tag{Key: "group", Value: s.group})
+		}
+		s.tags = s.Env.Pool.With(s.Env.Tags, extra...)
+		return
+	}
+	if s.group == "" {
 		s.tags = s.Env.Tags
 		return
 	}
-	if t, ok := s.byPath[path]; ok {
+	if t, ok := s.byPath[s.group]; ok {
 		s.tags = t
 		return
 	}
 	if s.byPath == nil {
 		s.byPath = map[string]*metrics.TagSet{}
 	}
-	t := s.Env.Pool.With(s.Env.Tags, metrics.Tag{Key: "group", Value: path})
-	s.byPath[path] = t
+	t := s.Env.Pool.With(s.Env.Tags, metrics.Tag{Key: "group", Value: s.group})
+	s.byPath[s.group] = t
 	s.tags = t
 }
 
@@ -144,9 +184,15 @@ func (s *State) SetGroup(path string) {
 type Execution interface {
 	// TestStart is when the first iteration of the run started (zero before).
 	TestStart() time.Time
-	// Counts returns the instance's completed and interrupted iterations and its
-	// initialized VUs.
-	Counts() (completed, interrupted, vusInitialized int64)
+	// Counts returns the instance's completed and interrupted iterations, its
+	// initialized VUs and its active VUs (those running an iteration now).
+	Counts() (completed, interrupted, vusInitialized, vusActive int64)
+	// SingleInstance reports whether this instance runs the whole test (no execution
+	// segment): ids and iteration numbers in the test are then those in the instance.
+	SingleInstance() bool
+	// Options returns the test's options as JSON, k6's test.options: the script's
+	// options with scenarios as the run resolved them.
+	Options() []byte
 }
 
 // AbortError is what test.abort() interrupts the runtime with: the run stops (exit

@@ -1,6 +1,8 @@
-// Package execution is the native `k6/execution` module: vu, scenario, instance and
-// test.abort (reference/k6-js.md §2.5). Properties Tidemark does not have throw
-// naming themselves rather than reading as undefined.
+// Package execution is the native `k6/execution` module: vu (with metrics.tags),
+// scenario, instance, test.options and test.abort (reference/k6-js.md §2.5).
+// Properties Tidemark does not have (vu.metrics.metadata, test.fail, the "in test"
+// numbers with an execution segment) throw naming themselves rather than reading as
+// undefined. instance.vusActive counts the VUs running an iteration now.
 package execution
 
 import (
@@ -11,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/scenario"
 )
 
 // New returns the module.
@@ -21,23 +24,23 @@ func New() modules.Module {
 		named := map[string]any{}
 		for name, props := range map[string][]prop{
 			"vu": {
-				{"idInInstance", m.vuID}, {"idInTest", m.vuID},
+				{"idInInstance", m.vuID}, {"idInTest", m.inTest("vu.idInTest", m.vuID)},
 				{"iterationInInstance", m.iter}, {"iterationInScenario", m.iter},
-				{"metrics", m.unsupported("vu.metrics")}, {"tags", m.unsupported("vu.tags")},
+				{"metrics", m.vuMetrics}, {"tags", m.vuTags},
 			},
 			"scenario": {
 				{"name", m.scenarioName}, {"executor", m.executor}, {"startTime", m.startTime},
-				{"progress", m.unsupported("scenario.progress")},
+				{"progress", m.progress},
 				{"iterationInInstance", m.scenarioIter},
-				{"iterationInTest", m.unsupported("scenario.iterationInTest")},
+				{"iterationInTest", m.inTest("scenario.iterationInTest", m.scenarioIter)},
 			},
 			"instance": {
 				{"iterationsCompleted", m.counts(0)}, {"iterationsInterrupted", m.counts(1)},
-				{"vusInitialized", m.counts(2)}, {"currentTestRunDuration", m.runDuration},
-				{"vusActive", m.unsupported("instance.vusActive")},
+				{"vusInitialized", m.counts(2)}, {"vusActive", m.counts(3)},
+				{"currentTestRunDuration", m.runDuration},
 			},
 			"test": {
-				{"options", m.unsupported("test.options")},
+				{"options", m.options},
 			},
 		} {
 			o := rt.NewObject()
@@ -65,7 +68,9 @@ type prop struct {
 }
 
 type instance struct {
-	vu modules.VU
+	vu      modules.VU
+	tagsObj *sobek.Object // vu.metrics.tags, made on first use
+	metrics *sobek.Object // vu.metrics
 }
 
 // state returns the VU's state or throws in the init context, as k6 does for VU
@@ -122,8 +127,8 @@ func (m *instance) startTime(sobek.FunctionCall) sobek.Value {
 func (m *instance) counts(i int) func(sobek.FunctionCall) sobek.Value {
 	return func(sobek.FunctionCall) sobek.Value {
 		st := m.state("instance")
-		c, in, v := st.Exec.Counts()
-		return m.vu.Runtime().ToValue([]int64{c, in, v}[i])
+		c, in, v, a := st.Exec.Counts()
+		return m.vu.Runtime().ToValue([]int64{c, in, v, a}[i])
 	}
 }
 
@@ -136,6 +141,120 @@ func (m *instance) runDuration(sobek.FunctionCall) sobek.Value {
 	}
 	return m.vu.Runtime().ToValue(float64(time.Since(start)) / float64(time.Millisecond))
 }
+
+// inTest is a property "in the test": the instance's own value when this instance
+// runs the whole test; with an execution segment Tidemark does not compute it.
+func (m *instance) inTest(what string, get func(sobek.FunctionCall) sobek.Value) func(sobek.FunctionCall) sobek.Value {
+	return func(call sobek.FunctionCall) sobek.Value {
+		st := m.state(what)
+		if st.Exec != nil && !st.Exec.SingleInstance() {
+			modules.Throw(m.vu.Runtime(), fmt.Errorf("k6/execution %s is not supported by Tidemark with an execution segment", what))
+		}
+		return get(call)
+	}
+}
+
+// progress is the scenario's progress, 0 to 1: elapsed time over its duration, or
+// for the iteration executors, the iterations started over the iterations to run.
+func (m *instance) progress(sobek.FunctionCall) sobek.Value {
+	st := m.state("scenario")
+	sc := st.Scenario
+	if sc == nil {
+		modules.Throw(m.vu.Runtime(), errors.New("k6/execution scenario: no scenario in setup, teardown and handleSummary"))
+	}
+	var p float64
+	switch sc.Executor {
+	case scenario.SharedIterations:
+		p = float64(st.ScenarioIteration) / float64(max(sc.Iterations, 1))
+	case scenario.PerVUIterations:
+		p = float64(st.ScenarioIteration) / float64(max(sc.Iterations*sc.VUs, 1))
+	default:
+		total := sc.Duration
+		for _, s := range sc.Stages {
+			total += s.Duration
+		}
+		if start := st.Exec.TestStart(); !start.IsZero() && total > 0 {
+			p = float64(time.Since(start.Add(sc.StartTime))) / float64(total)
+		}
+	}
+	return m.vu.Runtime().ToValue(min(max(p, 0), 1))
+}
+
+// options is test.options, the resolved options as an object.
+func (m *instance) options(sobek.FunctionCall) sobek.Value {
+	st := m.state("test.options")
+	rt := m.vu.Runtime()
+	parse, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	v, err := parse(sobek.Undefined(), rt.ToValue(string(st.Exec.Options())))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// vuMetrics is vu.metrics: tags, and metadata (not supported).
+func (m *instance) vuMetrics(sobek.FunctionCall) sobek.Value {
+	m.state("vu.metrics")
+	if m.metrics == nil {
+		rt := m.vu.Runtime()
+		o := rt.NewObject()
+		if err := o.DefineAccessorProperty("tags", rt.ToValue(m.vuTags), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
+			panic(err)
+		}
+		if err := o.DefineAccessorProperty("metadata", rt.ToValue(m.unsupported("vu.metrics.metadata")), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
+			panic(err)
+		}
+		m.metrics = o
+	}
+	return m.metrics
+}
+
+// vuTags is vu.metrics.tags (and the deprecated vu.tags): the VU's tags, read and
+// written as strings.
+func (m *instance) vuTags(sobek.FunctionCall) sobek.Value {
+	m.state("vu.metrics.tags")
+	if m.tagsObj == nil {
+		m.tagsObj = m.vu.Runtime().NewDynamicObject(&tags{m: m})
+	}
+	return m.tagsObj
+}
+
+// tags is the dynamic object of vu.metrics.tags.
+type tags struct {
+	m *instance
+}
+
+func (t *tags) st() *modules.State { return t.m.state("vu.metrics.tags") }
+
+func (t *tags) Get(key string) sobek.Value {
+	if v, ok := t.st().VUTag(key); ok {
+		return t.m.vu.Runtime().ToValue(v)
+	}
+	return nil
+}
+
+// Set keeps strings, numbers and booleans as strings; an object or array is dropped
+// with a warning, as k6 does without --throw.
+func (t *tags) Set(key string, val sobek.Value) bool {
+	if _, isObj := val.(*sobek.Object); isObj {
+		t.m.vu.Logger().Warn("Dropped a VU tag that is not a string, number or boolean", "tag", key)
+		return true
+	}
+	t.st().SetVUTag(key, val.String(), false)
+	return true
+}
+
+func (t *tags) Has(key string) bool {
+	_, ok := t.st().VUTag(key)
+	return ok
+}
+
+func (t *tags) Delete(key string) bool {
+	t.st().SetVUTag(key, "", true)
+	return true
+}
+
+func (t *tags) Keys() []string { return t.st().VUTagKeys() }
 
 func (m *instance) unsupported(what string) func(sobek.FunctionCall) sobek.Value {
 	return func(sobek.FunctionCall) sobek.Value {
