@@ -3,7 +3,7 @@
 # The caller sets WORK, BIN (the tidemark binary) and ROOT first.
 
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "$(basename "$0"): $1 is required ($2)" >&2; exit 1; }; }

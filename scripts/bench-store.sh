@@ -27,24 +27,18 @@ WORK=${WORK:-$(mktemp -d /tmp/tidemark-bench-store.XXXXXX)}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$WORK/bin"
 
-need() { command -v "$1" >/dev/null 2>&1 || { echo "bench-store: $1 is required ($2)" >&2; exit 1; }; }
+BIN=${TIDEMARK:-}
+# shellcheck source=scripts/bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
 need curl "apt-get install curl"
 [[ -x $PROMETHEUS ]] || { echo "bench-store: $PROMETHEUS is required (apt-get install --no-install-recommends prometheus)" >&2; exit 1; }
 [[ $PIN == 1 ]] && need taskset "util-linux"
 
-BIN=${TIDEMARK:-}
-if [[ -z $BIN ]]; then
-	(cd "$ROOT" && go build -o "$WORK/bin/tidemark" ./cmd/tidemark)
-	BIN=$WORK/bin/tidemark
-fi
+tidemark_bin
 (cd "$ROOT" && go build -o "$WORK/bin/storebench" ./internal/store/storebench)
 
 server_cpu=() gen_cpu=()
 if [[ $PIN == 1 ]]; then server_cpu=(taskset -c 0); gen_cpu=(taskset -c 1); fi
-
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
 
 wait_ready() { # url name
 	for _ in $(seq 1 300); do
