@@ -40,11 +40,12 @@ func (w *batchWorkers) close() {
 }
 
 // Batch runs reqs in parallel, as k6's http.batch does, within lim, and
-// returns their responses in the order of reqs. Requests start in order: one
-// whose host is at its limit waits, and so do the ones after it. Each request's
-// samples are pushed when it ends. Every request runs on a worker client of c;
-// c itself is not used, so its keep-alive connections are not shared with the
-// batch (a connection serves one request at a time).
+// returns their responses in the order of reqs. Requests start in order, except
+// that one whose host is at its limit waits while later ones to other hosts go
+// (k6 queues a host's requests beyond batchPerHost). Each request's samples are
+// pushed when it ends. Every request runs on a worker client of c; c itself is
+// not used, so its keep-alive connections are not shared with the batch (a
+// connection serves one request at a time).
 func (c *Client) Batch(ctx context.Context, reqs []*Request, lim BatchLimits) []*Response {
 	out := make([]*Response, len(reqs))
 	n := len(reqs)
@@ -62,36 +63,84 @@ func (c *Client) Batch(ctx context.Context, reqs []*Request, lim BatchLimits) []
 		w.wire = c.wire
 		c.workers.all = append(c.workers.all, w)
 	}
-	free := make(chan *Client, n)
-	for _, w := range c.workers.all[:n] {
-		free <- w
-	}
-	var hosts map[string]chan struct{}
-	if lim.PerHost > 0 {
-		hosts = map[string]chan struct{}{}
-	}
+	q := newBatchQueue(reqs, lim.PerHost)
 	var wg sync.WaitGroup
-	for i, r := range reqs {
-		var slot chan struct{}
-		if hosts != nil {
-			h := batchHost(r.URL)
-			if slot = hosts[h]; slot == nil {
-				slot = make(chan struct{}, lim.PerHost)
-				hosts[h] = slot
-			}
-			slot <- struct{}{}
-		}
-		w := <-free
+	for _, w := range c.workers.all[:n] {
 		wg.Go(func() {
-			out[i] = w.Send(ctx, r)
-			if slot != nil {
-				<-slot
+			for {
+				i, ok := q.take()
+				if !ok {
+					return
+				}
+				out[i] = w.Send(ctx, reqs[i])
+				q.done(i)
 			}
-			free <- w
 		})
 	}
 	wg.Wait()
 	return out
+}
+
+// batchQueue hands a batch's requests to its workers: the first not started
+// whose host is under the per-host limit.
+type batchQueue struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	hosts    []string
+	started  []bool
+	first    int // every request before it has started
+	left     int // not started
+	perHost  int // ≤ 0: no limit
+	inFlight map[string]int
+}
+
+func newBatchQueue(reqs []*Request, perHost int) *batchQueue {
+	q := &batchQueue{started: make([]bool, len(reqs)), left: len(reqs), perHost: perHost}
+	q.cond = sync.NewCond(&q.mu)
+	if perHost > 0 {
+		q.hosts = make([]string, len(reqs))
+		q.inFlight = map[string]int{}
+		for i, r := range reqs {
+			q.hosts[i] = batchHost(r.URL)
+		}
+	}
+	return q
+}
+
+// take returns the next request to run, waiting while every one left is to a
+// host at its limit; false when none is left.
+func (q *batchQueue) take() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.left > 0 {
+		for i := q.first; i < len(q.started); i++ {
+			if q.started[i] || (q.perHost > 0 && q.inFlight[q.hosts[i]] >= q.perHost) {
+				continue
+			}
+			q.started[i] = true
+			q.left--
+			for q.first < len(q.started) && q.started[q.first] {
+				q.first++
+			}
+			if q.perHost > 0 {
+				q.inFlight[q.hosts[i]]++
+			}
+			return i, true
+		}
+		q.cond.Wait()
+	}
+	return 0, false
+}
+
+// done ends request i: its host has room again.
+func (q *batchQueue) done(i int) {
+	if q.perHost <= 0 {
+		return
+	}
+	q.mu.Lock()
+	q.inFlight[q.hosts[i]]--
+	q.mu.Unlock()
+	q.cond.Broadcast()
 }
 
 // batchHost is the host:port a request goes to, for the per-host limit.

@@ -97,3 +97,35 @@ func TestBatchSharesTheJarAndReusesWorkers(t *testing.T) {
 	require.Len(t, c.workers.all, 2, "workers stay for the next batch")
 	require.Empty(t, c.Batch(context.Background(), nil, BatchLimits{}))
 }
+
+func TestBatchHostAtItsLimitDoesNotHoldOthers(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var started []string // hosts, in the order their requests arrived
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		started = append(started, r.Host)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	})
+	var reqs []*Request
+	var hosts []string
+	for range 2 {
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
+		for i := range 3 {
+			reqs = append(reqs, &Request{URL: fmt.Sprintf("%s/%d", srv.URL, i)})
+		}
+	}
+	f := newFixture()
+	c := NewClient(f.env, Options{})
+	defer c.Close()
+	for _, r := range c.Batch(context.Background(), reqs, BatchLimits{Max: 20, PerHost: 1}) {
+		require.NoError(t, r.Err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, started, 6)
+	require.ElementsMatch(t, hosts, started[:2], "the second host's first request did not wait for the first host's three")
+}
