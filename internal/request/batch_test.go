@@ -102,7 +102,7 @@ func TestBatchHostAtItsLimitDoesNotHoldOthers(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var started []string // hosts, in the order their requests arrived
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		started = append(started, r.Host)
 		mu.Unlock()
