@@ -48,11 +48,12 @@ type store struct {
 	arrays map[string]*array
 }
 
-// array is one shared array. mu is held while its function runs, so that other VUs
-// constructing it wait for the data instead of running the function again.
+// array is one shared array. The first VU to construct it runs its function; others
+// wait for ready instead of running the function again.
 type array struct {
 	mu    sync.Mutex
-	done  bool
+	owner *instance     // the VU running the function; nil before and after
+	ready chan struct{} // closed once elems or err is set
 	elems []element
 	err   error
 }
@@ -68,7 +69,7 @@ func (s *store) get(name string) *array {
 	defer s.mu.Unlock()
 	a, ok := s.arrays[name]
 	if !ok {
-		a = &array{}
+		a = &array{ready: make(chan struct{})}
 		s.arrays[name] = a
 	}
 	return a
@@ -100,21 +101,66 @@ func (m *instance) sharedArray(call sobek.ConstructorCall) *sobek.Object {
 		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): a function is expected as the second argument", name.String()))
 	}
 	a := m.store.get(name.String())
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.done {
-		elems, err := m.build(name.String(), fn)
+	if err := m.fill(a, name.String(), fn); err != nil {
 		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
-			// The function threw: every VU fails its init with the same message.
-			a.done, a.err = true, errors.New(ex.Value().String())
 			panic(ex)
 		}
-		a.done, a.elems, a.err = true, elems, err
+		if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+			panic(ie) // test.abort() in the function: the runtime stops.
+		}
+		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): %w", name.String(), err))
 	}
 	if a.err != nil {
 		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): %w", name.String(), a.err))
 	}
 	return rt.NewDynamicArray(&view{rt: rt, name: name.String(), elems: a.elems, parse: m.parse})
+}
+
+// fill runs fn to fill a if no VU has, or waits for the VU that does. It returns the
+// exception of fn when this VU ran it and it threw (others then get its message).
+func (m *instance) fill(a *array, name string, fn sobek.Callable) error {
+	a.mu.Lock()
+	select {
+	case <-a.ready:
+		a.mu.Unlock()
+		return nil
+	default:
+	}
+	switch a.owner {
+	case nil:
+	case m:
+		a.mu.Unlock()
+		return fmt.Errorf("its function constructs SharedArray %q itself", name)
+	default:
+		a.mu.Unlock()
+		<-a.ready
+		return nil
+	}
+	a.owner = m
+	a.mu.Unlock()
+	var (
+		elems []element
+		err   = errors.New("its function did not return")
+	)
+	defer func() {
+		// Also when fn panics, so that no VU waits forever.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.owner, a.elems, a.err = nil, elems, err
+		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
+			// The function threw: every other VU fails its init with the same message.
+			a.err = errors.New(ex.Value().String())
+		}
+		close(a.ready)
+	}()
+	elems, err = m.build(name, fn)
+	if _, ok := errors.AsType[*sobek.Exception](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+		return err
+	}
+	return nil
 }
 
 // build runs fn in this VU and keeps its result, which must be an array.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 )
 
@@ -103,6 +104,7 @@ func TestSharedArrayErrors(t *testing.T) {
 		{"undefined", `new SharedArray('a', () => {});`, `only arrays can be made into SharedArray, got undefined`},
 		{"no name", `new SharedArray('', () => []);`, `new SharedArray: empty name provided to SharedArray's constructor`},
 		{"no function", `new SharedArray('a', [1]);`, `new SharedArray("a"): a function is expected as the second argument`},
+		{"recursive", `new SharedArray('a', () => { new SharedArray('a', () => []); return []; });`, `new SharedArray("a"): its function constructs SharedArray "a" itself`},
 		{"the function throws", `new SharedArray('a', () => { throw new Error('no data'); });`, `script.js:3:36: Error: no data`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,4 +177,19 @@ export default function () {
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, map[string]bool{"every element": true}, h.Checks())
 	require.Len(t, h.Collector.Of("checks"), 8)
+}
+
+// TestSharedArrayAbort: test.abort() in the array's function stops the run (exit 108),
+// as it does anywhere in init.
+func TestSharedArrayAbort(t *testing.T) {
+	t.Parallel()
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": `
+import { SharedArray } from 'k6/data';
+import exec from 'k6/execution';
+const a = new SharedArray('a', () => { exec.test.abort('no data'); return []; });
+export default function () {}
+`})
+	_, err := modulestest.Load(t, dir+"/script.js", nil)
+	require.ErrorContains(t, err, "test aborted: no data")
+	require.Equal(t, 108, exitcode.Of(err))
 }
