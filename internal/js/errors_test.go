@@ -22,7 +22,8 @@ func k6Names() string {
 }
 
 // TestBrokenScripts: every script error names its file (and line and column where it
-// has one) and exits 107; bad options exit 104, as a bad YAML file does.
+// has one) and exits 107; bad options, and options naming a function the script does
+// not export, exit 104, as a bad YAML file does.
 func TestBrokenScripts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -53,14 +54,14 @@ func TestBrokenScripts(t *testing.T) {
 			name:  "missing default export",
 			files: map[string]string{"script.js": "export const options = { vus: 1 };\n"},
 			want:  `script.js: a default function is not exported; scenario "default" runs it each iteration (export default function () { ... })`,
-			code:  107,
+			code:  104,
 		},
 		{
 			name: "missing exec function",
 			files: map[string]string{"script.js": "export const options = { scenarios: { api: { executor: 'shared-iterations', exec: 'api' } } };\n" +
 				"export default function () {}\n"},
 			want: `script.js: function "api" is not exported; scenario "api" runs it each iteration (export default function () { ... })`,
-			code: 107,
+			code: 104,
 		},
 		{
 			name:  "throwing init",

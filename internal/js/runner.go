@@ -88,9 +88,10 @@ var _ modules.Execution = (*Runner)(nil)
 
 // New loads the script: it compiles the main module and what it imports, runs the
 // init context once in VU 0 to read `export const options` (registering custom
-// metrics), and decodes the options. Syntax errors, exceptions in the init context,
-// unknown modules and a missing exec function are *ScriptError (exit code 107);
-// invalid options are scenario.Errors with exit code 104.
+// metrics), and decodes the options. Syntax errors, exceptions in the init context
+// and unknown modules are *ScriptError (exit code 107); invalid options
+// (scenario.Errors) and a scenario whose exec function (default) is not exported
+// carry exit code 104.
 func New(cfg Config) (*Runner, error) {
 	r := &Runner{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry()}
 	if r.logger == nil {
@@ -133,7 +134,9 @@ func New(cfg Config) (*Runner, error) {
 			if name == "default" {
 				what = "a default function"
 			}
-			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %s is not exported; scenario %q runs it each iteration (export default function () { ... })", r.main.name, what, sc.Name)}
+			// The options name a function the script lacks: a configuration error, as
+			// k6 validates exec against the exports with the options.
+			return nil, exitcode.Invalid(fmt.Errorf("%s: %s is not exported; scenario %q runs it each iteration (export default function () { ... })", r.main.name, what, sc.Name))
 		}
 	}
 	return r, nil
@@ -186,7 +189,8 @@ func stackOf(ex *sobek.Exception) string {
 		}
 		p := f.Position()
 		if p.Filename == "" {
-			fmt.Fprintf(&b, "\tat %s (native)\n", fn)
+			// A native function: its Go name without the import path.
+			fmt.Fprintf(&b, "\tat %s (native)\n", fn[strings.LastIndex(fn, "/")+1:])
 			continue
 		}
 		fmt.Fprintf(&b, "\tat %s (%s:%d:%d)\n", fn, p.Filename, p.Line, p.Column+1)
