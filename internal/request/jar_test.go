@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"sort"
@@ -193,4 +194,47 @@ func TestCookiesDoNotFollowToAnotherDomain(t *testing.T) {
 	require.NoError(t, res.Err)
 	require.Equal(t, 200, res.Status)
 	require.Empty(t, string(res.Body))
+}
+
+// FuzzCookieJar checks the jar against net/http/cookiejar (without a public
+// suffix list, as the jar has none): the same Set-Cookie lines from one URL give
+// the same cookies, in the same order, to another.
+func FuzzCookieJar(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"http://www.example.com/a/b", "a=1; Path=/; Domain=example.com\nb=2", "http://api.example.com/a/x"},
+		{"https://h.example/app/login", "s=1; Secure; HttpOnly\nt=2; Max-Age=0\nu=3; Path=/app", "http://h.example/app/x"},
+		{"http://127.0.0.1:8080/", "a=1; Domain=127.0.0.1\nb=2; Domain=0.0.1", "http://127.0.0.1/"},
+		{"http://example.com/", "a=1; Domain=.EXAMPLE.com; Path=/x\na=2; Path=/x/y\na=3", "http://sub.example.com/x/y/z"},
+		{"http://h/", "a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT\nb=2; Expires=Fri, 01 Jan 2100 00:00:00 GMT", "http://h/"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, from, setCookie, to string) {
+		fu, tu := plainURL(from), plainURL(to)
+		if fu == nil || tu == nil {
+			t.Skip()
+		}
+		cookies := (&http.Response{Header: http.Header{"Set-Cookie": strings.Split(setCookie, "\n")}}).Cookies()
+		ref, err := cookiejar.New(nil)
+		require.NoError(t, err)
+		ref.SetCookies(fu, cookies)
+		j := NewCookieJar()
+		j.SetCookies(fu, cookies)
+		require.Equal(t, cookieNames(ref.Cookies(tu)), cookieNames(j.Cookies(tu)), "from %s to %s: %q", fu, tu, setCookie)
+	})
+}
+
+// plainURL parses an http(s) URL whose host is lower-case ASCII letters,
+// digits, dots and hyphens (no IPv6, no IDNA, which cookiejar canonicalizes
+// further), or returns nil.
+func plainURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
+		return nil
+	}
+	h := u.Hostname()
+	if h == "" || strings.Trim(h, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+		return nil
+	}
+	return u
 }
