@@ -1,4 +1,4 @@
-package k6http
+package k6http_test
 
 import (
 	"net/http"

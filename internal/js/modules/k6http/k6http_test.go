@@ -1,4 +1,4 @@
-package k6http
+package k6http_test
 
 import (
 	"compress/gzip"
@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,32 +21,10 @@ import (
 
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/js/modules/k6http"
+	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 	"github.com/tidemark/tidemark/internal/metrics"
 )
-
-// collector keeps every sample pushed.
-type collector struct {
-	mu      sync.Mutex
-	samples []metrics.Sample
-}
-
-func (c *collector) Push(s []metrics.Sample) {
-	c.mu.Lock()
-	c.samples = append(c.samples, s...)
-	c.mu.Unlock()
-}
-
-func (c *collector) of(name string) []metrics.Sample {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []metrics.Sample
-	for _, s := range c.samples {
-		if s.Metric.Name == name {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 func tagsOf(s metrics.Sample) map[string]string {
 	out := map[string]string{}
@@ -63,7 +40,7 @@ type testVU struct {
 	rt    *sobek.Runtime
 	state *modules.State
 	reg   *metrics.Registry
-	col   *collector
+	col   *modulestest.Collector
 }
 
 func (v *testVU) Runtime() *sobek.Runtime          { return v.rt }
@@ -79,7 +56,7 @@ func newVU(t testing.TB) (*testVU, *modules.State) {
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
 	reg := metrics.NewRegistry()
 	pool := metrics.NewTagPool()
-	col := &collector{}
+	col := &modulestest.Collector{}
 	env := &engine.VUEnv{
 		Pusher:    col,
 		Metrics:   metrics.RegisterBuiltin(reg),
@@ -88,7 +65,7 @@ func newVU(t testing.TB) (*testVU, *modules.State) {
 		UserAgent: "tidemark-test",
 	}
 	vu := &testVU{rt: rt, reg: reg, col: col}
-	inst, err := New().NewInstance(vu)
+	inst, err := k6http.New().NewInstance(vu)
 	require.NoError(t, err)
 	obj := rt.NewObject()
 	for k, v := range inst.Exports().Named {
@@ -258,7 +235,7 @@ func TestSamplesAndTags(t *testing.T) {
 		http.get(BASE + '/status/404');
 		http.get(BASE + '/redirect');
 	`)
-	reqs := vu.col.of("http_reqs")
+	reqs := vu.col.Of("http_reqs")
 	require.Len(t, reqs, 5, "each redirect hop is a request")
 	want := func(url, status string, extra map[string]string) map[string]string {
 		m := map[string]string{
@@ -274,15 +251,15 @@ func TestSamplesAndTags(t *testing.T) {
 	require.Equal(t, want(base+"/redirect", "302", nil), tagsOf(reqs[3]))
 	require.Equal(t, want(base+"/echo", "200", nil), tagsOf(reqs[4]))
 	for _, name := range []string{"http_req_duration", "http_req_failed", "http_req_blocked", "http_req_connecting", "http_req_tls_handshaking", "http_req_sending", "http_req_waiting", "http_req_receiving"} {
-		require.Len(t, vu.col.of(name), 5, name)
+		require.Len(t, vu.col.Of(name), 5, name)
 	}
-	require.InDelta(t, 1, vu.col.of("http_req_failed")[2].Value, 0)
+	require.InDelta(t, 1, vu.col.Of("http_req_failed")[2].Value, 0)
 	var sent, recv float64
-	for _, s := range vu.col.of("data_sent") {
+	for _, s := range vu.col.Of("data_sent") {
 		sent += s.Value
 		require.Equal(t, map[string]string{"scenario": "default", "testid": "t"}, tagsOf(s))
 	}
-	for _, s := range vu.col.of("data_received") {
+	for _, s := range vu.col.Of("data_received") {
 		recv += s.Value
 	}
 	require.Positive(t, sent)
@@ -384,7 +361,7 @@ func TestExpectedStatuses(t *testing.T) {
 		http.setResponseCallback(null);
 		http.get(BASE + '/status/500');
 	`)
-	reqs := vu.col.of("http_reqs")
+	reqs := vu.col.Of("http_reqs")
 	var exp []string
 	for _, r := range reqs {
 		v, ok := r.Tags.Get("expected_response")
@@ -395,7 +372,7 @@ func TestExpectedStatuses(t *testing.T) {
 	}
 	require.Equal(t, []string{"true", "false", "true", "-", "-"}, exp)
 	var failed []float64
-	for _, s := range vu.col.of("http_req_failed") {
+	for _, s := range vu.col.Of("http_req_failed") {
 		failed = append(failed, s.Value)
 	}
 	require.Equal(t, []float64{0, 1, 0}, failed, "no http_req_failed without a callback")
@@ -453,7 +430,7 @@ func TestBatch(t *testing.T) {
 		[a.map((r) => r.json().method + r.json().uri + r.json().body).join(','), o.front.json().uri, o.other.status];
 	`)
 	require.Equal(t, []any{"GET/echo?i=0,POST/echo?i=1b,GET/echo?i=2,GET/echo?i=3", "/echo?k=front", int64(201)}, got)
-	reqs := vu.col.of("http_reqs")
+	reqs := vu.col.Of("http_reqs")
 	require.Len(t, reqs, 6)
 	names := map[string]bool{}
 	for _, r := range reqs {
@@ -516,7 +493,7 @@ func TestNoRequestAfterTheIterationEnds(t *testing.T) {
 	vu.state.SetContext(ctx)
 	_, err := vu.rt.RunString(`http.get(BASE + '/echo')`)
 	require.ErrorContains(t, err, "http.get: test aborted")
-	require.Empty(t, vu.col.of("http_reqs"))
+	require.Empty(t, vu.col.Of("http_reqs"))
 }
 
 func TestResponseObject(t *testing.T) {
