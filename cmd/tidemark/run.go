@@ -91,7 +91,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("execution-segment-sequence", "All instances' segments as boundaries, e.g. 0,1/4,1/2,1. Default: 0, the segment's ends, 1.").
 		StringVar(&cfg.segmentSeq)
 	cmd.Flag("insecure-skip-tls-verify", "Do not verify the TLS certificates of the system under test.").BoolVar(&cfg.insecureTLS)
-	cmd.Flag("user-agent", "User-Agent of requests that set none.").Default("tidemark/" + version.Version).StringVar(&cfg.userAgent)
+	cmd.Flag("user-agent", "User-Agent of requests that set none.").Default(defaultUserAgent()).StringVar(&cfg.userAgent)
 	cmd.Flag("progress.interval", "How often progress is printed; default 500ms on a terminal, 10s otherwise.").
 		Hidden().DurationVar(&cfg.progressPeriod)
 	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
@@ -314,6 +314,9 @@ func printHeader(w io.Writer, source string, plan loadtest.Plan) {
 		len(st), plan.Engine.MaxDuration(), strings.Join(names, ", "))
 }
 
+// defaultUserAgent is --user-agent's default.
+func defaultUserAgent() string { return "tidemark/" + version.Version }
+
 // summaryHandler is a script's handleSummary: it reports whether the script has one,
 // which then replaces the text summary.
 type summaryHandler interface {
@@ -355,6 +358,11 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		}
 		defer stopProfile()
 	}
+	userAgent := cfg.userAgent
+	if ua := r.Test().UserAgent; ua != "" && userAgent == defaultUserAgent() {
+		// The script's userAgent option, unless --user-agent says otherwise.
+		userAgent = ua
+	}
 	err = execute(r.Context(ctx), loadtest.Config{
 		Test:                  r.Test(),
 		Source:                cfg.file,
@@ -363,7 +371,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		Segment:               seg,
 		NoThresholds:          cfg.noThresholds,
 		InsecureSkipTLSVerify: cfg.insecureTLS,
-		UserAgent:             cfg.userAgent,
+		UserAgent:             userAgent,
 		VUs:                   r,
 		Registry:              r.Registry(),
 		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {

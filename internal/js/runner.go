@@ -284,7 +284,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 	iters := &atomic.Int64{}
 	return func(int64) executor.VU {
 		id := r.nextVU.Add(1)
-		v := r.newVU(id)
+		v := r.newVU(id, sc.Env)
 		exports, err := v.evaluate(r.main)
 		var fn sobek.Callable
 		if err == nil {

@@ -81,7 +81,8 @@ export function teardown() { throw new Error('teardown must not run'); }
 	require.NoError(t, h.r.Teardown(bg()))
 }
 
-// TestExecFunctions: each scenario runs the function its exec names.
+// TestExecFunctions: each scenario runs the function its exec names, with its env in
+// __ENV.
 func TestExecFunctions(t *testing.T) {
 	t.Parallel()
 	h := start(t, map[string]string{"script.js": `
@@ -89,10 +90,10 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 export const options = { scenarios: {
   browse: { executor: 'constant-vus', vus: 1, duration: '1s', exec: 'browse' },
-  buy: { executor: 'per-vu-iterations', vus: 1, iterations: 1, exec: 'buy', startTime: '1s' },
+  buy: { executor: 'per-vu-iterations', vus: 1, iterations: 1, exec: 'buy', startTime: '1s', env: { ROLE: 'buyer' } },
 } };
-export function browse() { check(exec.scenario.name, { browse: (n) => n === 'browse' && exec.scenario.iterationInInstance === __ITER }); }
-export function buy() { check(exec.scenario.executor, { buy: (e) => e === 'per-vu-iterations' }); }
+export function browse() { check(exec.scenario.name, { browse: (n) => n === 'browse' && exec.scenario.iterationInInstance === __ITER && __ENV.ROLE === undefined }); }
+export function buy() { check(exec.scenario.executor, { buy: (e) => e === 'per-vu-iterations' && __ENV.ROLE === 'buyer' && __ENV.NAME === 'tidemark' }); }
 `})
 	sc := h.r.Test().Scenarios
 	require.Len(t, sc, 2)

@@ -65,16 +65,18 @@ func (v *vu) Registry() *metrics.Registry { return v.r.reg }
 // Logger returns the run's logger.
 func (v *vu) Logger() *slog.Logger { return v.r.logger }
 
-// newVU makes a runtime with k6's globals: global, __ENV, __VU, __ITER, open, console
-// and require.
-func (r *Runner) newVU(id int64) *vu {
+// newVU makes a runtime with k6's globals: global, __ENV (the run's, then the
+// scenario's env), __VU, __ITER, open, console and require.
+func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
 	v := &vu{r: r, id: id, rt: rt, mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
 	g := rt.GlobalObject()
 	env := rt.NewObject()
-	for k, val := range r.cfg.Env {
-		_ = env.Set(k, val)
+	for _, m := range append([]map[string]string{r.cfg.Env}, scenarioEnv...) {
+		for k, val := range m {
+			_ = env.Set(k, val)
+		}
 	}
 	must := func(err error) {
 		if err != nil {
