@@ -349,10 +349,22 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Func: name, Timeout: timeout})
 	defer cancel()
 	v.state.SetContext(ctx)
-	v.state.SetGroup("")
+	// As k6, setup's and teardown's samples carry group ::setup and ::teardown.
+	group := ""
+	if name == "setup" || name == "teardown" {
+		group = "::" + name
+	}
+	v.state.SetGroup(group)
 	disarm := v.arm(ctx)
+	start := time.Now()
 	res, err := fn(sobek.Undefined(), args...)
 	disarm()
+	if group != "" {
+		// k6 times setup and teardown as iterations of their groups
+		// (iteration_duration{group:::setup}), without counting them in iterations.
+		now := time.Now()
+		v.state.Env.Pusher.Push([]metrics.Sample{{Metric: v.state.Env.Metrics.IterationDuration, Tags: v.state.Tags(), Time: now, Value: now.Sub(start).Seconds()}})
+	}
 	if err == nil && ctx.Err() != nil {
 		// A sleep or request the deadline cut short: the function did not finish.
 		err = context.Cause(ctx)

@@ -56,11 +56,18 @@ export function teardown(data) {
 	require.NoError(t, h.r.Teardown(bg()))
 	checks := h.c.of("checks")
 	require.Len(t, checks, 16)
+	require.Len(t, h.c.of("iterations"), 4)
 	for _, s := range checks {
 		require.Equal(t, 1.0, s.Value, s.Tags.String())
 	}
 	require.Len(t, h.c.of("iterations"), 4)
-	require.Len(t, h.c.of("iteration_duration"), 4)
+	// Four iterations, and setup and teardown in their groups (k6).
+	var groups []string
+	for _, s := range h.c.of("iteration_duration") {
+		g, _ := s.Tags.Get("group")
+		groups = append(groups, g)
+	}
+	require.ElementsMatch(t, []string{"::setup", "", "", "", "", "::teardown"}, groups)
 	c, in, n, _ := h.r.Counts()
 	require.Equal(t, [3]int64{4, 0, 2}, [3]int64{c, in, n})
 }
@@ -366,6 +373,10 @@ export function teardown(data) { check(data, { 'teardown ran': (d) => d === unde
 	require.EqualError(t, err, "test aborted: target down")
 	require.Equal(t, ExitScriptAborted, exitcode.Of(err))
 	require.Len(t, h.c.of("checks"), 1)
+	g, _ := h.c.of("checks")[0].Tags.Get("group")
+	require.Equal(t, "::teardown", g, "teardown's samples are in group ::teardown")
+	_, hasScenario := h.c.of("checks")[0].Tags.Get("scenario")
+	require.False(t, hasScenario)
 	require.NoError(t, h.r.Teardown(bg()), "teardown runs once")
 	require.Len(t, h.c.of("checks"), 1)
 }
