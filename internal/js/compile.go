@@ -13,9 +13,13 @@ import (
 // environment. esbuild adds them as banner and footer, so that its source map (inline,
 // read by sobek) accounts for them and positions name the original file.
 const (
-	wrapperHead = "(function (exports, require, module, __filename, __dirname) {"
+	wrapperHead = "(function (exports, require, module, __filename, __dirname, " + importMeta + ") {"
 	wrapperTail = "\n})"
 )
+
+// importMeta is the wrapper's parameter that stands for `import.meta` (url and
+// resolve, as k6 has them).
+const importMeta = "__tidemark_import_meta"
 
 // compile turns one module's source into a program that evaluates to its wrapper
 // function. ES modules and TypeScript are transformed to CommonJS by esbuild (types are
@@ -36,6 +40,7 @@ func compile(name string, src []byte) (*sobek.Program, error) {
 		Sourcefile: name,
 		Banner:     wrapperHead,
 		Footer:     wrapperTail,
+		Define:     map[string]string{"import.meta": importMeta},
 		LogLevel:   api.LogLevelSilent,
 		// Keep the script's names and layout: stack traces and messages stay readable.
 		KeepNames: false,

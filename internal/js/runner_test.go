@@ -243,8 +243,8 @@ export default function () { sleep(30); while (true) {} }
 	require.Empty(t, h.c.of("iterations"))
 }
 
-// TestOpen: open() reads text or an ArrayBuffer relative to the script, in the init
-// context only.
+// TestOpen: open() reads text or an ArrayBuffer relative to the script (or at
+// import.meta.resolve's file:// URL), in the init context only.
 func TestOpen(t *testing.T) {
 	t.Parallel()
 	h := start(t, map[string]string{
@@ -252,11 +252,13 @@ func TestOpen(t *testing.T) {
 import { check } from 'k6';
 const text = open('./data/users.csv');
 const bin = open('data/users.csv', 'b');
+const viaMeta = open(import.meta.resolve('./data/users.csv'));
 export default function () {
   let err = '';
   try { open('./data/users.csv'); } catch (e) { err = String(e); }
   check(null, {
-    text: () => text === 'id\n1\n',
+    text: () => text === 'id\n1\n' && viaMeta === text,
+    meta: () => import.meta.url.startsWith('file:///') && import.meta.url.endsWith('/script.js'),
     binary: () => bin instanceof ArrayBuffer && bin.byteLength === 5 && new Uint8Array(bin)[0] === 105,
     'init only': () => err.includes('open: only available in the init context'),
   });

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -152,11 +153,32 @@ func (v *vu) evaluate(p *program) (sobek.Value, error) {
 	// Registered before it runs, so that an import cycle sees its partial exports.
 	v.mods[p.id] = module
 	if _, err := fn(sobek.Undefined(), exports, v.rt.ToValue(v.requireFrom(p)), module,
-		v.rt.ToValue(p.name), v.rt.ToValue(filepath.Dir(p.name))); err != nil {
+		v.rt.ToValue(p.name), v.rt.ToValue(filepath.Dir(p.name)), v.importMeta(p)); err != nil {
 		delete(v.mods, p.id)
 		return nil, err
 	}
 	return module.Get("exports"), nil
+}
+
+// importMeta is the module's import.meta: url (file:// or the https:// URL it was
+// imported by) and resolve(specifier), a URL relative to the module, for open().
+func (v *vu) importMeta(p *program) sobek.Value {
+	base := &url.URL{Scheme: "file", Path: filepath.ToSlash(p.file)}
+	if strings.HasPrefix(p.id, "https://") || strings.HasPrefix(p.id, "http://") {
+		if u, err := url.Parse(p.id); err == nil {
+			base = u
+		}
+	}
+	meta := v.rt.NewObject()
+	_ = meta.Set("url", base.String())
+	_ = meta.Set("resolve", func(call sobek.FunctionCall) sobek.Value {
+		ref, err := url.Parse(call.Argument(0).String())
+		if err != nil {
+			modules.Throw(v.rt, fmt.Errorf("import.meta.resolve: %w", err))
+		}
+		return v.rt.ToValue(base.ResolveReference(ref).String())
+	})
+	return meta
 }
 
 // native returns the exports of a native module in this runtime.
