@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,6 +106,58 @@ type metric struct {
 	m     *tm.Metric
 	scale float64
 	buf   []tm.Sample
+
+	// sets caches the tag sets of add calls with tags of their own, by the VU's tag
+	// set and those tags; key and extra are scratch space.
+	sets  map[setKey]*tm.TagSet
+	key   strings.Builder
+	extra []tm.Tag
+}
+
+// setKey identifies the tag set of a sample: the VU's current tags and the sample's
+// own pairs, encoded.
+type setKey struct {
+	base  *tm.TagSet
+	pairs string
+}
+
+// maxCachedSets bounds the tag sets one metric object caches: a script that tags
+// samples with unbounded values (an id per request) must not grow a VU without limit;
+// past it, tag sets are interned on each call.
+const maxCachedSets = 256
+
+// tagged returns the tag set of a sample tagged with the properties of o.
+func (mt *metric) tagged(st *modules.State, o *sobek.Object) *tm.TagSet {
+	keys := o.Keys()
+	base := st.Tags()
+	if len(keys) == 0 {
+		return base
+	}
+	mt.key.Reset()
+	mt.extra = mt.extra[:0]
+	for _, k := range keys {
+		v := o.Get(k).String()
+		mt.extra = append(mt.extra, tm.Tag{Key: k, Value: v})
+		// Lengths make the encoding unambiguous whatever the keys and values hold.
+		mt.key.WriteString(strconv.Itoa(len(k)))
+		mt.key.WriteByte(':')
+		mt.key.WriteString(k)
+		mt.key.WriteString(strconv.Itoa(len(v)))
+		mt.key.WriteByte(':')
+		mt.key.WriteString(v)
+	}
+	key := setKey{base: base, pairs: mt.key.String()}
+	if set, ok := mt.sets[key]; ok {
+		return set
+	}
+	set := st.Env.Pool.With(base, mt.extra...)
+	if mt.sets == nil {
+		mt.sets = map[setKey]*tm.TagSet{}
+	}
+	if len(mt.sets) < maxCachedSets {
+		mt.sets[key] = set
+	}
+	return set
 }
 
 // errValue is thrown for a value that is neither a number nor a boolean.
@@ -135,15 +188,7 @@ func (mt *metric) add(call sobek.FunctionCall) sobek.Value {
 	}
 	tags := st.Tags()
 	if t := call.Argument(1); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
-		to := t.ToObject(rt)
-		keys := to.Keys()
-		if len(keys) > 0 {
-			extra := make([]tm.Tag, 0, len(keys))
-			for _, k := range keys {
-				extra = append(extra, tm.Tag{Key: k, Value: to.Get(k).String()})
-			}
-			tags = st.Env.Pool.With(tags, extra...)
-		}
+		tags = mt.tagged(st, t.ToObject(rt))
 	}
 	mt.buf = append(mt.buf[:0], tm.Sample{Metric: mt.m, Tags: tags, Time: time.Now(), Value: x * mt.scale})
 	st.Env.Pusher.Push(mt.buf)

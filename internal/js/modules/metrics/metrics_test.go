@@ -266,3 +266,41 @@ export default function () {
 	}
 	require.Same(t, h.Runner.Registry().Get("grouped"), s[0].Metric)
 }
+
+// TestAddTagSets: the tag sets of tagged samples follow the tags and the group (the
+// cache of tag sets never mixes them up), beyond the cache's bound too.
+func TestAddTagSets(t *testing.T) {
+	t.Parallel()
+	h := modulestest.Start(t, map[string]string{"script.js": `
+import { group } from 'k6';
+import { Counter } from 'k6/metrics';
+const c = new Counter('tagged');
+export default function () {
+  c.add(1, { kind: 'a' });
+  c.add(1, { kind: 'b' });
+  c.add(1, { kind: 'a' });
+  group('g', () => c.add(1, { kind: 'a' }));
+  c.add(1, { k: 'inda:b' });
+  c.add(1, { 'kind:a': '' });
+  for (let i = 0; i < 300; i++) { c.add(1, { id: String(i) }); }
+  c.add(1, { id: '299' });
+}
+`})
+	h.Iterate(t)
+	var got []string
+	for _, s := range h.Collector.Of("tagged") {
+		got = append(got, s.Tags.String())
+	}
+	require.Len(t, got, 307)
+	require.Equal(t, []string{
+		"{kind:a, scenario:default, testid:t}",
+		"{kind:b, scenario:default, testid:t}",
+		"{kind:a, scenario:default, testid:t}",
+		"{group:::g, kind:a, scenario:default, testid:t}",
+		"{k:inda:b, scenario:default, testid:t}",
+		"{scenario:default, testid:t}", // An empty value is no tag, as in k6.
+	}, got[:6])
+	require.Equal(t, "{id:0, scenario:default, testid:t}", got[6])
+	require.Equal(t, "{id:299, scenario:default, testid:t}", got[305])
+	require.Equal(t, got[305], got[306])
+}
