@@ -1,6 +1,8 @@
 package k6http_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,4 +47,25 @@ func TestCorpusHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMaxRedirectsOption is options.maxRedirects through the real runtime: the
+// module reads it from the test's options.
+func TestMaxRedirectsOption(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/again", http.StatusFound)
+	}))
+	defer srv.Close()
+	h := modulestest.Start(t, map[string]string{"script.js": `
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { maxRedirects: 2 };
+export default function () {
+  check(http.get('` + srv.URL + `/'), { 'the last of three hops': (r) => r.status === 302 && r.url.endsWith('/again') });
+}
+`})
+	h.Iterate(t)
+	require.Equal(t, map[string]bool{"the last of three hops": true}, h.Checks())
+	require.Len(t, h.Collector.Of("http_reqs"), 3)
 }

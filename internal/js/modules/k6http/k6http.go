@@ -3,16 +3,20 @@
 // path of a YAML step's requests, so they are measured the same way: the same
 // samples, tags, timings, error codes and redirect hops.
 //
+// The test options it reads (test.options, once per VU): maxRedirects, batch,
+// batchPerHost, discardResponseBodies and noCookiesReset, with k6's defaults (10,
+// 20, 6, false, false). Today the options decoder rejects the last four as
+// unsupported, so their defaults apply.
+//
 // What it does not do: Response.html, submitForm and clickLink, asyncRequest,
 // digest and NTLM authentication, and compression other than gzip and deflate
-// throw a TypeError that names them. k6's batch, batchPerHost,
-// discardResponseBodies and noCookiesReset options are not in the options model,
-// so their defaults apply: 20, 6, false and a VU jar emptied before each
-// iteration. maxRedirects is not given to modules, so the default is k6's, 10.
+// throw a TypeError or error that names them. data_sent and data_received are
+// emitted per request, not per iteration (the module sees no iteration end).
 package k6http
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -32,11 +36,12 @@ import (
 func New() modules.Module {
 	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
 		m := &instance{
-			vu:        vu,
-			jar:       request.NewCookieJar(),
-			hidden:    sobek.NewSymbol("k6/http"),
-			redirects: scenario.DefaultMaxRedirects,
-			lastIter:  -1,
+			vu:          vu,
+			jar:         request.NewCookieJar(),
+			hidden:      sobek.NewSymbol("k6/http"),
+			redirects:   scenario.DefaultMaxRedirects,
+			batchLimits: request.BatchLimits{Max: request.DefaultBatch, PerHost: request.DefaultBatchPerHost},
+			lastIter:    -1,
 		}
 		return modules.Exports{Named: m.exports()}, nil
 	})
@@ -61,8 +66,47 @@ type instance struct {
 	// expected and unjudged are the VU's response callback (setResponseCallback).
 	expected  []scenario.StatusRange
 	unjudged  bool
-	redirects int
 	respShape *responseShape // made by the first response
+	// The test's options k6/http reads (configure): k6's defaults until then.
+	configured     bool
+	redirects      int
+	batchLimits    request.BatchLimits
+	responseType   request.ResponseType
+	noCookiesReset bool
+}
+
+// httpOptions are the test options of k6/http, as the script sets them.
+type httpOptions struct {
+	MaxRedirects          *int `json:"maxRedirects"`
+	Batch                 *int `json:"batch"`
+	BatchPerHost          *int `json:"batchPerHost"`
+	DiscardResponseBodies bool `json:"discardResponseBodies"`
+	NoCookiesReset        bool `json:"noCookiesReset"`
+}
+
+// configure reads the test's options once, from the first state.
+func (m *instance) configure(st *modules.State) {
+	if m.configured || st.Exec == nil {
+		return
+	}
+	m.configured = true
+	var o httpOptions
+	if err := json.Unmarshal(st.Exec.Options(), &o); err != nil {
+		return // the runtime decoded these options already: keep k6's defaults
+	}
+	if o.MaxRedirects != nil {
+		m.redirects = *o.MaxRedirects
+	}
+	if o.Batch != nil {
+		m.batchLimits.Max = *o.Batch
+	}
+	if o.BatchPerHost != nil {
+		m.batchLimits.PerHost = *o.BatchPerHost
+	}
+	if o.DiscardResponseBodies {
+		m.responseType = request.ResponseNone
+	}
+	m.noCookiesReset = o.NoCookiesReset
 }
 
 func (m *instance) exports() map[string]any {
@@ -145,7 +189,8 @@ func (m *instance) sync(st *modules.State) {
 	if st == nil || (st == m.lastState && st.Iteration == m.lastIter) {
 		return
 	}
-	if m.lastState != nil {
+	m.configure(st)
+	if m.lastState != nil && !m.noCookiesReset {
 		m.jar.Reset()
 	}
 	m.lastState, m.lastIter = st, st.Iteration
@@ -212,7 +257,7 @@ func (m *instance) batch(call sobek.FunctionCall) sobek.Value {
 			m.throw(fmt.Errorf("http.batch: request %s: %w", k, err))
 		}
 	}
-	res := m.client.Batch(st.Context(), reqs, request.BatchLimits{Max: request.DefaultBatch, PerHost: request.DefaultBatchPerHost})
+	res := m.client.Batch(st.Context(), reqs, m.batchLimits)
 	m.pushBytes(st)
 	if isArray {
 		items := make([]any, len(res))

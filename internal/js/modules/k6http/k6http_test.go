@@ -52,6 +52,20 @@ func (v *testVU) enterVUContext(st *modules.State) { v.state = st }
 // newVU returns a VU in its init context, and the state it gets after.
 func newVU(t testing.TB) (*testVU, *modules.State) {
 	t.Helper()
+	return newVUWith(t, nil)
+}
+
+// execution is the run's execution state with the test's options as JSON.
+type execution struct{ options string }
+
+func (execution) TestStart() time.Time                 { return time.Time{} }
+func (execution) Counts() (int64, int64, int64, int64) { return 0, 0, 0, 0 }
+func (execution) SingleInstance() bool                 { return true }
+func (e execution) Options() []byte                    { return []byte(e.options) }
+
+// newVUWith is newVU in a run of exec (nil: none).
+func newVUWith(t testing.TB, exec modules.Execution) (*testVU, *modules.State) {
+	t.Helper()
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
 	reg := metrics.NewRegistry()
@@ -72,7 +86,7 @@ func newVU(t testing.TB) (*testVU, *modules.State) {
 		require.NoError(t, obj.Set(k, v))
 	}
 	require.NoError(t, rt.Set("http", obj))
-	return vu, modules.NewState(env, 1, nil, nil)
+	return vu, modules.NewState(env, 1, nil, exec)
 }
 
 // vuContext returns a VU out of its init context.
@@ -513,4 +527,27 @@ func TestResponseObject(t *testing.T) {
 			r.status,
 		];
 	`))
+}
+
+func TestTestOptions(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(echoHandler())
+	t.Cleanup(srv.Close)
+	vu, st := newVUWith(t, execution{options: `{"maxRedirects": 0, "discardResponseBodies": true, "noCookiesReset": true, "batch": 1, "batchPerHost": 1, "scenarios": {}}`})
+	vu.enterVUContext(st)
+	require.NoError(t, vu.rt.Set("BASE", srv.URL))
+	require.Equal(t, []any{int64(302), true, false}, vu.run(t, `[
+		http.get(BASE + '/redirect').status,
+		http.get(BASE + '/echo').body === null,
+		http.get(BASE + '/echo', { responseType: 'text' }).body === null,
+	]`), "maxRedirects 0 follows none; discardResponseBodies drops bodies unless the request wants one")
+	vu.run(t, `http.get(BASE + '/set?a=1')`)
+	st.Iteration++
+	require.Equal(t, "a=1", vu.run(t, `http.get(BASE + '/echo', { responseType: 'text' }).json().cookies`), "noCookiesReset keeps the VU's jar")
+	require.Equal(t, int64(2), vu.run(t, `http.batch([BASE + '/echo', BASE + '/echo']).length`))
+
+	// Without options, k6's defaults.
+	vu2 := vuContext(t)
+	require.NoError(t, vu2.rt.Set("BASE", srv.URL))
+	require.Equal(t, int64(200), vu2.run(t, `http.get(BASE + '/redirect').status`))
 }

@@ -67,6 +67,8 @@ func (m *instance) build(st *modules.State, method string, urlArg, body, params 
 		Expected:  m.expected,
 		Unjudged:  m.unjudged,
 		Jar:       m.jar,
+		// discardResponseBodies makes none the default.
+		ResponseType: m.responseType,
 	}
 	if u, ok := m.hiddenOf(urlArg).(*taggedURL); ok {
 		req.URL = u.url
@@ -104,7 +106,7 @@ func header(h http.Header) http.Header {
 // params applies k6's Params to req; it returns the response type and the
 // compression.
 func (m *instance) params(req *request.Request, params sobek.Value) (request.ResponseType, string, error) {
-	rtype, compression := request.ResponseText, ""
+	rtype, compression := req.ResponseType, ""
 	if isNullish(params) {
 		return rtype, compression, nil
 	}
