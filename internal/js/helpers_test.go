@@ -90,8 +90,11 @@ func (h *harness) vus(t testing.TB, n int) []executor.VU {
 
 func bg() context.Context { return context.Background() }
 
-// envFor is a scenario env for r pushing into p.
+// envFor is a scenario env for r pushing into p; a nil pool is a new one.
 func envFor(r *Runner, p metrics.Pusher, pool *metrics.TagPool) *engine.VUEnv {
+	if pool == nil {
+		pool = metrics.NewTagPool()
+	}
 	return &engine.VUEnv{
 		Pusher:  p,
 		Metrics: metrics.RegisterBuiltin(r.Registry()),

@@ -377,7 +377,8 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 			if te, ok := errors.AsType[*TimeoutError](cause); ok {
 				return nil, true, te
 			}
-			return nil, true, &ScriptError{Msg: fmt.Sprintf("%s: %v", name, cause), Err: cause}
+			// SIGINT or SIGTERM while it ran.
+			return nil, true, exitcode.With(exitcode.ExternalAbort, fmt.Errorf("%s() interrupted: %w", name, cause))
 		}
 		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}
