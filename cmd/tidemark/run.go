@@ -27,7 +27,8 @@ import (
 	"github.com/tidemark/tidemark/internal/summary"
 )
 
-const runHelp = `Run a load test described by a k6-style scenario file (YAML or JSON).
+const runHelp = `Run a load test described by a k6 script (.js, .mjs, .cjs, .ts: k6's JavaScript
+API, run unchanged) or a k6-style scenario file (YAML or JSON).
 
 The file holds k6's options: scenarios with their executor (shared-iterations,
 per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate,
@@ -38,6 +39,7 @@ the start.
 
 Examples:
   tidemark target &                        # a local server to aim at (127.0.0.1:8099)
+  tidemark run examples/quick.js
   tidemark run examples/quick.yaml
   tidemark run --testid=spike-1 --tag env=staging --env TARGET_URL=http://127.0.0.1:8099 examples/spike.yaml
   tidemark run --remote-write.url=http://prometheus:9090/api/v1/write examples/load-steps.yaml
@@ -46,9 +48,14 @@ Examples:
 Without --remote-write.url (or K6_PROMETHEUS_RW_SERVER_URL) the series go into the
 embedded store in --storage.tsdb.path, for tidemark serve and tidemark correlate.
 
-Exit codes: 0 passed, 99 thresholds crossed (or abortOnFail), 104 invalid scenario or
-flags, 105 interrupted by SIGINT/SIGTERM (running iterations get gracefulStop; the
-summary is still printed), 255 other errors.`
+A script's https:// imports are read from --modules.dir (DIR/host/path); Tidemark
+never downloads modules.
+
+Exit codes: 0 passed, 99 thresholds crossed (or abortOnFail), 100/101 setup/teardown
+timed out, 104 invalid scenario, options or flags, 105 interrupted by SIGINT/SIGTERM
+(running iterations get gracefulStop; the summary is still printed), 107 script error
+(syntax, exception in the init context, setup or teardown, unknown module), 108
+test.abort(), 255 other errors.`
 
 type runConfig struct {
 	printing
@@ -78,7 +85,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("testid", "Test id added to every sample as the testid tag. Default <file-stem>-<UTC yyyymmdd-hhmmss>.").StringVar(&cfg.testID)
 	cmd.Flag("tag", "Tag k=v added to every sample (k6 --tag). Repeatable; wins over the file's tags. --tag testid=X sets the test id.").
 		Short('t').StringsVar(&cfg.tags)
-	cmd.Flag("env", "Value K=V for ${__ENV.K} in the scenario file, over the process environment. Repeatable.").
+	cmd.Flag("env", "Value K=V of __ENV.K in a script, or of ${__ENV.K} in a scenario file, over the process environment. Repeatable.").
 		Short('e').StringsVar(&cfg.env)
 	cmd.Flag("quiet", "Print no progress (the summary is still printed).").Short('q').BoolVar(&cfg.quiet)
 	cmd.Flag("summary-export", "Write the end-of-test summary as JSON in k6's --summary-export (legacy) shape to this file.").
