@@ -64,9 +64,9 @@ type instance struct {
 	// http.file, expectedStatuses), out of the script's sight.
 	hidden *sobek.Symbol
 	// expected and unjudged are the VU's response callback (setResponseCallback).
-	expected  []scenario.StatusRange
-	unjudged  bool
-	respShape *responseShape // made by the first response
+	expected []scenario.StatusRange
+	unjudged bool
+	methods  *respMethods // made by the first response
 	// The test's options k6/http reads (configure): k6's defaults until then.
 	configured     bool
 	redirects      int

@@ -14,126 +14,238 @@ import (
 	"github.com/tidemark/tidemark/internal/request"
 )
 
-// jsResponse is the Go side of a Response object.
-type jsResponse struct {
-	res    *request.Response
-	rtype  request.ResponseType
-	parsed sobek.Value // json()'s, once parsed
+// respObj is a Response object: a dynamic object whose fields are built from
+// the request.Response when the script first reads them, so a response costs a
+// few allocations whatever the script reads. Fields the script assigns (or adds)
+// are kept as they are.
+type respObj struct {
+	m     *instance
+	res   *request.Response
+	rtype request.ResponseType
+	built [numFields]sobek.Value // by field; nil until read
+	extra map[string]sobek.Value // assigned by the script
+	// parsed is json()'s value, once parsed.
+	parsed sobek.Value
 }
 
-// responseShape is what every Response object of a VU shares: its prototype,
-// with json and the calls Tidemark does not support, and the getters of the
-// fields built on first use (headers, cookies, timings, request), which then
-// become data properties of the object.
-type responseShape struct {
-	proto   *sobek.Object
-	getters []lazyField
+var _ sobek.DynamicObject = (*respObj)(nil)
+
+// A Response's fields, in the order Object.keys and JSON.stringify show them.
+const (
+	fStatus = iota
+	fStatusText
+	fProto
+	fURL
+	fBody
+	fHeaders
+	fCookies
+	fTimings
+	fError
+	fErrorCode
+	fRemoteIP
+	fRemotePort
+	fTLSVersion
+	fTLSCipherSuite
+	fRequest
+	numFields
+)
+
+func fieldNames() []string {
+	return []string{
+		"status", "status_text", "proto", "url", "body", "headers", "cookies", "timings",
+		"error", "error_code", "remote_ip", "remote_port", "tls_version", "tls_cipher_suite", "request",
+	}
 }
 
-type lazyField struct {
-	name           string
-	getter, setter sobek.Value
-}
-
-func (m *instance) shape() *responseShape {
-	if m.respShape != nil {
-		return m.respShape
+// fieldIndex returns the field named key, or -1.
+func fieldIndex(key string) int {
+	switch key {
+	case "status":
+		return fStatus
+	case "status_text":
+		return fStatusText
+	case "proto":
+		return fProto
+	case "url":
+		return fURL
+	case "body":
+		return fBody
+	case "headers":
+		return fHeaders
+	case "cookies":
+		return fCookies
+	case "timings":
+		return fTimings
+	case "error":
+		return fError
+	case "error_code":
+		return fErrorCode
+	case "remote_ip":
+		return fRemoteIP
+	case "remote_port":
+		return fRemotePort
+	case "tls_version":
+		return fTLSVersion
+	case "tls_cipher_suite":
+		return fTLSCipherSuite
+	case "request":
+		return fRequest
 	}
-	rt := m.vu.Runtime()
-	sh := &responseShape{proto: rt.NewObject()}
-	_ = sh.proto.Set("json", func(call sobek.FunctionCall) sobek.Value {
-		r := m.responseOf(call.This)
-		if r.parsed == nil {
-			r.parsed = m.parseJSON(r.res.Body)
-		}
-		sel := call.Argument(0)
-		if isNullish(sel) {
-			return r.parsed
-		}
-		v, ok := selectPath(rt, r.parsed, sel.String())
-		if !ok {
-			return sobek.Undefined()
-		}
-		return v
-	})
-	for _, name := range []string{"html", "submitForm", "clickLink"} {
-		_ = sh.proto.Set(name, func(sobek.FunctionCall) sobek.Value {
-			panic(rt.NewTypeError("Response." + name + " is not supported by Tidemark"))
-		})
-	}
-	for _, f := range []struct {
-		name  string
-		build func(*request.Response) sobek.Value
-	}{
-		{"headers", func(r *request.Response) sobek.Value { return m.headers(r.Header, false) }},
-		{"cookies", func(r *request.Response) sobek.Value { return m.responseCookies(r.Cookies) }},
-		{"timings", func(r *request.Response) sobek.Value { return m.timings(r.Timings) }},
-		{"request", func(r *request.Response) sobek.Value { return m.sentRequest(&r.Request) }},
-	} {
-		// Once built or assigned, the field is a data property like the others.
-		become := func(this, v sobek.Value) {
-			if o, ok := this.(*sobek.Object); ok {
-				_ = o.DefineDataProperty(f.name, v, sobek.FLAG_TRUE, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
-			}
-		}
-		getter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
-			v := f.build(m.responseOf(call.This).res)
-			become(call.This, v)
-			return v
-		})
-		setter := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
-			become(call.This, call.Argument(0))
-			return sobek.Undefined()
-		})
-		sh.getters = append(sh.getters, lazyField{name: f.name, getter: getter, setter: setter})
-	}
-	m.respShape = sh
-	return sh
-}
-
-// responseOf returns the Go side of a Response object; it throws for another
-// object.
-func (m *instance) responseOf(v sobek.Value) *jsResponse {
-	r, ok := m.hiddenOf(v).(*jsResponse)
-	if !ok {
-		panic(m.vu.Runtime().NewTypeError("not a Response"))
-	}
-	return r
+	return -1
 }
 
 // response is k6's Response object of res.
 func (m *instance) response(res *request.Response, rtype request.ResponseType) sobek.Value {
+	return m.vu.Runtime().NewDynamicObject(&respObj{m: m, res: res, rtype: rtype})
+}
+
+// field builds field i.
+func (r *respObj) field(i int) sobek.Value {
+	m, res := r.m, r.res
 	rt := m.vu.Runtime()
-	sh := m.shape()
-	o := m.wrap(&jsResponse{res: res, rtype: rtype})
-	_ = o.SetPrototype(sh.proto)
-	set := func(k string, v any) { _ = o.Set(k, v) } // a new object takes any property
-	set("status", res.Status)
-	statusText := ""
-	if res.Status > 0 {
-		statusText = strconv.Itoa(res.Status) + " " + http.StatusText(res.Status)
+	switch i {
+	case fStatus:
+		return rt.ToValue(res.Status)
+	case fStatusText:
+		if res.Status == 0 {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(strconv.Itoa(res.Status) + " " + http.StatusText(res.Status))
+	case fProto:
+		return rt.ToValue(res.Proto)
+	case fURL:
+		return rt.ToValue(res.URL)
+	case fBody:
+		switch {
+		case res.Body == nil:
+			return sobek.Null()
+		case r.rtype == request.ResponseBinary:
+			return rt.ToValue(rt.NewArrayBuffer(res.Body))
+		}
+		return rt.ToValue(string(res.Body))
+	case fHeaders:
+		return m.headers(res.Header, false)
+	case fCookies:
+		return m.responseCookies(res.Cookies)
+	case fTimings:
+		return m.timings(res.Timings)
+	case fError:
+		return rt.ToValue(res.Error)
+	case fErrorCode:
+		return rt.ToValue(res.ErrorCode)
+	case fRemoteIP:
+		return rt.ToValue(res.RemoteIP)
+	case fRemotePort:
+		return rt.ToValue(res.RemotePort)
+	case fTLSVersion:
+		return rt.ToValue(res.TLSVersion)
+	case fTLSCipherSuite:
+		return rt.ToValue(res.TLSCipherSuite)
 	}
-	set("status_text", statusText)
-	set("proto", res.Proto)
-	set("url", res.URL)
-	set("error", res.Error)
-	set("error_code", res.ErrorCode)
-	set("remote_ip", res.RemoteIP)
-	set("remote_port", res.RemotePort)
-	set("tls_version", res.TLSVersion)
-	set("tls_cipher_suite", res.TLSCipherSuite)
-	switch {
-	case res.Body == nil:
-		set("body", sobek.Null())
-	case rtype == request.ResponseBinary:
-		set("body", rt.NewArrayBuffer(res.Body))
-	default:
-		set("body", string(res.Body))
+	return m.sentRequest(&res.Request)
+}
+
+// Get returns a field, building it on first read, or a method.
+func (r *respObj) Get(key string) sobek.Value {
+	if v, ok := r.extra[key]; ok {
+		return v
 	}
-	for _, f := range sh.getters {
-		_ = o.DefineAccessorProperty(f.name, f.getter, f.setter, sobek.FLAG_TRUE, sobek.FLAG_TRUE)
+	if i := fieldIndex(key); i >= 0 {
+		if r.built[i] == nil {
+			r.built[i] = r.field(i)
+		}
+		return r.built[i]
 	}
-	return o
+	return r.m.responseMethods().get(key)
+}
+
+// Set assigns a field or adds one.
+func (r *respObj) Set(key string, val sobek.Value) bool {
+	if r.extra == nil {
+		r.extra = map[string]sobek.Value{}
+	}
+	r.extra[key] = val
+	return true
+}
+
+// Has reports whether key is a field, a method or was added.
+func (r *respObj) Has(key string) bool {
+	if _, ok := r.extra[key]; ok {
+		return true
+	}
+	return fieldIndex(key) >= 0 || r.m.responseMethods().get(key) != nil
+}
+
+// Delete removes an added field; the Response's own stay.
+func (r *respObj) Delete(key string) bool {
+	delete(r.extra, key)
+	return fieldIndex(key) < 0
+}
+
+// Keys returns the fields and the added ones; methods are not listed.
+func (r *respObj) Keys() []string {
+	keys := fieldNames()
+	for k := range r.extra {
+		if fieldIndex(k) < 0 {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// respMethods are the methods every Response of a VU shares.
+type respMethods struct {
+	json, html, submitForm, clickLink sobek.Value
+}
+
+func (rm *respMethods) get(key string) sobek.Value {
+	switch key {
+	case "json":
+		return rm.json
+	case "html":
+		return rm.html
+	case "submitForm":
+		return rm.submitForm
+	case "clickLink":
+		return rm.clickLink
+	}
+	return nil
+}
+
+func (m *instance) responseMethods() *respMethods {
+	if m.methods != nil {
+		return m.methods
+	}
+	rt := m.vu.Runtime()
+	unsupported := func(name string) sobek.Value {
+		return rt.ToValue(func(sobek.FunctionCall) sobek.Value {
+			panic(rt.NewTypeError("Response." + name + " is not supported by Tidemark"))
+		})
+	}
+	m.methods = &respMethods{
+		json: rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+			r, ok := call.This.Export().(*respObj)
+			if !ok {
+				panic(rt.NewTypeError("Response.json called on another object"))
+			}
+			if r.parsed == nil {
+				r.parsed = m.parseJSON(r.res.Body)
+			}
+			sel := call.Argument(0)
+			if isNullish(sel) {
+				return r.parsed
+			}
+			v, found := selectPath(rt, r.parsed, sel.String())
+			if !found {
+				return sobek.Undefined()
+			}
+			return v
+		}),
+		html:       unsupported("html"),
+		submitForm: unsupported("submitForm"),
+		clickLink:  unsupported("clickLink"),
+	}
+	return m.methods
 }
 
 // parseJSON is JSON.parse of the body; it throws as JSON.parse does.
