@@ -66,7 +66,8 @@ type instance struct {
 	// expected and unjudged are the VU's response callback (setResponseCallback).
 	expected []scenario.StatusRange
 	unjudged bool
-	methods  *respMethods // made by the first response
+	methods  *respMethods      // made by the first response
+	bytesOut [2]metrics.Sample // data_sent and data_received, reused
 	// The test's options k6/http reads (configure): k6's defaults until then.
 	configured     bool
 	redirects      int
@@ -229,10 +230,12 @@ func (m *instance) pushBytes(st *modules.State) {
 	}
 	b := st.Env.Metrics
 	now := time.Now()
-	st.Env.Pusher.Push([]metrics.Sample{
+	// A Pusher does not keep the slice (the flow's VUs reuse theirs too).
+	m.bytesOut = [2]metrics.Sample{
 		{Metric: b.DataSent, Tags: st.Env.Tags, Time: now, Value: float64(sent)},
 		{Metric: b.DataReceived, Tags: st.Env.Tags, Time: now, Value: float64(recv)},
-	})
+	}
+	st.Env.Pusher.Push(m.bytesOut[:])
 }
 
 // batch is http.batch(requests): an array or object of requests, each an array
