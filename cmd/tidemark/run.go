@@ -376,7 +376,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		TestID:                cfg.testID,
 		Tags:                  tags,
 		Segment:               seg,
-		NoThresholds:          cfg.noThresholds,
+		NoThresholds:          cfg.noThresholds || procEnv["K6_NO_THRESHOLDS"] == "true",
 		InsecureSkipTLSVerify: cfg.insecureTLS,
 		UserAgent:             userAgent,
 		VUs:                   r,

@@ -50,7 +50,9 @@ type ScriptConfig struct {
 	// custom metrics the script's init context created. Nil: built-in metrics only.
 	Registry *metrics.Registry
 	// Environ is the process environment. k6's K6_VUS, K6_ITERATIONS, K6_DURATION and
-	// K6_STAGES override the script's options (and replace its scenarios), as in k6:
+	// K6_STAGES override the script's options (and replace its scenarios), and K6_TAGS,
+	// K6_SUMMARY_TREND_STATS, K6_SUMMARY_TIME_UNIT, K6_SYSTEM_TAGS, K6_MAX_REDIRECTS,
+	// K6_USER_AGENT and K6_INSECURE_SKIP_TLS_VERIFY the test-wide options, as in k6:
 	// defaults < script options < K6_* environment < command-line flags.
 	Environ map[string]string
 }
@@ -102,6 +104,9 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 		}
 	}
 	if err := applyK6Env(top, cfg.Environ); err != nil {
+		return nil, err
+	}
+	if err := applyK6OptionEnv(top, cfg.Environ); err != nil {
 		return nil, err
 	}
 	thresholds := take(top, "thresholds")
@@ -229,6 +234,70 @@ func applyK6Env(top *yaml.Node, env map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// applyK6OptionEnv applies the K6_* variables of the test-wide options the model has:
+// K6_TAGS (n:v,m:w; replaces the script's tags, as k6 does), K6_SUMMARY_TREND_STATS,
+// K6_SUMMARY_TIME_UNIT, K6_SYSTEM_TAGS, K6_MAX_REDIRECTS, K6_USER_AGENT and
+// K6_INSECURE_SKIP_TLS_VERIFY. The decoder then validates them as the script's own.
+func applyK6OptionEnv(top *yaml.Node, env map[string]string) error {
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	list := func(v string) *yaml.Node {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, item := range splitList(v) {
+			seq.Content = append(seq.Content, str(item))
+		}
+		return seq
+	}
+	scalar := func(v, tag string, re *regexp.Regexp) *yaml.Node {
+		if re.MatchString(v) {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v}
+		}
+		return str(v) // the decoder says what is wrong with it
+	}
+	for _, k := range []string{"K6_TAGS", "K6_SUMMARY_TREND_STATS", "K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY"} {
+		v, ok := env[k]
+		if !ok || (v == "" && k != "K6_SUMMARY_TIME_UNIT") {
+			continue
+		}
+		switch k {
+		case "K6_TAGS":
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, kv := range splitList(v) {
+				name, value, ok := strings.Cut(kv, ":")
+				if !ok || name == "" {
+					return Errors{{Field: k, Msg: fmt.Sprintf("bad tag %q; expected NAME:VALUE, e.g. K6_TAGS=env:staging,team:orders", kv)}}
+				}
+				m.Content = append(m.Content, str(name), str(value))
+			}
+			set(top, "tags", m)
+		case "K6_SUMMARY_TREND_STATS":
+			set(top, "summaryTrendStats", list(v))
+		case "K6_SYSTEM_TAGS":
+			set(top, "systemTags", list(v))
+		case "K6_SUMMARY_TIME_UNIT":
+			set(top, "summaryTimeUnit", str(v))
+		case "K6_USER_AGENT":
+			set(top, "userAgent", str(v))
+		case "K6_MAX_REDIRECTS":
+			set(top, "maxRedirects", scalar(v, "!!int", regexp.MustCompile(`^-?[0-9]+$`)))
+		case "K6_INSECURE_SKIP_TLS_VERIFY":
+			set(top, "insecureSkipTLSVerify", scalar(v, "!!bool", regexp.MustCompile(`^(true|false)$`)))
+		}
+	}
+	return nil
+}
+
+// splitList splits a comma-separated environment value, trimming spaces and dropping
+// empty items. p(N) stats contain no commas, so a plain split serves.
+func splitList(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // scriptThresholds decodes thresholds on the metrics of reg: built-in ones and the

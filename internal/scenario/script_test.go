@@ -79,6 +79,31 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			name:    "K6_* test-wide options win over the script's",
+			options: `{"tags":{"team":"orders","env":"dev"},"summaryTrendStats":["avg"],"maxRedirects":3,"userAgent":"script/1"}`,
+			environ: map[string]string{"K6_TAGS": "env:staging", "K6_SUMMARY_TREND_STATS": "avg, p(99.9)", "K6_MAX_REDIRECTS": "0",
+				"K6_USER_AGENT": "env/2", "K6_INSECURE_SKIP_TLS_VERIFY": "true", "K6_SYSTEM_TAGS": "status,method", "K6_SUMMARY_TIME_UNIT": "ms"},
+			check: func(t *testing.T, s *Script) {
+				tt := s.Test
+				require.Equal(t, map[string]string{"env": "staging"}, tt.Tags, "K6_TAGS replaces the script's tags")
+				require.Equal(t, []string{"avg", "p(99.9)"}, tt.SummaryTrendStats)
+				require.Equal(t, []string{"status", "method"}, tt.SystemTags)
+				require.Equal(t, [4]any{0, "env/2", true, "ms"}, [4]any{tt.MaxRedirects, tt.UserAgent, tt.InsecureSkipTLSVerify, tt.SummaryTimeUnit})
+			},
+		},
+		{
+			name:    "bad K6_MAX_REDIRECTS is the option's error",
+			options: `{}`,
+			environ: map[string]string{"K6_MAX_REDIRECTS": "many"},
+			wantErr: `s.js: maxRedirects: expected a whole number, got "many"`,
+		},
+		{
+			name:    "bad K6_TAGS",
+			options: `{}`,
+			environ: map[string]string{"K6_TAGS": "env"},
+			wantErr: `K6_TAGS: bad tag "env"; expected NAME:VALUE, e.g. K6_TAGS=env:staging,team:orders`,
+		},
+		{
 			name:    "bad K6_STAGES",
 			options: `{}`,
 			environ: map[string]string{"K6_STAGES": "10s"},
