@@ -14,9 +14,10 @@
 //   - Runtime: the VU's *sobek.Runtime, to build values and throw exceptions;
 //   - State: nil while the VU runs its init context (top-level code), else the VU's
 //     state: engine.VUEnv (pusher, built-in metrics, tag pool, scenario tags), the
-//     VU id (__VU, 0 in setup and teardown), the iteration, the current group and
-//     its tag set; State().Context() is the current iteration's context, canceled when
-//     the iteration must stop;
+//     VU id (__VU, 0 in setup and teardown), the iteration, the scenario, the current
+//     group, and Tags(), the tag set samples get now (scenario tags, the VU's
+//     vu.metrics.tags, group); State().Context() is the current iteration's context,
+//     canceled when the iteration must stop; State().Exec reads the run (k6/execution);
 //   - Registry: the run's metrics registry, where custom metrics are registered in
 //     the init context so that thresholds can name them;
 //   - Logger: the run's logger.
@@ -33,9 +34,16 @@
 //  2. Add one line to the map in js.DefaultModules (internal/js/registry.go):
 //     "k6/http": http.New(),
 //     There is no init() registration and no global registry: the map is the list.
-//  3. Throw JavaScript exceptions with panic(vu.Runtime().NewGoError(err)) or
+//  3. Throw JavaScript exceptions with Throw(vu.Runtime(), err) or
 //     panic(vu.Runtime().NewTypeError(...)); the runtime turns an exception in an
-//     iteration into an interrupted iteration and logs it with its JS stack.
+//     iteration into an interrupted iteration and logs it with its JS stack. An
+//     unsupported part of an API throws naming itself; it is never a silent no-op.
+//  4. Push samples with State().Env.Pusher, tagged State().Tags() (plus the call's
+//     own tags through State().Env.Pool), timestamped when they happen.
+//
+// A module registered under a name ending in "/" serves every specifier with that
+// prefix (Tidemark's jslib modules: "https://jslib.k6.io/k6-utils/"); a file the user
+// vendored in --modules.dir for the same URL wins over it.
 //
 // The k6 and k6/execution modules (sub-packages k6 and execution) are the reference
 // examples.
