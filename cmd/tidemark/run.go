@@ -390,5 +390,9 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		// test.abort() (108) or a script error (107) comes first: it decides the exit code.
 		return errors.Join(rerr, err)
 	}
+	if err == nil {
+		// test.fail() (110), when nothing else failed.
+		return r.Failed()
+	}
 	return err
 }

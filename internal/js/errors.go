@@ -17,6 +17,8 @@ const (
 	ExitScriptException = 107
 	// ExitScriptAborted is a run stopped by test.abort().
 	ExitScriptAborted = 108
+	// ExitMarkedAsFailed is a run test.fail() marked as failed.
+	ExitMarkedAsFailed = 110
 	// ExitSetupTimeout and ExitTeardownTimeout are setup() and teardown() that did not
 	// finish within setupTimeout and teardownTimeout.
 	ExitSetupTimeout    = 100
@@ -78,6 +80,23 @@ func (e *AbortedError) ExitCode() int { return ExitScriptAborted }
 
 // Unwrap returns the abort.
 func (e *AbortedError) Unwrap() error { return e.AbortError }
+
+// MarkedFailedError is a run that test.fail() marked as failed; it carries exit code
+// 110.
+type MarkedFailedError struct {
+	Reason string
+}
+
+// Error names the first reason given.
+func (e *MarkedFailedError) Error() string {
+	if e.Reason == "" {
+		return "test marked as failed"
+	}
+	return "test marked as failed: " + e.Reason
+}
+
+// ExitCode is 110.
+func (e *MarkedFailedError) ExitCode() int { return ExitMarkedAsFailed }
 
 // scriptError turns an error of the runtime into a ScriptError (or an AbortedError for
 // test.abort) that names where it happened: "what: message\n\tat stack".

@@ -79,6 +79,7 @@ type Runner struct {
 	mu       sync.Mutex
 	cancel   context.CancelFunc
 	runErr   error // test.abort() or a VU whose init failed
+	failed   *MarkedFailedError
 	excLimit limiter
 }
 
@@ -248,6 +249,26 @@ func (r *Runner) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.runErr
+}
+
+// MarkFailed records test.fail(reason): the run exits 110 unless it fails otherwise.
+func (r *Runner) MarkFailed(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		r.failed = &MarkedFailedError{Reason: reason}
+		r.logger.Warn("Test marked as failed", "reason", reason)
+	}
+}
+
+// Failed returns the *MarkedFailedError of test.fail() (exit code 110), or nil.
+func (r *Runner) Failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		return nil
+	}
+	return r.failed
 }
 
 // abortRun records why the run stops and cancels the run's context.

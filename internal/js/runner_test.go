@@ -404,7 +404,8 @@ func TestExceptionLog(t *testing.T) {
 }
 
 // TestExecutionModule: vu.metrics.tags tag the VU's later samples (strings, across
-// iterations), scenario.progress and test.options read the run.
+// iterations), scenario.progress and test.options read the run, test.fail() marks it
+// failed (exit 110) and goes on.
 func TestExecutionModule(t *testing.T) {
 	t.Parallel()
 	h := start(t, map[string]string{"script.js": `
@@ -420,6 +421,7 @@ export default function () {
     active: (e) => e.instance.vusActive === 1,
     inTest: (e) => e.scenario.iterationInTest === __ITER && e.vu.idInTest === 1,
   });
+  if (__ITER === 1) exec.test.fail('slow');
   let err = '';
   try { exec.vu.metrics.metadata; } catch (e) { err = String(e); }
   check(err, { metadata: (s) => s.includes('vu.metrics.metadata is not supported by Tidemark') });
@@ -436,8 +438,10 @@ export default function () {
 		a, _ := s.Tags.Get("attempt")
 		require.Equal(t, "1", a, s.Tags.String())
 	}
+	require.EqualError(t, h.r.Failed(), "test marked as failed: slow")
+	require.Equal(t, ExitMarkedAsFailed, exitcode.Of(h.r.Failed()))
 	it := h.c.of("iterations")
-	require.Len(t, it, 2)
+	require.Len(t, it, 2, "test.fail() does not end the iteration")
 	a, _ := it[1].Tags.Get("attempt")
 	require.Equal(t, "1", a)
 }

@@ -193,6 +193,8 @@ type Execution interface {
 	// Options returns the test's options as JSON, k6's test.options: the script's
 	// options with scenarios as the run resolved them.
 	Options() []byte
+	// MarkFailed is test.fail(reason): the run goes on and exits 110.
+	MarkFailed(reason string)
 }
 
 // AbortError is what test.abort() interrupts the runtime with: the run stops (exit

@@ -1,6 +1,6 @@
 // Package execution is the native `k6/execution` module: vu (with metrics.tags),
-// scenario, instance, test.options and test.abort (reference/k6-js.md §2.5).
-// Properties Tidemark does not have (vu.metrics.metadata, test.fail, the "in test"
+// scenario, instance, test.options, test.abort and test.fail (reference/k6-js.md
+// §2.5). Properties Tidemark does not have (vu.metrics.metadata, the "in test"
 // numbers with an execution segment) throw naming themselves rather than reading as
 // undefined. instance.vusActive counts the VUs running an iteration now.
 package execution
@@ -274,7 +274,13 @@ func (m *instance) abort(call sobek.FunctionCall) sobek.Value {
 	return sobek.Undefined()
 }
 
-func (m *instance) testFail(sobek.FunctionCall) sobek.Value {
-	modules.Throw(m.vu.Runtime(), errors.New("k6/execution test.fail is not supported by Tidemark"))
-	return nil
+// testFail marks the run as failed (exit code 110); the run and the iteration go on.
+func (m *instance) testFail(call sobek.FunctionCall) sobek.Value {
+	st := m.state("test.fail")
+	reason := ""
+	if a := call.Argument(0); !sobek.IsUndefined(a) {
+		reason = a.String()
+	}
+	st.Exec.MarkFailed(reason)
+	return sobek.Undefined()
 }
