@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -444,4 +445,26 @@ export default function () {
 	require.Len(t, it, 2, "test.fail() does not end the iteration")
 	a, _ := it[1].Tags.Get("attempt")
 	require.Equal(t, "1", a)
+}
+
+// TestConcurrentVUs makes and runs VUs from many goroutines at once, as executors do
+// (race-checked with -race): programs, the loader and native modules are shared.
+func TestConcurrentVUs(t *testing.T) {
+	t.Parallel()
+	h := start(t, seedScript)
+	newVU, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			v := newVU(1)
+			for range 10 {
+				v.Iterate(bg())
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, h.c.of("iterations"), 160)
+	_, _, vus, active := h.r.Counts()
+	require.Equal(t, [2]int64{16, 0}, [2]int64{vus, active})
 }
