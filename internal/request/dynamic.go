@@ -59,8 +59,8 @@ func (t ResponseType) String() string {
 type Request struct {
 	// Method is sent as given (k6 wants it upper case); "" is GET.
 	Method string
-	// URL is absolute, http or https; its user:password@ is sent as basic
-	// authentication (k6's auth: "basic") and never appears in tags.
+	// URL is absolute, http or https; its user:password@ is sent as Auth says
+	// and never appears in tags.
 	URL string
 	// Header is sent as given, with Env.UserAgent when it has no User-Agent. Send
 	// does not modify it.
@@ -88,6 +88,8 @@ type Request struct {
 	// Unjudged drops the judgement: no expected_response tag and no
 	// http_req_failed sample (k6's setResponseCallback(null)).
 	Unjudged bool
+	// Auth is how the URL's credentials are sent: basic (the default) or digest.
+	Auth Auth
 	// Jar sends its cookies and stores the ones responses set; nil does neither.
 	Jar *CookieJar
 	// Cookies are this request's own (k6's params.cookies).
@@ -147,8 +149,12 @@ type dynamicState struct {
 	// plain serves requests without tags of their own, tagged the others: a
 	// tag cache entry of one is never taken for the other's.
 	plain, tagged spec
-	ck            cookies
-	agent         http.Header // the header of requests without one
+	// digest are the specs of the first requests of digest authentication (of
+	// plain and tagged requests), expecting only401.
+	digest  [2]spec
+	only401 [1]scenario.StatusRange
+	ck      cookies
+	agent   http.Header // the header of requests without one
 }
 
 // Send runs req for one VU on the client's connections: the request and the
@@ -189,7 +195,11 @@ func (c *Client) Send(ctx context.Context, req *Request) *Response {
 			ck = &c.dyn.ck
 			ck.reset(req.Jar, req.Cookies)
 		}
-		resp, out = c.hops(sp, &h, false, ck)
+		if req.Auth == AuthDigest {
+			resp, out = c.digest(sp, &h, ck)
+		} else {
+			resp, out = c.hops(sp, &h, false, ck)
+		}
 	}
 	res := c.response(sp, &h, resp, out, ck)
 	c.env.Pusher.Push(c.samples)
@@ -199,7 +209,7 @@ func (c *Client) Send(ctx context.Context, req *Request) *Response {
 // dynamicSpec returns the client's spec filled for req.
 func (c *Client) dynamicSpec(req *Request) *spec {
 	if c.dyn == nil {
-		c.dyn = &dynamicState{}
+		c.dyn = &dynamicState{only401: [1]scenario.StatusRange{{Min: http.StatusUnauthorized, Max: http.StatusUnauthorized}}}
 	}
 	sp := &c.dyn.plain
 	if len(req.Tags) > 0 {

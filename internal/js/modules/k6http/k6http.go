@@ -9,7 +9,7 @@
 // unsupported, so their defaults apply.
 //
 // What it does not do: Response.html, submitForm and clickLink, asyncRequest,
-// digest and NTLM authentication, and compression other than gzip and deflate
+// NTLM authentication, and compression other than gzip and deflate
 // throw a TypeError or error that names them. data_sent and data_received are
 // emitted per request, not per iteration (the module sees no iteration end).
 package k6http

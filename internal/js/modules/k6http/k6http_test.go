@@ -55,13 +55,14 @@ func newVU(t testing.TB) (*testVU, *modules.State) {
 	return newVUWith(t, nil)
 }
 
-// execution is the run's execution state with the test's options as JSON.
-type execution struct{ options string }
+// execution is the run's execution state with the test's options as JSON; the
+// methods the module does not call are the nil interface's.
+type execution struct {
+	modules.Execution
+	options string
+}
 
-func (execution) TestStart() time.Time                 { return time.Time{} }
-func (execution) Counts() (int64, int64, int64, int64) { return 0, 0, 0, 0 }
-func (execution) SingleInstance() bool                 { return true }
-func (e execution) Options() []byte                    { return []byte(e.options) }
+func (e execution) Options() []byte { return []byte(e.options) }
 
 // newVUWith is newVU in a run of exec (nil: none).
 func newVUWith(t testing.TB, exec modules.Execution) (*testVU, *modules.State) {
@@ -333,7 +334,7 @@ func TestErrorsAndTimeouts(t *testing.T) {
 		http.get('http://127.0.0.1:1/'),
 	].map((r) => [r.status, r.error_code, r.error].join('|'))`))
 	for _, tc := range []struct{ js, err string }{
-		{`http.get(BASE, { auth: 'digest' })`, `http.get: params.auth "digest" is not supported by Tidemark (basic is)`},
+		{`http.get(BASE, { auth: 'ntlm' })`, `http.get: params.auth "ntlm" is not supported by Tidemark (basic and digest are)`},
 		{`http.post(BASE, 'x', { compression: 'br' })`, `http.post: params.compression "br" is not supported by Tidemark (gzip and deflate are)`},
 		{`http.get(BASE, { timeout: 'soon' })`, `http.get: params.timeout "soon": want a duration ("60s") or milliseconds`},
 		{`http.get(BASE, { jar: {} })`, `http.get: params.jar: expected a http.CookieJar`},
@@ -550,4 +551,21 @@ func TestTestOptions(t *testing.T) {
 	vu2 := vuContext(t)
 	require.NoError(t, vu2.rt.Set("BASE", srv.URL))
 	require.Equal(t, int64(200), vu2.run(t, `http.get(BASE + '/redirect').status`))
+}
+
+func TestDigestAuth(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.Header.Get("Authorization"), `Digest username="ann"`) {
+			w.Header().Set("WWW-Authenticate", `Digest realm="r", qop="auth", nonce="n"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte("in"))
+	}))
+	defer srv.Close()
+	vu := vuContext(t)
+	require.NoError(t, vu.rt.Set("URL", strings.Replace(srv.URL, "http://", "http://ann:pw@", 1)+"/"))
+	require.Equal(t, "200 in", vu.run(t, `const r = http.get(URL, { auth: 'digest' }); r.status + ' ' + r.body`))
+	require.Len(t, vu.col.Of("http_reqs"), 2)
 }

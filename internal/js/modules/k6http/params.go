@@ -157,9 +157,14 @@ func (m *instance) params(req *request.Request, params sobek.Value) (request.Res
 			}
 			req.Jar = j
 		case "auth":
-			// The URL's credentials are sent as basic authentication.
-			if a := v.String(); a != "basic" {
-				return 0, "", fmt.Errorf("params.auth %q is not supported by Tidemark (basic is)", a)
+			// The URL's credentials: basic on every request, or digest.
+			switch a := v.String(); a {
+			case "basic":
+				req.Auth = request.AuthBasic
+			case "digest":
+				req.Auth = request.AuthDigest
+			default:
+				return 0, "", fmt.Errorf("params.auth %q is not supported by Tidemark (basic and digest are)", a)
 			}
 		case "responseType":
 			t, err := request.ParseResponseType(v.String())
