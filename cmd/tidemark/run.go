@@ -386,7 +386,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		},
 		Logger: logger,
 	}, cfg.printing, g)
-	if rerr := r.Err(); rerr != nil {
+	if rerr := r.Err(); rerr != nil && !errors.Is(err, rerr) {
 		// test.abort() (108) or a script error (107) comes first: it decides the exit code.
 		return errors.Join(rerr, err)
 	}

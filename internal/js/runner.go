@@ -65,6 +65,7 @@ type Runner struct {
 	aux    *vu // VU 0
 
 	setupEnv    *engine.VUEnv
+	prepared    []*prepared // scenarios whose VUs Setup initializes
 	setupJSON   string
 	setupFailed bool
 	tornDown    bool
@@ -301,9 +302,10 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 		r.setupEnv = &se
 	}
 	r.mu.Unlock()
+	ps := &prepared{sc: sc}
 	exec := r.script.ExecOf(sc.Name)
 	iters := &atomic.Int64{}
-	return func(int64) executor.VU {
+	ps.make = func() *vu {
 		id := r.nextVU.Add(1)
 		v := r.newVU(id, sc.Env)
 		exports, err := v.evaluate(r.main)
@@ -323,7 +325,67 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 		v.state = modules.NewState(env, id, sc, r)
 		v.scenarioIters = iters
 		return v
+	}
+	r.mu.Lock()
+	r.prepared = append(r.prepared, ps)
+	r.mu.Unlock()
+	return func(int64) executor.VU {
+		if v := ps.pop(); v != nil {
+			return v
+		}
+		return ps.make()
 	}, nil
+}
+
+// prepared is one scenario's VU constructor and the VUs initialized before setup.
+type prepared struct {
+	sc   *scenario.Scenario
+	make func() *vu
+
+	mu   sync.Mutex
+	pool []*vu
+}
+
+// pop returns a VU initialized ahead, or nil.
+func (p *prepared) pop() *vu {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.pool) == 0 {
+		return nil
+	}
+	v := p.pool[0]
+	p.pool = p.pool[1:]
+	return v
+}
+
+// initVUs runs the init context of the VUs every scenario starts with, before setup
+// as k6 does: each scenario's executor counts them (the same rule that allocates them
+// when the run starts), and the run's executors then take these VUs. A VU whose init
+// fails stops here, before setup, with its error.
+func (r *Runner) initVUs(ctx context.Context) error {
+	r.mu.Lock()
+	all := r.prepared
+	r.prepared = nil
+	r.mu.Unlock()
+	for _, ps := range all {
+		ex, err := executor.New(executor.Config{Scenario: ps.sc, Segment: r.cfg.Segment, NewVU: func(int64) executor.VU {
+			v := ps.make()
+			ps.mu.Lock()
+			ps.pool = append(ps.pool, v)
+			ps.mu.Unlock()
+			return v
+		}})
+		if err != nil {
+			return nil // the engine already accepted the scenario; it allocates its VUs itself
+		}
+		if err := ex.Init(ctx); err != nil {
+			return exitcode.With(exitcode.ExternalAbort, err)
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestStart returns when the first iteration started.
@@ -409,9 +471,15 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	return res, true, nil
 }
 
-// Setup runs the script's setup() once, if exported, and keeps its result (as JSON)
-// for every VU and teardown. An exception is a *ScriptError; teardown is then skipped.
+// Setup initializes the VUs every scenario starts with (their init context, as k6
+// runs it before setup), then runs the script's setup() once, if exported, and keeps
+// its result (as JSON) for every VU and teardown. An exception is a *ScriptError;
+// teardown is then skipped.
 func (r *Runner) Setup(ctx context.Context) error {
+	if err := r.initVUs(ctx); err != nil {
+		r.setupFailed = true
+		return err
+	}
 	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
 	if err != nil {
 		if _, aborted := errors.AsType[*AbortedError](err); aborted {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/executor"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
@@ -47,8 +48,14 @@ export function teardown(data) {
 	require.Equal(t, 2, test.Scenarios[0].VUs)
 	require.Equal(t, 4, test.Scenarios[0].Iterations)
 	require.Contains(t, test.Thresholds, "checks")
-	vus := h.vus(t, 2)
+	// The engine's order: Prepare, then Setup (which initializes the scenario's two
+	// VUs first, as k6), then the executor allocates the VUs.
+	newVU, err := h.r.Prepare(test.Scenarios[0], h.env)
+	require.NoError(t, err)
 	require.NoError(t, h.r.Setup(bg()))
+	_, _, inited, _ := h.r.Counts()
+	require.Equal(t, int64(2), inited, "VUs are initialized before setup")
+	vus := []executor.VU{newVU(1), newVU(2)}
 	for range 2 {
 		for _, v := range vus {
 			require.True(t, v.Iterate(bg()))
@@ -467,4 +474,24 @@ func TestConcurrentVUs(t *testing.T) {
 	require.Len(t, h.c.of("iterations"), 160)
 	_, _, vus, active := h.r.Counts()
 	require.Equal(t, [2]int64{16, 0}, [2]int64{vus, active})
+}
+
+// TestVUInitFailsBeforeSetup: a VU whose init context throws (here only for VU 2)
+// stops the run before setup, as k6 initializes VUs first; the error names the place.
+func TestVUInitFailsBeforeSetup(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+export const options = { vus: 2, iterations: 2 };
+if (__VU === 2) throw new Error('VU 2 has no account');
+export function setup() { check(null, { 'setup must not run': () => false }); }
+export default function () {}
+`})
+	_, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	err = h.r.Setup(h.r.Context(bg()))
+	require.ErrorContains(t, err, "script.js:4:23: Error: VU 2 has no account")
+	require.Equal(t, ExitScriptException, exitcode.Of(err))
+	require.Empty(t, h.c.of("checks"))
+	require.NoError(t, h.r.Teardown(bg()), "no teardown after a failed init")
 }
