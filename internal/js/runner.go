@@ -376,7 +376,8 @@ func (r *Runner) initVUs(ctx context.Context) error {
 			return v
 		}})
 		if err != nil {
-			return nil // the engine already accepted the scenario; it allocates its VUs itself
+			// The engine accepted the scenario; it allocates the VUs itself.
+			continue
 		}
 		if err := ex.Init(ctx); err != nil {
 			return exitcode.With(exitcode.ExternalAbort, err)
