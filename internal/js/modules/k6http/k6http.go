@@ -220,7 +220,7 @@ func (m *instance) failed(res *request.Response) {
 }
 
 // pushBytes emits the bytes on the wire since the last request as data_sent and
-// data_received with the scenario's tags. k6 emits them once per iteration; the
+// data_received with the VU's tags outside groups. k6 emits them once per iteration; the
 // module has no end-of-iteration hook, so it emits them per request: the same
 // sums, with more samples.
 func (m *instance) pushBytes(st *modules.State) {
@@ -230,12 +230,32 @@ func (m *instance) pushBytes(st *modules.State) {
 	}
 	b := st.Env.Metrics
 	now := time.Now()
+	tags := iterationTags(st)
 	// A Pusher does not keep the slice (the flow's VUs reuse theirs too).
 	m.bytesOut = [2]metrics.Sample{
-		{Metric: b.DataSent, Tags: st.Env.Tags, Time: now, Value: float64(sent)},
-		{Metric: b.DataReceived, Tags: st.Env.Tags, Time: now, Value: float64(recv)},
+		{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent)},
+		{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv)},
 	}
 	st.Env.Pusher.Push(m.bytesOut[:])
+}
+
+// iterationTags are the tags of a VU's iteration samples: its tags without the
+// group (k6 emits data_sent and data_received at the end of the iteration,
+// outside any group).
+func iterationTags(st *modules.State) *metrics.TagSet {
+	if st.Group() == "" {
+		return st.Tags()
+	}
+	keys := st.VUTagKeys()
+	if len(keys) == 0 {
+		return st.Env.Tags
+	}
+	extra := make([]metrics.Tag, 0, len(keys))
+	for _, k := range keys {
+		v, _ := st.VUTag(k)
+		extra = append(extra, metrics.Tag{Key: k, Value: v})
+	}
+	return st.Env.Pool.With(st.Env.Tags, extra...)
 }
 
 // batch is http.batch(requests): an array or object of requests, each an array

@@ -279,6 +279,15 @@ func TestSamplesAndTags(t *testing.T) {
 	}
 	require.Positive(t, sent)
 	require.Positive(t, recv)
+
+	// The VU's own tags (vu.metrics.tags) go on every sample, and data_* keep
+	// out of the group.
+	vu.state.SetVUTag("area", "x", false)
+	vu.run(t, `http.get(BASE + '/echo')`)
+	reqs = vu.col.Of("http_reqs")
+	require.Equal(t, "x", tagsOf(reqs[len(reqs)-1])["area"])
+	data := vu.col.Of("data_sent")
+	require.Equal(t, map[string]string{"scenario": "default", "testid": "t", "area": "x"}, tagsOf(data[len(data)-1]))
 }
 
 func TestResponse(t *testing.T) {
