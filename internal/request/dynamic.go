@@ -108,16 +108,18 @@ type Response struct {
 	Header http.Header
 	// Cookies are the cookies the response set.
 	Cookies []*http.Cookie
-	// Body is the body, nil with ResponseNone or after a transport error.
+	// Body is the body, decoded as its Content-Encoding says (gzip, deflate);
+	// nil with ResponseNone or after a transport error.
 	Body []byte
 	// URL is the last hop's URL.
 	URL string
 	// Timings are the last hop's k6 timings.
 	Timings Timings
-	// Err is the transport error, if any.
+	// Err is the transport error, or the body's decoding error, if any.
 	Err error
-	// ErrorCode is k6's error code: of the transport error, or 1000+status for a
-	// status of 400 or more; 0 otherwise.
+	// ErrorCode is k6's error code: of the transport error, 1701 for a body
+	// that does not decode, or 1000+status for a status of 400 or more; 0
+	// otherwise.
 	ErrorCode int
 	// Error is k6's error message: the error tag of a transport error; "" for a
 	// status error.
@@ -276,6 +278,17 @@ func (c *Client) response(sp *spec, h *hop, resp *http.Response, out Outcome, ck
 		r.Body = bytes.Clone(c.body.Bytes())
 		if r.Body == nil {
 			r.Body = []byte{}
+		}
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" && len(r.Body) > 0 {
+			// The samples counted the bytes on the wire; the script gets the
+			// body decoded. A body that does not decode is k6's 1701, on the
+			// response only: its samples were taken.
+			b, err := decodeBody(r.Body, ce)
+			if err != nil {
+				r.Err, r.ErrorCode, r.Error = err, CodeDecompression, "decompression error"
+			} else {
+				r.Body = b
+			}
 		}
 	}
 	return r

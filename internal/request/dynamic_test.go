@@ -1,6 +1,10 @@
 package request
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -333,4 +337,57 @@ func TestTagCacheIsBounded(t *testing.T) {
 	reqs := f.col.of(f.env.Metrics.HTTPReqs)
 	require.Equal(t, srv.URL+"/ok?i=5", tag(reqs[5], "url"))
 	require.Equal(t, srv.URL+"/ok?i="+strconv.Itoa(maxCachedTagSets+9), tag(reqs[len(reqs)-1], "url"))
+}
+
+func TestSendDecodesBodies(t *testing.T) {
+	t.Parallel()
+	compress := func(coding string, b []byte) []byte {
+		var buf bytes.Buffer
+		var w io.WriteCloser
+		switch coding {
+		case "gzip":
+			w = gzip.NewWriter(&buf)
+		case "deflate":
+			w = zlib.NewWriter(&buf)
+		case "raw-deflate":
+			w, _ = flate.NewWriter(&buf, flate.DefaultCompression)
+		}
+		_, _ = w.Write(b)
+		_ = w.Close()
+		return buf.Bytes()
+	}
+	plain := []byte(strings.Repeat("tidemark ", 100))
+	srv, f, c := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := plain
+		enc := r.URL.Query().Get("enc")
+		switch enc {
+		case "gzip", "deflate":
+			body = compress(enc, body)
+		case "raw":
+			body, enc = compress("raw-deflate", body), "deflate"
+		case "stacked":
+			body, enc = compress("gzip", compress("deflate", body)), "deflate, gzip"
+		case "broken":
+			body, enc = []byte("not gzip"), "gzip"
+		}
+		w.Header().Set("Content-Encoding", enc)
+		_, _ = w.Write(body)
+	}))
+	for _, tc := range []struct {
+		enc  string
+		code int
+	}{{"gzip", 0}, {"deflate", 0}, {"raw", 0}, {"stacked", 0}, {"identity", 0}, {"broken", CodeDecompression}, {"br", CodeDecompression}} {
+		res := c.Send(context.Background(), &Request{URL: srv.URL + "/?enc=" + tc.enc, VUTags: f.vuTags()})
+		require.Equal(t, 200, res.Status, tc.enc)
+		require.Equal(t, tc.code, res.ErrorCode, tc.enc)
+		if tc.code == 0 {
+			require.NoError(t, res.Err, tc.enc)
+			require.Equal(t, plain, res.Body, tc.enc)
+		} else {
+			require.Error(t, res.Err, tc.enc)
+			require.Equal(t, "decompression error", res.Error)
+		}
+	}
+	got := requestSamples(t, f)
+	require.NotContains(t, got[len(got)-1], "error_code", "the samples were taken before the body was decoded")
 }
