@@ -443,6 +443,9 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	start := time.Now()
 	res, err := fn(sobek.Undefined(), args...)
 	disarm()
+	if err == nil {
+		res, err = settled(res)
+	}
 	if group != "" {
 		// k6 times setup and teardown as iterations of their groups
 		// (iteration_duration{group:::setup}), without counting them in iterations.
@@ -466,6 +469,9 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 		}
 		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}
+		}
+		if rej, ok := errors.AsType[*rejection](err); ok {
+			return nil, true, &ScriptError{Msg: name + ": async function rejected: " + rej.msg, Err: err}
 		}
 		return nil, true, scriptError(name, err)
 	}
@@ -578,6 +584,12 @@ func (r *Runner) logException(v *vu, err error) {
 	msg, stack := err.Error(), ""
 	if ex, isEx := errors.AsType[*sobek.Exception](err); isEx {
 		msg, stack = describe(ex), stackOf(ex)
+	}
+	if rej, isRej := errors.AsType[*rejection](err); isRej {
+		msg, stack = "async function rejected: "+rej.msg, rej.stack
+	}
+	if errors.Is(err, errPending) {
+		msg = "async function: " + msg
 	}
 	attrs := []any{"err", msg, "vu", v.id, "iter", v.iter - 1, "stack", stack}
 	if v.state != nil && v.state.Scenario != nil {

@@ -495,3 +495,40 @@ export default function () {}
 	require.Empty(t, h.c.of("checks"))
 	require.NoError(t, h.r.Teardown(bg()), "no teardown after a failed init")
 }
+
+// TestAsyncFunctions: an async default function's rejection is an exception of its
+// iteration, a promise still pending (no event loop) is an error saying so, an async
+// setup's value is its data, and group() rejects async functions as k6 does.
+func TestAsyncFunctions(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"script.js": `
+import { check, group } from 'k6';
+export async function setup() { await null; return { token: 't' }; }
+export default async function (data) {
+  await null;
+  if (__ITER === 0) throw new Error('rejected');
+  if (__ITER === 1) await new Promise(() => {});
+  let err = '';
+  try { group('g', async () => {}); } catch (e) { err = String(e); }
+  check(data, { token: (d) => d.token === 't', 'async group': () => err.includes('async functions are not supported') });
+}
+`})
+	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &buf})})
+	require.NoError(t, err)
+	c := &collector{}
+	h := &harness{r: r, c: c, env: envFor(r, c, nil)}
+	newVU, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	require.NoError(t, h.r.Setup(bg()))
+	v := newVU(1)
+	require.False(t, v.Iterate(bg()))
+	require.False(t, v.Iterate(bg()))
+	require.True(t, v.Iterate(bg()))
+	require.Contains(t, buf.String(), `err="async function rejected: Error: rejected"`)
+	require.Contains(t, buf.String(), `err="async function: its promise is still pending when the call returns: Tidemark runs no event loop`)
+	require.Len(t, c.of("checks"), 2)
+	for _, s := range c.of("checks") {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+}

@@ -326,8 +326,11 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	v.iter++
 	data := v.setupData()
 	disarm := v.arm(ctx)
-	_, err := v.fn(sobek.Undefined(), data)
+	res, err := v.fn(sobek.Undefined(), data)
 	disarm()
+	if err == nil {
+		_, err = settled(res)
+	}
 	st.SetContext(context.Background())
 	complete := err == nil && ctx.Err() == nil
 	if err != nil && ctx.Err() == nil {
@@ -354,6 +357,44 @@ func (v *vu) Iterate(ctx context.Context) bool {
 		r.interrupted.Add(1)
 	}
 	return complete
+}
+
+// errPending is an async function whose promise is still pending when its call
+// returns: it awaits something only an event loop settles.
+var errPending = errors.New("its promise is still pending when the call returns: Tidemark runs no event loop (setTimeout, asyncRequest and other asynchronous APIs are not supported)")
+
+// rejection is the rejected promise of an async function.
+type rejection struct {
+	msg, stack string
+}
+
+// Error returns the rejection's value as a string.
+func (e *rejection) Error() string { return e.msg }
+
+// settled returns an async function's result: a fulfilled promise's value, the
+// rejection of a rejected one, errPending for a pending one; other values as they are.
+// sobek runs the promise jobs before the call returns.
+func settled(res sobek.Value) (sobek.Value, error) {
+	if res == nil {
+		return res, nil
+	}
+	p, ok := res.Export().(*sobek.Promise)
+	if !ok {
+		return res, nil
+	}
+	switch p.State() {
+	case sobek.PromiseStateRejected:
+		r := &rejection{msg: p.Result().String()}
+		if o, ok := p.Result().(*sobek.Object); ok {
+			if st := o.Get("stack"); st != nil && !sobek.IsUndefined(st) {
+				r.stack = st.String()
+			}
+		}
+		return nil, r
+	case sobek.PromiseStatePending:
+		return nil, errPending
+	}
+	return p.Result(), nil
 }
 
 // Close releases the VU's runtime state once its scenario has ended.

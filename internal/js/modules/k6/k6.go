@@ -119,6 +119,10 @@ func (m *instance) group(call sobek.FunctionCall) sobek.Value {
 	if !ok {
 		modules.Throw(rt, errors.New("group: expected a function as the second argument"))
 	}
+	if isAsync(rt, call.Argument(1)) {
+		// k6 rejects them: the group would end before the function does.
+		modules.Throw(rt, errors.New("group: async functions are not supported"))
+	}
 	parent := st.Group()
 	st.SetGroup(parent + "::" + name)
 	defer st.SetGroup(parent)
@@ -130,6 +134,16 @@ func (m *instance) group(call sobek.FunctionCall) sobek.Value {
 	end := time.Now()
 	st.Env.Pusher.Push([]metrics.Sample{{Metric: st.Env.Metrics.GroupDuration, Tags: st.Tags(), Time: end, Value: end.Sub(start).Seconds()}})
 	return res
+}
+
+// isAsync reports whether fn is an async function.
+func isAsync(rt *sobek.Runtime, fn sobek.Value) bool {
+	c := fn.ToObject(rt).Get("constructor")
+	if c == nil || sobek.IsUndefined(c) {
+		return false
+	}
+	n := c.ToObject(rt).Get("name")
+	return n != nil && n.String() == "AsyncFunction"
 }
 
 // sleep waits t seconds or until the iteration's context is done.
