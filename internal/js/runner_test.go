@@ -517,10 +517,9 @@ export default async function (data) {
 	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &buf})})
 	require.NoError(t, err)
 	c := &collector{}
-	h := &harness{r: r, c: c, env: envFor(r, c, nil)}
-	newVU, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	newVU, err := r.Prepare(r.Test().Scenarios[0], envFor(r, c, nil))
 	require.NoError(t, err)
-	require.NoError(t, h.r.Setup(bg()))
+	require.NoError(t, r.Setup(bg()))
 	v := newVU(1)
 	require.False(t, v.Iterate(bg()))
 	require.False(t, v.Iterate(bg()))
