@@ -14,6 +14,11 @@
 // bucket arithmetic, and so is reducing the resolution to schema 3, which is what k6 and
 // Prometheus client_golang send with NativeHistogramBucketFactor 1.1.
 //
+// Up to ExactLimit observations a Histogram also keeps every value, sorted, and its
+// quantiles are k6's exact percentiles: a short test's p(95) and med are the numbers k6
+// prints, and a threshold such as med==200 on a few hundred samples is judged as k6 judges
+// it. Past ExactLimit the values are dropped and the buckets alone answer.
+//
 // A Histogram is not safe for concurrent use; internal/aggregate guards each one.
 package hist
 
@@ -21,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 )
 
 const (
@@ -36,6 +42,10 @@ const (
 	// magnitude is at most this count as zero there.
 	DefaultZeroThreshold = 2.938735877055719e-39
 )
+
+// ExactLimit is the most observations a Histogram keeps as values (4 KiB): up to it,
+// Quantile is exact.
+const ExactLimit = 512
 
 // gamma is the ratio between a bucket's upper and lower bound, 2^(1/128).
 const gamma = 1.0054299011128028
@@ -54,6 +64,33 @@ type Histogram struct {
 	max   float64
 	pos   store // Buckets of positive values by key.
 	neg   store // Buckets of negative values by the key of their magnitude.
+	// exact holds every observation, sorted, while there are at most ExactLimit of
+	// them and overflow is false; once overflow is set it is nil until Reset.
+	exact    []float64
+	overflow bool
+}
+
+// exactValues returns the sorted observations when h still holds all of them.
+func (h *Histogram) exactValues() ([]float64, bool) {
+	if h.overflow || uint64(len(h.exact)) != h.count {
+		return nil, false
+	}
+	return h.exact, true
+}
+
+// keep adds v to the exact values, or gives them up past ExactLimit.
+func (h *Histogram) keep(v float64) {
+	if h.overflow {
+		return
+	}
+	if len(h.exact) >= ExactLimit {
+		h.exact, h.overflow = nil, true
+		return
+	}
+	i := sort.SearchFloat64s(h.exact, v)
+	h.exact = append(h.exact, 0)
+	copy(h.exact[i+1:], h.exact[i:])
+	h.exact[i] = v
 }
 
 // New returns an empty histogram.
@@ -75,6 +112,7 @@ func (h *Histogram) Observe(v float64) {
 	}
 	h.count++
 	h.sum += v
+	h.keep(v)
 	switch {
 	case v > 0:
 		h.pos.add(key(v), 1)
@@ -109,7 +147,8 @@ func (h *Histogram) Mean() float64 {
 // observations sorted as v[0..n-1] and i = q*(n-1), it is v[⌊i⌋] + (v[⌈i⌉]-v[⌊i⌋])*(i-⌊i⌋).
 // It returns 0 when the histogram is empty.
 //
-// v[0] and v[n-1] are the exact min and max. Any other v[r] is estimated by the harmonic
+// While the histogram holds its values (at most ExactLimit), v[r] is the exact value.
+// Past that, v[0] and v[n-1] are the exact min and max, and any other v[r] is estimated by the harmonic
 // mean 2LU/(L+U) of its bucket (L, U], clamped to [min, max]; its relative error is at
 // most (γ-1)/(γ+1) ≈ 0.271% with γ = 2^(1/128). The interpolation is a convex combination,
 // so when v[⌊i⌋] and v[⌈i⌉] have the same sign (or one is zero) the result is also within
@@ -136,6 +175,9 @@ func (h *Histogram) Quantile(q float64) float64 {
 
 // orderStat estimates the r-th smallest observation (0-based).
 func (h *Histogram) orderStat(r uint64) float64 {
+	if vs, ok := h.exactValues(); ok {
+		return vs[r]
+	}
 	switch r {
 	case 0:
 		return h.min
@@ -161,6 +203,9 @@ func (h *Histogram) Clone() *Histogram {
 	c := *h
 	c.pos = h.pos.clone()
 	c.neg = h.neg.clone()
+	if h.exact != nil {
+		c.exact = append(make([]float64, 0, len(h.exact)), h.exact...)
+	}
 	return &c
 }
 
@@ -169,6 +214,7 @@ func (h *Histogram) Reset() {
 	h.count, h.zero, h.sum, h.min, h.max = 0, 0, 0, 0, 0
 	h.pos.reset()
 	h.neg.reset()
+	h.exact, h.overflow = h.exact[:0], false
 }
 
 // Merge adds every observation of o to h. Buckets, count, min and max are exact; the
@@ -183,11 +229,26 @@ func (h *Histogram) Merge(o *Histogram) {
 		h.min = math.Min(h.min, o.min)
 		h.max = math.Max(h.max, o.max)
 	}
+	a, aok := h.exactValues()
+	b, bok := o.exactValues()
 	h.count += o.count
 	h.zero += o.zero
 	h.sum += o.sum
 	h.pos.merge(&o.pos)
 	h.neg.merge(&o.neg)
+	if !aok || !bok || len(a)+len(b) > ExactLimit {
+		h.exact, h.overflow = nil, true
+		return
+	}
+	merged := make([]float64, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] <= b[0] {
+			merged, a = append(merged, a[0]), a[1:]
+		} else {
+			merged, b = append(merged, b[0]), b[1:]
+		}
+	}
+	h.exact = append(append(merged, a...), b...)
 }
 
 // Sub removes from h the observations of an earlier state of it (a snapshot of the
@@ -205,15 +266,25 @@ func (h *Histogram) Sub(earlier *Histogram) error {
 	if earlier.count > h.count || earlier.zero > h.zero || !h.pos.covers(&earlier.pos) || !h.neg.covers(&earlier.neg) {
 		return ErrNotPrior
 	}
+	a, aok := h.exactValues()
+	b, bok := earlier.exactValues()
 	h.count -= earlier.count
 	h.zero -= earlier.zero
 	h.pos.sub(&earlier.pos)
 	h.neg.sub(&earlier.neg)
 	if h.count == 0 {
 		h.sum, h.min, h.max = 0, 0, 0
+		h.exact, h.overflow = h.exact[:0], false
 		return nil
 	}
 	h.sum -= earlier.sum
+	if left, ok := without(a, b); aok && bok && ok && uint64(len(left)) == h.count {
+		// The window's values, exactly.
+		h.exact = left
+		h.min, h.max = left[0], left[len(left)-1]
+		return nil
+	}
+	h.exact, h.overflow = nil, true
 	newMin, newMax := h.min < earlier.min, h.max > earlier.max
 	if !newMin {
 		h.min = math.Max(h.min, h.lowestBound())
@@ -222,6 +293,23 @@ func (h *Histogram) Sub(earlier *Histogram) error {
 		h.max = math.Min(h.max, h.highestBound())
 	}
 	return nil
+}
+
+// without returns the sorted values of a that are not in b (a multiset difference of two
+// sorted slices), in a new slice; ok is false when b has a value a lacks.
+func without(a, b []float64) (out []float64, ok bool) {
+	out = make([]float64, 0, max(len(a)-len(b), 0))
+	for _, v := range a {
+		if len(b) > 0 && b[0] < v {
+			return nil, false // b's smallest is not in a
+		}
+		if len(b) > 0 && b[0] == v {
+			b = b[1:]
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, len(b) == 0
 }
 
 // lowestBound returns the lower bound of the lowest non-empty bucket.

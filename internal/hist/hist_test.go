@@ -544,3 +544,79 @@ func FuzzQuantile(f *testing.F) {
 		checkQuantiles(t, values, []float64{p, 0, 0.5, 1})
 	})
 }
+
+// exactQuantile is k6's percentile of vs (TrendSink.P): sorted, i = p*(n-1), linear
+// interpolation.
+func exactQuantile(vs []float64, p float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	i := p * float64(len(s)-1)
+	lo, hi := math.Floor(i), math.Ceil(i)
+	return s[int(lo)] + (s[int(hi)]-s[int(lo)])*(i-lo)
+}
+
+// TestExactUpToTheLimit: up to ExactLimit observations every quantile is k6's exact
+// value (to the last bit), through Clone, Merge and Sub; past it the buckets answer
+// within the bound.
+func TestExactUpToTheLimit(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	draw := func(n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = math.Round(r.ExpFloat64()*200*1000) / 1000 // ms with µs steps
+		}
+		return out
+	}
+	of := func(vs []float64) *Histogram {
+		h := New()
+		for _, v := range vs {
+			h.Observe(v)
+		}
+		return h
+	}
+	ps := []float64{0, 0.01, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1}
+	requireExact := func(t *testing.T, vs []float64, h *Histogram, what string) {
+		t.Helper()
+		for _, p := range ps {
+			require.Equal(t, exactQuantile(vs, p), h.Quantile(p), "%s p=%v", what, p)
+		}
+		require.Equal(t, slices.Min(vs), h.Min(), what)
+		require.Equal(t, slices.Max(vs), h.Max(), what)
+	}
+
+	small := draw(ExactLimit)
+	h := of(small)
+	requireExact(t, small, h, "observed")
+	requireExact(t, small, h.Clone(), "clone")
+	// k6's corpus shape: med == 200 and p(75) == 300 exactly.
+	requireExact(t, []float64{100, 200, 300, 400, 200, 300, 100}, of([]float64{100, 200, 300, 400, 200, 300, 100}), "the corpus's trend")
+
+	a, b := draw(200), draw(300)
+	m := of(a)
+	m.Merge(of(b))
+	requireExact(t, append(slices.Clone(a), b...), m, "merge")
+
+	before := of(a)
+	later := before.Clone()
+	for _, v := range b {
+		later.Observe(v)
+	}
+	require.NoError(t, later.Sub(before))
+	requireExact(t, b, later, "sub: the window's values")
+
+	// Past the limit: the buckets' bound, and merge or sub with a large one is bounded too.
+	large := draw(ExactLimit + 1)
+	hl := of(large)
+	for _, p := range ps[1 : len(ps)-1] {
+		require.InEpsilon(t, exactQuantile(large, p), hl.Quantile(p), relBound, "p=%v", p)
+	}
+	m2 := of(a)
+	m2.Merge(of(draw(ExactLimit)))
+	_, ok := m2.exactValues()
+	require.False(t, ok, "a merge past the limit keeps no values")
+	hl.Reset()
+	hl.Observe(3)
+	hl.Observe(5)
+	require.Equal(t, 4.0, hl.Quantile(0.5), "Reset returns to exact values")
+}
