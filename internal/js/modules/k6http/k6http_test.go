@@ -99,7 +99,7 @@ func vuContext(t testing.TB) *testVU {
 }
 
 // run runs js and returns its value exported.
-func (v *testVU) run(t *testing.T, js string) any {
+func (v *testVU) run(t testing.TB, js string) any {
 	t.Helper()
 	val, err := v.rt.RunString(js)
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func echoHandler() http.Handler {
 
 // vuWithServer returns a VU out of its init context and the URL of an
 // echoHandler server, which scripts see as BASE.
-func vuWithServer(t *testing.T) (*testVU, string) {
+func vuWithServer(t testing.TB) (*testVU, string) {
 	t.Helper()
 	srv := httptest.NewServer(echoHandler())
 	t.Cleanup(srv.Close)
@@ -577,4 +577,21 @@ func TestDigestAuth(t *testing.T) {
 	require.NoError(t, vu.rt.Set("URL", strings.Replace(srv.URL, "http://", "http://ann:pw@", 1)+"/"))
 	require.Equal(t, "200 in", vu.run(t, `const r = http.get(URL, { auth: 'digest' }); r.status + ' ' + r.body`))
 	require.Len(t, vu.col.Of("http_reqs"), 2)
+}
+
+// FuzzJSONSelector runs Response.json(selector) with any selector: it returns
+// a value or undefined, never a Go panic.
+func FuzzJSONSelector(f *testing.F) {
+	for _, s := range []string{"age", "friends.#(last==\"Murphy\")#.first", "children.#", `fav\.movie`, "friends.#(nets.#(==\"fb\"))#", "#(", "a.#()#", "**?", `\`, "friends.#(age>)", "friends.#(==)"} {
+		f.Add(s)
+	}
+	vu, _ := vuWithServer(f)
+	vu.run(f, `globalThis.r = http.get(BASE + '/json');`)
+	f.Fuzz(func(t *testing.T, sel string) {
+		if len(sel) > 64 {
+			t.Skip() // wildcards backtrack: long patterns are slow, not wrong
+		}
+		require.NoError(t, vu.rt.Set("sel", sel))
+		_, _ = vu.rt.RunString(`r.json(sel)`)
+	})
 }
