@@ -23,6 +23,7 @@ func DefaultModules() *modules.Registry {
 		"k6/encoding":  encoding.New(),
 		"k6/crypto":    crypto.New(),
 		"k6/http":      k6http.New(),
+		"k6/timers":    timersModule(),
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

@@ -321,8 +321,10 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 			r.abortRun(initError(err))
 			return v
 		}
+		v.loop.reset() // timers the init context set never fire
 		v.fn = fn
 		v.state = modules.NewState(env, id, sc, r)
+		v.state.Loop = v.loop
 		v.scenarioIters = iters
 		return v
 	}
@@ -428,7 +430,9 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 		if env == nil {
 			return nil, false, fmt.Errorf("%s: the run has no scenario", name)
 		}
+		v.loop.reset() // timers the init context set never fire
 		v.state = modules.NewState(env, 0, nil, r)
+		v.state.Loop = v.loop
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Func: name, Timeout: timeout})
 	defer cancel()
@@ -442,6 +446,10 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	disarm := v.arm(ctx)
 	start := time.Now()
 	res, err := fn(sobek.Undefined(), args...)
+	if err == nil {
+		err = v.loop.run(ctx)
+	}
+	v.loop.reset()
 	disarm()
 	if err == nil {
 		res, err = settled(res)

@@ -531,3 +531,41 @@ export default async function (data) {
 		require.Equal(t, 1.0, s.Value, s.Tags.String())
 	}
 }
+
+// TestTimers: setTimeout, setInterval and their clear functions (globals and
+// k6/timers) run on the VU's event loop; the iteration waits for them, an exception in
+// a callback is the iteration's, and timers of an interrupted iteration never fire
+// into the next one.
+func TestTimers(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+import { setTimeout as st } from 'k6/timers';
+setTimeout(() => { throw new Error('an init timer must never fire'); }, 0);
+export default async function () {
+  if (__ITER === 2) { setTimeout(() => { throw new Error('timer boom'); }, 1); return; }
+  if (__ITER === 3) { setTimeout(() => { throw new Error('late timer'); }, 200); return; }
+  const order = [];
+  const cleared = setTimeout(() => order.push('cleared'), 5);
+  clearTimeout(cleared);
+  await new Promise((resolve) => st(() => { order.push('timeout'); resolve(); }, 20));
+  let n = 0;
+  await new Promise((resolve) => { const id = setInterval(() => { n++; if (n === 3) { clearInterval(id); resolve(); } }, 1); });
+  setTimeout((a, b) => order.push(a + b), 1, 'x', 'y');
+  check(order, { 'order': (o) => o.join() === 'timeout' && n === 3 });
+}
+`})
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()))
+	require.True(t, v.Iterate(bg()))
+	require.False(t, v.Iterate(bg()), "an exception in a timer callback ends the iteration")
+	ctx, cancel := context.WithTimeout(bg(), 20*time.Millisecond)
+	defer cancel()
+	require.False(t, v.Iterate(ctx), "interrupted while a timer is pending")
+	time.Sleep(300 * time.Millisecond)
+	require.True(t, v.Iterate(bg()), "the late timer was dropped with its iteration")
+	for _, s := range h.c.of("checks") {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+	require.Len(t, h.c.of("checks"), 3)
+}

@@ -28,6 +28,7 @@ type vu struct {
 	rt    *sobek.Runtime
 	state *modules.State // nil in the init context
 
+	loop    *loop
 	mods    map[string]*sobek.Object // source modules by id: their module objects
 	natives map[string]sobek.Value   // native modules by name: their exports
 	parse   sobek.Callable           // JSON.parse
@@ -71,7 +72,7 @@ func (v *vu) Logger() *slog.Logger { return v.r.logger }
 func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
-	v := &vu{r: r, id: id, rt: rt, mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
+	v := &vu{r: r, id: id, rt: rt, loop: newLoop(), mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
 	g := rt.GlobalObject()
 	env := rt.NewObject()
 	for _, m := range append([]map[string]string{r.cfg.Env}, scenarioEnv...) {
@@ -93,6 +94,9 @@ func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	must(g.Set("open", v.open))
 	must(g.Set("console", v.console()))
 	must(g.Set("require", v.requireFrom(r.main)))
+	for name, fn := range v.timerGlobals() {
+		must(g.Set(name, fn))
+	}
 	parse, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
 	v.parse = parse
 	return v
@@ -327,6 +331,10 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	data := v.setupData()
 	disarm := v.arm(ctx)
 	res, err := v.fn(sobek.Undefined(), data)
+	if err == nil {
+		err = v.loop.run(ctx)
+	}
+	v.loop.reset()
 	disarm()
 	if err == nil {
 		_, err = settled(res)

@@ -92,6 +92,9 @@ type State struct {
 	Scenario *scenario.Scenario
 	// Exec reads the run's execution state (k6/execution).
 	Exec Execution
+	// Loop is the VU's event loop, for asynchronous APIs: the iteration (or setup,
+	// teardown) ends once every callback reserved on it has run.
+	Loop Loop
 
 	group  string
 	vuTags map[string]string
@@ -195,6 +198,15 @@ type Execution interface {
 	Options() []byte
 	// MarkFailed is test.fail(reason): the run goes on and exits 110.
 	MarkFailed(reason string)
+}
+
+// Loop is a VU's event loop. An asynchronous API reserves a callback when it starts
+// (RegisterCallback, on the VU's goroutine) and, when its result is ready, passes the
+// returned function the code to run on the VU's goroutine (resolving a promise,
+// calling the script's callback), from any goroutine. The iteration waits for every
+// reservation; callbacks of an interrupted iteration are dropped.
+type Loop interface {
+	RegisterCallback() func(cb func() error)
 }
 
 // AbortError is what test.abort() interrupts the runtime with: the run stops (exit
