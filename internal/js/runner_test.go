@@ -497,7 +497,7 @@ export default function () {}
 }
 
 // TestAsyncFunctions: an async default function's rejection is an exception of its
-// iteration, a promise still pending (no event loop) is an error saying so, an async
+// iteration, a promise nothing will settle is an error saying so, an async
 // setup's value is its data, and group() rejects async functions as k6 does.
 func TestAsyncFunctions(t *testing.T) {
 	t.Parallel()
@@ -525,7 +525,7 @@ export default async function (data) {
 	require.False(t, v.Iterate(bg()))
 	require.True(t, v.Iterate(bg()))
 	require.Contains(t, buf.String(), `err="async function rejected: Error: rejected"`)
-	require.Contains(t, buf.String(), `err="async function: its promise is still pending when the call returns: Tidemark runs no event loop`)
+	require.Contains(t, buf.String(), `err="async function: its promise is still pending with nothing left on the event loop to settle it"`)
 	require.Len(t, c.of("checks"), 2)
 	for _, s := range c.of("checks") {
 		require.Equal(t, 1.0, s.Value, s.Tags.String())

@@ -367,9 +367,9 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	return complete
 }
 
-// errPending is an async function whose promise is still pending when its call
-// returns: it awaits something only an event loop settles.
-var errPending = errors.New("its promise is still pending when the call returns: Tidemark runs no event loop (setTimeout, asyncRequest and other asynchronous APIs are not supported)")
+// errPending is an async function whose promise is still pending once the VU's event
+// loop has nothing left to run: it awaits something nothing will settle.
+var errPending = errors.New("its promise is still pending with nothing left on the event loop to settle it")
 
 // rejection is the rejected promise of an async function.
 type rejection struct {
@@ -379,9 +379,9 @@ type rejection struct {
 // Error returns the rejection's value as a string.
 func (e *rejection) Error() string { return e.msg }
 
-// settled returns an async function's result: a fulfilled promise's value, the
-// rejection of a rejected one, errPending for a pending one; other values as they are.
-// sobek runs the promise jobs before the call returns.
+// settled returns an async function's result, once the event loop has run: a
+// fulfilled promise's value, the rejection of a rejected one, errPending for a pending
+// one; other values as they are. sobek runs promise jobs before each call returns.
 func settled(res sobek.Value) (sobek.Value, error) {
 	if res == nil {
 		return res, nil
