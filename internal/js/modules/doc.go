@@ -18,6 +18,8 @@
 //     group, and Tags(), the tag set samples get now (scenario tags, the VU's
 //     vu.metrics.tags, group); State().Context() is the current iteration's context,
 //     canceled when the iteration must stop; State().Exec reads the run (k6/execution);
+//     State().Loop is the VU's event loop, on which asynchronous APIs reserve the
+//     callbacks that settle their promises (the iteration waits for them);
 //   - Registry: the run's metrics registry, where custom metrics are registered in
 //     the init context so that thresholds can name them;
 //   - Logger: the run's logger.
