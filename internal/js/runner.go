@@ -126,6 +126,9 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, exitcode.Invalid(err)
 	}
+	if len(r.script.Ignored) > 0 {
+		r.logger.Warn("Ignoring the script's k6 Cloud options in a local run", "options", strings.Join(r.script.Ignored, ","))
+	}
 	if r.optionsJSON, err = resolvedOptions(opts, r.script); err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: options: %v", r.main.name, err), Err: err}
 	}
@@ -495,6 +498,9 @@ func (r *Runner) Setup(ctx context.Context) error {
 		r.setupFailed = true
 		return err
 	}
+	if r.script.NoSetup {
+		return nil
+	}
 	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
 	if err != nil {
 		if _, aborted := errors.AsType[*AbortedError](err); aborted {
@@ -517,7 +523,7 @@ func (r *Runner) Setup(ctx context.Context) error {
 
 // Teardown runs the script's teardown(data) once, if exported and setup did not throw.
 func (r *Runner) Teardown(ctx context.Context) error {
-	if r.setupFailed || r.tornDown {
+	if r.setupFailed || r.tornDown || r.script.NoTeardown {
 		return nil
 	}
 	r.tornDown = true

@@ -569,3 +569,24 @@ export default async function () {
 	}
 	require.Len(t, h.c.of("checks"), 3)
 }
+
+// TestLifecycleOptions: noSetup and noTeardown skip them; minIterationDuration pads a
+// short iteration.
+func TestLifecycleOptions(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+import { check } from 'k6';
+export const options = { noSetup: true, noTeardown: true, minIterationDuration: '60ms', ext: { loadimpact: { projectID: 1 } } };
+export function setup() { check(null, { 'setup runs': () => true }); }
+export default function () {}
+export function teardown() { check(null, { 'teardown runs': () => true }); }
+`})
+	v := h.vus(t, 1)[0]
+	require.NoError(t, h.r.Setup(bg()))
+	begin := time.Now()
+	require.True(t, v.Iterate(bg()))
+	require.GreaterOrEqual(t, time.Since(begin), 60*time.Millisecond)
+	require.GreaterOrEqual(t, h.c.of("iteration_duration")[0].Value, 0.06)
+	require.NoError(t, h.r.Teardown(bg()))
+	require.Empty(t, h.c.of("checks"))
+}

@@ -351,6 +351,17 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	// An exception inside group() leaves the root group: the iteration's samples
 	// carry the VU's tags only.
 	st.SetGroup("")
+	if least := r.script.MinIterationDuration; complete && least > 0 {
+		// minIterationDuration: a short iteration waits out the rest, as part of it.
+		if left := least - time.Since(start); left > 0 {
+			t := time.NewTimer(left)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
 	if complete {
 		r.completed.Add(1)
 		now := time.Now()

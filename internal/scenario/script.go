@@ -34,6 +34,14 @@ type Script struct {
 	// SetupTimeout, TeardownTimeout and HandleSummaryTimeout bound setup(),
 	// teardown() and handleSummary(); defaults 60s, 60s and 120s.
 	SetupTimeout, TeardownTimeout, HandleSummaryTimeout time.Duration
+	// NoSetup and NoTeardown skip setup() and teardown() (k6's noSetup, noTeardown).
+	NoSetup, NoTeardown bool
+	// MinIterationDuration is the shortest an iteration takes: a shorter one waits out
+	// the rest (k6's minIterationDuration); 0 for none.
+	MinIterationDuration time.Duration
+	// Ignored names the options of k6 Cloud (cloud, ext) that a local run ignores, for
+	// a warning.
+	Ignored []string
 }
 
 // ExecOf returns the function scenario name runs per iteration.
@@ -101,6 +109,30 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 				d.errorf(n, k, "must be more than 0")
 			}
 			*dst = v
+		}
+	}
+	for _, k := range []string{"noSetup", "noTeardown"} {
+		if n := take(top, k); n != nil {
+			v, _ := d.boolean(n, k)
+			if k == "noSetup" {
+				s.NoSetup = v
+			} else {
+				s.NoTeardown = v
+			}
+		}
+	}
+	if n := take(top, "minIterationDuration"); n != nil {
+		if v, ok := d.duration(n, "minIterationDuration"); ok {
+			if v < 0 {
+				d.errorf(n, "minIterationDuration", "must not be negative")
+			}
+			s.MinIterationDuration = v
+		}
+	}
+	for _, k := range []string{"cloud", "ext"} {
+		// They configure k6 Cloud runs only; k6 too ignores them when it runs locally.
+		if take(top, k) != nil {
+			s.Ignored = append(s.Ignored, k)
 		}
 	}
 	if err := applyK6Env(top, cfg.Environ); err != nil {

@@ -104,6 +104,19 @@ func TestParseScript(t *testing.T) {
 			wantErr: `K6_TAGS: bad tag "env"; expected NAME:VALUE, e.g. K6_TAGS=env:staging,team:orders`,
 		},
 		{
+			name:    "noSetup, noTeardown, minIterationDuration; k6 Cloud options ignored",
+			options: `{"noSetup":true,"noTeardown":false,"minIterationDuration":"1s","cloud":{"projectID":1},"ext":{"loadimpact":{"name":"x"}}}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, [3]any{true, false, time.Second}, [3]any{s.NoSetup, s.NoTeardown, s.MinIterationDuration})
+				require.Equal(t, []string{"cloud", "ext"}, s.Ignored)
+			},
+		},
+		{
+			name:    "options k6 has and Tidemark does not are errors",
+			options: `{"discardResponseBodies":true}`,
+			wantErr: `s.js: discardResponseBodies: k6 option "discardResponseBodies" is not supported by Tidemark; remove it`,
+		},
+		{
 			name:    "bad K6_STAGES",
 			options: `{}`,
 			environ: map[string]string{"K6_STAGES": "10s"},
