@@ -72,7 +72,8 @@ type VU interface {
 }
 
 // State is a VU outside its init context. The runtime owns it; modules read its
-// fields and change the group only through SetGroup.
+// fields, and change the group and the VU's tags only through SetGroup and SetVUTag
+// (the k6 and k6/execution modules do).
 type State struct {
 	ctx context.Context
 
