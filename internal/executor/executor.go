@@ -437,6 +437,12 @@ func (s *stopper) stop() { s.endOnce.Do(func() { close(s.end) }) }
 
 // isStopping reports whether new iterations must not start.
 func (s *stopper) isStopping() bool {
+	// The caller's context first: its cancellation is visible at once, while the
+	// goroutine that closes stopping may not have run yet (a VU that called
+	// test.abort() would start its next iteration).
+	if s.ext.Err() != nil {
+		return true
+	}
 	select {
 	case <-s.stopping:
 		return true
