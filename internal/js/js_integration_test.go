@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
-	"github.com/tidemark/tidemark/internal/js/modules/k6http"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/series"
@@ -56,12 +56,8 @@ func TestIntegrationStagesSleep(t *testing.T) {
 	prom := promtest.StartPrometheus(t)
 	dir := writeFiles(t, map[string]string{"script.js": stagesScript})
 
-	mods := DefaultModules()
-	if _, ok := mods.Lookup("k6/http"); !ok {
-		require.NoError(t, mods.Register("k6/http", k6http.New()))
-	}
 	logger := promslog.NewNopLogger()
-	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Env: map[string]string{"BASE_URL": base}, Modules: mods, Logger: logger})
+	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Env: map[string]string{"BASE_URL": base}, Logger: logger})
 	require.NoError(t, err)
 
 	testID := fmt.Sprintf("js-stages-%d", time.Now().UnixNano())
@@ -107,4 +103,70 @@ func TestIntegrationStagesSleep(t *testing.T) {
 	t.Logf("target served %d requests (%v), Prometheus counts %v", served.Requests, served.ByStatus, v)
 	iters := promtest.WaitForQuery(t, prom.URL, fmt.Sprintf(`sum(max_over_time(k6_iterations_total{testid=%q}[10m]))`, testID), 30*time.Second, promtest.NonEmpty)
 	require.Equal(t, float64(served.Requests-2), float64(iters.(model.Vector)[0].Value), "one request per iteration, plus setup's and teardown's")
+}
+
+// customScript makes requests and feeds custom metrics, with thresholds on them that
+// pass or, with FAIL set, fail.
+const customScript = `
+import http from 'k6/http';
+import { Counter, Trend } from 'k6/metrics';
+const orders = new Counter('orders');
+const basket = new Trend('basket_size');
+export const options = {
+  vus: 2, iterations: 10,
+  thresholds: {
+    orders: [__ENV.FAIL ? 'count>10' : 'count==10'],
+    basket_size: ['max<100'],
+  },
+};
+export default function () {
+  http.get(__ENV.BASE_URL + '/order');
+  orders.add(1);
+  basket.add(__ITER === 0 ? 7 : 3);
+}
+`
+
+// TestIntegrationCustomMetrics: custom metrics reach Prometheus under k6's names
+// (k6_orders_total) with the requests the target counted, and thresholds on them pass
+// (exit 0) or fail (exit 99).
+func TestIntegrationCustomMetrics(t *testing.T) {
+	prom := promtest.StartPrometheus(t)
+	dir := writeFiles(t, map[string]string{"script.js": customScript})
+	for _, fail := range []bool{false, true} {
+		ts, base := targettest.Start(t, tgt.Config{})
+		env := map[string]string{"BASE_URL": base}
+		if fail {
+			env["FAIL"] = "1"
+		}
+		logger := promslog.NewNopLogger()
+		r, err := New(Config{Script: filepath.Join(dir, "script.js"), Env: env, Logger: logger})
+		require.NoError(t, err)
+		testID := fmt.Sprintf("js-custom-%v-%d", fail, time.Now().UnixNano())
+		every := time.Second
+		_, rw, err := remotewrite.Compose(remotewrite.Overrides{URLs: []string{prom.WriteURL()}, PushInterval: &every, TestID: testID})
+		require.NoError(t, err)
+		_, err = loadtest.Run(r.Context(context.Background()), loadtest.Config{
+			Test: r.Test(), Source: "script.js", TestID: testID, VUs: r, Registry: r.Registry(), Logger: logger,
+			Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+				c, err := remotewrite.NewClient(rw[0], series.FromAggregate(agg), logger, prometheus.NewRegistry())
+				return []loadtest.Sink{c}, err
+			},
+		})
+		want := 0
+		if fail {
+			want = exitcode.ThresholdsFailed
+		}
+		require.Equal(t, want, exitcode.Of(err), "%v", err)
+		require.Equal(t, int64(10), ts.Stats().Requests)
+		promtest.WaitForQuery(t, prom.URL, fmt.Sprintf(`sum(max_over_time(k6_orders_total{testid=%q}[10m]))`, testID), 30*time.Second,
+			func(v model.Value) bool {
+				vec, ok := v.(model.Vector)
+				return ok && len(vec) == 1 && vec[0].Value == 10
+			})
+		promtest.WaitForQuery(t, prom.URL, fmt.Sprintf(`max(max_over_time(k6_basket_size_max{testid=%q}[10m]))`, testID), 30*time.Second,
+			func(v model.Value) bool {
+				vec, ok := v.(model.Vector)
+				return ok && len(vec) == 1 && vec[0].Value == 7
+			})
+	}
 }
