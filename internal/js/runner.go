@@ -260,8 +260,7 @@ func (r *Runner) MarkFailed(reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failed == nil {
-		r.failed = &MarkedFailedError{Reason: reason}
-		r.logger.Warn("Test marked as failed", "reason", reason)
+		r.failed = &MarkedFailedError{Reason: reason} // returned by Failed at the end
 	}
 }
 
@@ -280,8 +279,7 @@ func (r *Runner) abortRun(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.runErr == nil {
-		r.runErr = err
-		r.logger.Error("Stopping the run", "err", err)
+		r.runErr = err // returned by Err once the run has stopped
 	}
 	if r.cancel != nil {
 		r.cancel()
