@@ -126,6 +126,9 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, exitcode.Invalid(err)
 	}
+	if len(r.script.Replaced) > 0 {
+		r.logger.Warn("The environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
+	}
 	if len(r.script.Ignored) > 0 {
 		r.logger.Warn("Ignoring the script's k6 Cloud options in a local run", "options", strings.Join(r.script.Ignored, ","))
 	}

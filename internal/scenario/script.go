@@ -42,6 +42,9 @@ type Script struct {
 	// Ignored names the options of k6 Cloud (cloud, ext) that a local run ignores, for
 	// a warning.
 	Ignored []string
+	// Replaced names the K6_* variables (K6_VUS, K6_ITERATIONS, K6_DURATION,
+	// K6_STAGES) that replaced the script's scenarios, for a warning as k6 gives.
+	Replaced []string
 }
 
 // ExecOf returns the function scenario name runs per iteration.
@@ -135,9 +138,11 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 			s.Ignored = append(s.Ignored, k)
 		}
 	}
-	if err := applyK6Env(top, cfg.Environ); err != nil {
+	replaced, err := applyK6Env(top, cfg.Environ)
+	if err != nil {
 		return nil, err
 	}
+	s.Replaced = replaced
 	if err := applyK6OptionEnv(top, cfg.Environ); err != nil {
 		return nil, err
 	}
@@ -227,7 +232,7 @@ func set(m *yaml.Node, key string, val *yaml.Node) {
 
 // applyK6Env applies K6_VUS, K6_ITERATIONS, K6_DURATION and K6_STAGES: set, they
 // replace the script's scenarios, as k6's shortcuts from the environment do.
-func applyK6Env(top *yaml.Node, env map[string]string) error {
+func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 	keys := map[string]string{"K6_VUS": "vus", "K6_ITERATIONS": "iterations", "K6_DURATION": "duration", "K6_STAGES": "stages"}
 	var given []string
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
@@ -236,7 +241,7 @@ func applyK6Env(top *yaml.Node, env map[string]string) error {
 		}
 	}
 	if len(given) == 0 {
-		return nil
+		return nil, nil
 	}
 	take(top, "scenarios")
 	for _, k := range given {
@@ -255,7 +260,7 @@ func applyK6Env(top *yaml.Node, env map[string]string) error {
 			for st := range strings.SplitSeq(v, ",") {
 				dur, target, ok := strings.Cut(strings.TrimSpace(st), ":")
 				if !ok || dur == "" || target == "" {
-					return Errors{{Field: "K6_STAGES", Msg: fmt.Sprintf("bad stage %q; expected DURATION:TARGET, e.g. K6_STAGES=30s:10,1m:20", st)}}
+					return nil, Errors{{Field: "K6_STAGES", Msg: fmt.Sprintf("bad stage %q; expected DURATION:TARGET, e.g. K6_STAGES=30s:10,1m:20", st)}}
 				}
 				seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "duration"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: dur},
@@ -265,7 +270,7 @@ func applyK6Env(top *yaml.Node, env map[string]string) error {
 			set(top, "stages", seq)
 		}
 	}
-	return nil
+	return given, nil
 }
 
 // applyK6OptionEnv applies the K6_* variables of the test-wide options the model has:

@@ -67,6 +67,7 @@ func TestParseScript(t *testing.T) {
 			check: func(t *testing.T, s *Script) {
 				sc := s.Test.Scenarios[0]
 				require.Equal(t, [3]any{"default", ConstantVUs, 4}, [3]any{sc.Name, sc.Executor, sc.VUs})
+				require.Equal(t, []string{"K6_DURATION", "K6_VUS"}, s.Replaced)
 				require.Equal(t, 30*time.Second, sc.Duration)
 			},
 		},
