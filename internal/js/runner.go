@@ -76,6 +76,8 @@ type Runner struct {
 	interrupted atomic.Int64
 	active      atomic.Int64
 	optionsJSON []byte // test.options
+	// moduleOptions are the options modules read, shared read-only by every VU.
+	moduleOptions *modules.Options
 
 	mu       sync.Mutex
 	cancel   context.CancelFunc
@@ -126,6 +128,9 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, exitcode.Invalid(err)
 	}
+	h := r.script.HTTP
+	r.moduleOptions = &modules.Options{MaxRedirects: r.script.Test.MaxRedirects, DiscardResponseBodies: h.DiscardResponseBodies,
+		Batch: h.Batch, BatchPerHost: h.BatchPerHost, NoCookiesReset: h.NoCookiesReset, Throw: h.Throw}
 	if len(r.script.Replaced) > 0 {
 		r.logger.Warn("The environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
 	}
@@ -329,6 +334,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 		v.fn = fn
 		v.state = modules.NewState(env, id, sc, r)
 		v.state.Loop = v.loop
+		v.state.Options = r.moduleOptions
 		v.scenarioIters = iters
 		return v
 	}
@@ -437,6 +443,7 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 		v.loop.reset() // timers the init context set never fire
 		v.state = modules.NewState(env, 0, nil, r)
 		v.state.Loop = v.loop
+		v.state.Options = r.moduleOptions
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Func: name, Timeout: timeout})
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/executor"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/summary"
@@ -582,6 +583,7 @@ export default function () {}
 export function teardown() { check(null, { 'teardown runs': () => true }); }
 `})
 	v := h.vus(t, 1)[0]
+	require.Equal(t, &modules.Options{MaxRedirects: 10, Batch: 20, BatchPerHost: 6}, v.(*vu).state.Options, "k6's defaults for modules")
 	require.NoError(t, h.r.Setup(bg()))
 	begin := time.Now()
 	require.True(t, v.Iterate(bg()))

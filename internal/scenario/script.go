@@ -42,9 +42,23 @@ type Script struct {
 	// Ignored names the options of k6 Cloud (cloud, ext) that a local run ignores, for
 	// a warning.
 	Ignored []string
+	// HTTP holds the k6/http options of the script, which YAML files do not take.
+	HTTP ScriptHTTP
 	// Replaced names the K6_* variables (K6_VUS, K6_ITERATIONS, K6_DURATION,
 	// K6_STAGES) that replaced the script's scenarios, for a warning as k6 gives.
 	Replaced []string
+}
+
+// ScriptHTTP are k6's options of k6/http (reference/k6-js.md §2.2, §4).
+type ScriptHTTP struct {
+	// DiscardResponseBodies makes responseType default to "none".
+	DiscardResponseBodies bool
+	// Batch and BatchPerHost bound http.batch's parallel requests; defaults 20 and 6.
+	Batch, BatchPerHost int
+	// NoCookiesReset keeps a VU's cookie jar between iterations.
+	NoCookiesReset bool
+	// Throw makes failed requests throw (k6's throw).
+	Throw bool
 }
 
 // ExecOf returns the function scenario name runs per iteration.
@@ -112,6 +126,22 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 				d.errorf(n, k, "must be more than 0")
 			}
 			*dst = v
+		}
+	}
+	s.HTTP = ScriptHTTP{Batch: 20, BatchPerHost: 6}
+	for k, dst := range map[string]*bool{"discardResponseBodies": &s.HTTP.DiscardResponseBodies, "noCookiesReset": &s.HTTP.NoCookiesReset, "throw": &s.HTTP.Throw} {
+		if n := take(top, k); n != nil {
+			*dst, _ = d.boolean(n, k)
+		}
+	}
+	for k, dst := range map[string]*int{"batch": &s.HTTP.Batch, "batchPerHost": &s.HTTP.BatchPerHost} {
+		if n := take(top, k); n != nil {
+			if v, ok := d.integer(n, k); ok {
+				if v < 0 {
+					d.errorf(n, k, "must not be negative, got %d", v)
+				}
+				*dst = v
+			}
 		}
 	}
 	for _, k := range []string{"noSetup", "noTeardown"} {

@@ -113,9 +113,23 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			name:    "k6/http options",
+			options: `{"discardResponseBodies":true,"batch":5,"batchPerHost":2,"noCookiesReset":true,"throw":true}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, ScriptHTTP{DiscardResponseBodies: true, Batch: 5, BatchPerHost: 2, NoCookiesReset: true, Throw: true}, s.HTTP)
+			},
+		},
+		{
+			name:    "k6/http option defaults",
+			options: `{}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, ScriptHTTP{Batch: 20, BatchPerHost: 6}, s.HTTP)
+			},
+		},
+		{
 			name:    "options k6 has and Tidemark does not are errors",
-			options: `{"discardResponseBodies":true}`,
-			wantErr: `s.js: discardResponseBodies: k6 option "discardResponseBodies" is not supported by Tidemark; remove it`,
+			options: `{"hosts":{"a.example":"127.0.0.1"}}`,
+			wantErr: `s.js: hosts: k6 option "hosts" is not supported by Tidemark; remove it`,
 		},
 		{
 			name:    "bad K6_STAGES",

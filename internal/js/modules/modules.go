@@ -96,6 +96,8 @@ type State struct {
 	// Loop is the VU's event loop, for asynchronous APIs: the iteration (or setup,
 	// teardown) ends once every callback reserved on it has run.
 	Loop Loop
+	// Options are the script's test-wide options that modules read (k6/http's).
+	Options *Options
 
 	group  string
 	vuTags map[string]string
@@ -181,6 +183,19 @@ func (s *State) retag() {
 	t := s.Env.Pool.With(s.Env.Tags, metrics.Tag{Key: "group", Value: s.group})
 	s.byPath[s.group] = t
 	s.tags = t
+}
+
+// Options are the script's test-wide options that modules read; the runtime fills
+// them from `export const options` (and K6_* variables) with k6's defaults.
+type Options struct {
+	// MaxRedirects is maxRedirects (default 10).
+	MaxRedirects int
+	// DiscardResponseBodies, Batch, BatchPerHost, NoCookiesReset and Throw are
+	// k6/http's options (defaults false, 20, 6, false, false).
+	DiscardResponseBodies bool
+	Batch, BatchPerHost   int
+	NoCookiesReset        bool
+	Throw                 bool
 }
 
 // Execution is the run's execution state as k6/execution shows it. The runtime
