@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,6 +133,9 @@ func New(cfg Config) (*Runner, error) {
 	h := r.script.HTTP
 	r.moduleOptions = &modules.Options{MaxRedirects: r.script.Test.MaxRedirects, DiscardResponseBodies: h.DiscardResponseBodies,
 		Batch: h.Batch, BatchPerHost: h.BatchPerHost, NoCookiesReset: h.NoCookiesReset, Throw: h.Throw}
+	if err := r.checkModuleOptions(); err != nil {
+		return nil, exitcode.Invalid(err)
+	}
 	if len(r.script.Replaced) > 0 {
 		r.logger.Warn("The environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
 	}
@@ -153,6 +158,40 @@ func New(cfg Config) (*Runner, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkModuleOptions rejects a script option that no registered module honours
+// (modules.OptionReader), so that it is never silently ignored.
+func (r *Runner) checkModuleOptions() error {
+	o := r.moduleOptions
+	set := map[string]bool{
+		"maxRedirects":          o.MaxRedirects != scenario.DefaultMaxRedirects,
+		"discardResponseBodies": o.DiscardResponseBodies,
+		"batch":                 o.Batch != 20,
+		"batchPerHost":          o.BatchPerHost != 6,
+		"noCookiesReset":        o.NoCookiesReset,
+		"throw":                 o.Throw,
+	}
+	honoured := map[string]bool{}
+	for _, name := range r.cfg.Modules.Names() {
+		if m, ok := r.cfg.Modules.Lookup(name); ok {
+			if or, ok := m.(modules.OptionReader); ok {
+				for _, k := range or.ReadsOptions() {
+					honoured[k] = true
+				}
+			}
+		}
+	}
+	var errs scenario.Errors
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if set[k] && !honoured[k] {
+			errs = append(errs, &scenario.Error{File: r.cfg.Script, Field: k, Msg: fmt.Sprintf("k6 option %q is not supported by Tidemark's modules yet; remove it", k)})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
 // initError is an error of the init context as a ScriptError naming the place: a

@@ -186,7 +186,8 @@ func (s *State) retag() {
 }
 
 // Options are the script's test-wide options that modules read; the runtime fills
-// them from `export const options` (and K6_* variables) with k6's defaults.
+// them from `export const options` (and K6_* variables) with k6's defaults. A module
+// that honours some says so as an OptionReader.
 type Options struct {
 	// MaxRedirects is maxRedirects (default 10).
 	MaxRedirects int
@@ -196,6 +197,14 @@ type Options struct {
 	Batch, BatchPerHost   int
 	NoCookiesReset        bool
 	Throw                 bool
+}
+
+// OptionReader is an optional capability of a Module: the script options of Options
+// it honours, by k6 name ("discardResponseBodies", "batch", ...). A script that sets
+// an option no registered module honours is rejected (exit code 104) rather than run
+// as if it had not set it.
+type OptionReader interface {
+	ReadsOptions() []string
 }
 
 // Execution is the run's execution state as k6/execution shows it. The runtime
