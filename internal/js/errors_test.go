@@ -132,7 +132,7 @@ func TestBrokenScripts(t *testing.T) {
 		{
 			name:  "an option no module honours",
 			files: map[string]string{"script.js": "export const options = { throw: true, batch: 5 };\nexport default function () {}\n"},
-			want:  "script.js: batch: k6 option \"batch\" is not supported by Tidemark's modules yet; remove it",
+			want:  "script.js: throw: k6 option \"throw\" is not supported by Tidemark's modules yet; remove it",
 			code:  104,
 		},
 		{

@@ -124,10 +124,10 @@ func TestSetupInterrupted(t *testing.T) {
 	require.Equal(t, exitcode.ExternalAbort, exitcode.Of(err))
 }
 
-// optionModule is a module that honours k6/http's batch option.
+// optionModule is a module that honours k6's throw option.
 type optionModule struct{ modules.ModuleFunc }
 
-func (optionModule) ReadsOptions() []string { return []string{"batch"} }
+func (optionModule) ReadsOptions() []string { return []string{"throw"} }
 
 // TestModuleOptions: a script option reaches modules through State.Options once a
 // registered module says it honours it (modules.OptionReader).
@@ -137,10 +137,11 @@ func TestModuleOptions(t *testing.T) {
 	require.NoError(t, mods.Register("k6/x/batcher", optionModule{modules.ModuleFunc(func(modules.VU) (modules.Instance, error) {
 		return modules.Exports{}, nil
 	})}))
-	dir := writeFiles(t, map[string]string{"script.js": "export const options = { batch: 5 };\nexport default function () {}\n"})
+	dir := writeFiles(t, map[string]string{"script.js": "export const options = { throw: true, batch: 5 };\nexport default function () {}\n"})
 	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Modules: mods, Logger: promslog.NewNopLogger()})
 	require.NoError(t, err)
 	newVU, err := r.Prepare(r.Test().Scenarios[0], envFor(r, &collector{}, nil))
 	require.NoError(t, err)
-	require.Equal(t, 5, newVU(1).(*vu).state.Options.Batch)
+	o := newVU(1).(*vu).state.Options
+	require.Equal(t, [2]any{true, 5}, [2]any{o.Throw, o.Batch})
 }

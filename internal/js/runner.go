@@ -161,17 +161,11 @@ func New(cfg Config) (*Runner, error) {
 }
 
 // checkModuleOptions rejects a script option that no registered module honours
-// (modules.OptionReader), so that it is never silently ignored.
+// (modules.OptionReader), so that it is never silently ignored. k6/http reads
+// maxRedirects, batch, batchPerHost, discardResponseBodies and noCookiesReset from
+// test.options; throw has no module yet.
 func (r *Runner) checkModuleOptions() error {
-	o := r.moduleOptions
-	set := map[string]bool{
-		"maxRedirects":          o.MaxRedirects != scenario.DefaultMaxRedirects,
-		"discardResponseBodies": o.DiscardResponseBodies,
-		"batch":                 o.Batch != 20,
-		"batchPerHost":          o.BatchPerHost != 6,
-		"noCookiesReset":        o.NoCookiesReset,
-		"throw":                 o.Throw,
-	}
+	set := map[string]bool{"throw": r.moduleOptions.Throw}
 	honoured := map[string]bool{}
 	for _, name := range r.cfg.Modules.Names() {
 		if m, ok := r.cfg.Modules.Lookup(name); ok {
