@@ -145,3 +145,34 @@ func TestModuleOptions(t *testing.T) {
 	o := newVU(1).(*vu).state.Options
 	require.Equal(t, [2]any{true, 5}, [2]any{o.Throw, o.Batch})
 }
+
+// TestOnIterationEnd: a module's end-of-iteration function runs after every
+// iteration, complete or not, and after setup.
+func TestOnIterationEnd(t *testing.T) {
+	t.Parallel()
+	var ends []bool
+	mods := DefaultModules()
+	require.NoError(t, mods.Register("k6/x/ends", modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
+		registered := false
+		return modules.Exports{Named: map[string]any{"touch": func() {
+			if st := vu.State(); st != nil && !registered {
+				registered = true
+				st.OnIterationEnd(func(complete bool) { ends = append(ends, complete) })
+			}
+		}}}, nil
+	})))
+	dir := writeFiles(t, map[string]string{"script.js": `
+import { touch } from 'k6/x/ends';
+export function setup() { touch(); }
+export default function () { touch(); if (__ITER === 1) throw new Error('x'); }
+`})
+	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Modules: mods, Logger: promslog.NewNopLogger()})
+	require.NoError(t, err)
+	newVU, err := r.Prepare(r.Test().Scenarios[0], envFor(r, &collector{}, nil))
+	require.NoError(t, err)
+	require.NoError(t, r.Setup(bg()))
+	v := newVU(1)
+	require.True(t, v.Iterate(bg()))
+	require.False(t, v.Iterate(bg()))
+	require.Equal(t, []bool{true, true, false}, ends)
+}

@@ -498,6 +498,7 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	if err == nil {
 		res, err = settled(res)
 	}
+	v.state.EndIteration(err == nil)
 	if group != "" {
 		// k6 times setup and teardown as iterations of their groups
 		// (iteration_duration{group:::setup}), without counting them in iterations.

@@ -351,6 +351,7 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	// An exception inside group() leaves the root group: the iteration's samples
 	// carry the VU's tags only.
 	st.SetGroup("")
+	st.EndIteration(complete)
 	if least := r.script.MinIterationDuration; complete && least > 0 {
 		// minIterationDuration: a short iteration waits out the rest, as part of it.
 		if left := least - time.Since(start); left > 0 {

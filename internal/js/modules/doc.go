@@ -20,6 +20,8 @@
 //     canceled when the iteration must stop; State().Exec reads the run (k6/execution);
 //     State().Loop is the VU's event loop, on which asynchronous APIs reserve the
 //     callbacks that settle their promises (the iteration waits for them);
+//     State().OnIterationEnd registers what runs at the end of every iteration (what
+//     k6 emits per iteration); State().Options are the script's options modules read;
 //   - Registry: the run's metrics registry, where custom metrics are registered in
 //     the init context so that thresholds can name them;
 //   - Logger: the run's logger.

@@ -99,6 +99,7 @@ type State struct {
 	// Options are the script's test-wide options that modules read (k6/http's).
 	Options *Options
 
+	atEnd  []func(complete bool)
 	group  string
 	vuTags map[string]string
 	tags   *metrics.TagSet
@@ -118,6 +119,19 @@ func (s *State) Context() context.Context { return s.ctx }
 
 // SetContext sets the current iteration's context; the runtime calls it.
 func (s *State) SetContext(ctx context.Context) { s.ctx = ctx }
+
+// OnIterationEnd registers f to run at the end of each of the VU's iterations (and of
+// setup and teardown), complete or interrupted, on the VU's goroutine, before the
+// iteration's own samples: for what k6 emits per iteration, such as data_sent and
+// data_received. f stays registered for the VU's life.
+func (s *State) OnIterationEnd(f func(complete bool)) { s.atEnd = append(s.atEnd, f) }
+
+// EndIteration runs the OnIterationEnd functions; the runtime calls it.
+func (s *State) EndIteration(complete bool) {
+	for _, f := range s.atEnd {
+		f(complete)
+	}
+}
 
 // Group is the current group path (`::outer::inner`; "" at the root).
 func (s *State) Group() string { return s.group }
