@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -404,21 +405,19 @@ func (p *prepared) pop() *vu {
 }
 
 // initVUs runs the init context of the VUs every scenario starts with, before setup
-// as k6 does: each scenario's executor counts them (the same rule that allocates them
-// when the run starts), and the run's executors then take these VUs. A VU whose init
-// fails stops here, before setup, with its error.
+// as k6 does, on every CPU at once: each scenario's executor counts them (the same
+// rule that allocates them when the run starts), and the run's executors then take
+// these VUs. A VU whose init fails stops here, before setup, with its error.
 func (r *Runner) initVUs(ctx context.Context) error {
 	r.mu.Lock()
 	all := r.prepared
 	r.prepared = nil
 	r.mu.Unlock()
 	for _, ps := range all {
+		n := 0
 		ex, err := executor.New(executor.Config{Scenario: ps.sc, Segment: r.cfg.Segment, NewVU: func(int64) executor.VU {
-			v := ps.make()
-			ps.mu.Lock()
-			ps.pool = append(ps.pool, v)
-			ps.mu.Unlock()
-			return v
+			n++
+			return nil // counted only; the executor is thrown away
 		}})
 		if err != nil {
 			// The engine accepted the scenario; it allocates the VUs itself.
@@ -427,9 +426,26 @@ func (r *Runner) initVUs(ctx context.Context) error {
 		if err := ex.Init(ctx); err != nil {
 			return exitcode.With(exitcode.ExternalAbort, err)
 		}
+		vus := make([]*vu, n)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), n) {
+			wg.Go(func() {
+				for i := next.Add(1) - 1; i < int64(n) && ctx.Err() == nil && r.Err() == nil; i = next.Add(1) - 1 {
+					vus[i] = ps.make()
+				}
+			})
+		}
+		wg.Wait()
 		if err := r.Err(); err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			return exitcode.With(exitcode.ExternalAbort, fmt.Errorf("initialize VUs of scenario %q: %w", ps.sc.Name, err))
+		}
+		ps.mu.Lock()
+		ps.pool = append(ps.pool, vus...)
+		ps.mu.Unlock()
 	}
 	return nil
 }
