@@ -580,7 +580,11 @@ func (r *Runner) Setup(ctx context.Context) error {
 }
 
 // Teardown runs the script's teardown(data) once, if exported and setup did not throw.
+// It first says how many exceptions in iterations the rate limit kept from the log.
 func (r *Runner) Teardown(ctx context.Context) error {
+	if n := r.excLimit.takeDropped(); n > 0 {
+		r.logger.Warn("Exceptions in iterations not logged (at most 5 a second are)", "count", n)
+	}
 	if r.setupFailed || r.tornDown || r.script.NoTeardown {
 		return nil
 	}
@@ -682,6 +686,16 @@ type limiter struct {
 	window  time.Time
 	n       int
 	dropped int
+}
+
+// takeDropped returns the events not logged since the last allowed one, and forgets
+// them.
+func (l *limiter) takeDropped() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := l.dropped
+	l.dropped = 0
+	return d
 }
 
 // allow reports whether an event at now may be logged, and how many were not logged
