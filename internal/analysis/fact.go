@@ -155,6 +155,9 @@ const (
 	QHTTPFailures     = "http_failures"
 	QHTTPReqRate      = "http_req_rate"
 	QIterations       = "iterations"
+	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
+	// run without tidemark_scenario_target: its stages are inferred from them.
+	QIterationsRaw = "iterations_raw"
 	QDropped          = "dropped_iterations"
 	QVUs              = "vus"
 	QLatencyP50       = "latency_p50"

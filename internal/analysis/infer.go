@@ -85,7 +85,11 @@ func inferStages(tl *timeline.Timeline, sc string, dropped float64, res time.Dur
 		return nil, nil
 	}
 	rateUnit, rateName, rateQuery := StageUnitIterations, "iteration rate", "k6_iterations_total"
-	rate := rateSamples(tl.Set(QIterations), tl.Span(), run, res)
+	iters := tl.Set(QIterationsRaw) // at k6's own stamps, when the correlator read them
+	if len(iters) == 0 {
+		iters = tl.Set(QIterations)
+	}
+	rate := rateSamples(iters, tl.Span(), run, res)
 	if len(rate) == 0 {
 		rateUnit, rateName, rateQuery = StageUnitRequests, "request rate", "k6_http_reqs_total"
 		rate = rateSamples(tl.Set(QHTTPReqs), tl.Span(), run, res)

@@ -346,6 +346,11 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	if cfg.Workload != "" {
 		filterHPAs(tl)
 	}
+	rawNotes, err := c.rawIterations(ctx, tl, cfg, vars)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, rawNotes...)
 	// Per-pod results get their workload from pod_workload here, once, instead of a
 	// pod → ReplicaSet → Deployment join inside every query.
 	for i, name := range names {
@@ -508,6 +513,51 @@ func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.
 		return name == "" || name == runInfoMetric
 	})
 	return first.Round(time.Millisecond), last.Round(time.Millisecond), runInfo, nil
+}
+
+// rawIterations reads k6_iterations_total's raw samples into the timeline
+// (analysis.QIterationsRaw) for a run whose stages will be inferred: without
+// tidemark_scenario_target and without given stages. Copies of a series that differ only
+// by a replica label are one: the first is kept. A failed query leaves the timeline's
+// grid samples to the inference, with a note.
+func (c *Correlator) rawIterations(ctx context.Context, tl *timeline.Timeline, cfg Config, vars query.Vars) ([]analysis.Note, error) {
+	if _, ok := c.cat.Queries[analysis.QIterationsRaw]; !ok || len(tl.Set(analysis.QScenarioTarget)) > 0 || len(cfg.Stages) > 0 {
+		return nil, nil
+	}
+	v := vars
+	v.Range = tl.Run.Duration() + time.Second
+	r, err := c.runner.Instant(ctx, analysis.QIterationsRaw, v, tl.Run.To)
+	if err != nil {
+		if errors.Is(err, query.ErrUnavailable) || ctx.Err() != nil {
+			return nil, err
+		}
+		return []analysis.Note{{Level: analysis.NoteMissing, Section: "query", Object: analysis.QIterationsRaw,
+			Text: "query failed: " + err.Error() + "; the stages are inferred from the step grid's samples"}}, nil
+	}
+	seen := map[string]bool{}
+	var set timeline.Set
+	for _, s := range r.Set {
+		key := timeline.LabelString(withoutReplica(s.Labels))
+		if !seen[key] {
+			seen[key] = true
+			set = append(set, s)
+		}
+	}
+	tl.Sets[analysis.QIterationsRaw] = set
+	return nil, nil
+}
+
+// withoutReplica returns ls without the labels that tell replicas of one series apart.
+func withoutReplica(ls map[string]string) map[string]string {
+	out := make(map[string]string, len(ls))
+	for k, v := range ls {
+		switch k {
+		case "prometheus", "prometheus_replica", "replica":
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // runInfoMetric is the run metadata series `tidemark run` writes with every push

@@ -74,13 +74,17 @@ func writeK6(w *omWriter, o Options, st story, cluster string) []Instance {
 		}
 
 		// Gauges, emitted every second with the run tags only: one sample per push,
-		// stamped with the newest (whole-second) emission.
+		// stamped with the newest emission, k6GaugeLead before the push.
+		gaugeStamps := make([]float64, len(pushes))
+		for k, p := range pushes {
+			gaugeStamps[k] = p - k6GaugeLead
+		}
 		vus := func(r float64) (float64, bool) {
 			record(r)
 			return share(st.vus(r-d), len(starts), i), true
 		}
-		w.addAt(st, "k6_vus", run, pushes, vus)
-		w.addAt(st, "k6_vus_max", run, pushes, func(float64) (float64, bool) { return share(k6MaxVUs, len(starts), i), true })
+		w.addAt(st, "k6_vus", run, gaugeStamps, vus)
+		w.addAt(st, "k6_vus_max", run, gaugeStamps, func(float64) (float64, bool) { return share(k6MaxVUs, len(starts), i), true })
 
 		// Sample-driven series: sent only on pushes after which they got new samples, stamped
 		// with the newest sample (just before the push).

@@ -37,9 +37,14 @@ const (
 )
 
 const (
-	windowBefore   = 600  // fixture series start 10 min before the run
-	windowAfter    = 1560 // and end 16 min after it (26 min after its start)
-	k6StampLead    = 0.02 // k6 stamps a series with its newest sample, here 20 ms before the push
+	windowBefore = 600  // fixture series start 10 min before the run
+	windowAfter  = 1560 // and end 16 min after it (26 min after its start)
+	k6StampLead  = 0.02 // k6 stamps a series with its newest sample, here 20 ms before the push
+	// k6GaugeLead is how long before a push k6's gauges (vus, vus_max) were emitted: k6
+	// samples them on a 1 s ticker of its own, and a push carries the newest emission
+	// (k6 v1.8.1 pushed at x.47 s with vus stamped at (x-1).66 s). So a run's last
+	// gauge sample comes up to a second before its last counter sample.
+	k6GaugeLead    = 0.8
 	hpaTargetPct   = 70   // the order HPA's CPU utilisation target
 	throttleOnset1 = 0.05 // the catalog's throttle_onsets
 	throttleOnset2 = 0.25

@@ -35,16 +35,32 @@ const loadTimeout = 30 * time.Second
 // test.
 func Load(t testing.TB, fixtures []*layouts.Fixture, opts ...promtest.Option) *promtest.Server {
 	t.Helper()
-	if _, err := os.Stat(PromtoolBinary); err != nil {
-		t.Fatalf("layoutstest: %s is required (apt-get install --no-install-recommends prometheus): %v", PromtoolBinary, err)
-	}
 	dir := t.TempDir()
-	blocks := filepath.Join(dir, "blocks")
+	var files []string
 	for i, f := range fixtures {
 		path := filepath.Join(dir, fmt.Sprintf("%02d-%s.om", i, f.Options))
 		if err := os.WriteFile(path, []byte(f.OpenMetrics()), 0o600); err != nil {
 			t.Fatalf("layoutstest: write fixture: %v", err)
 		}
+		files = append(files, path)
+	}
+	prom := LoadFiles(t, files, opts...)
+	for _, f := range fixtures {
+		WaitForRun(t, prom, f.TestID(), f.Truth.RunFrom.Add(time.Minute))
+	}
+	return prom
+}
+
+// LoadFiles starts a Prometheus (promtest.StartPrometheus with opts) holding the
+// samples of OpenMetrics files (timestamps in seconds), as Load does for fixtures.
+// Wait for the data with WaitForRun.
+func LoadFiles(t testing.TB, files []string, opts ...promtest.Option) *promtest.Server {
+	t.Helper()
+	if _, err := os.Stat(PromtoolBinary); err != nil {
+		t.Fatalf("layoutstest: %s is required (apt-get install --no-install-recommends prometheus): %v", PromtoolBinary, err)
+	}
+	blocks := filepath.Join(t.TempDir(), "blocks")
+	for _, path := range files {
 		out, err := exec.Command(PromtoolBinary, "tsdb", "create-blocks-from", "openmetrics", "--quiet", path, blocks).CombinedOutput()
 		if err != nil {
 			t.Fatalf("layoutstest: promtool create-blocks-from openmetrics %s: %v\n%s", path, err, out)
@@ -64,17 +80,18 @@ func Load(t testing.TB, fixtures []*layouts.Fixture, opts ...promtest.Option) *p
 		}
 	}
 	prom.Restart(t)
-	for _, f := range fixtures {
-		expr := fmt.Sprintf(`count({__name__=~"k6_.+", testid=%q})`, f.TestID())
-		at := f.Truth.RunFrom.Add(time.Minute)
-		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
-		err := waitNonEmpty(ctx, prom.URL, expr, at)
-		cancel()
-		if err != nil {
-			t.Fatalf("layoutstest: fixture %s not queryable: %v\nprometheus log:\n%s", f.Options, err, prom.Log())
-		}
-	}
 	return prom
+}
+
+// WaitForRun returns once a query at at sees k6 series of testid in prom.
+func WaitForRun(t testing.TB, prom *promtest.Server, testid string, at time.Time) {
+	t.Helper()
+	expr := fmt.Sprintf(`count({__name__=~"k6_.+", testid=%q})`, testid)
+	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
+	defer cancel()
+	if err := waitNonEmpty(ctx, prom.URL, expr, at); err != nil {
+		t.Fatalf("layoutstest: run %s not queryable: %v\nprometheus log:\n%s", testid, err, prom.Log())
+	}
 }
 
 func waitNonEmpty(ctx context.Context, url, expr string, at time.Time) error {

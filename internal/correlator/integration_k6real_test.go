@@ -1,0 +1,72 @@
+//go:build integration
+
+package correlator
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/layouts/layoutstest"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+// TestIntegrationRealK6Run correlates a run that k6 itself made: testdata/k6-v1.8.1-steps.om
+// holds, read back raw from Prometheus 2.42, what k6 v1.8.1 (built with `go install
+// go.k6.io/k6@v1.8.1`) wrote through its experimental-prometheus-rw output
+// (K6_PROMETHEUS_RW_PUSH_INTERVAL=5s, stale markers on, --tag testid=k6-real-steps) for a
+// ramping-arrival-rate script (startRate 5; stages 20s:5, 5s:20, 25s:20, 5s:40, 25s:40,
+// 5s:0) against `tidemark target`. k6 printed http_reqs 1912.
+//
+// k6 stamps each series with its newest sample: k6_vus with its last 1 s emission, the
+// counters with their last request, so the final push's counters (700.320 s) come 0.66 s
+// after the last k6_vus (699.659 s), and that push comes 4.69 s after the one before. By
+// testid alone, the window must end at the counters' final push, every request must be
+// counted, and the six stages must be inferred within one push of the script's.
+func TestIntegrationRealK6Run(t *testing.T) {
+	prom := layoutstest.LoadFiles(t, []string{"testdata/k6-v1.8.1-steps.om"})
+	lastCounter := time.UnixMilli(1796138700320).UTC()
+	layoutstest.WaitForRun(t, prom, "k6-real-steps", lastCounter)
+	q, err := query.NewPrometheus(prom.URL, nil)
+	require.NoError(t, err)
+	cat, err := query.Default()
+	require.NoError(t, err)
+	res, err := New(q, cat, promslog.NewNopLogger()).Correlate(context.Background(), Config{
+		TestID: "k6-real-steps", Lookback: time.Since(lastCounter) + time.Hour,
+	})
+	require.NoError(t, err)
+	require.Equal(t, WindowFromK6, res.Window.From)
+	require.Equal(t, lastCounter, res.Window.Run.To.UTC(), "the window ends at the counters' final push")
+	require.InDelta(t, 1912, res.Load.Requests, 0, "k6's own http_reqs")
+
+	// The script's stages, from k6's start: its end less the 85 s the stages take.
+	start := lastCounter.Add(-85 * time.Second)
+	want := []struct {
+		kind     timeline.StageKind
+		from, to time.Duration
+	}{
+		{timeline.Hold, 0, 20 * time.Second},
+		{timeline.RampUp, 20 * time.Second, 25 * time.Second},
+		{timeline.Hold, 25 * time.Second, 50 * time.Second},
+		{timeline.RampUp, 50 * time.Second, 55 * time.Second},
+		{timeline.Hold, 55 * time.Second, 80 * time.Second},
+		{timeline.RampDown, 80 * time.Second, 85 * time.Second},
+	}
+	push := 5 * time.Second
+	require.Len(t, res.Load.Stages, len(want))
+	for i, w := range want {
+		st := res.Load.Stages[i]
+		require.Equal(t, w.kind, st.Kind, "stage %d", i)
+		require.True(t, st.Inferred, "stage %d", i)
+		if i > 0 {
+			require.WithinDuration(t, start.Add(w.from), st.From, push, "stage %d start", i)
+		}
+		if i < len(want)-1 {
+			require.WithinDuration(t, start.Add(w.to), st.To, push, "stage %d end", i)
+		}
+	}
+}
