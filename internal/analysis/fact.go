@@ -150,14 +150,14 @@ var DefaultConfig = Config{
 
 // Query names the detectors read from a timeline (the catalog's required queries).
 const (
-	QScenarioTarget   = "scenario_target"
-	QHTTPReqs         = "http_reqs"
-	QHTTPFailures     = "http_failures"
-	QHTTPReqRate      = "http_req_rate"
-	QIterations       = "iterations"
+	QScenarioTarget = "scenario_target"
+	QHTTPReqs       = "http_reqs"
+	QHTTPFailures   = "http_failures"
+	QHTTPReqRate    = "http_req_rate"
+	QIterations     = "iterations"
 	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
 	// run without tidemark_scenario_target: its stages are inferred from them.
-	QIterationsRaw = "iterations_raw"
+	QIterationsRaw    = "iterations_raw"
 	QDropped          = "dropped_iterations"
 	QVUs              = "vus"
 	QLatencyP50       = "latency_p50"
