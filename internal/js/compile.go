@@ -48,7 +48,10 @@ func compile(name string, src []byte) (*sobek.Program, error) {
 	if len(res.Errors) > 0 {
 		return nil, syntaxError(name, res.Errors[0])
 	}
-	prg, err := sobek.Compile(name, string(res.Code), false)
+	// Strict, as ES modules are and as k6 runs every script: an assignment to a frozen
+	// object's property or to an undeclared name throws. A .cjs file is CommonJS, sloppy.
+	strict := path.Ext(strings.ToLower(name)) != ".cjs"
+	prg, err := sobek.Compile(name, string(res.Code), strict)
 	if err != nil {
 		return nil, &ScriptError{Msg: err.Error(), Err: err}
 	}

@@ -3,6 +3,7 @@ package js
 import (
 	"bytes"
 	"context"
+	gojson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -569,10 +570,13 @@ func (r *Runner) Setup(ctx context.Context) error {
 		return err
 	}
 	if ran && res != nil && !sobek.IsUndefined(res) {
-		b, err := json(r.aux.rt, res)
+		// As k6 copies it: the exported Go value through encoding/json (a Date becomes
+		// its RFC 3339 time, undefined null; a function fails the run, exit 255), not
+		// JSON.stringify.
+		b, err := gojson.Marshal(res.Export())
 		if err != nil {
 			r.setupFailed = true
-			return &ScriptError{Msg: fmt.Sprintf("setup: its result is not JSON: %v", err), Err: err}
+			return fmt.Errorf("setup: error marshaling setup() data to JSON: %w", err)
 		}
 		r.setupJSON = string(b)
 	}

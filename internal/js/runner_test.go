@@ -29,11 +29,12 @@ import { check } from 'k6';
 export const options = { vus: 2, iterations: 4, thresholds: { checks: ['rate==1'] } };
 globalThis.inits = (globalThis.inits || 0) + 1;
 let setups = 0;
-export function setup() { setups++; return { n: 1, list: [1, 2], f: function () {} }; }
+export function setup() { setups++; return { n: 1, list: [1, 2], when: new Date(0), none: undefined }; }
 export default function (data) {
   data.n++; // a VU's changes are its own
   check(data, {
-    'copied': (d) => d.n === 2 + __ITER && d.list.length === 2 && d.f === undefined,
+    // As k6 copies it (Go's encoding/json of the exported value).
+    'copied': (d) => d.n === 2 + __ITER && d.list.length === 2 && d.when === '1970-01-01T00:00:00Z' && d.none === null,
     'vu': () => __VU >= 1 && __VU <= 2,
     'env': () => __ENV.NAME === 'tidemark',
     'one init per runtime': () => globalThis.inits === 1,
@@ -593,4 +594,21 @@ export function teardown() { check(null, { 'teardown runs': () => true }); }
 	require.GreaterOrEqual(t, h.c.of("iteration_duration")[0].Value, 0.06)
 	require.NoError(t, h.r.Teardown(bg()))
 	require.Empty(t, h.c.of("checks"))
+}
+
+// TestSetupDataWithAFunction: k6 copies setup's result through Go's encoding/json, which
+// has no form for a function: the run fails (exit 255) with k6's message, and no VU
+// iterates on data that lost a field.
+func TestSetupDataWithAFunction(t *testing.T) {
+	t.Parallel()
+	h := start(t, map[string]string{"script.js": `
+export const options = { vus: 1, iterations: 1 };
+export function setup() { return { f: function () {} }; }
+export default function () {}
+`})
+	_, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	err = h.r.Setup(bg())
+	require.ErrorContains(t, err, "error marshaling setup() data to JSON")
+	require.Equal(t, exitcode.Generic, exitcode.Of(err))
 }

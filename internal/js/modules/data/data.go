@@ -6,8 +6,10 @@
 // constructing an array of that name gets a read-only, array-like view of the same
 // data: length, [i], for…of and Array.prototype's methods (slice, map, filter,
 // forEach, …, which give plain arrays) work, and reading an element materialises a
-// fresh copy in the reading VU's runtime, so changing it changes nothing shared.
-// Writing an element or the length throws a TypeError.
+// fresh copy in the reading VU's runtime, frozen to its last nested object as k6's
+// elements are: assigning to one of its properties throws a TypeError in a module
+// (strict code) and changes nothing otherwise. Writing an element or the length throws
+// a TypeError.
 package data
 
 import (
@@ -113,7 +115,7 @@ func (m *instance) sharedArray(call sobek.ConstructorCall) *sobek.Object {
 	if a.err != nil {
 		modules.Throw(rt, fmt.Errorf("new SharedArray(%q): %w", name.String(), a.err))
 	}
-	return rt.NewDynamicArray(&view{rt: rt, name: name.String(), elems: a.elems, parse: m.parse})
+	return rt.NewDynamicArray(&view{rt: rt, name: name.String(), elems: a.elems, parse: m.parse, freeze: m.freezer()})
 }
 
 // fill runs fn to fill a if no VU has, or waits for the VU that does. It returns the
@@ -210,12 +212,30 @@ func describe(v sobek.Value) string {
 	return fmt.Sprintf("%s %s", v.ExportType(), v.String())
 }
 
+// freezer returns a JSON.parse reviver that freezes every value it is given: parsed
+// with it, an element is frozen from its leaves up.
+func (m *instance) freezer() sobek.Value {
+	rt := m.vu.Runtime()
+	freeze, ok := sobek.AssertFunction(rt.Get("Object").ToObject(rt).Get("freeze"))
+	if !ok {
+		panic(rt.NewTypeError("k6/data: Object.freeze is not a function"))
+	}
+	return rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+		v, err := freeze(sobek.Undefined(), call.Argument(1))
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+}
+
 // view is one VU's read-only view of a shared array.
 type view struct {
-	rt    *sobek.Runtime
-	name  string
-	elems []element
-	parse sobek.Callable
+	rt     *sobek.Runtime
+	name   string
+	elems  []element
+	parse  sobek.Callable
+	freeze sobek.Value // the reviver of freezer
 }
 
 var _ sobek.DynamicArray = (*view)(nil)
@@ -232,7 +252,7 @@ func (v *view) Get(idx int) sobek.Value {
 	if e.json == "" {
 		return v.rt.ToValue(e.prim)
 	}
-	val, err := v.parse(sobek.Undefined(), v.rt.ToValue(e.json))
+	val, err := v.parse(sobek.Undefined(), v.rt.ToValue(e.json), v.freeze)
 	if err != nil {
 		// The text came from JSON.stringify; it parses.
 		panic(err)
