@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,9 @@ func WriteExport(w io.Writer, in Input) error {
 		Metrics:   map[string]map[string]any{},
 	}
 	for _, e := range r.entries {
+		if runMetadata(e.metric.Name) {
+			continue
+		}
 		m := map[string]any{}
 		for k, v := range e.values {
 			if k == "rate" && e.metric.Type.String() == "rate" {
@@ -90,6 +94,9 @@ func WriteData(w io.Writer, in Input) error {
 	out.State.IsStdErrTTY = in.StderrTTY
 	out.State.TestRunDurationMs = float64(in.Duration) / float64(time.Millisecond)
 	for _, e := range r.entries {
+		if runMetadata(e.metric.Name) {
+			continue
+		}
 		m := metric{Type: e.metric.Type.String(), Contains: e.metric.Contains.String(), Values: map[string]float64{}}
 		for k, v := range e.values {
 			m.Values[k] = finite(v)
@@ -178,3 +185,8 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// runMetadata reports whether a metric is Tidemark's run metadata (tidemark_run_info,
+// tidemark_scenario_target, tidemark_threshold): series for PromQL and the correlator,
+// which k6's summary files do not have, so they are left out of them.
+func runMetadata(name string) bool { return strings.HasPrefix(name, "tidemark_") }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -316,10 +317,18 @@ func TestTextHidesRunMetadata(t *testing.T) {
 		{Metric: info, Tags: r.tags(), Time: r.start, Value: 1},
 		{Metric: target, Tags: r.tags("scenario", "default"), Time: r.start, Value: 5},
 	})
-	out := text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second})
+	in := Input{Snapshot: r.store.Snapshot(), Duration: time.Second}
+	out := text(t, in)
 	require.NotContains(t, out, "tidemark_")
 	require.NotContains(t, out, "CUSTOM")
 	require.Contains(t, out, "    iterations...: 1 1/s\n")
+	// Nor are they in the files k6's summary options write (k6 has no such metrics).
+	for _, write := range []func(io.Writer, Input) error{WriteExport, WriteData} {
+		var b bytes.Buffer
+		require.NoError(t, write(&b, in))
+		require.NotContains(t, b.String(), "tidemark_")
+		require.Contains(t, b.String(), `"iterations"`)
+	}
 }
 
 func TestTextTimeUnitAndTrendStats(t *testing.T) {

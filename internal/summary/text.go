@@ -357,7 +357,10 @@ func categories() []category {
 // run metadata (tidemark_run_info, tidemark_scenario_target), which exists for PromQL and
 // the correlator, not for people reading the summary.
 func skipped(name string) bool {
-	for _, x := range []string{"tidemark_", "checks", "group_duration", "http_req_blocked", "http_req_connecting", "http_req_receiving",
+	if runMetadata(name) {
+		return true
+	}
+	for _, x := range []string{"checks", "group_duration", "http_req_blocked", "http_req_connecting", "http_req_receiving",
 		"http_req_sending", "http_req_tls_handshaking", "http_req_waiting"} {
 		if strings.HasPrefix(name, x) {
 			return true
