@@ -38,15 +38,15 @@ func TestJavaScriptTwins(t *testing.T) {
 			r, err := js.New(js.Config{Script: jsPath, Env: env, Logger: promslog.NewNopLogger()})
 			require.NoError(t, err)
 			got := r.Test()
-			require.Equal(t, comparable(want), comparable(got))
+			require.Equal(t, withoutForm(want), withoutForm(got))
 		})
 		checked++
 	}
 	require.Positive(t, checked)
 }
 
-// comparable is a test without what differs by form: the source file, lines, flows.
-func comparable(t *scenario.Test) scenario.Test {
+// withoutForm is a test without what differs by form: the source file, lines, flows.
+func withoutForm(t *scenario.Test) scenario.Test {
 	c := *t
 	c.Source = ""
 	c.Env = nil
