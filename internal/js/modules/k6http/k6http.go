@@ -5,13 +5,12 @@
 //
 // The test options it reads (test.options, once per VU): maxRedirects, batch,
 // batchPerHost, discardResponseBodies and noCookiesReset, with k6's defaults (10,
-// 20, 6, false, false). Today the options decoder rejects the last four as
-// unsupported, so their defaults apply.
+// 20, 6, false, false), as the script's options set them.
 //
 // What it does not do: Response.html, submitForm and clickLink, asyncRequest,
 // NTLM authentication, and compression other than gzip and deflate
 // throw a TypeError or error that names them. data_sent and data_received are
-// emitted per request, not per iteration (the module sees no iteration end).
+// emitted per request, not once per iteration as k6 does: the totals are the same.
 package k6http
 
 import (
