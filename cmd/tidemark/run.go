@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ Examples:
   tidemark target &                        # a local server to aim at (127.0.0.1:8099)
   tidemark run examples/quick.js
   tidemark run examples/quick.yaml
+  tidemark run -u 50 -d 5m examples/quick.js   # k6's shortcuts replace the file's scenarios
   tidemark run --testid=spike-1 --tag env=staging --env TARGET_URL=http://127.0.0.1:8099 examples/spike.yaml
   tidemark run --remote-write.url=http://prometheus:9090/api/v1/write examples/load-steps.yaml
   tidemark run --execution-segment=0:1/2 test.yaml   # instance 1 of 2 (Kubernetes Indexed Job)
@@ -73,6 +75,65 @@ type runConfig struct {
 	dataDir      string
 	noStore      bool
 	modulesDir   string
+	k6           k6Flags
+	replacedBy   []string // the K6_* variables or flags that replaced the file's scenarios
+}
+
+// k6Flags are k6 run's shortcut and summary flags. Each is set as its K6_* variable over
+// the process environment (k6's precedence: the file's options < K6_* environment <
+// flags), so a script and a scenario file apply them with the same code.
+type k6Flags struct {
+	vus, duration, iterations string
+	stages                    []string
+	trendStats, timeUnit      string
+	noSummary                 bool
+	summaryMode               string
+	noUsageReport             bool
+	systemEnv                 bool
+}
+
+// environ returns the process environment with the flags given as their K6_* variables.
+func (f k6Flags) environ(proc map[string]string) map[string]string {
+	out := maps.Clone(proc)
+	for k, v := range map[string]string{"K6_VUS": f.vus, "K6_DURATION": f.duration, "K6_ITERATIONS": f.iterations,
+		"K6_STAGES": strings.Join(f.stages, ","), "K6_SUMMARY_TREND_STATS": f.trendStats, "K6_SUMMARY_TIME_UNIT": f.timeUnit} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// scriptEnv is __ENV (or a scenario file's ${__ENV.K}): the process environment unless
+// --include-system-env-vars=false, then --env's values.
+func (f k6Flags) scriptEnv(proc, cli map[string]string) map[string]string {
+	env := map[string]string{}
+	if f.systemEnv {
+		maps.Copy(env, proc)
+	}
+	maps.Copy(env, cli)
+	return env
+}
+
+// noSummaryOf reports whether the summary is off: --no-summary, --summary-mode=disabled
+// or their K6_* variables. A full summary, which Tidemark does not have, is warned of.
+func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
+	mode := cmp.Or(f.summaryMode, proc["K6_SUMMARY_MODE"])
+	if mode == "full" {
+		logger.Warn("The full summary mode is not supported; the compact summary is printed", "summary_mode", mode)
+	}
+	return f.noSummary || proc["K6_NO_SUMMARY"] == "true" || mode == "disabled"
+}
+
+// processEnv is os.Environ as a map.
+func processEnv() map[string]string {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -88,6 +149,26 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("env", "Value K=V of __ENV.K in a script, or of ${__ENV.K} in a scenario file, over the process environment. Repeatable.").
 		Short('e').StringsVar(&cfg.env)
 	cmd.Flag("quiet", "Print no progress (the summary is still printed).").Short('q').BoolVar(&cfg.quiet)
+	cmd.Flag("vus", "k6's --vus: the number of VUs; with --duration a constant-vus scenario, with --iterations shared-iterations. "+
+		"Replaces the file's scenarios (K6_VUS).").Short('u').StringVar(&cfg.k6.vus)
+	cmd.Flag("duration", "k6's --duration, e.g. 30s or 5m: with --vus a constant-vus scenario. Replaces the file's scenarios (K6_DURATION).").
+		Short('d').StringVar(&cfg.k6.duration)
+	cmd.Flag("iterations", "k6's --iterations: a shared-iterations scenario of that many iterations. Replaces the file's scenarios (K6_ITERATIONS).").
+		Short('i').StringVar(&cfg.k6.iterations)
+	cmd.Flag("stage", "k6's --stage DURATION:TARGET, e.g. 30s:10: a ramping-vus stage. Repeatable; replaces the file's scenarios (K6_STAGES).").
+		Short('s').StringsVar(&cfg.k6.stages)
+	cmd.Flag("summary-trend-stats", "The trend columns of the summary, e.g. avg,p(95),p(99.9),count (K6_SUMMARY_TREND_STATS).").
+		StringVar(&cfg.k6.trendStats)
+	cmd.Flag("summary-time-unit", "The unit of every duration in the summary: s, ms or us (K6_SUMMARY_TIME_UNIT).").
+		StringVar(&cfg.k6.timeUnit)
+	cmd.Flag("no-summary", "No end-of-test summary: no text, no handleSummary, no summary files, as k6's (K6_NO_SUMMARY).").
+		BoolVar(&cfg.k6.noSummary)
+	cmd.Flag("summary-mode", "compact (the default) or disabled (as --no-summary); full is not supported: the compact summary is printed, with a warning (K6_SUMMARY_MODE).").
+		EnumVar(&cfg.k6.summaryMode, "compact", "full", "disabled")
+	cmd.Flag("no-usage-report", "Accepted for k6 compatibility: Tidemark sends no usage report (K6_NO_USAGE_REPORT).").
+		BoolVar(&cfg.k6.noUsageReport)
+	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
+		Default("true").BoolVar(&cfg.k6.systemEnv)
 	cmd.Flag("summary-export", "Write the end-of-test summary as JSON in k6's --summary-export (legacy) shape to this file.").
 		StringVar(&cfg.summaryExport)
 	cmd.Flag("summary-file", "Write the end-of-test summary as JSON in the shape of k6's handleSummary data to this file.").
@@ -187,29 +268,30 @@ func (c *runConfig) loadTest() (*scenario.Test, pacer.Segment, map[string]string
 	if err != nil {
 		return nil, pacer.Segment{}, nil, err
 	}
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	maps.Copy(env, cliEnv)
-	test, err := scenario.Load(c.file, env)
+	proc := processEnv()
+	test, replaced, err := scenario.LoadK6(c.file, c.k6.scriptEnv(proc, cliEnv), c.k6.environ(proc))
 	if err != nil {
 		return nil, pacer.Segment{}, nil, err
+	}
+	if len(replaced) > 0 {
+		c.replacedBy = replaced
 	}
 	seg, err := pacer.ParseSegment(c.segment, c.segmentSeq)
 	return test, seg, tags, err
 }
 
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
+	logger := g.logger()
+	cfg.noSummary = cfg.k6.noSummaryOf(processEnv(), logger)
 	if js.IsScript(cfg.file) {
 		return runScript(ctx, cfg, g)
 	}
-	logger := g.logger()
 	test, seg, tags, err := cfg.loadTest()
 	if err != nil {
 		return exitcode.Invalid(err)
+	}
+	if len(cfg.replacedBy) > 0 {
+		logger.Warn("The command line or the environment replaces the file's scenarios", "variables", strings.Join(cfg.replacedBy, ","))
 	}
 	if cfg.cpuProfile != "" {
 		stopProfile, err := startCPUProfile(cfg.cpuProfile)
@@ -237,7 +319,10 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 // printing says how a run is shown: header and progress while it runs, the summary and
 // its files after.
 type printing struct {
-	quiet          bool
+	quiet bool
+	// noSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
+	// handleSummary, no summary files.
+	noSummary      bool
 	progressPeriod time.Duration
 	summaryExport  string
 	summaryFile    string
@@ -264,6 +349,9 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	in.Color = progress.IsTerminal(g.stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(g.stderr)
 	errs := []error{err}
+	if p.noSummary {
+		return errors.Join(errs...)
+	}
 	handled := false
 	if h, ok := cfg.VUs.(summaryHandler); ok {
 		var herr error
@@ -346,15 +434,9 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	procEnv := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			procEnv[k] = v
-		}
-	}
-	env := maps.Clone(procEnv)
-	maps.Copy(env, cliEnv)
-	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: procEnv, Segment: seg, Logger: logger})
+	procEnv := processEnv()
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: cfg.k6.scriptEnv(procEnv, cliEnv),
+		Environ: cfg.k6.environ(procEnv), Segment: seg, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, exitcode.Invalid(err)
 	}
 	if len(r.script.Replaced) > 0 {
-		r.logger.Warn("The environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
+		r.logger.Warn("The command line or the environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
 	}
 	if len(r.script.Ignored) > 0 {
 		r.logger.Warn("Ignoring the script's k6 Cloud options in a local run", "options", strings.Join(r.script.Ignored, ","))

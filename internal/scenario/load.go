@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -156,6 +157,46 @@ func httpMethods() []string {
 // iteration counts are bounded by MachineLimits.
 func Load(path string, env map[string]string) (*Test, error) {
 	return load(path, env, MachineLimits())
+}
+
+// LoadK6 is Load, then k6's K6_* options from environ (the process environment, and
+// the command line's shortcut flags set as their K6_* names) as a script's options
+// get them (see ScriptConfig.Environ): K6_VUS, K6_ITERATIONS, K6_DURATION and
+// K6_STAGES replace the file's scenarios with one running the file's top-level flow,
+// and K6_TAGS, K6_SUMMARY_TREND_STATS, K6_SUMMARY_TIME_UNIT and the other test-wide
+// ones override the file. replaced names the variables that replaced the scenarios.
+// --env values (env) fill ${__ENV.K} only, as in k6.
+func LoadK6(path string, env, environ map[string]string) (t *Test, replaced []string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		_, lerr := load(path, env, MachineLimits()) // the same message as Load's
+		return nil, nil, lerr
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || root.Kind != yaml.DocumentNode || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		t, err := parse(path, data, MachineLimits(), env)
+		return t, nil, err
+	}
+	top := root.Content[0]
+	before, err := yaml.Marshal(&root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if replaced, err = applyK6Env(top, environ); err != nil {
+		return nil, nil, err
+	}
+	if err := applyK6OptionEnv(top, environ); err != nil {
+		return nil, nil, err
+	}
+	out, err := yaml.Marshal(&root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("apply the K6_* environment to %s: %w", path, err)
+	}
+	if bytes.Equal(out, before) {
+		out = data // nothing applied: line numbers in messages stay the file's
+	}
+	t, err = parse(path, out, MachineLimits(), env)
+	return t, replaced, err
 }
 
 func load(path string, env map[string]string, l Limits) (*Test, error) {

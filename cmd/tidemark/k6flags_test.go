@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// TestRunK6ShortcutFlags: k6 run's -u/-i/-d/-s replace a file's scenarios, for a scenario
+// file and a script alike, and win over K6_* variables, as k6's do (flags > environment >
+// the file's options); the run says what replaced them.
+func TestRunK6ShortcutFlags(t *testing.T) {
+	ts, url := startTestTarget(t, target.Config{})
+	yaml := writeScenario(t, "scenarios:\n  long: {executor: constant-vus, vus: 1, duration: 1h}\nflow:\n  - url: "+url+"/\n")
+	script := filepath.Join(t.TempDir(), "test.js")
+	require.NoError(t, os.WriteFile(script, []byte(`import http from 'k6/http';
+export const options = { scenarios: { long: { executor: 'constant-vus', vus: 1, duration: '1h' } } };
+export default function () { http.get('`+url+`/'); }
+`), 0o600))
+	for _, file := range []string{yaml, script} {
+		t.Run(filepath.Ext(file), func(t *testing.T) {
+			before := ts.Stats().Requests
+			t.Setenv("K6_ITERATIONS", "9") // the flag wins
+			code, stdout, stderr, ex := runScenario(t, file, "-u", "2", "-i", "4")
+			require.Equal(t, exitcode.OK, code, "%s\n%s", stdout, stderr)
+			require.InDelta(t, 4, count(ex, "iterations"), 0)
+			require.Equal(t, int64(4), ts.Stats().Requests-before)
+			require.Contains(t, stderr, "replaces the")
+			require.Contains(t, stderr, "K6_ITERATIONS,K6_VUS")
+
+			t.Setenv("K6_ITERATIONS", "")
+			code, stdout, stderr, ex = runScenario(t, file, "--stage", "1s:2", "-s", "1s:0")
+			require.Equal(t, exitcode.OK, code, "%s\n%s", stdout, stderr)
+			require.Positive(t, count(ex, "iterations"))
+		})
+	}
+}
+
+// TestRunNoSummary: --no-summary (and --summary-mode=disabled) print no summary and
+// write no summary file, as k6's do; the run's verdict is unchanged.
+func TestRunNoSummary(t *testing.T) {
+	_, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, "iterations: 2\nthresholds:\n  http_req_duration: ['p(95)<0']\nflow:\n  - url: "+url+"/\n")
+	for _, args := range [][]string{{"--no-summary"}, {"--summary-mode", "disabled"}} {
+		export := filepath.Join(t.TempDir(), "export.json")
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"run", "-q", "--no-embedded-store", "--summary-export", export}, append(args, file)...), &stdout, &stderr)
+		require.Equal(t, exitcode.ThresholdsFailed, code, stderr.String())
+		require.NotContains(t, stdout.String(), "THRESHOLDS")
+		require.NoFileExists(t, export)
+	}
+}
+
+// TestRunSystemEnvVars: __ENV holds the process environment unless
+// --no-include-system-env-vars, which leaves --env's values only.
+func TestRunSystemEnvVars(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "env.js")
+	require.NoError(t, os.WriteFile(script, []byte(`export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+import { check } from 'k6';
+export default function () { check(__ENV, { 'as expected': (e) => (e.TIDEMARK_PROC === 'yes') === (e.WANT === 'proc') && e.FROM_CLI === 'cli' }); }
+`), 0o600))
+	t.Setenv("TIDEMARK_PROC", "yes")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "proc"},
+		{[]string{"--no-include-system-env-vars"}, "none"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"run", "-q", "--no-embedded-store", "-e", "FROM_CLI=cli", "-e", "WANT=" + tc.want}, tc.args...)
+		code := run(append(args, script), &stdout, &stderr)
+		require.Equal(t, exitcode.OK, code, "%v\n%s\n%s", tc.args, stdout.String(), stderr.String())
+	}
+}
