@@ -152,13 +152,12 @@ func (j *JSONWriter) declare(m *metrics.Metric) error {
 		}
 		d.Submetrics = append(d.Submetrics, submetric{Name: k.Name, Suffix: k.Suffix, Tags: tags})
 	}
-	b, err := json.Marshal(line{Type: "Metric", Data: d, Metric: m.Name})
-	if err != nil {
+	// k6 escapes HTML characters in Point lines but not in Metric lines (a threshold
+	// `p(95)<500` stays as written).
+	enc := json.NewEncoder(j.w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(line{Type: "Metric", Data: d, Metric: m.Name}); err != nil {
 		return fmt.Errorf("encode metric %s: %w", m.Name, err)
-	}
-	b = append(b, '\n')
-	if _, err := j.w.Write(b); err != nil {
-		return err
 	}
 	name, _ := json.Marshal(m.Name)
 	prefix := append([]byte(`{"metric":`), name...)
