@@ -79,3 +79,22 @@ export default function () { check(__ENV, { 'as expected': (e) => (e.TIDEMARK_PR
 		require.Equal(t, exitcode.OK, code, "%v\n%s\n%s", tc.args, stdout.String(), stderr.String())
 	}
 }
+
+// TestRunK6Env: K6_NO_THRESHOLDS and K6_SUMMARY_EXPORT work for a scenario file too, and a
+// K6_* variable Tidemark does not honour gets one warning naming it.
+func TestRunK6Env(t *testing.T) {
+	_, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, "iterations: 1\nthresholds:\n  http_req_duration: ['p(95)<0']\nflow:\n  - url: "+url+"/\n")
+	export := filepath.Join(t.TempDir(), "export.json")
+	t.Setenv("K6_NO_THRESHOLDS", "true")
+	t.Setenv("K6_SUMMARY_EXPORT", export)
+	t.Setenv("K6_WEB_DASHBOARD", "true")
+	t.Setenv("K6_LINGER", "true")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--no-embedded-store", file}, &stdout, &stderr)
+	require.Equal(t, exitcode.OK, code, stderr.String())
+	require.FileExists(t, export)
+	require.Contains(t, stderr.String(), "not supported by Tidemark")
+	require.Contains(t, stderr.String(), "K6_LINGER,K6_WEB_DASHBOARD")
+	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
+}

@@ -125,6 +125,28 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 	return f.noSummary || proc["K6_NO_SUMMARY"] == "true" || mode == "disabled"
 }
 
+// supportedK6Env are the K6_* variables `tidemark run` honours (K6_PROMETHEUS_RW_* are
+// the remote-write output's, remotewrite.Config.ApplyK6Env).
+func supportedK6Env() []string {
+	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
+		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES"}
+}
+
+// warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
+// that Tidemark does not honour, so that none is ignored without a word.
+func warnUnsupportedK6Env(logger *slog.Logger, proc map[string]string) {
+	var unknown []string
+	for _, k := range slices.Sorted(maps.Keys(proc)) {
+		if strings.HasPrefix(k, "K6_") && !strings.HasPrefix(k, "K6_PROMETHEUS_RW_") && !slices.Contains(supportedK6Env(), k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		logger.Warn("These k6 environment variables are not supported by Tidemark and have no effect", "variables", strings.Join(unknown, ","))
+	}
+}
+
 // processEnv is os.Environ as a map.
 func processEnv() map[string]string {
 	out := map[string]string{}
@@ -282,7 +304,13 @@ func (c *runConfig) loadTest() (*scenario.Test, pacer.Segment, map[string]string
 
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	logger := g.logger()
-	cfg.noSummary = cfg.k6.noSummaryOf(processEnv(), logger)
+	proc := processEnv()
+	warnUnsupportedK6Env(logger, proc)
+	cfg.noSummary = cfg.k6.noSummaryOf(proc, logger)
+	cfg.noThresholds = cfg.noThresholds || proc["K6_NO_THRESHOLDS"] == "true"
+	if cfg.summaryExport == "" {
+		cfg.summaryExport = proc["K6_SUMMARY_EXPORT"]
+	}
 	if js.IsScript(cfg.file) {
 		return runScript(ctx, cfg, g)
 	}
@@ -458,7 +486,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		TestID:                cfg.testID,
 		Tags:                  tags,
 		Segment:               seg,
-		NoThresholds:          cfg.noThresholds || procEnv["K6_NO_THRESHOLDS"] == "true",
+		NoThresholds:          cfg.noThresholds,
 		InsecureSkipTLSVerify: cfg.insecureTLS,
 		UserAgent:             userAgent,
 		VUs:                   r,
