@@ -41,6 +41,7 @@ func commands() []command {
 		correlateCmd,
 		compareCmd,
 		demoCmd,
+		inspectCmd,
 	}
 }
 
