@@ -42,7 +42,7 @@ func inspectCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, actio
 	cmd.Flag("iterations", "As tidemark run's --iterations.").Short('i').StringVar(&cfg.k6.iterations)
 	cmd.Flag("stage", "As tidemark run's --stage. Repeatable.").Short('s').StringsVar(&cfg.k6.stages)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV.").Default("true").BoolVar(&cfg.k6.systemEnv)
-	return cmd, func(ctx context.Context) error { return runInspect(cfg, g) }
+	return cmd, func(context.Context) error { return runInspect(cfg, g) }
 }
 
 func runInspect(cfg *inspectConfig, g *globals) error {
