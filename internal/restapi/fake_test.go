@@ -63,6 +63,11 @@ func (f *fakeRun) SetStatus(_ context.Context, u StatusUpdate) error {
 		f.st.Stopped = *u.Stopped
 		return nil
 	}
+	if u.Paused != nil {
+		if err := f.setPaused(*u.Paused); err != nil {
+			return err
+		}
+	}
 	if u.VUs != nil || u.VUsMax != nil {
 		if !f.ext {
 			return ExecutionConfigError(ErrNotExternallyControlled)
@@ -85,11 +90,13 @@ func (f *fakeRun) SetStatus(_ context.Context, u StatusUpdate) error {
 			}
 		}
 	}
-	if u.Paused == nil {
-		return nil
-	}
+	return nil
+}
+
+// setPaused pauses or resumes; f.mu is held.
+func (f *fakeRun) setPaused(paused bool) error {
 	switch {
-	case !f.started && *u.Paused:
+	case !f.started && paused:
 		if f.gate.Paused() {
 			return PauseError(ErrAlreadyPaused)
 		}
@@ -99,10 +106,12 @@ func (f *fakeRun) SetStatus(_ context.Context, u StatusUpdate) error {
 		f.st.Paused = false
 	case !f.ext:
 		return NotPausableError(f.kind, f.name)
-	case *u.Paused && f.st.Paused:
+	case paused && f.st.Paused:
 		return PauseError(ErrPausedAlready)
-	case *u.Paused:
+	case paused:
 		f.st.Paused, f.st.VUs = true, 0
+	case !f.st.Paused:
+		return PauseError(ErrNotPaused)
 	default:
 		f.st.Paused, f.st.VUs = false, f.vus
 	}

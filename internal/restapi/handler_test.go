@@ -246,3 +246,45 @@ func TestK6SessionNoSetup(t *testing.T) {
 		{golden: "nosetup_stop"},
 	})
 }
+
+// TestK6SessionExternallyControlledOrder replays two sessions of the externally
+// controlled script that show k6's order within one PATCH: a pause is applied before
+// the VU change is validated (and stays applied when it is refused), k6-operator's
+// start body resumes a paused started run, a resume of a running run is refused, and
+// stopped:true is applied alone.
+func TestK6SessionExternallyControlledOrder(t *testing.T) {
+	t.Parallel()
+	t.Run("second", func(t *testing.T) {
+		t.Parallel()
+		replay(t, newFakeRun("externally-controlled", 2, 5, true), []step{
+			{golden: "ext2_resume", after: requireResumed},
+			{do: start, golden: "ext_resume_notpaused"},
+			{golden: "ext_pause_and_vus"},
+			{golden: "ext_operator_start"},
+			{golden: "ext_stop2"},
+		})
+	})
+	t.Run("third", func(t *testing.T) {
+		t.Parallel()
+		replay(t, newFakeRun("externally-controlled", 2, 5, true), []step{
+			{golden: "ext3_status"},
+			{do: func(t *testing.T, f *fakeRun) {
+				t.Helper()
+				require.NoError(t, f.SetStatus(t.Context(), StatusUpdate{Paused: new(false)}))
+				f.start()
+			}, golden: "ext3_pause_and_vus"},
+			{golden: "ext3_after_pause_and_vus"},
+			{golden: "ext3_resume_and_badvus"},
+			{golden: "ext3_after_resume_and_badvus"},
+			{golden: "ext3_stop_and_vus"},
+		})
+	})
+}
+
+// TestK6SessionOperatorStopWhilePaused replays k6-operator's stop body reaching a run
+// still held by --paused: stopped, still paused (k6 then exits 103).
+func TestK6SessionOperatorStopWhilePaused(t *testing.T) {
+	t.Parallel()
+	f := newFakeRun("per-vu-iterations", 1, 1, true)
+	replay(t, f, []step{{golden: "operator_stop_paused", after: requirePaused}})
+}

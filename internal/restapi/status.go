@@ -56,8 +56,10 @@ type StatusUpdate struct {
 type Controller interface {
 	// Status returns the run's state now.
 	Status() Status
-	// SetStatus applies a change. The handler has already dropped a stopped:false and
-	// reduced an update with stopped:true to only that field, as k6 does. Errors should
+	// SetStatus applies a change. As k6 v1.8.1 does, it applies Paused first, then
+	// VUs and VUsMax (a refused VU change leaves the pause or resume applied). The
+	// handler has already dropped stopped:false and reduced an update with
+	// stopped:true to only that field, as k6 ignores the rest then. Errors should
 	// be built with ConfigError, ExecutionConfigError or PauseError to reach the client
 	// with k6's status and title; any other error is answered as a 500 "Pause error"
 	// when the update was a pause or a resume, else as a 500 "Status update error".
@@ -87,6 +89,9 @@ var ErrAlreadyPaused = errors.New("execution is already paused")
 
 // ErrPausedAlready is k6's answer to a pause of a started run that is paused.
 var ErrPausedAlready = errors.New("test execution was already paused")
+
+// ErrNotPaused is k6's answer to a resume of a started run that is not paused.
+var ErrNotPaused = errors.New("test execution wasn't paused")
 
 // ConfigError wraps err as k6's 400 "Config update error" (an invalid vus or vus-max).
 func ConfigError(err error) error {
