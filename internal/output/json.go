@@ -57,6 +57,10 @@ type JSONWriter struct {
 	tags    map[*metrics.TagSet]tagsJSON // The encoded tags object per tag set.
 	subs    map[string][]threshold.Key   // Sub-metric keys per metric name.
 	buf     []byte
+
+	// The samples of one request share their time: the last one formatted is kept.
+	lastTime time.Time
+	lastFmt  []byte
 }
 
 // tagsJSON is a tag set encoded as a JSON object, with and without k6's empty group.
@@ -102,7 +106,11 @@ func (j *JSONWriter) WriteSamples(samples []metrics.Sample) error {
 			prefix = j.metrics[s.Metric]
 		}
 		b := append(j.buf[:0], prefix...)
-		b = s.Time.In(j.loc).AppendFormat(b, time.RFC3339Nano)
+		if !s.Time.Equal(j.lastTime) || j.lastFmt == nil {
+			j.lastTime = s.Time
+			j.lastFmt = s.Time.In(j.loc).AppendFormat(j.lastFmt[:0], time.RFC3339Nano)
+		}
+		b = append(b, j.lastFmt...)
 		b = append(b, `","value":`...)
 		b = appendValue(b, s.Metric, s.Value)
 		b = append(b, `,"tags":`...)
