@@ -225,7 +225,7 @@ func TestK6SessionSetupFails(t *testing.T) {
 	t.Parallel()
 	f := newFakeRun("externally-controlled", 1, 2, true)
 	f.setup = func() (json.RawMessage, error) {
-		return nil, errors.New("Error: boom\n\tat setup (file:///tmp/rec/bad.js:2:33(3))\n") //nolint:staticcheck // The script's error text, as k6 shows it.
+		return nil, errors.New("Error: boom\n\tat setup (file:///tmp/rec/bad.js:2:33(3))\n") //nolint:revive // The script's error text, as k6 shows it.
 	}
 	replay(t, f, []step{
 		{golden: "setup_error"},
