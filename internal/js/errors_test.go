@@ -130,12 +130,6 @@ func TestBrokenScripts(t *testing.T) {
 			code:  104,
 		},
 		{
-			name:  "an option no module honours",
-			files: map[string]string{"script.js": "export const options = { throw: true, batch: 5 };\nexport default function () {}\n"},
-			want:  "script.js: throw: k6 option \"throw\" is not supported by Tidemark's modules yet; remove it",
-			code:  104,
-		},
-		{
 			name:  "abort in init",
 			files: map[string]string{"script.js": "import exec from 'k6/execution';\nexec.test.abort('no target');\nexport default function () {}\n"},
 			want:  `test aborted: no target`,

@@ -165,7 +165,7 @@ func New(cfg Config) (*Runner, error) {
 // checkModuleOptions rejects a script option that no registered module honours
 // (modules.OptionReader), so that it is never silently ignored. k6/http reads
 // maxRedirects, batch, batchPerHost, discardResponseBodies and noCookiesReset from
-// test.options; throw has no module yet.
+// test.options and honours throw.
 func (r *Runner) checkModuleOptions() error {
 	set := map[string]bool{"throw": r.moduleOptions.Throw}
 	honoured := map[string]bool{}

@@ -612,3 +612,15 @@ export default function () {}
 	require.ErrorContains(t, err, "error marshaling setup() data to JSON")
 	require.Equal(t, exitcode.Generic, exitcode.Of(err))
 }
+
+// TestOptionNoModuleHonours: a script option only a module can honour (throw, k6/http's)
+// is an error naming it when no registered module does, never ignored.
+func TestOptionNoModuleHonours(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": "export const options = { throw: true };\nexport default function () {}\n"})
+	_, err := New(Config{Script: filepath.Join(dir, "script.js"), Modules: modules.NewRegistry(nil), Logger: promslog.NewNopLogger()})
+	require.EqualError(t, err, filepath.Join(dir, "script.js")+": throw: k6 option \"throw\" is not supported by Tidemark's modules yet; remove it")
+	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
+	_, err = New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.NewNopLogger()})
+	require.NoError(t, err, "k6/http honours throw")
+}

@@ -4,8 +4,9 @@
 // samples, tags, timings, error codes and redirect hops.
 //
 // The test options it reads (test.options, once per VU): maxRedirects, batch,
-// batchPerHost, discardResponseBodies and noCookiesReset, with k6's defaults (10,
-// 20, 6, false, false), as the script's options set them.
+// batchPerHost, discardResponseBodies, noCookiesReset and throw, with k6's defaults
+// (10, 20, 6, false, false, false), as the script's options set them. With throw, a
+// request that gets no response throws (http.batch does not).
 //
 // What it does not do: Response.html, submitForm and clickLink, asyncRequest,
 // NTLM authentication, and compression other than gzip and deflate
@@ -33,7 +34,7 @@ import (
 
 // New returns the module.
 func New() modules.Module {
-	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
+	return module{modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
 		m := &instance{
 			vu:          vu,
 			jar:         request.NewCookieJar(),
@@ -43,8 +44,15 @@ func New() modules.Module {
 			lastIter:    -1,
 		}
 		return modules.Exports{Named: m.exports()}, nil
-	})
+	})}
 }
+
+// module is k6/http: it honours the script option throw (modules.OptionReader); the
+// others it reads are known to the runtime.
+type module struct{ modules.ModuleFunc }
+
+// ReadsOptions implements modules.OptionReader.
+func (module) ReadsOptions() []string { return []string{"throw"} }
 
 // instance is the module in one VU's runtime.
 type instance struct {
@@ -73,6 +81,7 @@ type instance struct {
 	batchLimits    request.BatchLimits
 	responseType   request.ResponseType
 	noCookiesReset bool
+	throwErrors    bool // the option throw: a request that got no response throws
 }
 
 // httpOptions are the test options of k6/http, as the script sets them.
@@ -82,6 +91,7 @@ type httpOptions struct {
 	BatchPerHost          *int `json:"batchPerHost"`
 	DiscardResponseBodies bool `json:"discardResponseBodies"`
 	NoCookiesReset        bool `json:"noCookiesReset"`
+	Throw                 bool `json:"throw"`
 }
 
 // configure reads the test's options once, from the first state.
@@ -107,6 +117,7 @@ func (m *instance) configure(st *modules.State) {
 		m.responseType = request.ResponseNone
 	}
 	m.noCookiesReset = o.NoCookiesReset
+	m.throwErrors = o.Throw
 }
 
 func (m *instance) exports() map[string]any {
@@ -207,6 +218,11 @@ func (m *instance) request(what, method string, urlArg, body, params sobek.Value
 	res := m.client.Send(st.Context(), req)
 	m.pushBytes(st)
 	m.failed(res)
+	if res.Err != nil && m.throwErrors {
+		// k6's throw: a request that got no response (not an HTTP error status)
+		// throws, after its samples were pushed.
+		m.throw(fmt.Errorf("%s %s: %w", method, req.URL, res.Err))
+	}
 	return m.response(res, rtype)
 }
 

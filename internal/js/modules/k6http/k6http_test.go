@@ -595,3 +595,25 @@ func FuzzJSONSelector(f *testing.F) {
 		_, _ = vu.rt.RunString(`r.json(sel)`)
 	})
 }
+
+// TestThrowOption: with the option throw, a request that gets no response throws (after
+// its samples), as k6's; an HTTP error status does not; without it, neither does.
+func TestThrowOption(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(echoHandler())
+	t.Cleanup(srv.Close)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	dead := closed.URL
+	closed.Close()
+	vu, st := newVUWith(t, execution{options: `{"throw": true, "scenarios": {}}`})
+	vu.enterVUContext(st)
+	require.NoError(t, vu.rt.Set("BASE", srv.URL))
+	require.NoError(t, vu.rt.Set("DEAD", dead))
+	require.Equal(t, []any{true, int64(404)}, vu.run(t, `[
+		(() => { try { http.get(DEAD + '/'); return false; } catch (e) { return String(e).includes('GET ' + DEAD); } })(),
+		http.get(BASE + '/status/404').status,
+	]`))
+	vu2 := vuContext(t)
+	require.NoError(t, vu2.rt.Set("DEAD", dead))
+	require.Equal(t, int64(0), vu2.run(t, `http.get(DEAD + '/').status`), "without throw: status 0, no exception")
+}
