@@ -3,6 +3,7 @@ package restapi
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -58,18 +59,25 @@ func replay(t *testing.T, f *fakeRun, steps []step) {
 		if s.golden == "" {
 			continue
 		}
-		rec := readRecording(t, s.golden)
-		req := httptest.NewRequest(rec.method, rec.path, strings.NewReader(rec.reqBody))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		body := strings.TrimSuffix(w.Body.String(), "\n")
-		require.Equal(t, rec.code, w.Code, s.golden)
-		require.Equal(t, rec.contentType, w.Header().Get("Content-Type"), s.golden)
-		require.Equal(t, rec.body, body, s.golden)
+		exchange(t, h, s.golden)
 		if s.after != nil {
 			s.after(t, f)
 		}
 	}
+}
+
+// exchange sends the request of the recording golden to h and requires k6's
+// response: the same status code, content type and body, byte for byte.
+func exchange(t *testing.T, h http.Handler, golden string) {
+	t.Helper()
+	rec := readRecording(t, golden)
+	req := httptest.NewRequest(rec.method, rec.path, strings.NewReader(rec.reqBody))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	body := strings.TrimSuffix(w.Body.String(), "\n")
+	require.Equal(t, rec.code, w.Code, golden)
+	require.Equal(t, rec.contentType, w.Header().Get("Content-Type"), golden)
+	require.Equal(t, rec.body, body, golden)
 }
 
 // metricsOf reads the metrics of a recorded /v1/metrics or /v1/metrics/{id} response.

@@ -1,0 +1,238 @@
+package restapi
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/engine"
+)
+
+// StatusSource is what Run reads of the engine; *engine.Engine implements it.
+type StatusSource interface {
+	Status() []engine.ScenarioStatus
+}
+
+// Snapshotter is what Run reads of the aggregates; *aggregate.Store implements it.
+type Snapshotter interface {
+	Snapshot() *aggregate.Snapshot
+}
+
+var (
+	_ StatusSource = (*engine.Engine)(nil)
+	_ Snapshotter  = (*aggregate.Store)(nil)
+)
+
+// RunOption configures a Run.
+type RunOption func(*runOptions)
+
+type runOptions struct {
+	now      func() time.Time
+	tainted  func() map[string]bool
+	setup    SetupRunner
+	teardown TeardownRunner
+}
+
+// WithClock sets the clock counters' rates are computed with; the default is time.Now.
+func WithClock(now func() time.Time) RunOption { return func(o *runOptions) { o.now = now } }
+
+// WithTainted sets where Run learns, per metric name, whether its thresholds have
+// failed so far; without it no metric is tainted.
+func WithTainted(f func() map[string]bool) RunOption {
+	return func(o *runOptions) { o.tainted = f }
+}
+
+// WithSetup serves /v1/setup from s (the script's runner); without it setup data is
+// empty.
+func WithSetup(s SetupRunner) RunOption { return func(o *runOptions) { o.setup = s } }
+
+// WithTeardown serves POST /v1/teardown from t; without it the call does nothing.
+func WithTeardown(t TeardownRunner) RunOption { return func(o *runOptions) { o.teardown = t } }
+
+// Run is the Controller of a Tidemark run, with what the engine can do today: the
+// --paused gate before the start, a stop, and no pause or VU change after the start
+// (Tidemark has no externally-controlled executor), each refused with k6's error.
+// The run hands it its parts as they appear: SetStore from the sinks, SetEngine and
+// Started once the run is prepared, Ended when the iterations end. It is safe for
+// concurrent use.
+type Run struct {
+	gate     *Pause
+	stop     func()
+	stopOnce sync.Once
+	o        runOptions
+
+	mu      sync.Mutex
+	eng     StatusSource
+	store   Snapshotter
+	started time.Time
+	ended   bool
+	stopped bool
+}
+
+var (
+	_ Controller     = (*Run)(nil)
+	_ MetricsSource  = (*Run)(nil)
+	_ GroupsSource   = (*Run)(nil)
+	_ SetupRunner    = (*Run)(nil)
+	_ TeardownRunner = (*Run)(nil)
+)
+
+// NewRun returns the Controller of a run held by gate (NewPause(true) for --paused).
+// stop ends the run as PATCH stopped:true asks (k6 exits 103 then); it is called at
+// most once.
+func NewRun(gate *Pause, stop func(), opts ...RunOption) *Run {
+	o := runOptions{now: time.Now, tainted: func() map[string]bool { return nil }}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Run{gate: gate, stop: stop, o: o}
+}
+
+// SetStore gives Run the run's aggregates, for /v1/metrics and /v1/groups.
+func (r *Run) SetStore(s Snapshotter) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.store = s
+}
+
+// SetEngine gives Run the prepared engine, for the VU counts.
+func (r *Run) SetEngine(e StatusSource) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.eng = e
+}
+
+// Started records that the iterations began at t.
+func (r *Run) Started(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started = t
+}
+
+// Ended records that the iterations ended.
+func (r *Run) Ended() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = true
+}
+
+// Status returns the run's state: VUs summed over the scenarios.
+func (r *Run) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := Status{Paused: r.gate.Paused(), Stopped: r.stopped}
+	if r.eng != nil {
+		for _, s := range r.eng.Status() {
+			st.VUs += s.VUs
+			st.VUsMax += s.VUsMax
+		}
+	}
+	switch {
+	case r.ended:
+		st.Stage = StatusEnded
+	case !r.started.IsZero():
+		st.Stage, st.Running = StatusRunning, true
+	default:
+		// k6 reports 4 before the start, also in the answer to the resume.
+		st.Stage = StatusPausedBeforeRun
+	}
+	for _, failed := range r.o.tainted() {
+		st.Tainted = st.Tainted || failed
+	}
+	return st
+}
+
+// SetStatus stops the run, or resumes it from --paused. A pause after the start and
+// any VU change are refused with k6's errors.
+func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
+	if u.Stopped != nil && *u.Stopped {
+		r.mu.Lock()
+		r.stopped = true
+		r.mu.Unlock()
+		r.stopOnce.Do(r.stop)
+		return nil
+	}
+	r.mu.Lock()
+	started := !r.started.IsZero()
+	var kind, name string
+	if r.eng != nil {
+		if sc := r.eng.Status(); len(sc) > 0 {
+			kind, name = string(sc[0].Executor), sc[0].Name
+		}
+	}
+	r.mu.Unlock()
+	if u.Paused != nil {
+		switch {
+		case started:
+			return NotPausableError(kind, name)
+		case *u.Paused && r.gate.Paused():
+			return PauseError(ErrAlreadyPaused)
+		case !*u.Paused:
+			r.gate.Resume()
+		}
+	}
+	if u.VUs != nil || u.VUsMax != nil {
+		return ExecutionConfigError(ErrNotExternallyControlled)
+	}
+	return nil
+}
+
+// Metrics converts the aggregates now.
+func (r *Run) Metrics() []Metric {
+	r.mu.Lock()
+	store, started := r.store, r.started
+	r.mu.Unlock()
+	if store == nil {
+		return nil
+	}
+	var elapsed time.Duration
+	if !started.IsZero() {
+		elapsed = r.o.now().Sub(started)
+	}
+	return MetricsFromSnapshot(store.Snapshot(), elapsed, r.o.tainted())
+}
+
+// Groups builds the group tree from the aggregates now.
+func (r *Run) Groups() *Group {
+	r.mu.Lock()
+	store := r.store
+	r.mu.Unlock()
+	if store == nil {
+		return &Group{}
+	}
+	return GroupsFromSnapshot(store.Snapshot())
+}
+
+// Setup runs setup through WithSetup's runner.
+func (r *Run) Setup(ctx context.Context) (json.RawMessage, error) {
+	if r.o.setup == nil {
+		return nil, nil
+	}
+	return r.o.setup.Setup(ctx)
+}
+
+// SetupData returns WithSetup's runner's data.
+func (r *Run) SetupData() json.RawMessage {
+	if r.o.setup == nil {
+		return nil
+	}
+	return r.o.setup.SetupData()
+}
+
+// SetSetupData replaces WithSetup's runner's data; without one it is dropped.
+func (r *Run) SetSetupData(data json.RawMessage) error {
+	if r.o.setup == nil {
+		return nil
+	}
+	return r.o.setup.SetSetupData(data)
+}
+
+// Teardown runs teardown through WithTeardown's runner.
+func (r *Run) Teardown(ctx context.Context) error {
+	if r.o.teardown == nil {
+		return nil
+	}
+	return r.o.teardown.Teardown(ctx)
+}
