@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,4 +99,34 @@ func TestRunK6Env(t *testing.T) {
 	require.Contains(t, stderr.String(), "not supported by Tidemark")
 	require.Contains(t, stderr.String(), "K6_LINGER,K6_WEB_DASHBOARD")
 	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
+}
+
+// TestRunThrow: -w/--throw (K6_THROW) makes a script's request that gets no response
+// throw, as k6's --throw: the check after it never runs.
+func TestRunThrow(t *testing.T) {
+	dead := startTestTargetClosed(t)
+	script := filepath.Join(t.TempDir(), "throw.js")
+	require.NoError(t, os.WriteFile(script, []byte(`import http from 'k6/http';
+import { Counter } from 'k6/metrics';
+const after = new Counter('after');
+export const options = { iterations: 1, thresholds: { after: ['count==1'] } };
+export default function () { http.get('`+dead+`'); after.add(1); }
+`), 0o600))
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, exitcode.OK}, {[]string{"--throw"}, exitcode.ThresholdsFailed}, {[]string{"-w"}, exitcode.ThresholdsFailed}} {
+		var stdout, stderr bytes.Buffer
+		code := run(append(append([]string{"run", "-q", "--no-embedded-store"}, tc.args...), script), &stdout, &stderr)
+		require.Equal(t, tc.want, code, "%v\n%s", tc.args, stderr.String())
+	}
+}
+
+// startTestTargetClosed returns the URL of a port nothing listens on: a server's, closed.
+func startTestTargetClosed(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	dead := srv.URL + "/"
+	srv.Close()
+	return dead
 }

@@ -90,13 +90,15 @@ type k6Flags struct {
 	summaryMode               string
 	noUsageReport             bool
 	systemEnv                 bool
+	throw                     bool
 }
 
 // environ returns the process environment with the flags given as their K6_* variables.
 func (f k6Flags) environ(proc map[string]string) map[string]string {
 	out := maps.Clone(proc)
 	for k, v := range map[string]string{"K6_VUS": f.vus, "K6_DURATION": f.duration, "K6_ITERATIONS": f.iterations,
-		"K6_STAGES": strings.Join(f.stages, ","), "K6_SUMMARY_TREND_STATS": f.trendStats, "K6_SUMMARY_TIME_UNIT": f.timeUnit} {
+		"K6_STAGES": strings.Join(f.stages, ","), "K6_SUMMARY_TREND_STATS": f.trendStats, "K6_SUMMARY_TIME_UNIT": f.timeUnit,
+		"K6_THROW": map[bool]string{true: "true"}[f.throw]} {
 		if v != "" {
 			out[k] = v
 		}
@@ -130,7 +132,7 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 func supportedK6Env() []string {
 	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
-		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES"}
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW"}
 }
 
 // warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -189,6 +191,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		EnumVar(&cfg.k6.summaryMode, "compact", "full", "disabled")
 	cmd.Flag("no-usage-report", "Accepted for k6 compatibility: Tidemark sends no usage report (K6_NO_USAGE_REPORT).").
 		BoolVar(&cfg.k6.noUsageReport)
+	cmd.Flag("throw", "k6's --throw: a script's request that gets no response throws an exception (K6_THROW).").Short('w').BoolVar(&cfg.k6.throw)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
 		Default("true").BoolVar(&cfg.k6.systemEnv)
 	cmd.Flag("summary-export", "Write the end-of-test summary as JSON in k6's --summary-export (legacy) shape to this file.").

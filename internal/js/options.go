@@ -25,5 +25,8 @@ func resolvedOptions(script []byte, s *scenario.Script) ([]byte, error) {
 		scens[sc.Name] = sc.K6Options(s.ExecOf(sc.Name))
 	}
 	opts["scenarios"] = scens
+	if s.HTTP.Throw {
+		opts["throw"] = true // K6_THROW or --throw, for k6/http
+	}
 	return gojson.Marshal(opts)
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,6 +134,14 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 		if n := take(top, k); n != nil {
 			*dst, _ = d.boolean(n, k)
 		}
+	}
+	// K6_THROW (and run's -w/--throw, set as it) over the script's throw.
+	if v := cfg.Environ["K6_THROW"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, Errors{{Field: "K6_THROW", Msg: fmt.Sprintf("%q is not a boolean; expected true or false", v)}}
+		}
+		s.HTTP.Throw = b
 	}
 	for k, dst := range map[string]*int{"batch": &s.HTTP.Batch, "batchPerHost": &s.HTTP.BatchPerHost} {
 		if n := take(top, k); n != nil {
