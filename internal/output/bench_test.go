@@ -107,7 +107,7 @@ func benchEngineJSON(b *testing.B, scen func(steps []scenario.Step, d time.Durat
 		var pusher metrics.Pusher = store
 		var fan *Fanout
 		if withJSON {
-			specs, err := ParseSpecs([]string{"json=" + filepath.Join(dir, "results.json")})
+			specs, err := ParseSpecs([]string{"json=" + filepath.Join(dir, "results.json")}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -32,7 +32,7 @@ func TestEngineOutputs(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	jsonFile, csvFile := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv.gz")
-	specs, err := ParseSpecs([]string{"json=" + jsonFile, "csv=" + csvFile})
+	specs, err := ParseSpecs([]string{"json=" + jsonFile, "csv=" + csvFile}, nil)
 	require.NoError(t, err)
 	store := aggregate.New()
 	fan, err := New(store, specs, Config{Options: Options{Thresholds: map[string][]string{"http_req_duration": {"p(95)<500"}}}})

@@ -148,7 +148,7 @@ func TestGzipRoundTrip(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	dir := t.TempDir()
-	specs, err := ParseSpecs([]string{"json=" + filepath.Join(dir, "r.json.gz"), "csv=" + filepath.Join(dir, "r.csv.gz"), "experimental-prometheus-rw"})
+	specs, err := ParseSpecs([]string{"json=" + filepath.Join(dir, "r.json.gz"), "csv=" + filepath.Join(dir, "r.csv.gz"), "experimental-prometheus-rw"}, nil)
 	require.NoError(t, err)
 	store := aggregate.New()
 	fan, err := New(store, specs, Config{})
@@ -319,7 +319,7 @@ func (w *flushEach) WriteSamples(s []metrics.Sample) error {
 func TestNewStdoutAndBadPath(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	specs, err := ParseSpecs([]string{"json"})
+	specs, err := ParseSpecs([]string{"json"}, nil)
 	require.NoError(t, err)
 	var out closeTracker
 	fan, err := New(nil, specs, Config{Stdout: &out})
@@ -330,7 +330,7 @@ func TestNewStdoutAndBadPath(t *testing.T) {
 	require.Equal(t, 22, strings.Count(out.String(), "\n"))
 	require.False(t, out.closed)
 
-	specs, err = ParseSpecs([]string{"csv=" + filepath.Join(t.TempDir(), "a.csv"), "json=" + filepath.Join(t.TempDir(), "missing", "r.json")})
+	specs, err = ParseSpecs([]string{"csv=" + filepath.Join(t.TempDir(), "a.csv"), "json=" + filepath.Join(t.TempDir(), "missing", "r.json")}, nil)
 	require.NoError(t, err)
 	_, err = New(nil, specs, Config{})
 	require.ErrorContains(t, err, "open output json=")

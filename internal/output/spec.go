@@ -83,7 +83,10 @@ func (s Spec) String() string {
 //     ignores its argument).
 //
 // Any other type is an error naming the supported ones.
-func ParseSpec(value string) (Spec, error) {
+func ParseSpec(value string) (Spec, error) { return parseSpec(value, nil) }
+
+// parseSpec is ParseSpec with k6's K6_CSV_* environment variables under the argument.
+func parseSpec(value string, getenv func(string) string) (Spec, error) {
 	kind, arg, _ := strings.Cut(value, "=")
 	s := Spec{Kind: Kind(kind), Arg: arg}
 	switch s.Kind {
@@ -95,6 +98,9 @@ func ParseSpec(value string) (Spec, error) {
 		s.SaveInterval = defaultCSVPeriod
 	case CSV:
 		s.File, s.TimeFormat, s.SaveInterval = defaultCSVFile, Unix, defaultCSVPeriod
+		if err := s.csvEnv(getenv); err != nil {
+			return Spec{}, fmt.Errorf("output %q: %w", value, err)
+		}
 		if err := s.csvOptions(arg); err != nil {
 			return Spec{}, fmt.Errorf("output %q: %w", value, err)
 		}
@@ -103,6 +109,24 @@ func ParseSpec(value string) (Spec, error) {
 		return Spec{}, fmt.Errorf("invalid output type %q, available types are: %s", kind, supported)
 	}
 	return s, nil
+}
+
+// csvEnv applies k6's K6_CSV_FILENAME, K6_CSV_TIME_FORMAT and K6_CSV_SAVE_INTERVAL,
+// which the --out argument overrides (as k6 v1.8.1 does).
+func (s *Spec) csvEnv(getenv func(string) string) error {
+	if getenv == nil {
+		return nil
+	}
+	for _, e := range []struct{ env, key string }{
+		{"K6_CSV_FILENAME", "fileName"}, {"K6_CSV_TIME_FORMAT", "timeFormat"}, {"K6_CSV_SAVE_INTERVAL", "saveInterval"},
+	} {
+		if v := getenv(e.env); v != "" {
+			if err := s.csvOption(e.key, v); err != nil {
+				return fmt.Errorf("%s: %w", e.env, err)
+			}
+		}
+	}
+	return nil
 }
 
 // csvOptions applies a csv argument: a file name, or k6's key=value options.
@@ -119,45 +143,55 @@ func (s *Spec) csvOptions(arg string) error {
 		if !ok {
 			return fmt.Errorf("option %q is not key=value", opt)
 		}
-		switch k {
-		case "fileName", "file_name":
-			if v == "" {
-				return errors.New("fileName is empty")
-			}
-			s.File = v
-		case "timeFormat", "time_format":
-			f := TimeFormat(v)
-			if !f.valid() {
-				return fmt.Errorf("timeFormat %q is not one of unix, unix_nano, unix_micro, unix_milli, rfc3339, rfc3339_nano", v)
-			}
-			s.TimeFormat = f
-		case "saveInterval", "save_interval":
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return fmt.Errorf("saveInterval: %w", err)
-			}
-			if d <= 0 {
-				return fmt.Errorf("saveInterval %s is not positive", v)
-			}
-			s.SaveInterval = d
-		default:
-			return fmt.Errorf("unknown option %q: the csv options are fileName, timeFormat and saveInterval", k)
+		if err := s.csvOption(k, v); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// ParseSpecs parses every `--out` value (the flag is repeatable). Errors are joined
-// and carry exit code 104 (exitcode.Invalid). Two file outputs writing the same file
-// are an error.
-func ParseSpecs(values []string) ([]Spec, error) {
+// csvOption applies one csv option.
+func (s *Spec) csvOption(k, v string) error {
+	switch k {
+	case "fileName", "file_name":
+		if v == "" {
+			return errors.New("fileName is empty")
+		}
+		s.File = v
+	case "timeFormat", "time_format":
+		f := TimeFormat(v)
+		if !f.valid() {
+			return fmt.Errorf("timeFormat %q is not one of unix, unix_nano, unix_micro, unix_milli, rfc3339, rfc3339_nano", v)
+		}
+		s.TimeFormat = f
+	case "saveInterval", "save_interval":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("saveInterval: %w", err)
+		}
+		if d <= 0 {
+			return fmt.Errorf("saveInterval %s is not positive", v)
+		}
+		s.SaveInterval = d
+	default:
+		return fmt.Errorf("unknown option %q: the csv options are fileName, timeFormat and saveInterval", k)
+	}
+	return nil
+}
+
+// ParseSpecs parses every `--out` value (the flag is repeatable). getenv, when not
+// nil, reads k6's K6_CSV_FILENAME, K6_CSV_TIME_FORMAT and K6_CSV_SAVE_INTERVAL, which
+// set a csv output's options unless its argument does (pass os.Getenv). Errors are
+// joined and carry exit code 104 (exitcode.Invalid). Two file outputs writing the same
+// file are an error.
+func ParseSpecs(values []string, getenv func(string) string) ([]Spec, error) {
 	var (
 		out   []Spec
 		errs  []error
 		files = map[string]bool{}
 	)
 	for _, v := range values {
-		s, err := ParseSpec(v)
+		s, err := parseSpec(v, getenv)
 		if err != nil {
 			errs = append(errs, err)
 			continue

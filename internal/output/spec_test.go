@@ -15,6 +15,7 @@ func TestParseSpecs(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		in      []string
+		env     map[string]string
 		want    []Spec
 		wantErr string
 	}{
@@ -33,6 +34,14 @@ func TestParseSpecs(t *testing.T) {
 			want: []Spec{{Kind: CSV, Arg: "fileName=a.csv,timeFormat=rfc3339_nano,saveInterval=2s", File: "a.csv", TimeFormat: RFC3339Nano, SaveInterval: 2 * time.Second}}},
 		{name: "csv option without file", in: []string{"csv=timeFormat=unix_milli"},
 			want: []Spec{{Kind: CSV, Arg: "timeFormat=unix_milli", File: "file.csv", TimeFormat: UnixMilli, SaveInterval: time.Second}}},
+		{name: "csv env", in: []string{"csv"}, env: map[string]string{"K6_CSV_FILENAME": "env.csv", "K6_CSV_TIME_FORMAT": "unix_micro", "K6_CSV_SAVE_INTERVAL": "3s"},
+			want: []Spec{{Kind: CSV, File: "env.csv", TimeFormat: UnixMicro, SaveInterval: 3 * time.Second}}},
+		{name: "the argument wins over the env", in: []string{"csv=timeFormat=unix_nano"}, env: map[string]string{"K6_CSV_FILENAME": "env.csv", "K6_CSV_TIME_FORMAT": "rfc3339"},
+			want: []Spec{{Kind: CSV, Arg: "timeFormat=unix_nano", File: "env.csv", TimeFormat: UnixNano, SaveInterval: time.Second}}},
+		{name: "the env is csv's only", in: []string{"json"}, env: map[string]string{"K6_CSV_FILENAME": "env.csv"},
+			want: []Spec{{Kind: JSON, File: Stdout, SaveInterval: time.Second}}},
+		{name: "bad csv env", in: []string{"csv=a.csv"}, env: map[string]string{"K6_CSV_SAVE_INTERVAL": "nope"},
+			wantErr: `output "csv=a.csv": K6_CSV_SAVE_INTERVAL: saveInterval: time: invalid duration "nope"`},
 		{name: "remote write is the caller's", in: []string{"experimental-prometheus-rw", "experimental-prometheus-rw=ignored"},
 			want: []Spec{{Kind: PrometheusRW}, {Kind: PrometheusRW, Arg: "ignored"}}},
 		{name: "several", in: []string{"json=a.json", "csv=a.csv", "experimental-prometheus-rw"},
@@ -56,7 +65,7 @@ func TestParseSpecs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParseSpecs(tc.in)
+			got, err := ParseSpecs(tc.in, func(k string) string { return tc.env[k] })
 			if tc.wantErr != "" {
 				require.EqualError(t, err, tc.wantErr)
 				require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
