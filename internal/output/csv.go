@@ -138,7 +138,7 @@ func (c *CSVWriter) Flush() error {
 	if err := c.w.Error(); err != nil {
 		return err
 	}
-	return c.buf.Flush()
+	return flush(c.buf, c.closer)
 }
 
 // Close flushes and closes the file.

@@ -234,11 +234,23 @@ func k6Value(m *metrics.Metric, v float64) float64 {
 	return v
 }
 
-// Flush writes the buffered lines to the file.
-func (j *JSONWriter) Flush() error { return j.w.Flush() }
+// Flush writes the buffered lines to the file (through the gzip stream, when there
+// is one, so that a live .gz file can be read up to here).
+func (j *JSONWriter) Flush() error { return flush(j.w, j.closer) }
 
 // Close flushes and closes the file.
 func (j *JSONWriter) Close() error { return closeAll(j.w, j.closer) }
+
+// flush flushes w, then c when it is a stream with a buffer of its own (gzip).
+func flush(w *bufio.Writer, c io.Closer) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if f, ok := c.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
 
 // closeAll flushes w and closes c.
 func closeAll(w *bufio.Writer, c io.Closer) error {
