@@ -35,7 +35,8 @@ const expectedSubmetric = "http_req_duration{expected_response:true}"
 // MetricsFromSnapshot converts an aggregate snapshot taken elapsed after the start of
 // the run into /v1/metrics entries, sorted by name. Counters' rates are per second of
 // elapsed (0 before the start). Like k6, it adds http_req_duration{expected_response:true}
-// when http_req_duration has samples. tainted, when not nil, says per metric name
+// when http_req_duration has samples. Tidemark's run metadata (tidemark_*) are left
+// out, as the summary leaves them out: k6 has no such metrics. tainted, when not nil, says per metric name
 // whether its thresholds failed; metrics it does not name report null.
 func MetricsFromSnapshot(snap *aggregate.Snapshot, elapsed time.Duration, tainted map[string]bool) []Metric {
 	if snap == nil {
@@ -43,6 +44,9 @@ func MetricsFromSnapshot(snap *aggregate.Snapshot, elapsed time.Duration, tainte
 	}
 	var out []Metric
 	for _, m := range snap.Metrics() {
+		if strings.HasPrefix(m.Name, "tidemark_") {
+			continue
+		}
 		se, ok := snap.Metric(m.Name)
 		if !ok {
 			continue

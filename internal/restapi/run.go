@@ -3,6 +3,8 @@ package restapi
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +69,7 @@ type Run struct {
 	eng     StatusSource
 	store   Snapshotter
 	started time.Time
-	ended   bool
+	ended   time.Time
 	stopped bool
 }
 
@@ -111,11 +113,12 @@ func (r *Run) Started(t time.Time) {
 	r.started = t
 }
 
-// Ended records that the iterations ended.
+// Ended records that the iterations ended: counters' rates are per second of the
+// run from then on.
 func (r *Run) Ended() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.ended = true
+	r.ended = r.o.now()
 }
 
 // Status returns the run's state: VUs summed over the scenarios.
@@ -130,7 +133,7 @@ func (r *Run) Status() Status {
 		}
 	}
 	switch {
-	case r.ended:
+	case !r.ended.IsZero():
 		st.Stage = StatusEnded
 	case !r.started.IsZero():
 		st.Stage, st.Running = StatusRunning, true
@@ -179,19 +182,35 @@ func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 	return nil
 }
 
-// Metrics converts the aggregates now.
+// Metrics converts the aggregates now. Before the engine's first vus and vus_max
+// samples it reports them from the status, as k6 lists them from its start.
 func (r *Run) Metrics() []Metric {
 	r.mu.Lock()
-	store, started := r.store, r.started
+	store, started, ended := r.store, r.started, r.ended
 	r.mu.Unlock()
 	if store == nil {
 		return nil
 	}
 	var elapsed time.Duration
 	if !started.IsZero() {
-		elapsed = r.o.now().Sub(started)
+		end := ended
+		if end.IsZero() {
+			end = r.o.now()
+		}
+		elapsed = end.Sub(started)
 	}
-	return MetricsFromSnapshot(store.Snapshot(), elapsed, r.o.tainted())
+	out := MetricsFromSnapshot(store.Snapshot(), elapsed, r.o.tainted())
+	st := r.Status()
+	for _, g := range []struct {
+		name  string
+		value int64
+	}{{"vus", st.VUs}, {"vus_max", st.VUsMax}} {
+		if !slices.ContainsFunc(out, func(m Metric) bool { return m.Name == g.name }) {
+			out = append(out, Metric{Name: g.name, Type: "gauge", Contains: "default", Sample: map[string]float64{"value": float64(g.value)}})
+		}
+	}
+	slices.SortFunc(out, func(a, b Metric) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // Groups builds the group tree from the aggregates now.

@@ -50,9 +50,10 @@ func TestRunAgainstK6(t *testing.T) {
 	var stops atomic.Int32
 	run := NewRun(NewPause(true), func() { stops.Add(1) })
 	run.SetEngine(eng)
+	run.SetStore(aggregate.New())
 	h := NewHandler(run, promslog.NewNopLogger())
 	for _, golden := range []string{
-		"paused_status", "patch_vus_nonext", "patch_vusmax_nonext", "patch_badjson", "patch_empty",
+		"paused_status", "paused_metrics", "metric_vus", "metric_unknown", "groups", "group_root", "patch_vus_nonext", "patch_vusmax_nonext", "patch_badjson", "patch_empty",
 		"patch_noattrs", "paused_pause_again", "setup_get_before", "nosetup_post", "nosetup_teardown",
 		"status_post", "unknown_path", "root",
 	} {
@@ -92,9 +93,10 @@ func (s *setupStub) Teardown(context.Context) error                 { s.tore++; 
 func TestRunParts(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1_700_000_000, 0)
+	now := t0.Add(2 * time.Second)
 	stub := &setupStub{data: json.RawMessage(`{"n":1}`)}
 	run := NewRun(NewPause(false), func() {},
-		WithClock(func() time.Time { return t0.Add(2 * time.Second) }),
+		WithClock(func() time.Time { return now }),
 		WithTainted(func() map[string]bool { return map[string]bool{"http_req_duration": true} }),
 		WithSetup(stub), WithTeardown(stub))
 
@@ -109,6 +111,13 @@ func TestRunParts(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]float64{"count": 3, "rate": 1.5}, reqs.Sample)
+	run.Ended() // At t0+2s: the rate stays per second of the run.
+	now = t0.Add(time.Hour)
+	for _, m := range run.Metrics() {
+		if m.Name == "http_reqs" {
+			require.InDelta(t, 1.5, m.Sample["rate"], 1e-9)
+		}
+	}
 	require.Len(t, run.Groups().Groups, 1)
 	require.True(t, run.Status().Tainted)
 

@@ -25,6 +25,7 @@ func snapshot(t *testing.T) *aggregate.Snapshot {
 	checks := mk("checks", metrics.Rate, metrics.Default)
 	vus := mk("vus", metrics.Gauge, metrics.Default)
 	sent := mk("data_sent", metrics.Counter, metrics.Data)
+	info := mk("tidemark_run_info", metrics.Gauge, metrics.Default)
 	t0 := time.Unix(1_700_000_000, 0)
 	home := []metrics.Tag{{Key: "group", Value: "::visit homepage"}}
 	ok := pool.Intern(append([]metrics.Tag{{Key: "expected_response", Value: "true"}}, home...))
@@ -34,6 +35,7 @@ func snapshot(t *testing.T) *aggregate.Snapshot {
 	st := aggregate.New(aggregate.WithClock(func() time.Time { return t0.Add(2 * time.Second) }))
 	st.Push([]metrics.Sample{
 		{Metric: vus, Tags: pool.Intern(nil), Time: t0, Value: 2},
+		{Metric: info, Tags: pool.Intern(nil), Time: t0, Value: 1},
 		{Metric: reqs, Tags: ok, Time: t0, Value: 1},
 		{Metric: reqs, Tags: ok, Time: t0, Value: 1},
 		{Metric: reqs, Tags: bad, Time: t0, Value: 1},
