@@ -331,20 +331,25 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 		}
 		defer stopProfile()
 	}
-	return execute(ctx, loadtest.Config{
+	return execute(ctx, cfg.loadtestConfig(test, tags, seg, logger), cfg.printing, g)
+}
+
+// loadtestConfig is the run of test as the flags describe it.
+func (c *runConfig) loadtestConfig(test *scenario.Test, tags map[string]string, seg pacer.Segment, logger *slog.Logger) loadtest.Config {
+	return loadtest.Config{
 		Test:                  test,
-		Source:                cfg.file,
-		TestID:                cfg.testID,
+		Source:                c.file,
+		TestID:                c.testID,
 		Tags:                  tags,
 		Segment:               seg,
-		NoThresholds:          cfg.noThresholds,
-		InsecureSkipTLSVerify: cfg.insecureTLS,
-		UserAgent:             cfg.userAgent,
+		NoThresholds:          c.noThresholds,
+		InsecureSkipTLSVerify: c.insecureTLS,
+		UserAgent:             c.userAgent,
 		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
-			return cfg.sinks(agg, runTags, logger)
+			return c.sinks(agg, runTags, logger)
 		},
 		Logger: logger,
-	}, cfg.printing, g)
+	}
 }
 
 // printing says how a run is shown: header and progress while it runs, the summary and
@@ -483,22 +488,9 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		// The script's userAgent option, unless --user-agent says otherwise.
 		userAgent = ua
 	}
-	err = execute(r.Context(ctx), loadtest.Config{
-		Test:                  r.Test(),
-		Source:                cfg.file,
-		TestID:                cfg.testID,
-		Tags:                  tags,
-		Segment:               seg,
-		NoThresholds:          cfg.noThresholds,
-		InsecureSkipTLSVerify: cfg.insecureTLS,
-		UserAgent:             userAgent,
-		VUs:                   r,
-		Registry:              r.Registry(),
-		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
-			return cfg.sinks(agg, runTags, logger)
-		},
-		Logger: logger,
-	}, cfg.printing, g)
+	lc := cfg.loadtestConfig(r.Test(), tags, seg, logger)
+	lc.UserAgent, lc.VUs, lc.Registry = userAgent, r, r.Registry()
+	err = execute(r.Context(ctx), lc, cfg.printing, g)
 	if rerr := r.Err(); rerr != nil && !errors.Is(err, rerr) {
 		// test.abort() (108) or a script error (107) comes first: it decides the exit code.
 		return errors.Join(rerr, err)
