@@ -21,6 +21,11 @@ type Options struct {
 	// `http_req_duration{status:200}`) to its expressions, for the JSON Metric lines'
 	// thresholds and submetrics.
 	Thresholds map[string][]string
+	// NoSubmetrics writes `"submetrics":null` on every Metric line. k6 v1.8.1 does so
+	// when it makes no sub-metrics at all: with --no-thresholds and the summary
+	// disabled both; otherwise it lists the thresholds' sub-metrics and, on
+	// http_req_duration, its summary's {expected_response:true}.
+	NoSubmetrics bool
 	// Location is the time zone of the JSON times and of the CSV's RFC 3339 times; nil is
 	// time.Local, as k6.
 	Location *time.Location
@@ -146,7 +151,9 @@ func (j *JSONWriter) declare(m *metrics.Metric) error {
 	d := data{Name: m.Name, Type: m.Type.String(), Contains: m.Contains.String(), Thresholds: []string{}}
 	d.Thresholds = append(d.Thresholds, j.opts.Thresholds[m.Name]...)
 	keys := j.subs[m.Name]
-	if m.Name == "http_req_duration" {
+	if j.opts.NoSubmetrics {
+		keys = nil
+	} else if m.Name == "http_req_duration" {
 		// k6 always makes this sub-metric, for its summary, after the thresholds' ones.
 		if !slices.ContainsFunc(keys, func(k threshold.Key) bool { return k.Suffix == "expected_response:true" }) {
 			keys = append(slices.Clip(keys), threshold.Key{Metric: m.Name, Name: m.Name + "{expected_response:true}",

@@ -76,21 +76,25 @@ func k6Lines(t *testing.T, path string) ([]string, []metrics.Sample) {
 func TestJSONMatchesK6(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name       string
-		loc        *time.Location
-		thresholds map[string][]string
+		name         string
+		loc          *time.Location
+		thresholds   map[string][]string
+		noSubmetrics bool
 	}{
 		{name: "group", loc: time.UTC, thresholds: map[string][]string{
 			"http_req_duration": {"p(95)<500"}, "http_req_duration{status:200}": {"max<1000"},
 		}},
 		{name: "berlin", loc: time.FixedZone("CET", 3600)},
+		{name: "no-submetrics", loc: time.UTC, noSubmetrics: true, thresholds: map[string][]string{
+			"http_req_duration": {"p(95)<500"}, "http_req_duration{status:200}": {"max<1000"},
+		}},
 		{name: "escape", loc: time.UTC},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			want, samples := k6Lines(t, filepath.Join("testdata", "k6-v1.8.1-"+tc.name+".json"))
 			var buf bytes.Buffer
-			w := NewJSONWriter(&buf, Options{Location: tc.loc, Thresholds: tc.thresholds})
+			w := NewJSONWriter(&buf, Options{Location: tc.loc, Thresholds: tc.thresholds, NoSubmetrics: tc.noSubmetrics})
 			// One batch per sample and one for all: batching must not matter.
 			require.NoError(t, w.WriteSamples(samples[:1]))
 			require.NoError(t, w.WriteSamples(samples[1:]))
