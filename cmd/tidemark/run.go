@@ -23,6 +23,7 @@ import (
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
+	"github.com/tidemark/tidemark/internal/restapi"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/summary"
@@ -132,7 +133,7 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 func supportedK6Env() []string {
 	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
-		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW"}
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS"}
 }
 
 // warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -191,6 +192,10 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		EnumVar(&cfg.k6.summaryMode, "compact", "full", "disabled")
 	cmd.Flag("no-usage-report", "Accepted for k6 compatibility: Tidemark sends no usage report (K6_NO_USAGE_REPORT).").
 		BoolVar(&cfg.k6.noUsageReport)
+	cmd.Flag("address", "k6's --address: serve k6's REST API (status, metrics, groups, setup, teardown) on this address, e.g. localhost:6565 (K6_ADDRESS). Off by default, as in k6 v2.").
+		Short('a').StringVar(&cfg.address)
+	cmd.Flag("paused", "k6's --paused: hold the start until PATCH /v1/status {\"paused\": false} on the REST API (on localhost:6565 unless --address) (K6_PAUSED).").
+		Short('p').BoolVar(&cfg.paused)
 	cmd.Flag("throw", "k6's --throw: a script's request that gets no response throws an exception (K6_THROW).").Short('w').BoolVar(&cfg.k6.throw)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
 		Default("true").BoolVar(&cfg.k6.systemEnv)
@@ -311,6 +316,8 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	warnUnsupportedK6Env(logger, proc)
 	cfg.noSummary = cfg.k6.noSummaryOf(proc, logger)
 	cfg.noThresholds = cfg.noThresholds || proc["K6_NO_THRESHOLDS"] == "true"
+	cfg.paused = cfg.paused || proc["K6_PAUSED"] == "true"
+	cfg.address = cmp.Or(cfg.address, proc["K6_ADDRESS"])
 	if cfg.summaryExport == "" {
 		cfg.summaryExport = proc["K6_SUMMARY_EXPORT"]
 	}
@@ -356,6 +363,11 @@ func (c *runConfig) loadtestConfig(test *scenario.Test, tags map[string]string, 
 // its files after.
 type printing struct {
 	quiet bool
+	// address and paused are k6's --address and --paused: the REST API listens on
+	// address (on localhost:6565 when only paused is set), and a paused run waits for
+	// PATCH /v1/status {"paused": false}.
+	address string
+	paused  bool
 	// noSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
 	noSummary      bool
@@ -368,16 +380,33 @@ type printing struct {
 // progress line, then the k6 summary and the summary files. Its error is the run's
 // verdict (exit codes 99, 105) or why it could not run.
 func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) error {
+	api, ctx, err := withRESTAPI(ctx, &cfg, p, g.logger())
+	if err != nil {
+		return err
+	}
+	started := cfg.Started
 	cfg.Started = func(plan loadtest.Plan) func() {
 		printHeader(g.stdout, cfg.Source, plan)
+		var apiEnded func()
+		if started != nil {
+			apiEnded = started(plan) // the REST API's gate: waits while paused
+		}
 		if p.quiet {
-			return nil
+			return apiEnded
 		}
 		prog := progress.New(g.stderr, progress.IsTerminal(g.stderr), p.progressPeriod, plan.Engine.Status)
 		prog.Start()
-		return prog.Stop
+		return func() {
+			prog.Stop()
+			if apiEnded != nil {
+				apiEnded()
+			}
+		}
 	}
 	res, err := loadtest.Run(ctx, cfg)
+	if api != nil && api.Status().Stopped && errors.Is(err, loadtest.ErrInterrupted) {
+		err = exitcode.With(exitcode.ScriptStoppedFromRESTAPI, errors.New("the run was stopped through the REST API"))
+	}
 	if res == nil {
 		return err
 	}
@@ -412,6 +441,62 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	}
 	return errors.Join(errs...)
 }
+
+// withRESTAPI serves k6's REST API for the run when --address or --paused is set: the
+// listener comes up with the run's sinks, a paused run waits in Config.Started for
+// PATCH /v1/status {"paused": false}, and PATCH {"stopped": true} ends the run (exit
+// 103). It returns the run's controller (nil without the API) and the context the run
+// must use.
+func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *slog.Logger) (*restapi.Run, context.Context, error) {
+	addr := p.address
+	if addr == "" && p.paused {
+		addr = restapi.DefaultAddress
+	}
+	if addr == "" {
+		return nil, ctx, nil
+	}
+	ctx, stop := context.WithCancel(ctx)
+	gate := restapi.NewPause(p.paused)
+	api := restapi.NewRun(gate, stop)
+	sinks := cfg.Sinks
+	cfg.Sinks = func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+		var out []loadtest.Sink
+		if sinks != nil {
+			s, err := sinks(agg, runTags)
+			if err != nil {
+				return nil, err
+			}
+			out = s
+		}
+		api.SetStore(agg)
+		srv, err := restapi.Listen(addr, restapi.NewHandler(api, logger), logger)
+		if err != nil {
+			return nil, exitcode.With(exitcode.CannotStartRESTAPI, err)
+		}
+		logger.Info("REST API listening", "address", srv.Addr().String(), "paused", p.paused)
+		return append(out, apiSink{srv}), nil
+	}
+	cfg.Started = func(plan loadtest.Plan) func() {
+		api.SetEngine(plan.Engine)
+		if p.paused {
+			logger.Info("The run is paused: resume it with PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}}")
+		}
+		if gate.Wait(ctx) == nil {
+			api.Started(time.Now())
+		}
+		return api.Ended
+	}
+	return api, ctx, nil
+}
+
+// apiSink stops the REST API's listener with the run's other sinks.
+type apiSink struct{ srv *restapi.Server }
+
+// Start implements loadtest.Sink.
+func (apiSink) Start() {}
+
+// Stop implements loadtest.Sink.
+func (s apiSink) Stop() error { return s.srv.Stop(context.Background()) }
 
 // startCPUProfile writes a Go CPU profile to path until the returned function is called.
 func startCPUProfile(path string) (func(), error) {

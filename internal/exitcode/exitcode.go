@@ -15,8 +15,12 @@ const (
 	ThresholdsFailed = 99
 	// InvalidConfig is a bad command line, configuration, catalog or scenario file.
 	InvalidConfig = 104
+	// ScriptStoppedFromRESTAPI is a run stopped by PATCH /v1/status {"stopped": true}.
+	ScriptStoppedFromRESTAPI = 103
 	// ExternalAbort is a run interrupted by SIGINT or SIGTERM.
 	ExternalAbort = 105
+	// CannotStartRESTAPI is a REST API that could not listen on its --address.
+	CannotStartRESTAPI = 106
 	// Generic is every other failure.
 	Generic = 255
 )

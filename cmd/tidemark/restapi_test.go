@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the run and read from the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// TestRunPausedRESTAPI replays k6-operator's calls against `tidemark run --paused
+// --address`: the runner answers GET /v1/status while paused and sends no request; the
+// starter's PATCH resumes it and the run completes (exit 0); a PATCH stopped:true on a
+// paused run ends it with k6's 103.
+func TestRunPausedRESTAPI(t *testing.T) {
+	ts, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, "scenarios:\n  s: {executor: shared-iterations, vus: 2, iterations: 6}\nflow:\n  - url: "+url+"/\n")
+	patch := func(t *testing.T, addr, attrs string) int {
+		t.Helper()
+		body := `{"data":{"attributes":` + attrs + `,"id":"default","type":"status"}}`
+		req, err := http.NewRequest(http.MethodPatch, "http://"+addr+"/v1/status", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	paused := func(t *testing.T, addr string) bool {
+		t.Helper()
+		var doc struct {
+			Data struct {
+				Attributes struct {
+					Paused bool `json:"paused"`
+				} `json:"attributes"`
+			} `json:"data"`
+		}
+		require.Eventually(t, func() bool {
+			resp, err := http.Get("http://" + addr + "/v1/status")
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&doc) == nil
+		}, 10*time.Second, 20*time.Millisecond)
+		return doc.Data.Attributes.Paused
+	}
+	for _, tc := range []struct {
+		name, attrs string
+		want        int
+		requests    int64
+	}{
+		{"resumed by the starter", `{"paused":false,"stopped":false}`, exitcode.OK, 6},
+		{"stopped while paused", `{"paused":false,"stopped":true}`, exitcode.ScriptStoppedFromRESTAPI, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := freeAddress(t)
+			before := ts.Stats().Requests
+			var stdout, stderr syncBuffer
+			done := make(chan int, 1)
+			go func() { done <- run([]string{"run", "-q", "--no-embedded-store", "--paused", "--address", addr, file}, &stdout, &stderr) }()
+			require.True(t, paused(t, addr), "GET /v1/status while paused")
+			time.Sleep(100 * time.Millisecond)
+			require.Equal(t, before, ts.Stats().Requests, "no request while paused")
+			require.Equal(t, http.StatusOK, patch(t, addr, tc.attrs))
+			select {
+			case code := <-done:
+				require.Equal(t, tc.want, code, "%s\n%s", stdout.String(), stderr.String())
+			case <-time.After(20 * time.Second):
+				t.Fatal(fmt.Sprintf("the run did not end\n%s", stderr.String()))
+			}
+			require.Equal(t, tc.requests, ts.Stats().Requests-before)
+		})
+	}
+}
