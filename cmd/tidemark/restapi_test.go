@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -96,7 +95,9 @@ func TestRunPausedRESTAPI(t *testing.T) {
 			before := ts.Stats().Requests
 			var stdout, stderr syncBuffer
 			done := make(chan int, 1)
-			go func() { done <- run([]string{"run", "-q", "--no-embedded-store", "--paused", "--address", addr, file}, &stdout, &stderr) }()
+			go func() {
+				done <- run([]string{"run", "-q", "--no-embedded-store", "--paused", "--address", addr, file}, &stdout, &stderr)
+			}()
 			require.True(t, paused(t, addr), "GET /v1/status while paused")
 			time.Sleep(100 * time.Millisecond)
 			require.Equal(t, before, ts.Stats().Requests, "no request while paused")
@@ -105,7 +106,7 @@ func TestRunPausedRESTAPI(t *testing.T) {
 			case code := <-done:
 				require.Equal(t, tc.want, code, "%s\n%s", stdout.String(), stderr.String())
 			case <-time.After(20 * time.Second):
-				t.Fatal(fmt.Sprintf("the run did not end\n%s", stderr.String()))
+				t.Fatalf("the run did not end\n%s", stderr.String())
 			}
 			require.Equal(t, tc.requests, ts.Stats().Requests-before)
 		})
