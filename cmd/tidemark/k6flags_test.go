@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -129,4 +133,69 @@ func startTestTargetClosed(t *testing.T) string {
 	dead := srv.URL + "/"
 	srv.Close()
 	return dead
+}
+
+// TestRunOutJSONAndCSV: --out json=FILE and --out csv=FILE.gz write k6's formats for a
+// scenario file and a script alike: one Point line (row) per http_reqs sample, as many as
+// the target served; a bad --out is exit 104 naming the outputs.
+func TestRunOutJSONAndCSV(t *testing.T) {
+	ts, url := startTestTarget(t, target.Config{})
+	yaml := writeScenario(t, "iterations: 5\nthresholds:\n  http_req_duration: ['p(95)<5000']\nflow:\n  - url: "+url+"/\n")
+	script := filepath.Join(t.TempDir(), "out.js")
+	require.NoError(t, os.WriteFile(script, []byte(`import http from 'k6/http';
+export const options = { iterations: 5, thresholds: { http_req_duration: ['p(95)<5000'] } };
+export default function () { http.get('`+url+`/'); }
+`), 0o600))
+	for _, file := range []string{yaml, script} {
+		t.Run(filepath.Ext(file), func(t *testing.T) {
+			dir := t.TempDir()
+			jsonPath, csvPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.csv.gz")
+			before := ts.Stats().Requests
+			code, stdout, stderr, _ := runScenario(t, file, "--out", "json="+jsonPath, "-o", "csv="+csvPath)
+			require.Equal(t, exitcode.OK, code, "%s\n%s", stdout, stderr)
+			served := ts.Stats().Requests - before
+
+			b, err := os.ReadFile(jsonPath)
+			require.NoError(t, err)
+			var points, metricLines int
+			for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+				var l struct {
+					Type   string `json:"type"`
+					Metric string `json:"metric"`
+					Data   struct {
+						Thresholds []string `json:"thresholds"`
+					} `json:"data"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(line), &l), line)
+				if l.Metric == "http_reqs" && l.Type == "Point" {
+					points++
+				}
+				if l.Metric == "http_req_duration" && l.Type == "Metric" {
+					metricLines++
+					require.Equal(t, []string{"p(95)<5000"}, l.Data.Thresholds)
+				}
+			}
+			require.Equal(t, int(served), points, "one http_reqs Point per request")
+			require.Equal(t, 1, metricLines)
+
+			f, err := os.Open(csvPath)
+			require.NoError(t, err)
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			require.NoError(t, err)
+			rows, err := csv.NewReader(zr).ReadAll()
+			require.NoError(t, err)
+			require.Equal(t, "metric_name", rows[0][0])
+			var reqs int
+			for _, r := range rows[1:] {
+				if r[0] == "http_reqs" {
+					reqs++
+				}
+			}
+			require.Equal(t, int(served), reqs)
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitcode.InvalidConfig, run([]string{"run", "-q", "--no-embedded-store", "--out", "influxdb=http://x", yaml}, &stdout, &stderr))
+	require.Contains(t, stderr.String(), "available types are")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidemark/tidemark/exporter"
 	"github.com/tidemark/tidemark/internal/loadtest"
+	"github.com/tidemark/tidemark/internal/output"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/remotewrite"
 )
@@ -69,7 +70,7 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		StringsVar(&f.rwDropLabels)
 	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: the Kubernetes Job completion index (JOB_COMPLETION_INDEX), else the host name.").
 		StringVar(&f.instanceID)
-	cmd.Flag("out", "k6-style output: experimental-prometheus-rw enables remote write (to k6's default http://localhost:9090/api/v1/write unless a URL is configured). Repeatable.").
+	cmd.Flag("out", "k6 output, repeatable (K6_OUT): json=FILE (k6's JSON lines; FILE.gz compresses; json alone: stdout), csv=FILE (k6's columns; csv=fileName=F,timeFormat=unix_milli,saveInterval=2s), experimental-prometheus-rw (remote write, to k6's default http://localhost:9090/api/v1/write unless a URL is configured).").
 		Short('o').StringsVar(&f.outs)
 	cmd.Flag("exporter.listen-address", "Serve the run's series on /metrics at this address (e.g. :9464) for Prometheus to scrape.").
 		StringVar(&f.exporterListen)
@@ -78,10 +79,40 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 	return f
 }
 
+// outValues are --out's values, else K6_OUT's (one output, as k6 reads it).
+func (f *outputFlags) outValues() []string {
+	if len(f.outs) > 0 {
+		return f.outs
+	}
+	if v := os.Getenv("K6_OUT"); v != "" {
+		return []string{v}
+	}
+	return nil
+}
+
+// outputSpecs parses the outputs: the file outputs (json, csv; internal/output) and
+// the remote-write ones (experimental-prometheus-rw, for remotewrite.Compose). A bad
+// value is a configuration error naming the supported outputs.
+func (f *outputFlags) outputSpecs() (files []output.Spec, rw []string, err error) {
+	specs, err := output.ParseSpecs(f.outValues(), os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range specs {
+		if s.Kind == output.PrometheusRW {
+			rw = append(rw, s.String())
+		} else {
+			files = append(files, s)
+		}
+	}
+	return files, rw, nil
+}
+
 // overrides are the remote-write flags given on the command line.
 func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides {
+	_, rw, _ := f.outputSpecs() // checked before the run (runRun)
 	o := remotewrite.Overrides{ConfigFile: f.rwConfigFile, Labels: f.rwLabels, DropLabels: f.rwDropLabels,
-		Outputs: f.outs, Environ: f.environ(), TestID: testID, InstanceID: instanceID}
+		Outputs: rw, Environ: f.environ(), TestID: testID, InstanceID: instanceID}
 	if f.set.url {
 		o.URLs = append([]string{}, f.rwURLs...)
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/loadtest"
+	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/output"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/restapi"
@@ -321,8 +323,12 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if cfg.summaryExport == "" {
 		cfg.summaryExport = proc["K6_SUMMARY_EXPORT"]
 	}
+	files, _, err := cfg.outputs.outputSpecs()
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
 	if js.IsScript(cfg.file) {
-		return runScript(ctx, cfg, g)
+		return runScript(ctx, cfg, files, g)
 	}
 	test, seg, tags, err := cfg.loadTest()
 	if err != nil {
@@ -338,12 +344,27 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 		}
 		defer stopProfile()
 	}
-	return execute(ctx, cfg.loadtestConfig(test, tags, seg, logger), cfg.printing, g)
+	return execute(ctx, cfg.loadtestConfig(test, tags, seg, files, g.stdout, logger), cfg.printing, g)
 }
 
-// loadtestConfig is the run of test as the flags describe it.
-func (c *runConfig) loadtestConfig(test *scenario.Test, tags map[string]string, seg pacer.Segment, logger *slog.Logger) loadtest.Config {
+// loadtestConfig is the run of test as the flags describe it: files are the --out
+// file outputs (json, csv), written from the samples the engine pushes.
+func (c *runConfig) loadtestConfig(test *scenario.Test, tags map[string]string, seg pacer.Segment, files []output.Spec, stdout io.Writer, logger *slog.Logger) loadtest.Config {
+	var outputs func(metrics.Pusher) (loadtest.PusherSink, error)
+	if len(files) > 0 {
+		thresholds := map[string][]string{}
+		for k, ths := range test.Thresholds {
+			for _, th := range ths {
+				thresholds[k] = append(thresholds[k], th.Expr)
+			}
+		}
+		opts := output.Options{Thresholds: thresholds, NoSubmetrics: c.noThresholds && c.noSummary}
+		outputs = func(next metrics.Pusher) (loadtest.PusherSink, error) {
+			return output.New(next, files, output.Config{Stdout: stdout, Options: opts})
+		}
+	}
 	return loadtest.Config{
+		Outputs:               outputs,
 		Test:                  test,
 		Source:                c.file,
 		TestID:                c.testID,
@@ -541,7 +562,7 @@ type summaryHandler interface {
 
 // runScript runs a k6 script: its options are the test, its VUs are JavaScript
 // runtimes (internal/js). Script errors exit 107, test.abort() 108.
-func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
+func runScript(ctx context.Context, cfg *runConfig, files []output.Spec, g *globals) error {
 	logger := g.logger()
 	tags, err := parsePairs("tag", cfg.tags)
 	if err != nil {
@@ -573,7 +594,7 @@ func runScript(ctx context.Context, cfg *runConfig, g *globals) error {
 		// The script's userAgent option, unless --user-agent says otherwise.
 		userAgent = ua
 	}
-	lc := cfg.loadtestConfig(r.Test(), tags, seg, logger)
+	lc := cfg.loadtestConfig(r.Test(), tags, seg, files, g.stdout, logger)
 	lc.UserAgent, lc.VUs, lc.Registry = userAgent, r, r.Registry()
 	err = execute(r.Context(ctx), lc, cfg.printing, g)
 	if rerr := r.Err(); rerr != nil && !errors.Is(err, rerr) {

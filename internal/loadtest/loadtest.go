@@ -57,6 +57,14 @@ type Lifecycle interface {
 	Teardown(ctx context.Context) error
 }
 
+// PusherSink is an output that takes the engine's samples as they are pushed (k6's
+// --out json, --out csv) and passes them on: a metrics.Pusher that must not block, and a
+// Sink started and stopped with the run's others.
+type PusherSink interface {
+	metrics.Pusher
+	Sink
+}
+
 // SinksFunc builds the run's sinks once its tags (testid included) are known. The sinks
 // read agg while the run is live and are stopped in order after it.
 type SinksFunc func(agg *aggregate.Store, runTags map[string]string) ([]Sink, error)
@@ -97,6 +105,9 @@ type Config struct {
 	Registry *metrics.Registry
 	// Sinks builds the run's outputs; nil has none.
 	Sinks SinksFunc
+	// Outputs, when set, wraps the aggregate store (next) in an output that sees every
+	// sample the engine pushes; its error is a configuration error (exit code 104).
+	Outputs func(next metrics.Pusher) (PusherSink, error)
 	// Started, when set, is called once the run is prepared and its sinks have
 	// started, before the first iteration (to print a header and start a progress
 	// line). The function it returns, if any, is called when the iterations end.
@@ -193,12 +204,21 @@ func prepare(cfg Config) (*run, error) {
 		r.thresholds = set
 		evaluate = engine.ThresholdsFunc(r.evaluate)
 	}
+	var pusher metrics.Pusher = r.agg
+	var outputs PusherSink
+	if cfg.Outputs != nil {
+		o, err := cfg.Outputs(r.agg)
+		if err != nil {
+			return nil, exitcode.Invalid(err)
+		}
+		outputs, pusher = o, o
+	}
 	eng, err := engine.New(engine.Config{
 		Test:       cfg.Test,
 		TestID:     r.testID,
 		Tags:       tags,
 		Segment:    cfg.Segment,
-		Pusher:     r.agg,
+		Pusher:     pusher,
 		Registry:   r.reg,
 		Thresholds: evaluate,
 		Declared:   r.declared(),
@@ -209,9 +229,15 @@ func prepare(cfg Config) (*run, error) {
 		OnBoundary: r.snapshot,
 	})
 	if err != nil {
+		if outputs != nil {
+			_ = outputs.Stop() // closes its files
+		}
 		return nil, exitcode.Invalid(r.sourced(err))
 	}
 	r.eng = eng
+	if outputs != nil {
+		r.sinks = append(r.sinks, outputs)
+	}
 	// Every snapshot (a push, a stage boundary, the summary) reads the gauges of its
 	// own moment.
 	r.agg.BeforeSnapshot(eng.EmitGauges)
@@ -220,9 +246,14 @@ func prepare(cfg Config) (*run, error) {
 		for _, t := range eng.RunTags().Tags() {
 			runTags[t.Key] = t.Value
 		}
-		if r.sinks, err = cfg.Sinks(r.agg, runTags); err != nil {
+		sinks, err := cfg.Sinks(r.agg, runTags)
+		if err != nil {
+			if outputs != nil {
+				_ = outputs.Stop()
+			}
 			return nil, exitcode.Invalid(err)
 		}
+		r.sinks = append(r.sinks, sinks...)
 	}
 	return r, nil
 }
