@@ -112,3 +112,40 @@ func TestRunPausedRESTAPI(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLinger: with --linger the finished run stays up and its REST API keeps serving
+// (a k6-operator runner's state after the test) until PATCH stopped:true; the exit code
+// is the run's verdict.
+func TestRunLinger(t *testing.T) {
+	_, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, "iterations: 2\nflow:\n  - url: "+url+"/\n")
+	addr := freeAddress(t)
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"run", "-q", "--no-embedded-store", "--linger", "--address", addr, file}, &stdout, &stderr)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "iterations") }, 10*time.Second, 20*time.Millisecond, "the summary")
+	select {
+	case code := <-done:
+		t.Fatalf("the run exited (%d) instead of lingering", code)
+	case <-time.After(200 * time.Millisecond):
+	}
+	resp, err := http.Get("http://" + addr + "/v1/metrics/iterations")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.Contains(t, string(body), `"count":2`)
+	req, err := http.NewRequest(http.MethodPatch, "http://"+addr+"/v1/status", strings.NewReader(`{"data":{"attributes":{"stopped":true},"id":"default","type":"status"}}`))
+	require.NoError(t, err)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	select {
+	case code := <-done:
+		require.Equal(t, exitcode.OK, code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the run did not end\n%s", stderr.String())
+	}
+}

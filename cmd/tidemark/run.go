@@ -135,7 +135,7 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 func supportedK6Env() []string {
 	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
-		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS"}
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER"}
 }
 
 // warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -198,6 +198,8 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		Short('a').StringVar(&cfg.address)
 	cmd.Flag("paused", "k6's --paused: hold the start until PATCH /v1/status {\"paused\": false} on the REST API (on localhost:6565 unless --address) (K6_PAUSED).").
 		Short('p').BoolVar(&cfg.paused)
+	cmd.Flag("linger", "k6's --linger: after the run and its summary, stay up (with the REST API) until SIGINT, SIGTERM or PATCH /v1/status stopped:true (K6_LINGER).").
+		Short('l').BoolVar(&cfg.linger)
 	cmd.Flag("throw", "k6's --throw: a script's request that gets no response throws an exception (K6_THROW).").Short('w').BoolVar(&cfg.k6.throw)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
 		Default("true").BoolVar(&cfg.k6.systemEnv)
@@ -319,6 +321,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	cfg.noSummary = cfg.k6.noSummaryOf(proc, logger)
 	cfg.noThresholds = cfg.noThresholds || proc["K6_NO_THRESHOLDS"] == "true"
 	cfg.paused = cfg.paused || proc["K6_PAUSED"] == "true"
+	cfg.linger = cfg.linger || proc["K6_LINGER"] == "true"
 	cfg.address = cmp.Or(cfg.address, proc["K6_ADDRESS"])
 	if cfg.summaryExport == "" {
 		cfg.summaryExport = proc["K6_SUMMARY_EXPORT"]
@@ -389,6 +392,9 @@ type printing struct {
 	// PATCH /v1/status {"paused": false}.
 	address string
 	paused  bool
+	// linger is k6's --linger: after the run and its summary, the process (and the REST
+	// API) stays up until SIGINT/SIGTERM or PATCH /v1/status {"stopped": true}.
+	linger bool
 	// noSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
 	noSummary      bool
@@ -405,6 +411,7 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	if err != nil {
 		return err
 	}
+	defer lingerAfter(ctx, p, api, g.logger())
 	started := cfg.Started
 	cfg.Started = func(plan loadtest.Plan) func() {
 		printHeader(g.stdout, cfg.Source, plan)
@@ -425,7 +432,7 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 		}
 	}
 	res, err := loadtest.Run(ctx, cfg)
-	if api != nil && api.Status().Stopped && errors.Is(err, loadtest.ErrInterrupted) {
+	if api != nil && api.run.Status().Stopped && errors.Is(err, loadtest.ErrInterrupted) {
 		err = exitcode.With(exitcode.ScriptStoppedFromRESTAPI, errors.New("the run was stopped through the REST API"))
 	}
 	if res == nil {
@@ -463,12 +470,24 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	return errors.Join(errs...)
 }
 
+// lingerAfter keeps the process up after the run until ctx ends (--linger), then stops
+// the REST API's listener, which --linger keeps serving the finished run.
+func lingerAfter(ctx context.Context, p printing, api *restAPI, logger *slog.Logger) {
+	if p.linger {
+		logger.Info("The run is over; lingering until SIGINT, SIGTERM or PATCH /v1/status stopped:true (--linger)")
+		<-ctx.Done()
+	}
+	if api != nil && api.srv != nil {
+		_ = api.srv.Stop(context.Background())
+	}
+}
+
 // withRESTAPI serves k6's REST API for the run when --address or --paused is set: the
 // listener comes up with the run's sinks, a paused run waits in Config.Started for
 // PATCH /v1/status {"paused": false}, and PATCH {"stopped": true} ends the run (exit
 // 103). It returns the run's controller (nil without the API) and the context the run
 // must use.
-func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *slog.Logger) (*restapi.Run, context.Context, error) {
+func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *slog.Logger) (*restAPI, context.Context, error) {
 	addr := p.address
 	if addr == "" && p.paused {
 		addr = restapi.DefaultAddress
@@ -478,7 +497,8 @@ func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *
 	}
 	ctx, stop := context.WithCancel(ctx)
 	gate := restapi.NewPause(p.paused)
-	api := restapi.NewRun(gate, stop)
+	run := restapi.NewRun(gate, stop)
+	api := &restAPI{run: run}
 	sinks := cfg.Sinks
 	cfg.Sinks = func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
 		var out []loadtest.Sink
@@ -489,35 +509,34 @@ func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *
 			}
 			out = s
 		}
-		api.SetStore(agg)
-		srv, err := restapi.Listen(addr, restapi.NewHandler(api, logger), logger)
+		run.SetStore(agg)
+		srv, err := restapi.Listen(addr, restapi.NewHandler(run, logger), logger)
 		if err != nil {
 			return nil, exitcode.With(exitcode.CannotStartRESTAPI, err)
 		}
+		api.srv = srv
 		logger.Info("REST API listening", "address", srv.Addr().String(), "paused", p.paused)
-		return append(out, apiSink{srv}), nil
+		return out, nil
 	}
 	cfg.Started = func(plan loadtest.Plan) func() {
-		api.SetEngine(plan.Engine)
+		run.SetEngine(plan.Engine)
 		if p.paused {
 			logger.Info("The run is paused: resume it with PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}}")
 		}
 		if gate.Wait(ctx) == nil {
-			api.Started(time.Now())
+			run.Started(time.Now())
 		}
-		return api.Ended
+		return run.Ended
 	}
 	return api, ctx, nil
 }
 
-// apiSink stops the REST API's listener with the run's other sinks.
-type apiSink struct{ srv *restapi.Server }
-
-// Start implements loadtest.Sink.
-func (apiSink) Start() {}
-
-// Stop implements loadtest.Sink.
-func (s apiSink) Stop() error { return s.srv.Stop(context.Background()) }
+// restAPI is the run's REST API: its controller, and its listener once the sinks are
+// built (stopped by lingerAfter, after the summary).
+type restAPI struct {
+	run *restapi.Run
+	srv *restapi.Server
+}
 
 // startCPUProfile writes a Go CPU profile to path until the returned function is called.
 func startCPUProfile(path string) (func(), error) {
