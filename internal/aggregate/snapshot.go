@@ -276,17 +276,3 @@ func (s *Snapshot) Since(earlier *Snapshot) (*Snapshot, error) {
 	}
 	return out, nil
 }
-
-// compareTags orders tag sets pair by pair: snapshots list the series of a metric in
-// this order.
-func compareTags(a, b []metrics.Tag) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := strings.Compare(a[i].Key, b[i].Key); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a[i].Value, b[i].Value); c != 0 {
-			return c
-		}
-	}
-	return len(a) - len(b)
-}

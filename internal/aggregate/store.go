@@ -213,7 +213,7 @@ func (s *Store) Snapshot() *Snapshot {
 			if c := strings.Compare(a.metric.Name, b.metric.Name); c != 0 {
 				return c
 			}
-			return compareTags(a.tags.Tags(), b.tags.Tags())
+			return metrics.CompareTags(a.tags.Tags(), b.tags.Tags())
 		})
 	}
 	snap := &Snapshot{Time: s.now(), Series: make([]Series, len(s.ordered))}

@@ -166,3 +166,17 @@ func writeLen(b *strings.Builder, n int) {
 	}
 	b.WriteByte(byte(n))
 }
+
+// CompareTags orders sorted tag sets pair by pair (key, then value), a shorter prefix
+// first: the order in which a snapshot lists a metric's series.
+func CompareTags(a, b []Tag) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := strings.Compare(a[i].Key, b[i].Key); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a[i].Value, b[i].Value); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}

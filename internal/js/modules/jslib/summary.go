@@ -245,7 +245,7 @@ func inputOf(d *data) (summary.Input, error) {
 		if c := strings.Compare(x.Metric.Name, y.Metric.Name); c != 0 {
 			return c
 		}
-		return compareTags(x.Tags.Tags(), y.Tags.Tags())
+		return metrics.CompareTags(x.Tags.Tags(), y.Tags.Tags())
 	})
 	in.Snapshot = &aggregate.Snapshot{Time: b.next, Series: b.series}
 	return in, nil
@@ -551,19 +551,6 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-// compareTags orders tag sets pair by pair, as a snapshot lists a metric's series.
-func compareTags(a, b []metrics.Tag) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := strings.Compare(a[i].Key, b[i].Key); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a[i].Value, b[i].Value); c != 0 {
-			return c
-		}
-	}
-	return len(a) - len(b)
 }
 
 // jUnit is jUnit(data, [{name, classname}]): JUnit XML with one testcase per threshold,
