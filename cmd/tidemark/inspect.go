@@ -46,6 +46,9 @@ func inspectCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, actio
 }
 
 func runInspect(cfg *inspectConfig, g *globals) error {
+	if err := cfg.k6.validate(); err != nil {
+		return exitcode.Invalid(err)
+	}
 	cliEnv, err := parsePairs("env", cfg.env)
 	if err != nil {
 		return exitcode.Invalid(err)

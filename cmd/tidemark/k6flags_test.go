@@ -199,3 +199,15 @@ export default function () { http.get('`+url+`/'); }
 	require.Equal(t, exitcode.InvalidConfig, run([]string{"run", "-q", "--no-embedded-store", "--out", "influxdb=http://x", yaml}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "available types are")
 }
+
+// TestRunShortcutFlagErrors: a bad shortcut flag is exit 104 naming the flag and what
+// was expected, before anything runs.
+func TestRunShortcutFlagErrors(t *testing.T) {
+	file := writeScenario(t, "iterations: 1\nflow:\n  - url: http://127.0.0.1:1/\n")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--no-embedded-store", "-u", "abc", "-d", "1x", "-s", "oops", file}, &stdout, &stderr)
+	require.Equal(t, exitcode.InvalidConfig, code)
+	for _, want := range []string{`--vus "abc": expected a whole number`, `--duration "1x": expected a duration`, `--stage "oops": expected DURATION:TARGET`} {
+		require.Contains(t, stderr.String(), want)
+	}
+}

@@ -11,10 +11,12 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/version"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
@@ -94,6 +96,33 @@ type k6Flags struct {
 	noUsageReport             bool
 	systemEnv                 bool
 	throw                     bool
+}
+
+// validate checks the shortcut flags before they become K6_* variables, so that a bad
+// value is named by its flag rather than by a line of the file it replaces.
+func (f k6Flags) validate() error {
+	var errs []error
+	for _, c := range []struct{ flag, v string }{{"--vus", f.vus}, {"--iterations", f.iterations}} {
+		if n, err := strconv.Atoi(c.v); c.v != "" && (err != nil || n < 0) {
+			errs = append(errs, fmt.Errorf("%s %q: expected a whole number of at least 0", c.flag, c.v))
+		}
+	}
+	if f.duration != "" {
+		if _, err := model.ParseDuration(f.duration); err != nil {
+			errs = append(errs, fmt.Errorf("--duration %q: expected a duration such as 30s or 5m", f.duration))
+		}
+	}
+	for _, st := range f.stages {
+		for part := range strings.SplitSeq(st, ",") {
+			d, target, ok := strings.Cut(strings.TrimSpace(part), ":")
+			_, derr := model.ParseDuration(d)
+			_, terr := strconv.ParseFloat(target, 64)
+			if !ok || derr != nil || terr != nil {
+				errs = append(errs, fmt.Errorf("--stage %q: expected DURATION:TARGET, e.g. --stage 30s:10", part))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // environ returns the process environment with the flags given as their K6_* variables.
@@ -316,6 +345,9 @@ func (c *runConfig) loadTest() (*scenario.Test, pacer.Segment, map[string]string
 
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	logger := g.logger()
+	if err := cfg.k6.validate(); err != nil {
+		return exitcode.Invalid(err)
+	}
 	proc := processEnv()
 	warnUnsupportedK6Env(logger, proc)
 	cfg.noSummary = cfg.k6.noSummaryOf(proc, logger)
