@@ -66,11 +66,14 @@ func (r *Runner) Range(ctx context.Context, name string, v Vars, w timeline.Wind
 	return r.RangeExpr(ctx, name, expr, w, step)
 }
 
-// EffectiveStep is the step a range query over w runs at: at least a second, widened
-// to whole seconds when w would exceed Prometheus' points limit (with room for one more
+// EffectiveStep is the step a range query over w runs at: whole seconds, at least one,
+// widened when w would exceed Prometheus' points limit (with room for one more
 // step, so a caller may move w.From back by less than a step to align the grid).
 func EffectiveStep(w timeline.Window, step time.Duration) time.Duration {
-	step = max(step, time.Second)
+	// The API takes a step as float seconds and Prometheus truncates its product with
+	// 1e9 to milliseconds: "1.001" evaluates every 1000 ms, off the grid AlignEnd
+	// computed, and the run's end is missed. Whole seconds survive the trip.
+	step = max(step.Round(time.Second), time.Second)
 	if n := w.Duration() / step; n > maxPoints-2 {
 		step = time.Duration(math.Ceil(float64(w.Duration())/(maxPoints-2)/float64(time.Second))) * time.Second
 	}

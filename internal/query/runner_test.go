@@ -70,6 +70,9 @@ func TestStepGrid(t *testing.T) {
 		{name: "already on the grid", w: timeline.Window{From: end.Add(-time.Minute), To: end}, step: 5 * time.Second, wantStep: 5 * time.Second, wantFrom: end.Add(-time.Minute)},
 		{name: "a step coarser than the window", w: timeline.Window{From: end.Add(-10 * time.Second), To: end.Add(time.Second)}, step: time.Minute, wantStep: time.Minute, wantFrom: end.Add(-time.Minute)},
 		{name: "sub-second steps run at a second", w: timeline.Window{From: t0, To: end}, step: 100 * time.Millisecond, wantStep: time.Second, wantFrom: end.Add(-311 * time.Second)},
+		// A measured 1.001 s push interval: Prometheus would parse "1.001" as
+		// 1000999999 ns and evaluate every 1000 ms, off the aligned grid.
+		{name: "whole seconds, which Prometheus parses exactly", w: timeline.Window{From: end.Add(-6 * time.Second), To: end}, step: 1000999999 * time.Nanosecond, wantStep: time.Second, wantFrom: end.Add(-6 * time.Second)},
 		{name: "widened under the points limit, with room to align", w: timeline.Window{From: t0, To: t0.Add(30 * 24 * time.Hour)}, step: 15 * time.Second, wantStep: 236 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
