@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -265,13 +266,65 @@ func (e *Engine) Status() []ScenarioStatus {
 	}
 	out := make([]ScenarioStatus, 0, len(e.scens))
 	for _, s := range e.scens {
-		el := min(max(now-s.exec.StartTime(), 0), s.exec.Duration())
+		el := s.exec.Elapsed(now)
 		out = append(out, ScenarioStatus{
 			Name: s.sc.Name, Executor: s.exec.Kind(), Elapsed: el, Duration: s.exec.Duration(),
 			Target: s.exec.Target(now), Unit: s.exec.Unit(), Stats: s.exec.Stats(),
 		})
 	}
 	return out
+}
+
+// ErrNotExternallyControlled is k6's answer to a change of VUs in a run without an
+// externally-controlled scenario.
+var ErrNotExternallyControlled = errors.New("an externally-controlled executor needs to be configured for live configuration updates")
+
+// NotPausableError is k6's answer to a pause or resume of a run with a scenario whose
+// executor cannot pause once started (every executor but externally-controlled).
+type NotPausableError struct {
+	Executor scenario.Executor
+	Scenario string
+}
+
+// Error returns k6's text.
+func (e *NotPausableError) Error() string {
+	return fmt.Sprintf("%s executor '%s' doesn't support pause and resume operations after its start", e.Executor, e.Scenario)
+}
+
+// SetPaused pauses or resumes the run, as k6's REST API does: only a run whose every
+// scenario is externally-controlled can (a *NotPausableError names the first that is
+// not). Paused, no iteration starts and running ones finish; the scenarios' durations
+// leave out the paused time. Pausing a paused run returns executor.ErrPausedAlready,
+// resuming a running one executor.ErrNotPaused.
+func (e *Engine) SetPaused(paused bool) error {
+	for _, s := range e.scens {
+		if s.exec.Kind() != scenario.ExternallyControlled {
+			return &NotPausableError{Executor: s.exec.Kind(), Scenario: s.sc.Name}
+		}
+	}
+	for i, s := range e.scens {
+		if err := s.exec.SetPaused(paused); err != nil {
+			if i > 0 {
+				// The scenarios pause together: one that differs is a bug.
+				return fmt.Errorf("pause scenario %q: %w", s.sc.Name, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// SetVUs changes the active VUs and the most VUs of the run's externally-controlled
+// scenario (the first, when there are several); nil keeps a value. It returns
+// ErrNotExternallyControlled without one, and the executor's *executor.VUConfigError
+// for an invalid change.
+func (e *Engine) SetVUs(vus, vusMax *int64) error {
+	for _, s := range e.scens {
+		if s.exec.Kind() == scenario.ExternallyControlled {
+			return s.exec.SetVUs(vus, vusMax)
+		}
+	}
+	return ErrNotExternallyControlled
 }
 
 // StageWindow is one stage of one scenario, in wall-clock time.
@@ -386,7 +439,9 @@ func (e *Engine) Boundaries() []time.Duration {
 	for _, s := range e.scens {
 		for _, w := range s.exec.Stages() {
 			for _, b := range []time.Duration{w.Start, w.End} {
-				if b > 0 && !seen[b] {
+				// An externally-controlled scenario that runs until stopped ends
+				// at no known offset (math.MaxInt64).
+				if b > 0 && b != math.MaxInt64 && !seen[b] {
 					seen[b] = true
 					out = append(out, b)
 				}

@@ -93,13 +93,14 @@ func (h *handle) activate() {
 	}
 }
 
-// deactivate lets the running iteration finish within grace, then interrupts it.
+// deactivate lets the running iteration finish within grace, then interrupts it; a
+// negative grace lets it finish.
 func (h *handle) deactivate(grace time.Duration) {
 	h.mu.Lock()
 	h.wanted = false
 	gen, running := h.gen, h.cancel != nil
 	h.mu.Unlock()
-	if !running {
+	if !running || grace < 0 {
 		return
 	}
 	time.AfterFunc(grace, func() {

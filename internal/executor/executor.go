@@ -1,4 +1,4 @@
-// Package executor drives the VUs of one scenario with the semantics of k6's six
+// Package executor drives the VUs of one scenario with the semantics of k6's
 // executors (reference/k6.md §4.1): how many VUs run, when iterations start, when the
 // scenario ends, how long running iterations get to finish (gracefulStop,
 // gracefulRampDown) and which iterations are dropped.
@@ -89,6 +89,8 @@ type Stats struct {
 	Iterations, Interrupted, Dropped int64
 	// Done is set once Run has returned.
 	Done bool
+	// Paused is set while an externally-controlled scenario is paused.
+	Paused bool
 }
 
 // Executor runs one scenario. Create it with New, call Init once to allocate the
@@ -104,6 +106,7 @@ type Executor struct {
 	maxVUs int64
 	iters  int64 // shared: total; per-vu: per VU
 	dur    time.Duration
+	ext    *external // externally-controlled only
 
 	mu  sync.Mutex
 	vus []VU
@@ -155,6 +158,18 @@ func New(cfg Config) (*Executor, error) {
 		e.vusch = pacer.NewVUSchedule(int64(sc.StartVUs), pacerStages(sc.Stages)).Scaled(seg)
 		e.nVUs = e.vusch.Max()
 		e.dur = e.vusch.Duration()
+	case scenario.ExternallyControlled:
+		if sc.Duration < 0 {
+			return nil, fmt.Errorf("scenario %q: externally-controlled needs a duration >= 0 (0 runs until stopped)", sc.Name)
+		}
+		if sc.VUs < 0 || sc.MaxVUs < sc.VUs {
+			return nil, fmt.Errorf("scenario %q: externally-controlled needs 0 <= vus <= maxVUs, got vus %d and maxVUs %d", sc.Name, sc.VUs, sc.MaxVUs)
+		}
+		// k6 allows no gracefulStop here: a stop interrupts the running iterations.
+		sc.GracefulStop = 0
+		e.nVUs = seg.Scale(int64(sc.MaxVUs))
+		e.ext = newExternal(seg.Scale(int64(sc.VUs)), e.nVUs)
+		e.dur = sc.Duration
 	case scenario.ConstantArrivalRate, scenario.RampingArrivalRate:
 		if e.kind == scenario.ConstantArrivalRate {
 			if sc.Duration <= 0 {
@@ -196,7 +211,8 @@ func (e *Executor) StartTime() time.Duration { return e.sc.StartTime }
 
 // Duration returns the scheduled length of the scenario without gracefulStop: the
 // duration, the sum of the stages, or maxDuration for the iteration executors (which
-// usually end sooner).
+// usually end sooner). It is 0 for an externally-controlled scenario that runs until
+// stopped, whose duration also leaves out the time it is paused.
 func (e *Executor) Duration() time.Duration { return e.dur }
 
 // MaxEnd returns the latest offset from the test start at which the scenario can
@@ -227,6 +243,9 @@ func (e *Executor) Unit() string {
 // before the start and after the scheduled end.
 func (e *Executor) Target(t time.Duration) float64 {
 	t -= e.sc.StartTime
+	if e.ext != nil {
+		return e.externalTarget()
+	}
 	if t < 0 || t > e.dur {
 		return 0
 	}
@@ -244,6 +263,16 @@ func (e *Executor) Target(t time.Duration) float64 {
 // without stages have one window spanning their scheduled duration.
 func (e *Executor) Stages() []StageWindow {
 	st := e.sc.StartTime
+	if e.ext != nil {
+		// One window from the start until the duration has passed unpaused, or, to
+		// run until stopped, until the run ends (the engine clips it).
+		v := float64(e.ext.startVUs())
+		end := time.Duration(math.MaxInt64)
+		if e.dur > 0 {
+			end = st + e.dur + e.ext.pausedTime()
+		}
+		return []StageWindow{{Start: st, End: end, From: v, Target: v, Unit: e.Unit()}}
+	}
 	if len(e.sc.Stages) == 0 || (e.kind != scenario.RampingVUs && e.kind != scenario.RampingArrivalRate) {
 		v := e.Target(st)
 		return []StageWindow{{Start: st, End: st + e.dur, From: v, Target: v, Unit: e.Unit()}}
@@ -270,11 +299,25 @@ func (e *Executor) Stages() []StageWindow {
 
 // Stats returns the executor's counters.
 func (e *Executor) Stats() Stats {
-	return Stats{
+	st := Stats{
 		VUs: e.active.Load(), VUsMax: e.allocated.Load(),
 		Iterations: e.completed.Load(), Interrupted: e.interrupted.Load(), Dropped: e.dropped.Load(),
 		Done: e.done.Load(),
 	}
+	if e.ext != nil {
+		e.externalStats(&st)
+	}
+	return st
+}
+
+// Elapsed returns how far the scenario has got at offset t from the test start: the
+// time since its startTime, capped at its duration; for an externally-controlled
+// scenario the time it has run unpaused.
+func (e *Executor) Elapsed(t time.Duration) time.Duration {
+	if e.ext != nil {
+		return e.externalElapsed()
+	}
+	return min(max(t-e.sc.StartTime, 0), e.dur)
 }
 
 // Init allocates the VUs the executor needs before it starts (k6 initializes them
@@ -342,9 +385,10 @@ func (e *Executor) Run(ctx context.Context, start time.Time) {
 		}
 	}
 	dur := e.dur
-	if e.rate != nil {
+	if e.rate != nil || e.ext != nil {
 		// The dispatcher ends an arrival-rate scenario itself, after the last
-		// arrival due at the end has been handed out.
+		// arrival due at the end has been handed out; an externally-controlled
+		// one ends once its duration has passed unpaused.
 		dur = -1
 	}
 	s := newStopper(ctx, dur, e.sc.GracefulStop)
@@ -356,6 +400,8 @@ func (e *Executor) Run(ctx context.Context, start time.Time) {
 		e.runConstantVUs(s)
 	case scenario.RampingVUs:
 		e.runRampingVUs(s)
+	case scenario.ExternallyControlled:
+		e.runExternal(s)
 	default:
 		e.runArrivalRate(s)
 	}

@@ -3,6 +3,7 @@ package restapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -10,11 +11,23 @@ import (
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/executor"
 )
 
 // StatusSource is what Run reads of the engine; *engine.Engine implements it.
 type StatusSource interface {
 	Status() []engine.ScenarioStatus
+}
+
+// Controls is the optional capability of a StatusSource behind a pause, a resume or a
+// VU change once the run has started, and a VU change before it (an
+// externally-controlled run); *engine.Engine implements it. Its errors are the engine's
+// and the executor's (engine.NotPausableError, engine.ErrNotExternallyControlled,
+// executor.VUConfigError, executor.ErrPausedAlready, executor.ErrNotPaused), which Run
+// answers with k6's status and title.
+type Controls interface {
+	SetPaused(paused bool) error
+	SetVUs(vus, vusMax *int64) error
 }
 
 // Snapshotter is what Run reads of the aggregates; *aggregate.Store implements it.
@@ -24,6 +37,7 @@ type Snapshotter interface {
 
 var (
 	_ StatusSource = (*engine.Engine)(nil)
+	_ Controls     = (*engine.Engine)(nil)
 	_ Snapshotter  = (*aggregate.Store)(nil)
 )
 
@@ -53,9 +67,10 @@ func WithSetup(s SetupRunner) RunOption { return func(o *runOptions) { o.setup =
 // WithTeardown serves POST /v1/teardown from t; without it the call does nothing.
 func WithTeardown(t TeardownRunner) RunOption { return func(o *runOptions) { o.teardown = t } }
 
-// Run is the Controller of a Tidemark run, with what the engine can do today: the
-// --paused gate before the start, a stop, and no pause or VU change after the start
-// (Tidemark has no externally-controlled executor), each refused with k6's error.
+// Run is the Controller of a Tidemark run: the --paused gate before the start, a stop,
+// and, through the engine's Controls, a pause, a resume or a VU change of an
+// externally-controlled run (refused with k6's errors for other executors, or when the
+// engine has no Controls).
 // The run hands it its parts as they appear: SetStore from the sinks, SetEngine and
 // Started once the run is prepared, Ended when the iterations end. It is safe for
 // concurrent use.
@@ -130,6 +145,7 @@ func (r *Run) Status() Status {
 		for _, s := range r.eng.Status() {
 			st.VUs += s.VUs
 			st.VUsMax += s.VUsMax
+			st.Paused = st.Paused || s.Paused
 		}
 	}
 	switch {
@@ -147,8 +163,9 @@ func (r *Run) Status() Status {
 	return st
 }
 
-// SetStatus stops the run, or resumes it from --paused. A pause after the start and
-// any VU change are refused with k6's errors.
+// SetStatus stops the run, resumes it from --paused, or passes a pause, a resume after
+// the start and a VU change to the engine's Controls; without them, or for executors
+// other than externally-controlled, they are refused with k6's errors.
 func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 	if u.Stopped != nil && *u.Stopped {
 		r.mu.Lock()
@@ -160,6 +177,7 @@ func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 	r.mu.Lock()
 	started := !r.started.IsZero()
 	var kind, name string
+	ctl, _ := r.eng.(Controls)
 	if r.eng != nil {
 		if sc := r.eng.Status(); len(sc) > 0 {
 			kind, name = string(sc[0].Executor), sc[0].Name
@@ -168,8 +186,12 @@ func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 	r.mu.Unlock()
 	if u.Paused != nil {
 		switch {
-		case started:
+		case started && ctl == nil:
 			return NotPausableError(kind, name)
+		case started:
+			if err := ctl.SetPaused(*u.Paused); err != nil {
+				return controlError(err)
+			}
 		case *u.Paused && r.gate.Paused():
 			return PauseError(ErrAlreadyPaused)
 		case !*u.Paused:
@@ -177,9 +199,29 @@ func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 		}
 	}
 	if u.VUs != nil || u.VUsMax != nil {
-		return ExecutionConfigError(ErrNotExternallyControlled)
+		if ctl == nil {
+			return ExecutionConfigError(ErrNotExternallyControlled)
+		}
+		if err := ctl.SetVUs(u.VUs, u.VUsMax); err != nil {
+			return controlError(err)
+		}
 	}
 	return nil
+}
+
+// controlError gives an error of the engine's Controls k6's status and title.
+func controlError(err error) error {
+	var notPausable *engine.NotPausableError
+	var vuErr *executor.VUConfigError
+	switch {
+	case errors.As(err, &notPausable), errors.Is(err, executor.ErrPausedAlready), errors.Is(err, executor.ErrNotPaused):
+		return PauseError(err)
+	case errors.As(err, &vuErr):
+		return ConfigError(err)
+	case errors.Is(err, engine.ErrNotExternallyControlled):
+		return ExecutionConfigError(err)
+	}
+	return err
 }
 
 // Metrics converts the aggregates now. Before the engine's first vus and vus_max

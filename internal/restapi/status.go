@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/executor"
 )
 
 // ExecutionStatus is k6's numeric run stage, the "status" attribute of /v1/status.
@@ -82,16 +85,16 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // ErrNotExternallyControlled is k6's answer to a change of vus or vus-max in a run
 // without an externally-controlled executor.
-var ErrNotExternallyControlled = errors.New("an externally-controlled executor needs to be configured for live configuration updates")
+var ErrNotExternallyControlled = engine.ErrNotExternallyControlled
 
 // ErrAlreadyPaused is k6's answer to a pause while the run waits on --paused.
 var ErrAlreadyPaused = errors.New("execution is already paused")
 
 // ErrPausedAlready is k6's answer to a pause of a started run that is paused.
-var ErrPausedAlready = errors.New("test execution was already paused")
+var ErrPausedAlready = executor.ErrPausedAlready
 
 // ErrNotPaused is k6's answer to a resume of a started run that is not paused.
-var ErrNotPaused = errors.New("test execution wasn't paused")
+var ErrNotPaused = executor.ErrNotPaused
 
 // ConfigError wraps err as k6's 400 "Config update error" (an invalid vus or vus-max).
 func ConfigError(err error) error {

@@ -54,9 +54,9 @@ func allSystemTags() []string {
 	return append(DefaultSystemTags(), "vu", "iter", "ip", "ocsp_status")
 }
 
-// Executors returns the six executors.
+// Executors returns k6's executors.
 func Executors() []Executor {
-	return []Executor{SharedIterations, PerVUIterations, ConstantVUs, RampingVUs, ConstantArrivalRate, RampingArrivalRate}
+	return []Executor{SharedIterations, PerVUIterations, ConstantVUs, RampingVUs, ConstantArrivalRate, RampingArrivalRate, ExternallyControlled}
 }
 
 func executorNames() []string {
@@ -107,6 +107,8 @@ func executorFields(e Executor) []string {
 		return []string{"rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"}
 	case RampingArrivalRate:
 		return []string{"stages", "startRate", "timeUnit", "preAllocatedVUs", "maxVUs"}
+	case ExternallyControlled:
+		return []string{"vus", "maxVUs", "duration"}
 	}
 	return nil
 }
@@ -122,6 +124,8 @@ func requiredFields(e Executor) []string {
 		return []string{"duration", "rate", "preAllocatedVUs"}
 	case RampingArrivalRate:
 		return []string{"stages", "preAllocatedVUs"}
+	case ExternallyControlled:
+		return []string{"duration"}
 	}
 	return nil
 }
@@ -540,9 +544,6 @@ func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env 
 	sc.Executor = Executor(name)
 	if !slices.Contains(Executors(), sc.Executor) {
 		msg := fmt.Sprintf("unknown executor %q; expected one of %s%s", name, strings.Join(executorNames(), ", "), didYouMean(name, executorNames()))
-		if name == "externally-controlled" {
-			msg = "executor \"externally-controlled\" is not supported (k6 v2 removed it); expected one of " + strings.Join(executorNames(), ", ")
-		}
 		d.errorf(en, join(field, "executor"), "%s", msg)
 		return nil
 	}
@@ -681,6 +682,9 @@ func (d *decoder) options(sc *Scenario, set map[string]*yaml.Node, fieldOf func(
 	}
 	if !ok["maxVUs"] {
 		sc.MaxVUs = sc.PreAllocatedVUs
+		if sc.Executor == ExternallyControlled {
+			sc.MaxVUs = sc.VUs
+		}
 	}
 
 	bad := func(name, format string, args ...any) {
@@ -722,6 +726,21 @@ func (d *decoder) options(sc *Scenario, set map[string]*yaml.Node, fieldOf func(
 	case RampingArrivalRate:
 		if sc.StartRate < 0 {
 			bad("startRate", "must not be negative, got %g", sc.StartRate)
+		}
+	case ExternallyControlled:
+		// k6 v1.8.1: "gracefulStop is not supported by the externally controlled
+		// executor"; a stop interrupts the running iterations.
+		bad("gracefulStop", "not supported by the externally-controlled executor (a stop interrupts the running iterations); remove it")
+		sc.GracefulStop = 0
+		switch {
+		case sc.VUs < 0:
+			bad("vus", "must not be negative, got %d", sc.VUs)
+		case sc.MaxVUs < sc.VUs:
+			at := "maxVUs"
+			if !ok[at] {
+				at = "vus"
+			}
+			bad(at, "the number of active VUs (%d) must be less than or equal to the number of maxVUs (%d); expected maxVUs of at least vus", sc.VUs, sc.MaxVUs)
 		}
 	}
 	switch sc.Executor {
@@ -793,6 +812,11 @@ func (d *decoder) machineLimits(sc *Scenario, set map[string]*yaml.Node, ok map[
 	case RampingVUs:
 		check("startVUs", d.limits.checkVUs(float64(sc.StartVUs)))
 		stageTargets(d.limits.checkVUs)
+	case ExternallyControlled:
+		check("vus", d.limits.checkVUs(float64(sc.VUs)))
+		if sc.MaxVUs > sc.VUs {
+			check("maxVUs", d.limits.checkVUs(float64(sc.MaxVUs)))
+		}
 	case ConstantArrivalRate, RampingArrivalRate:
 		check("preAllocatedVUs", d.limits.checkVUs(float64(sc.PreAllocatedVUs)))
 		if sc.MaxVUs > sc.PreAllocatedVUs {

@@ -86,6 +86,8 @@ func (sc *Scenario) K6Options(exec string) map[string]any {
 		m["vus"], m["iterations"], m["maxDuration"] = sc.VUs, sc.Iterations, d(sc.MaxDuration)
 	case ConstantVUs:
 		m["vus"], m["duration"] = sc.VUs, d(sc.Duration)
+	case ExternallyControlled:
+		m["vus"], m["maxVUs"], m["duration"] = sc.VUs, sc.MaxVUs, d(sc.Duration)
 	case RampingVUs:
 		m["startVUs"], m["stages"], m["gracefulRampDown"] = sc.StartVUs, stages(), d(sc.GracefulRampDown)
 	case ConstantArrivalRate:

@@ -6,7 +6,7 @@ package scenario
 
 import "time"
 
-// Executor names one of k6's six executors.
+// Executor names one of k6's executors.
 type Executor string
 
 // The k6 executors (reference/k6.md §4.1).
@@ -17,6 +17,10 @@ const (
 	RampingVUs          Executor = "ramping-vus"
 	ConstantArrivalRate Executor = "constant-arrival-rate"
 	RampingArrivalRate  Executor = "ramping-arrival-rate"
+	// ExternallyControlled is k6 v1's externally-controlled executor (removed in k6
+	// v2): vus VUs loop for duration (0: until stopped), and k6's REST API pauses,
+	// resumes and scales it within maxVUs while it runs.
+	ExternallyControlled Executor = "externally-controlled"
 )
 
 // Test is a whole load test, after shortcuts have been resolved and defaults applied.
@@ -73,10 +77,11 @@ type Scenario struct {
 	Env          map[string]string
 	Tags         map[string]string
 
-	// shared-iterations, per-vu-iterations, constant-vus.
+	// shared-iterations, per-vu-iterations, constant-vus, externally-controlled.
 	VUs        int
 	Iterations int
-	// constant-vus, constant-arrival-rate.
+	// constant-vus, constant-arrival-rate, externally-controlled (where 0 runs until
+	// stopped).
 	Duration time.Duration
 	// shared-iterations, per-vu-iterations; default 10m.
 	MaxDuration time.Duration
@@ -94,7 +99,8 @@ type Scenario struct {
 	StartRate float64
 	TimeUnit  time.Duration
 	// Arrival-rate executors: VUs allocated before the start, and the most the
-	// executor may allocate mid-test (default PreAllocatedVUs).
+	// executor may allocate mid-test (default PreAllocatedVUs). MaxVUs is also
+	// externally-controlled's (default VUs).
 	PreAllocatedVUs int
 	MaxVUs          int
 
