@@ -47,6 +47,8 @@ type Options struct {
 	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as k6 does); nil connects directly, which
 	// saves work on every request when no proxy is configured.
 	Proxy func(*http.Request) (*url.URL, error)
+	// Debug logs every request and response (k6's --http-debug); nil logs none.
+	Debug *Debug
 }
 
 // Client is one VU's HTTP client. It is not safe for concurrent use: a VU runs one
@@ -83,6 +85,11 @@ type Client struct {
 	body      bytes.Buffer
 	reqBody   bodyReader
 	renderBuf []byte
+
+	// dbgBody keeps every response body for Options.Debug's dumps; dbgVars are the
+	// variables of the step Do runs, for the dumps' vu and iter.
+	dbgBody bool
+	dbgVars *scenario.Vars
 }
 
 // NewClient returns a client with its own transport.
@@ -98,6 +105,10 @@ func NewClient(env *Env, opts Options) *Client {
 	if opts.WriteBufferSize <= 0 {
 		opts.WriteBufferSize = 1 << 10
 	}
+	if opts.Debug != nil && opts.Debug.Logger == nil {
+		opts.Debug = nil
+	}
+	c.dbgBody = opts.Debug != nil && opts.Debug.Full
 	c.opts = opts
 	c.h1.dialer = net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
 	c.h1.rbuf = opts.ReadBufferSize
@@ -392,6 +403,9 @@ func (c *Client) Do(ctx context.Context, st *Step, vars *scenario.Vars) Outcome 
 		}
 	}
 	c.lastCtx = ctx
+	if c.opts.Debug != nil {
+		c.dbgVars = vars
+	}
 	// The first hop of a step without variables is the same request every time.
 	static := st.staticURL && st.staticHeaders && st.staticBody
 	h := hop{method: method, target: target, header: hdr, body: body}
@@ -467,9 +481,19 @@ func (c *Client) render(t *scenario.Template, v *scenario.Vars) string {
 	return string(c.renderBuf)
 }
 
-// once performs one HTTP request and appends its samples. The response body is
-// drained and closed; when the step's checks need it, it is kept in c.body.
+// once performs one HTTP request and appends its samples, logging it when
+// Options.Debug says so.
 func (c *Client) once(st *spec, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
+	if c.opts.Debug != nil {
+		return c.debugOnce(st, method, target, hdr, body, static)
+	}
+	return c.send(st, method, target, hdr, body, static)
+}
+
+// send performs one HTTP request and appends its samples. The response body is
+// drained and closed; when the step's checks need it (or the debug dumps), it is
+// kept in c.body.
+func (c *Client) send(st *spec, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
 	// The timeout is the client's reusable watchdog cancelling the request context,
 	// rather than http.Client.Timeout (a goroutine and a timer per request, which
 	// halved throughput on one core) or context.WithTimeout (a timer and a context
@@ -520,7 +544,7 @@ func (c *Client) once(st *spec, method, target string, hdr http.Header, body []b
 		end := c.tr.now()
 		return nil, c.record(st, method, target, nil, c.tr.timings(end), time.Now(), err)
 	}
-	if st.needBody {
+	if st.needBody || c.dbgBody {
 		c.body.Reset()
 		_, err = c.body.ReadFrom(resp.Body)
 	} else {

@@ -815,7 +815,7 @@ func (c *Client) onceH1(ctx context.Context, st *spec, t h1Target, method, targe
 	if err == nil {
 		c.remote = conn.conn.RemoteAddr()
 		var dst *bytes.Buffer
-		if st.needBody {
+		if st.needBody || c.dbgBody {
 			c.body.Reset()
 			dst = &c.body
 		}
