@@ -70,7 +70,7 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		StringsVar(&f.rwDropLabels)
 	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: the Kubernetes Job completion index (JOB_COMPLETION_INDEX), else the host name.").
 		StringVar(&f.instanceID)
-	cmd.Flag("out", "k6 output, repeatable (K6_OUT): json=FILE (k6's JSON lines; FILE.gz compresses; json alone: stdout), csv=FILE (k6's columns; csv=fileName=F,timeFormat=unix_milli,saveInterval=2s), experimental-prometheus-rw (remote write, to k6's default http://localhost:9090/api/v1/write unless a URL is configured).").
+	cmd.Flag("out", "k6 output, repeatable (K6_OUT): json=FILE (k6's JSON lines; FILE.gz compresses; json alone: stdout), csv=FILE (k6's columns; csv=fileName=F,timeFormat=unix_milli,saveInterval=2s), experimental-prometheus-rw (remote write, to k6's default http://localhost:9090/api/v1/write unless a URL is configured), web-dashboard (a live page on localhost:5665; web-dashboard=port=8080&period=2s&export=report.html; also K6_WEB_DASHBOARD=true).").
 		Short('o').StringsVar(&f.outs)
 	cmd.Flag("exporter.listen-address", "Serve the run's series on /metrics at this address (e.g. :9464) for Prometheus to scrape.").
 		StringVar(&f.exporterListen)
@@ -99,9 +99,12 @@ func (f *outputFlags) outputSpecs() (files []output.Spec, rw []string, err error
 		return nil, nil, err
 	}
 	for _, s := range specs {
-		if s.Kind == output.PrometheusRW {
+		switch s.Kind {
+		case output.PrometheusRW:
 			rw = append(rw, s.String())
-		} else {
+		case output.WebDashboard:
+			// The web dashboard is not a file output (webDashboardConfig).
+		default:
 			files = append(files, s)
 		}
 	}

@@ -18,6 +18,7 @@ const (
 	JSON             Kind = "json"
 	CSV              Kind = "csv"
 	PrometheusRW     Kind = "experimental-prometheus-rw"
+	WebDashboard     Kind = "web-dashboard"
 	defaultCSVFile        = "file.csv" // k6's default csv fileName.
 	defaultCSVPeriod      = time.Second
 )
@@ -27,7 +28,7 @@ const (
 const Stdout = "-"
 
 // supported lists the kinds for the error message, in k6's alphabetical order.
-const supported = "csv, experimental-prometheus-rw, json"
+const supported = "csv, experimental-prometheus-rw, json, web-dashboard"
 
 // TimeFormat is how the CSV writer writes the timestamp column (k6's timeFormat).
 type TimeFormat string
@@ -81,6 +82,8 @@ func (s Spec) String() string {
 //     k6's comma-separated options instead: `csv=fileName=a.csv,timeFormat=unix_milli,saveInterval=2s`.
 //   - `experimental-prometheus-rw[=…]` is returned for the caller to handle (k6
 //     ignores its argument).
+//   - `web-dashboard[=host=…&port=…]` is returned for the caller to handle
+//     (internal/webdash parses its argument).
 //
 // Any other type is an error naming the supported ones.
 func ParseSpec(value string) (Spec, error) { return parseSpec(value, nil) }
@@ -104,7 +107,7 @@ func parseSpec(value string, getenv func(string) string) (Spec, error) {
 		if err := s.csvOptions(arg); err != nil {
 			return Spec{}, fmt.Errorf("output %q: %w", value, err)
 		}
-	case PrometheusRW:
+	case PrometheusRW, WebDashboard:
 	default:
 		return Spec{}, fmt.Errorf("invalid output type %q, available types are: %s", kind, supported)
 	}

@@ -51,9 +51,9 @@ func TestParseSpecs(t *testing.T) {
 				{Kind: PrometheusRW},
 			}},
 		{name: "unknown", in: []string{"influxdb=http://x", "json=a.json"},
-			wantErr: `invalid output type "influxdb", available types are: csv, experimental-prometheus-rw, json`},
+			wantErr: `invalid output type "influxdb", available types are: csv, experimental-prometheus-rw, json, web-dashboard`},
 		{name: "empty", in: []string{""},
-			wantErr: `invalid output type "", available types are: csv, experimental-prometheus-rw, json`},
+			wantErr: `invalid output type "", available types are: csv, experimental-prometheus-rw, json, web-dashboard`},
 		{name: "bad csv options", in: []string{"csv=timeFormat=iso", "csv=fileName=x.csv,bogus=1", "csv=fileName=x.csv,saveInterval=-1s", "csv=fileName=,timeFormat=unix", "csv=a=b,c"},
 			wantErr: `output "csv=timeFormat=iso": timeFormat "iso" is not one of unix, unix_nano, unix_micro, unix_milli, rfc3339, rfc3339_nano` + "\n" +
 				`output "csv=fileName=x.csv,bogus=1": unknown option "bogus": the csv options are fileName, timeFormat and saveInterval` + "\n" +
@@ -101,7 +101,7 @@ func FuzzParseSpec(f *testing.F) {
 			require.True(t, s.TimeFormat.valid())
 			require.Positive(t, s.SaveInterval)
 			require.False(t, strings.Contains(s.Arg, "=") && s.File == s.Arg, "options taken as a file name")
-		case PrometheusRW:
+		case PrometheusRW, WebDashboard:
 		default:
 			t.Fatalf("unknown kind %q parsed", s.Kind)
 		}

@@ -33,10 +33,11 @@ var palette = []color.Color{
 	color.RGBA{240, 228, 66, 255},
 }
 
-// renderSVG draws every chart of d, stacked in one figure whose plotting areas are
-// aligned (plot.Align), over d.Window, with d.Events as vertical markers, and returns
-// the SVG document.
-func renderSVG(d *Document) ([]byte, error) {
+// SVG draws every chart of d, stacked in one figure whose plotting areas are aligned
+// (plot.Align), over d.Window, with d.Events as vertical markers, and returns the SVG
+// document: nil when d has no charts. Only d's Window, Charts and Events are read. The
+// SVG loads nothing from the network, so it can be inlined in a self-contained page.
+func SVG(d *Document) ([]byte, error) {
 	if len(d.Charts) == 0 {
 		return nil, nil
 	}

@@ -12,6 +12,15 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
+//go:embed report.css
+var stylesheet string
+
+// Stylesheet returns the CSS of the HTML report (layout, headline facts, figures,
+// tables), for other self-contained pages that look the same.
+func Stylesheet() template.CSS {
+	return template.CSS(stylesheet)
+}
+
 // WriteHTML writes d as one self-contained HTML page: inline CSS and an inline SVG
 // figure, no scripts and nothing loaded from the network.
 func WriteHTML(w io.Writer, d *Document) error {
@@ -28,7 +37,7 @@ func WriteHTML(w io.Writer, d *Document) error {
 	if err != nil {
 		return fmt.Errorf("parse report template: %w", err)
 	}
-	svg, err := renderSVG(d)
+	svg, err := SVG(d)
 	if err != nil {
 		return fmt.Errorf("render charts: %w", err)
 	}
@@ -41,9 +50,10 @@ func WriteHTML(w io.Writer, d *Document) error {
 		// The SVG comes from our own renderer, not from user input; label text inside it
 		// is escaped by the SVG writer.
 		Figure     template.HTML
+		CSS        template.CSS
 		ChartNames []string
 		EventRows  [][]string
-	}{Document: d, Figure: template.HTML(svg), ChartNames: chartNames, EventRows: eventRows(d)}
+	}{Document: d, Figure: template.HTML(svg), CSS: Stylesheet(), ChartNames: chartNames, EventRows: eventRows(d)}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, data); err != nil {
 		return fmt.Errorf("write html report: %w", err)
