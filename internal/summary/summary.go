@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -82,6 +83,12 @@ type Input struct {
 	Color bool
 	// StdoutTTY and StderrTTY are reported in the --summary-file state.
 	StdoutTTY, StderrTTY bool
+	// Trends, when set, replaces the histograms of the snapshot's trends: by metric key
+	// ("http_req_duration", "http_req_duration{expected_response:true}"), each stat by
+	// its k6 name ("avg", "p(95)", "count") in base units (seconds for time trends). A
+	// key present counts as observed; a stat missing from its map is printed as "n/a".
+	// `tidemark summarize` sets it with the values it computed from Prometheus.
+	Trends map[string]map[string]float64
 }
 
 // errNoSnapshot is returned when Input.Snapshot is nil.
@@ -228,6 +235,12 @@ func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
 		vals = s.Values
 	}
 	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty()}
+	if given, ok := r.in.Trends[key]; ok && m.Type == metrics.Trend {
+		e.has, e.values = true, r.givenTrend(m, given)
+		r.entries = append(r.entries, e)
+		r.byKey[key] = e
+		return nil
+	}
 	v, err := r.k6Values(m, vals)
 	if err != nil {
 		return fmt.Errorf("summarize %s: %w", key, err)
@@ -267,6 +280,24 @@ func (r *report) k6Values(m *metrics.Metric, v aggregate.Values) (map[string]flo
 		out[st] = x
 	}
 	return out, nil
+}
+
+// givenTrend returns Input.Trends' values of a trend in k6's units, NaN for a stat it
+// does not have.
+func (r *report) givenTrend(m *metrics.Metric, given map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(r.trendStats))
+	for _, st := range r.trendStats {
+		x, ok := given[st]
+		if !ok {
+			out[st] = math.NaN()
+			continue
+		}
+		if m.Contains == metrics.Time && st != "count" {
+			x *= 1000
+		}
+		out[st] = x
+	}
+	return out
 }
 
 // trendStat returns one trend stat in k6's units.

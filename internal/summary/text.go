@@ -138,6 +138,9 @@ func (r *report) humanize(v float64, m *metrics.Metric) string {
 }
 
 func (r *report) trendValue(v float64, stat string, m *metrics.Metric) string {
+	if math.IsNaN(v) {
+		return "n/a" // A stat Input.Trends could not compute.
+	}
 	if stat == "count" {
 		return jsNumber(v)
 	}
@@ -263,6 +266,12 @@ func (r *report) thresholdValue(l layout, e *entry, agg string, th Threshold) st
 		// k6 prints "undefined" for a stat outside summaryTrendStats other than p(N);
 		// we compute it.
 		v, err := r.trendStat(e.metric, e.vals, agg)
+		if given, ok := r.in.Trends[e.key]; ok {
+			v, err = th.Value, nil // Computed by whoever gave Input.Trends, in k6's units.
+			if _, has := given[agg]; !has {
+				v = math.NaN()
+			}
+		}
 		if err != nil {
 			v = th.Value // Already in k6's units.
 		}
