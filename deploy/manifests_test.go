@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,17 +206,20 @@ func TestCronJobsAreSuspended(t *testing.T) {
 	cronjobs := byKind(manifests(t), "CronJob")
 	require.Contains(t, cronjobs, "tidemark-load-test")
 	require.Contains(t, cronjobs, "tidemark-correlate")
+	require.Contains(t, cronjobs, "tidemark-load-test-indexed")
 	for name, cj := range cronjobs {
 		require.Equal(t, true, get(cj.raw, "spec", "suspend"), "CronJob %s must be suspended: runs start with kubectl create job --from=cronjob/%s", name, name)
 		require.Equal(t, "Forbid", str(cj.raw, "spec", "concurrencyPolicy"), name)
 		require.Equal(t, "Never", str(cj.raw, "spec", "jobTemplate", "spec", "template", "spec", "restartPolicy"), name)
 	}
 	// A load test is never retried by the Job controller.
-	require.Equal(t, 0, get(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", "backoffLimit"))
-	args := list(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
-	require.Len(t, args, 1)
-	require.Equal(t, "run", list(args[0], "args")[0])
-	args = list(cronjobs["tidemark-correlate"].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+	for _, name := range []string{"tidemark-load-test", "tidemark-load-test-indexed"} {
+		require.Equal(t, 0, get(cronjobs[name].raw, "spec", "jobTemplate", "spec", "backoffLimit"), name)
+		args := list(cronjobs[name].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+		require.Len(t, args, 1, name)
+		require.Equal(t, "run", list(args[0], "args")[0], name)
+	}
+	args := list(cronjobs["tidemark-correlate"].raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")
 	require.Equal(t, "correlate", list(args[0], "args")[0])
 }
 
@@ -396,10 +400,77 @@ func TestNoPrivilegedSettings(t *testing.T) {
 // the service's latency.
 func TestRunnerIsNotCPULimited(t *testing.T) {
 	t.Parallel()
-	cj := byKind(manifests(t), "CronJob")["tidemark-load-test"]
-	c := list(cj.raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")[0]
-	require.NotEmpty(t, str(c, "resources", "requests", "cpu"))
-	require.Empty(t, str(c, "resources", "limits", "cpu"))
+	for _, name := range []string{"tidemark-load-test", "tidemark-load-test-indexed"} {
+		cj := byKind(manifests(t), "CronJob")[name]
+		c := list(cj.raw, "spec", "jobTemplate", "spec", "template", "spec", "containers")[0]
+		require.NotEmpty(t, str(c, "resources", "requests", "cpu"), name)
+		require.Empty(t, str(c, "resources", "limits", "cpu"), name)
+	}
+}
+
+// TestIndexedLoadTest: the distributed load test is an Indexed Job of N pods, N being
+// the same number in parallelism, completions and the --instances it passes tidemark;
+// each pod's index, the run's testid (the Job's name) and N reach tidemark's flags
+// through the downward API; it needs no Kubernetes API access (the start barrier goes
+// through Prometheus); and apart from those it is the single-pod load test.
+func TestIndexedLoadTest(t *testing.T) {
+	t.Parallel()
+	objs := manifests(t)
+	cronjobs := byKind(objs, "CronJob")
+	cj := cronjobs["tidemark-load-test-indexed"]
+	job := asMap(get(cj.raw, "spec", "jobTemplate", "spec"))
+	require.Equal(t, "Indexed", job["completionMode"])
+	parallelism, ok := job["parallelism"].(int)
+	require.True(t, ok, "parallelism is an integer: %#v", job["parallelism"])
+	completions, ok := job["completions"].(int)
+	require.True(t, ok, "completions is an integer: %#v", job["completions"])
+	require.Greater(t, parallelism, 1)
+	require.Equal(t, parallelism, completions, "every pod runs at once: the barrier waits for all completions")
+
+	pod := asMap(get(job, "template", "spec"))
+	c := list(pod, "containers")[0]
+	env := map[string]any{}
+	for _, e := range list(c, "env") {
+		env[str(e, "name")] = e
+	}
+	require.Equal(t, strconv.Itoa(parallelism), str(env["TIDEMARK_INSTANCES"], "value"), "TIDEMARK_INSTANCES is parallelism and completions")
+	require.Equal(t, "metadata.labels['batch.kubernetes.io/job-name']", str(env["TESTID"], "valueFrom", "fieldRef", "fieldPath"))
+	require.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+		str(env["JOB_COMPLETION_INDEX"], "valueFrom", "fieldRef", "fieldPath"))
+	var args []string
+	for _, a := range list(c, "args") {
+		args = append(args, a.(string))
+	}
+	for _, want := range []string{"--testid=$(TESTID)", "--instances=$(TIDEMARK_INSTANCES)", "--instance-index=$(JOB_COMPLETION_INDEX)"} {
+		require.Contains(t, args, want)
+	}
+	for _, a := range args {
+		require.NotContains(t, a, "--execution-segment", "the segment is derived from the index and --instances")
+	}
+
+	// The barrier reads readiness from the Prometheus the pods remote-write to: its query
+	// URL is derived from a .../api/v1/write URL (cmd/tidemark queryURLOf).
+	settings := byKind(objs, "ConfigMap")["tidemark-settings"]
+	require.True(t, strings.HasSuffix(str(settings.raw, "data", "K6_PROMETHEUS_RW_SERVER_URL"), "/api/v1/write"))
+
+	// Minimal RBAC: the runner's ServiceAccount, no token, and no Role bound to it
+	// (TestNoPrivilegedSettings checks that no binding names a ServiceAccount).
+	require.Equal(t, "tidemark-runner", str(pod, "serviceAccountName"))
+	require.Equal(t, false, pod["automountServiceAccountToken"])
+
+	// Everything else is the single-pod load test's: the two cannot drift apart.
+	single := asMap(get(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", "template", "spec"))
+	sc := list(single, "containers")[0]
+	for _, k := range []string{"image", "envFrom", "resources", "securityContext", "volumeMounts"} {
+		require.Equal(t, get(sc, k), get(c, k), "container %s", k)
+	}
+	for _, k := range []string{"serviceAccountName", "restartPolicy", "securityContext", "volumes", "enableServiceLinks"} {
+		require.Equal(t, single[k], pod[k], "pod %s", k)
+	}
+	require.Equal(t, list(sc, "args")[len(list(sc, "args"))-1], args[len(args)-1], "the same scenario")
+	for _, k := range []string{"activeDeadlineSeconds", "ttlSecondsAfterFinished", "backoffLimit"} {
+		require.Equal(t, get(cronjobs["tidemark-load-test"].raw, "spec", "jobTemplate", "spec", k), job[k], "job %s", k)
+	}
 }
 
 // TestScenarioConfigMapLoads: the scenario in the ConfigMap is one `tidemark run` accepts.
