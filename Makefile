@@ -4,8 +4,9 @@ GO        ?= go
 BIN       := bin/tidemark
 PKGS      := ./...
 # Debian packages the integration tests need: real Prometheus (and promtool),
-# VictoriaMetrics and headless Chromium.
-DEB_PKGS  := prometheus victoria-metrics chromium
+# VictoriaMetrics and headless Chromium; and what `make image` puts into the image: the CA
+# bundle (ca-certificates) and a static shell for k6-operator's initializer (busybox-static).
+DEB_PKGS  := prometheus victoria-metrics chromium ca-certificates busybox-static
 TEST_TIMEOUT ?= 30m
 # golangci-lint, installed from the Go module proxy into bin/ at this pinned version
 # (go install pkg@version keeps its dependencies out of our go.mod). v2.15.0 is
@@ -17,12 +18,34 @@ VPKG      := github.com/prometheus/common/version
 LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
              -X $(VPKG).Branch=$(shell git rev-parse --abbrev-ref HEAD 2>/dev/null) -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 
-.PHONY: all build test unit vet lint fmt-check generate drift bench demo deps clean
+# The image (make image): the binary is static and reproducible, so the same commit gives
+# the same image digest: its build date and every file time in the image are the commit
+# time (SOURCE_DATE_EPOCH), -trimpath drops local paths, and there is no branch in it (a
+# CI clone's detached HEAD would differ from a developer's branch).
+IMAGE_DIR  ?= bin/image
+IMAGE_TAG  ?= tidemark:$(VERSION)
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+IMAGE_LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
+                  -X $(VPKG).BuildDate=$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
+
+.PHONY: all build image test unit vet lint fmt-check generate drift bench demo deps clean
 
 all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tidemark
+
+# image writes Tidemark's OCI image, built from scratch without a container daemon, as
+# $(IMAGE_DIR)/oci (OCI layout), $(IMAGE_DIR)/tidemark-oci.tar (OCI archive) and
+# $(IMAGE_DIR)/tidemark.tar (docker archive), and prints its digest.
+image:
+	@mkdir -p $(IMAGE_DIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(IMAGE_LDFLAGS)' -o $(IMAGE_DIR)/tidemark ./cmd/tidemark
+	$(GO) run ./cmd/tidemark-image --binary $(IMAGE_DIR)/tidemark --arch $(IMAGE_ARCH) \
+		--created $(SOURCE_DATE_EPOCH) --image.version $(VERSION) --image.revision $(IMAGE_REVISION) \
+		--tag $(IMAGE_TAG) --out.dir $(IMAGE_DIR)
 
 # test: everything CI checks — formatting, vet, generated-file drift, and every test
 # under the race detector, including the integration tests (build tag `integration`)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages given as arguments when their commands are missing.
+# Installs the Debian packages given as arguments when their commands are missing (or, for
+# a package whose files are used rather than a command, when dpkg has not installed it).
 # Used by `make test` and CI; a no-op on a machine that has them.
 set -euo pipefail
 missing=()
@@ -8,9 +9,16 @@ for pkg in "$@"; do
     prometheus) cmd=prometheus ;;
     victoria-metrics) cmd=victoria-metrics ;;
     chromium) cmd=chromium ;;
+    # make image copies their files: /bin/busybox must be the static one, not the
+    # busybox package's dynamically linked binary of the same name.
+    busybox-static | ca-certificates) cmd="" ;;
     *) cmd=$pkg ;;
   esac
-  command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+  if [ -z "$cmd" ]; then
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  else
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+  fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}"
