@@ -95,13 +95,13 @@ func TestRunK6Env(t *testing.T) {
 	t.Setenv("K6_NO_THRESHOLDS", "true")
 	t.Setenv("K6_SUMMARY_EXPORT", export)
 	t.Setenv("K6_WEB_DASHBOARD", "true")
-	t.Setenv("K6_HTTP_DEBUG", "true")
+	t.Setenv("K6_NO_CONNECTION_REUSE", "true")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "-q", "--no-embedded-store", file}, &stdout, &stderr)
 	require.Equal(t, exitcode.OK, code, stderr.String())
 	require.FileExists(t, export)
 	require.Contains(t, stderr.String(), "not supported by Tidemark")
-	require.Contains(t, stderr.String(), "K6_HTTP_DEBUG,K6_WEB_DASHBOARD")
+	require.Contains(t, stderr.String(), "variables=K6_NO_CONNECTION_REUSE")
 	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
 }
 

@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		clause, act := c(app, g)
 		actions[clause.FullCommand()] = act
 	}
-	selected, err := app.Parse(args)
+	selected, err := app.Parse(httpDebugArgs(args))
 	if terminated {
 		return termCode
 	}

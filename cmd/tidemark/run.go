@@ -27,6 +27,7 @@ import (
 	"github.com/tidemark/tidemark/internal/output"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
+	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/restapi"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/store"
@@ -81,7 +82,66 @@ type runConfig struct {
 	noStore      bool
 	modulesDir   string
 	k6           k6Flags
+	httpDebug    httpDebugFlag
 	replacedBy   []string // the K6_* variables or flags that replaced the file's scenarios
+}
+
+// httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" off, "headers" or
+// "full". k6 turns it on for any value; only full logs the bodies.
+type httpDebugFlag string
+
+// Set implements kingpin.Value: the bare flag is "true".
+func (f *httpDebugFlag) Set(v string) error {
+	*f = httpDebugFlag(httpDebugMode(v))
+	return nil
+}
+
+func (f *httpDebugFlag) String() string { return string(*f) }
+
+// IsBoolFlag lets --http-debug stand alone, so that it does not take the script as
+// its value; --http-debug=VALUE reaches the flag through httpDebugArgs.
+func (*httpDebugFlag) IsBoolFlag() bool { return true }
+
+// httpDebugValue is the hidden --http-debug.value that --http-debug=VALUE becomes.
+type httpDebugValue struct{ *httpDebugFlag }
+
+// IsBoolFlag makes --http-debug.value take its value.
+func (httpDebugValue) IsBoolFlag() bool { return false }
+
+// httpDebugMode is k6's reading of an --http-debug value or K6_HTTP_DEBUG: off when
+// empty, the bodies too with full, the heads otherwise.
+func httpDebugMode(v string) string {
+	switch v {
+	case "":
+		return ""
+	case "full":
+		return "full"
+	}
+	return "headers"
+}
+
+// httpDebugArgs rewrites --http-debug=VALUE (before a --) as --http-debug.value=VALUE:
+// kingpin has no flag with an optional value, and its boolean --http-debug would
+// leave VALUE as a positional argument.
+func httpDebugArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--http-debug="); ok {
+			out[i] = "--http-debug.value=" + v
+		}
+	}
+	return out
+}
+
+// debug is the request debug hook of --http-debug, or nil.
+func (f httpDebugFlag) debug(logger *slog.Logger) *request.Debug {
+	if f == "" {
+		return nil
+	}
+	return &request.Debug{Logger: logger, Full: f == "full"}
 }
 
 // k6Flags are k6 run's shortcut and summary flags. Each is set as its K6_* variable over
@@ -128,6 +188,13 @@ func (f k6Flags) validate() error {
 // environ returns the process environment with the flags given as their K6_* variables.
 func (f k6Flags) environ(proc map[string]string) map[string]string {
 	out := maps.Clone(proc)
+	if f.duration != "" || f.iterations != "" || len(f.stages) > 0 {
+		// The flags are the layer over the environment: as in k6, their duration,
+		// iterations or stages clear the environment's other two.
+		for _, k := range []string{"K6_DURATION", "K6_ITERATIONS", "K6_STAGES"} {
+			delete(out, k)
+		}
+	}
 	for k, v := range map[string]string{"K6_VUS": f.vus, "K6_DURATION": f.duration, "K6_ITERATIONS": f.iterations,
 		"K6_STAGES": strings.Join(f.stages, ","), "K6_SUMMARY_TREND_STATS": f.trendStats, "K6_SUMMARY_TIME_UNIT": f.timeUnit,
 		"K6_THROW": map[bool]string{true: "true"}[f.throw]} {
@@ -164,7 +231,8 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 func supportedK6Env() []string {
 	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
-		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER"}
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER",
+		"K6_HTTP_DEBUG"}
 }
 
 // warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -229,6 +297,9 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		Short('p').BoolVar(&cfg.paused)
 	cmd.Flag("linger", "k6's --linger: after the run and its summary, stay up (with the REST API) until SIGINT, SIGTERM or PATCH /v1/status stopped:true (K6_LINGER).").
 		Short('l').BoolVar(&cfg.linger)
+	cmd.Flag("http-debug", "k6's --http-debug[=full]: log every request and response head to stderr, with =full the bodies too; "+
+		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
+	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
 	cmd.Flag("throw", "k6's --throw: a script's request that gets no response throws an exception (K6_THROW).").Short('w').BoolVar(&cfg.k6.throw)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
 		Default("true").BoolVar(&cfg.k6.systemEnv)
@@ -355,6 +426,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	cfg.paused = cfg.paused || proc["K6_PAUSED"] == "true"
 	cfg.linger = cfg.linger || proc["K6_LINGER"] == "true"
 	cfg.address = cmp.Or(cfg.address, proc["K6_ADDRESS"])
+	cfg.httpDebug = cmp.Or(cfg.httpDebug, httpDebugFlag(httpDebugMode(proc["K6_HTTP_DEBUG"])))
 	if cfg.summaryExport == "" {
 		cfg.summaryExport = proc["K6_SUMMARY_EXPORT"]
 	}
@@ -408,6 +480,7 @@ func (c *runConfig) loadtestConfig(test *scenario.Test, tags map[string]string, 
 		NoThresholds:          c.noThresholds,
 		InsecureSkipTLSVerify: c.insecureTLS,
 		UserAgent:             c.userAgent,
+		HTTP:                  request.Options{Debug: c.httpDebug.debug(logger)},
 		Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
 			return c.sinks(agg, runTags, logger)
 		},

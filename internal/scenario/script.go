@@ -270,7 +270,8 @@ func set(m *yaml.Node, key string, val *yaml.Node) {
 }
 
 // applyK6Env applies K6_VUS, K6_ITERATIONS, K6_DURATION and K6_STAGES: set, they
-// replace the script's scenarios, as k6's shortcuts from the environment do.
+// replace the script's scenarios, as k6's shortcuts from the environment do, and
+// any of the last three replaces the script's other two.
 func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 	keys := map[string]string{"K6_VUS": "vus", "K6_ITERATIONS": "iterations", "K6_DURATION": "duration", "K6_STAGES": "stages"}
 	var given []string
@@ -283,6 +284,16 @@ func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 		return nil, nil
 	}
 	take(top, "scenarios")
+	if slices.ContainsFunc(given, func(k string) bool { return k != "K6_VUS" }) {
+		// k6's config layers: one that sets duration, iterations or stages clears the
+		// other two of the layers below it (checked against k6 v1.8.1: -s 5s:2 over a
+		// script's duration runs the stages; -d 3s over its stages, 3 s of constant VUs).
+		for _, k := range []string{"K6_ITERATIONS", "K6_DURATION", "K6_STAGES"} {
+			if env[k] == "" {
+				take(top, keys[k])
+			}
+		}
+	}
 	for _, k := range given {
 		v := strings.TrimSpace(env[k])
 		switch k {
