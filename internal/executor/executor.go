@@ -265,13 +265,14 @@ func (e *Executor) Stages() []StageWindow {
 	st := e.sc.StartTime
 	if e.ext != nil {
 		// One window from the start until the duration has passed unpaused, or, to
-		// run until stopped, until the run ends (the engine clips it).
-		v := float64(e.ext.startVUs())
+		// run until stopped, until the run ends (the engine clips it); from the
+		// configured vus to the most VUs asked for over the REST API.
+		first, peak := e.ext.span()
 		end := time.Duration(math.MaxInt64)
 		if e.dur > 0 {
 			end = st + e.dur + e.ext.pausedTime()
 		}
-		return []StageWindow{{Start: st, End: end, From: v, Target: v, Unit: e.Unit()}}
+		return []StageWindow{{Start: st, End: end, From: float64(first), Target: float64(peak), Unit: e.Unit()}}
 	}
 	if len(e.sc.Stages) == 0 || (e.kind != scenario.RampingVUs && e.kind != scenario.RampingArrivalRate) {
 		v := e.Target(st)

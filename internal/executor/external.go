@@ -31,6 +31,8 @@ func (e *VUConfigError) Error() string { return e.msg }
 type external struct {
 	mu       sync.Mutex
 	vus      int64 // the active VUs asked for
+	first    int64 // the configured vus
+	peak     int64 // the most VUs asked for while running unpaused
 	maxVUs   int64 // the VUs to allocate
 	startMax int64 // the configured maxVUs: maxVUs never goes below it
 	paused   bool
@@ -43,7 +45,7 @@ type external struct {
 }
 
 func newExternal(vus, maxVUs int64) *external {
-	return &external{vus: vus, maxVUs: maxVUs, startMax: maxVUs, changed: make(chan struct{}, 1)}
+	return &external{vus: vus, first: vus, peak: vus, maxVUs: maxVUs, startMax: maxVUs, changed: make(chan struct{}, 1)}
 }
 
 func (x *external) notify() {
@@ -61,11 +63,12 @@ func (x *external) elapsedLocked(now time.Time) time.Duration {
 	return x.ran + now.Sub(x.since)
 }
 
-// startVUs returns the active VUs asked for now.
-func (x *external) startVUs() int64 {
+// span returns the configured vus and the most VUs asked for so far while running
+// unpaused (the configured vus before the start).
+func (x *external) span() (first, peak int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.vus
+	return x.first, x.peak
 }
 
 // pausedTime returns how long the scenario has been paused since its start.
@@ -230,6 +233,9 @@ func (e *Executor) runExternal(s *stopper) {
 		x.mu.Lock()
 		want, maxVUs, paused := x.vus, x.maxVUs, x.paused
 		el := x.elapsedLocked(time.Now())
+		if !paused {
+			x.peak = max(x.peak, want)
+		}
 		x.mu.Unlock()
 		if e.dur > 0 {
 			if paused {

@@ -60,6 +60,10 @@ func TestExternalVUChanges(t *testing.T) {
 	require.NoError(t, e.SetVUs(ptr(0), nil))
 	require.Eventually(t, func() bool { return rec.running.Load() == 0 }, 5*time.Second, time.Millisecond)
 	require.Zero(t, e.Stats().VUs)
+	w := e.Stages()
+	require.Len(t, w, 1)
+	require.InDelta(t, 2, w[0].From, 0, "the configured vus")
+	require.InDelta(t, 6, w[0].Target, 0, "the most VUs asked for")
 	select {
 	case <-done:
 		t.Fatal("0 VUs ended a scenario that runs until stopped")

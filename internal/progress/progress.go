@@ -121,8 +121,12 @@ func Line(s engine.ScenarioStatus, rate float64) string {
 		pct = 100 * float64(s.Elapsed) / float64(s.Duration)
 	}
 	state := fmt.Sprintf("[%3.0f%%]", pct)
-	if s.Done {
+	switch {
+	case s.Done:
 		state = "[done]"
+	case s.Paused:
+		// An externally-controlled scenario paused over the REST API.
+		state = "[paused]"
 	}
 	unit := "VUs"
 	if s.Unit == "iterations_per_second" {

@@ -37,6 +37,8 @@ func TestLine(t *testing.T) {
 	require.Equal(t, "spike [ 40%] 12s/30s  vus=10/50  iters=2400 (200.0/s)  dropped=3  target=200.0 iters/s", Line(s, 200))
 	s.Done, s.Interrupted = true, 2
 	require.Equal(t, "spike [done] 12s/30s  vus=10/50  iters=2400 (0.0/s)  dropped=3  target=200.0 iters/s  interrupted=2", Line(s, 0))
+	ext := engine.ScenarioStatus{Name: "ext", Elapsed: 3 * time.Second, Duration: 10 * time.Second, Unit: "vus", Stats: executor.Stats{VUsMax: 5, Iterations: 7, Paused: true}}
+	require.Equal(t, "ext [paused] 3s/10s  vus=0/5  iters=7 (0.0/s)  dropped=0  target=0.0 VUs", Line(ext, 0))
 }
 
 func TestPrinter(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
 )
 
 // stageRow is one computed row of the per-stage table. Durations are milliseconds and
@@ -75,6 +76,11 @@ func (r *report) stageRows() ([]stageRow, error) {
 			row.TargetUnit = "vus"
 			if v, ok := valuesOf(win, "vus", nil); ok {
 				row.Achieved = v.Value
+				if r.externallyControlled(st.Scenario) {
+					// Its target is the most VUs asked for over the REST API, and
+					// the run ends with none active: the peak is what compares.
+					row.Achieved = v.Max
+				}
 			}
 		}
 		if reqs, ok := valuesOf(win, "http_reqs", sel); ok {
@@ -194,4 +200,18 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 		}))
 	}
 	return append(out, indent(2)+p.paint(r.verdictNote(), sgrFaintGrey))
+}
+
+// externallyControlled reports whether the test's scenario name has the
+// externally-controlled executor.
+func (r *report) externallyControlled(name string) bool {
+	if r.in.Test == nil {
+		return false
+	}
+	for _, sc := range r.in.Test.Scenarios {
+		if sc.Name == name {
+			return sc.Executor == scenario.ExternallyControlled
+		}
+	}
+	return false
 }

@@ -557,3 +557,21 @@ func TestThresholdValueFallback(t *testing.T) {
 	})
 	require.Contains(t, out, "    http_req_duration\n    ✗ 'p95<100' p95=123.45ms\n    ✗ 'avg<100' avg=200ms\n")
 }
+
+// TestStageTableExternallyControlled: an externally-controlled scenario's one row
+// compares the most VUs asked for with the most VUs that ran, not with the 0 VUs left
+// at the end.
+func TestStageTableExternallyControlled(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	for sec, vus := range []float64{2, 5, 0} {
+		r.store.Push([]metrics.Sample{{Metric: r.b.VUs, Tags: r.tags(), Time: r.start.Add(time.Duration(sec) * time.Second), Value: vus}})
+	}
+	s := r.store.Snapshot()
+	test := &scenario.Test{Scenarios: []*scenario.Scenario{{Name: "ext", Executor: scenario.ExternallyControlled, VUs: 2, MaxVUs: 5}}}
+	in := Input{
+		Test: test, Snapshot: s, Start: r.start, Duration: 3 * time.Second,
+		Stages: []Stage{{Scenario: "ext", Start: r.start, End: r.start.Add(3 * time.Second), StartTarget: 2, Target: 5, To: s}},
+	}
+	require.Contains(t, text(t, in), "\n    ext #1  0s-3s    5 VUs     5 VUs ")
+}
