@@ -1,0 +1,136 @@
+package runsummary
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeProm answers the queries Collect makes for a run of two instances that wrote no
+// native histograms.
+type fakeProm struct {
+	end     time.Time
+	samples model.Vector
+	exprs   []string
+}
+
+func (f *fakeProm) Query(_ context.Context, expr string, _ time.Time) (model.Value, v1.Warnings, error) {
+	f.exprs = append(f.exprs, expr)
+	switch {
+	case strings.HasPrefix(expr, runInfoMetric):
+		m := model.Matrix{}
+		for i, id := range []string{"0", "1"} {
+			m = append(m, &model.SampleStream{Metric: model.Metric{"__name__": runInfoMetric, "instance_id": model.LabelValue(id), "testid": "t"},
+				Values: []model.SamplePair{{Timestamp: model.TimeFromUnixNano(f.end.Add(-time.Duration(i+1) * time.Second).UnixNano()), Value: 1}}})
+		}
+		return m, nil, nil
+	case strings.HasPrefix(expr, "({testid="):
+		return f.samples, nil, nil
+	}
+	return model.Vector{}, nil, nil
+}
+
+func sampleOf(name, instance string, v float64, labels ...string) *model.Sample {
+	m := model.Metric{"__name__": model.LabelValue(name), "instance_id": model.LabelValue(instance), "testid": "t"}
+	for i := 0; i+1 < len(labels); i += 2 {
+		m[model.LabelName(labels[i])] = model.LabelValue(labels[i+1])
+	}
+	return &model.Sample{Metric: m, Value: model.SampleValue(v)}
+}
+
+// TestCollectWithoutNativeHistograms sums two instances' counters, weights
+// http_req_failed by their http_reqs, leaves checks (a ratio without counts) out with
+// the reason, and computes avg, min, max and count of a trend from its gauges but no
+// percentile, saying why.
+func TestCollectWithoutNativeHistograms(t *testing.T) {
+	t.Parallel()
+	end := time.Unix(1_700_000_100, 0)
+	f := &fakeProm{end: end, samples: model.Vector{
+		sampleOf("k6_http_reqs_total", "0", 300, "status", "200"),
+		sampleOf("k6_http_reqs_total", "1", 100, "status", "200"),
+		sampleOf("k6_http_req_failed_rate", "0", 0.1, "status", "200"),
+		sampleOf("k6_http_req_failed_rate", "1", 0.5, "status", "200"),
+		sampleOf("k6_checks_rate", "0", 1, "check", "ok"),
+		sampleOf("k6_checks_rate", "1", 0.9, "check", "ok"),
+		sampleOf("k6_http_req_duration_min", "0", 0.010),
+		sampleOf("k6_http_req_duration_min", "1", 0.012),
+		sampleOf("k6_http_req_duration_max", "0", 0.200),
+		sampleOf("k6_http_req_duration_max", "1", 0.300),
+		sampleOf("k6_http_req_duration_avg", "0", 0.020),
+		sampleOf("k6_http_req_duration_avg", "1", 0.040),
+		sampleOf("k6_http_req_duration_count", "0", 300),
+		sampleOf("k6_http_req_duration_count", "1", 100),
+		sampleOf("k6_http_req_duration_p95", "0", 0.050),
+		sampleOf("k6_http_req_duration_p95", "1", 0.090),
+		sampleOf("k6_vus", "0", 2),
+		sampleOf("k6_vus", "1", 3),
+	}}
+	res, err := Collect(context.Background(), f, Config{TestID: "t", From: end.Add(-time.Minute), To: end,
+		TrendStats: []string{"avg", "min", "med", "max", "p(95)"}})
+	require.NoError(t, err)
+	require.Len(t, res.Instances, 2)
+	require.Equal(t, end.Add(-time.Second), res.Instances[0].Last)
+
+	reqs, ok := res.Snapshot.Metric("http_reqs")
+	require.True(t, ok)
+	require.InDelta(t, 400, reqs.Count, 0)
+	failed, ok := res.Snapshot.Metric("http_req_failed")
+	require.True(t, ok)
+	require.Equal(t, uint64(400), failed.Total)
+	require.Equal(t, uint64(80), failed.Passes, "30 of 300 and 50 of 100")
+	vus, ok := res.Snapshot.Metric("vus")
+	require.True(t, ok)
+	require.InDelta(t, 5, vus.Value, 0)
+	_, ok = res.Snapshot.Metric("checks")
+	require.False(t, ok, "checks' ratios cannot be summed")
+	require.Equal(t, []string{"checks"}, res.Unsummed)
+
+	d := res.Trends["http_req_duration"]
+	require.InDelta(t, 0.010, d["min"], 1e-12)
+	require.InDelta(t, 0.300, d["max"], 1e-12)
+	require.InDelta(t, 400, d["count"], 0)
+	require.InDelta(t, (0.020*300+0.040*100)/400, d["avg"], 1e-12, "avg weighted by count, not averaged")
+	require.NotContains(t, d, "p(95)", "per-instance p95 gauges are never averaged")
+	require.NotContains(t, d, "med")
+	require.False(t, res.Native)
+
+	notes := strings.Join(res.Notes, "\n")
+	require.Contains(t, notes, "checks: not summed")
+	require.Contains(t, notes, "http_req_duration: med and p(N) not computed — the run wrote no native histograms")
+	require.Contains(t, notes, "--remote-write.native-histograms")
+	for _, e := range f.exprs {
+		require.NotContains(t, e, "histogram_quantile", "no native histograms, no quantile queries")
+	}
+}
+
+func TestStatOfSuffix(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"p95": "p(95)", "p999": "p(99.9)", "p095": "p(0.95)", "p9": "p(9)", "p100": "p(100)",
+		"avg": "avg", "med": "med", "count": "count"} {
+		got, ok := statOfSuffix(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"total", "p", "pX", "seconds"} {
+		_, ok := statOfSuffix(in)
+		require.False(t, ok, in)
+	}
+}
+
+// TestMiddleIsWithinRelativeError: every value of a schema-3 bucket is within
+// RelativeError(3) of the bucket's middle.
+func TestMiddleIsWithinRelativeError(t *testing.T) {
+	t.Parallel()
+	require.InDelta(t, 0.0443, RelativeError(3), 0.0001)
+	for x := 0.001; x < 10; x *= 1.0137 {
+		m := middle(x, 3)
+		require.LessOrEqual(t, math.Abs(m-x)/x, RelativeError(3)+1e-12, "x=%g middle=%g", x, m)
+		require.InDelta(t, m, middle(m, 3), 1e-15, "the middle is its own bucket's middle")
+	}
+}
