@@ -26,6 +26,10 @@ type Config struct {
 	// Open asks for a browser to be opened on the page; Tidemark does not do that
 	// (the caller warns).
 	Open bool
+	// Ignored are the `--out web-dashboard=…` parameters that are not k6's, sorted:
+	// k6 ignores them silently, Tidemark ignores them too (so that a k6 command line
+	// still runs) and the caller warns once naming them.
+	Ignored []string
 }
 
 // DefaultConfig is k6's defaults, but for Period: k6 updates its dashboard every 10 s;
@@ -62,8 +66,9 @@ func Enabled(out bool, getenv func(string) string) (bool, error) {
 // ParseConfig returns DefaultConfig with k6's K6_WEB_DASHBOARD_HOST, _PORT, _PERIOD,
 // _OPEN and _EXPORT variables applied (read with getenv), then the parameters of an
 // `--out web-dashboard=ARG` argument, which win: a URL query such as
-// `port=8080&period=2s&export=report.html`, as k6 takes it. An unknown parameter or a
-// bad value is an error naming it and what was expected; errors are joined.
+// `port=8080&period=2s&export=report.html`, as k6 takes it. A parameter k6 does not
+// have is listed in Ignored; a bad value is an error naming it and what was expected
+// (errors are joined).
 func ParseConfig(arg string, getenv func(string) string) (Config, error) {
 	cfg := DefaultConfig
 	var errs []error
@@ -80,6 +85,10 @@ func ParseConfig(arg string, getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("web-dashboard parameters %q: expected key=value pairs joined by &: %w", arg, err))
 	}
 	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(params, k) && k != "report" {
+			cfg.Ignored = append(cfg.Ignored, k)
+			continue
+		}
 		vs := q[k]
 		if err := cfg.set(k, vs[len(vs)-1]); err != nil {
 			errs = append(errs, fmt.Errorf("web-dashboard parameter %s: %w", k, err))

@@ -109,7 +109,8 @@ type Dashboard struct {
 	testID   string
 	scens    []*scenario.Scenario
 	started  time.Time
-	prev     *aggregate.Snapshot
+	prev     *aggregate.Snapshot // the last point's snapshot
+	before   *aggregate.Snapshot // the snapshot of the point before it
 	pts      []point
 	seq      uint64
 	cached   *State
@@ -238,7 +239,12 @@ func (d *Dashboard) tick() {
 }
 
 // record reads the aggregates once the run has started; it reports whether it did.
-func (d *Dashboard) record() bool {
+func (d *Dashboard) record() bool { return d.recordPoint(false) }
+
+// recordPoint is record; final merges a point taken less than half a period after the
+// last one into it, so that the run's end adds no sliver of an interval whose rate
+// would read as a drop.
+func (d *Dashboard) recordPoint(final bool) bool {
 	d.mu.Lock()
 	store, started := d.store, !d.started.IsZero()
 	d.mu.Unlock()
@@ -248,13 +254,23 @@ func (d *Dashboard) record() bool {
 	snap := store.Snapshot()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	win, err := snap.Since(d.prev)
+	merge := final && len(d.pts) > 1 && snap.Time.Sub(d.pts[len(d.pts)-1].t) < d.cfg.Period/2
+	since := d.prev
+	if merge {
+		since = d.before
+	}
+	win, err := snap.Since(since)
 	if err != nil {
 		d.logger.Debug("Web dashboard window not computed", "err", err)
 		win = snap
 	}
+	if merge {
+		d.pts[len(d.pts)-1] = sample(snap, win)
+	} else {
+		d.before = d.prev
+		d.pts = append(d.pts, sample(snap, win))
+	}
 	d.prev = snap
-	d.pts = append(d.pts, sample(snap, win))
 	if len(d.pts) > maxPoints {
 		d.pts = thin(d.pts)
 	}
@@ -413,8 +429,8 @@ func (d *Dashboard) WritePage(w io.Writer, live bool) error {
 	if err != nil {
 		return err
 	}
-	// The SVG comes from our own renderer, which escapes label text.
-	data := pageData{State: s, Live: live, Period: d.cfg.Period, CSS: report.Stylesheet(), Figure: template.HTML(s.Figure)} //nolint:gosec // see above
+	// The SVG comes from our own renderer (internal/report), which escapes label text.
+	data := pageData{State: s, Live: live, Period: d.cfg.Period, CSS: report.Stylesheet(), Figure: template.HTML(s.Figure)}
 	if err := d.tmpl.Execute(w, data); err != nil {
 		return fmt.Errorf("write the web dashboard page: %w", err)
 	}
@@ -434,7 +450,7 @@ func (d *Dashboard) Stop() error {
 		if running {
 			<-d.loopDone
 		}
-		d.record()
+		d.recordPoint(true)
 		d.mu.Lock()
 		d.finished = true
 		d.seq++ // the phase changed

@@ -297,3 +297,27 @@ func TestThinKeepsEnds(t *testing.T) {
 	require.InDelta(t, 0, out[0].reqs, 0)
 	require.InDelta(t, float64(maxPoints), out[len(out)-1].reqs, 0)
 }
+
+// TestStopMergesTheLastSliver: the final state taken just after a tick replaces that
+// tick's point, counts included, rather than adding a sliver of an interval whose rate
+// would read as a drop at the end of every chart; one taken later is a point of its own.
+func TestStopMergesTheLastSliver(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		period time.Duration
+		want   int
+	}{{time.Hour, 3}, {time.Nanosecond, 4}} {
+		d, r, tick := newDashboard(t, Config{Port: NoServer, Period: tc.period})
+		r.requests(5, 0, 0.01)
+		tick()
+		r.requests(5, 0, 0.01)
+		tick()
+		r.requests(2, 0, 0.01)
+		require.NoError(t, d.Stop())
+		d.mu.Lock()
+		pts := d.pts
+		d.mu.Unlock()
+		require.Len(t, pts, tc.want, "period %s", tc.period)
+		require.InDelta(t, 12, pts[len(pts)-1].reqs, 0, "the final count")
+	}
+}
