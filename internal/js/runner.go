@@ -68,11 +68,16 @@ type Runner struct {
 	script *scenario.Script
 	aux    *vu // VU 0
 
-	setupEnv    *engine.VUEnv
-	prepared    []*prepared // scenarios whose VUs Setup initializes
-	setupJSON   string
+	setupEnv *engine.VUEnv
+	prepared []*prepared // scenarios whose VUs Setup initializes
+	// lifeMu serializes the functions VU 0 runs (setup, teardown, handleSummary): the
+	// run calls them, and so does the REST API (OnDemand) from its own goroutines.
+	lifeMu      sync.Mutex
 	setupFailed bool
 	tornDown    bool
+	// setupJSON is the setup data as JSON ("" for none), under mu: setup() and PUT
+	// /v1/setup write it while VUs read it.
+	setupJSON string
 
 	nextVU      atomic.Int64
 	start       atomic.Pointer[time.Time]
@@ -553,6 +558,8 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 // its result (as JSON) for every VU and teardown. An exception is a *ScriptError;
 // teardown is then skipped.
 func (r *Runner) Setup(ctx context.Context) error {
+	r.lifeMu.Lock()
+	defer r.lifeMu.Unlock()
 	if err := r.initVUs(ctx); err != nil {
 		r.setupFailed = true
 		return err
@@ -560,32 +567,67 @@ func (r *Runner) Setup(ctx context.Context) error {
 	if r.script.NoSetup {
 		return nil
 	}
-	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
+	data, ran, err := r.setup(ctx)
 	if err != nil {
 		if _, aborted := errors.AsType[*AbortedError](err); aborted {
 			// test.abort() in setup still runs teardown (k6); the run does not start.
-			err = errors.Join(err, r.Teardown(ctx))
+			err = errors.Join(err, r.teardown(ctx))
 		}
 		r.setupFailed = true
 		return err
 	}
-	if ran && res != nil && !sobek.IsUndefined(res) {
-		// As k6 copies it: the exported Go value through encoding/json (a Date becomes
-		// its RFC 3339 time, undefined null; a function fails the run, exit 255), not
-		// JSON.stringify.
-		b, err := gojson.Marshal(res.Export())
-		if err != nil {
-			r.setupFailed = true
-			return fmt.Errorf("setup: error marshaling setup() data to JSON: %w", err)
-		}
-		r.setupJSON = string(b)
+	if ran {
+		// As k6: a setup() that returns nothing also clears what PUT /v1/setup set;
+		// without a setup() the data PUT set stays.
+		r.setSetupJSON(string(data))
 	}
 	return nil
+}
+
+// setup calls the script's setup() in VU 0 and returns its result as JSON (nil when
+// it returns undefined) and whether the script exports one. The caller holds lifeMu.
+func (r *Runner) setup(ctx context.Context) ([]byte, bool, error) {
+	res, ran, err := r.lifecycle(ctx, "setup", r.script.SetupTimeout)
+	if err != nil || !ran {
+		return nil, ran, err
+	}
+	if res == nil || sobek.IsUndefined(res) {
+		return nil, true, nil
+	}
+	// As k6 copies it: the exported Go value through encoding/json (a Date becomes its
+	// RFC 3339 time, undefined null; a function fails the run, exit 255), not
+	// JSON.stringify.
+	b, err := gojson.Marshal(res.Export())
+	if err != nil {
+		return nil, true, fmt.Errorf("setup: error marshaling setup() data to JSON: %w", err)
+	}
+	return b, true, nil
+}
+
+// setSetupJSON replaces the setup data every VU that has not read it yet gets.
+func (r *Runner) setSetupJSON(data string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setupJSON = data
+}
+
+// setupData returns the setup data as JSON, "" for none.
+func (r *Runner) setupData() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.setupJSON
 }
 
 // Teardown runs the script's teardown(data) once, if exported and setup did not throw.
 // It first says how many exceptions in iterations the rate limit kept from the log.
 func (r *Runner) Teardown(ctx context.Context) error {
+	r.lifeMu.Lock()
+	defer r.lifeMu.Unlock()
+	return r.teardown(ctx)
+}
+
+// teardown is Teardown; the caller holds lifeMu.
+func (r *Runner) teardown(ctx context.Context) error {
 	if n := r.excLimit.takeDropped(); n > 0 {
 		r.logger.Warn("Exceptions in iterations not logged (at most 5 a second are)", "count", n)
 	}
@@ -610,6 +652,8 @@ func (v *vu) copyData() sobek.Value {
 // paths, each a string or an ArrayBuffer. It reports whether the script has one (the
 // default summary is then not printed).
 func (r *Runner) HandleSummary(ctx context.Context, in summary.Input, stdout, stderr io.Writer) (bool, error) {
+	r.lifeMu.Lock()
+	defer r.lifeMu.Unlock()
 	if _, ok := sobek.AssertFunction(r.aux.mods[r.main.id].Get("exports").ToObject(r.aux.rt).Get("handleSummary")); !ok {
 		return false, nil
 	}

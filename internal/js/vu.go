@@ -301,7 +301,7 @@ func (v *vu) setupData() sobek.Value {
 	}
 	v.haveData = true
 	v.data = sobek.Undefined()
-	if d := v.r.setupJSON; d != "" {
+	if d := v.r.setupData(); d != "" {
 		if val, err := v.parse(sobek.Undefined(), v.rt.ToValue(d)); err == nil {
 			v.data = val
 		}
