@@ -3,6 +3,7 @@ package barrier
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -103,11 +104,7 @@ func (b *board) Ready(context.Context, string) (map[string]time.Time, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reads++
-	out := map[string]time.Time{}
-	for k, v := range b.ready {
-		out[k] = v
-	}
-	return out, nil
+	return maps.Clone(b.ready), nil
 }
 
 // TestInstancesAgreeOnTheStart: three instances that become ready at different times
