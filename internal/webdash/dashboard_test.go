@@ -127,7 +127,7 @@ func connect(t *testing.T, url string) *bufio.Reader {
 
 // newDashboard returns a started dashboard whose periods the test runs itself, with
 // tick (the ticker's work, synchronously).
-func newDashboard(t *testing.T, cfg Config) (d *Dashboard, r *run, tick func()) {
+func newDashboard(t testing.TB, cfg Config) (d *Dashboard, r *run, tick func()) {
 	t.Helper()
 	d, err := New(cfg, promslog.NewNopLogger())
 	require.NoError(t, err)
