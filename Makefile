@@ -91,6 +91,7 @@ deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/... ./remotewrite/...
 	bash scripts/bench-load.sh
+	bash scripts/bench-out.sh
 	bash scripts/bench-js.sh
 	bash scripts/bench-store.sh
 

@@ -475,7 +475,7 @@ func timeUnitMS(t *testing.T, r cliRun) {
 	t.Helper()
 	m := summaryStats.FindStringSubmatch(r.stdout)
 	require.NotNil(t, m, r.stdout)
-	require.Regexp(t, `^avg=[0-9.]+ms min=[0-9.]+ms med=[0-9.]+ms max=[0-9.]+ms p\(90\)=[0-9.]+ms p\(95\)=[0-9.]+ms\s*$`, m[1])
+	require.Regexp(t, `^avg=[0-9.]+ms +min=[0-9.]+ms +med=[0-9.]+ms +max=[0-9.]+ms +p\(90\)=[0-9.]+ms +p\(95\)=[0-9.]+ms\s*$`, m[1])
 }
 
 func noSummary(t *testing.T, r cliRun) {
