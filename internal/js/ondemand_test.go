@@ -3,11 +3,14 @@ package js
 import (
 	"context"
 	gojson "encoding/json"
+	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/restapi"
 )
 
@@ -146,4 +149,36 @@ func TestOnDemandConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	require.Len(t, checkNames(h), 12)
+}
+
+// TestNoSetupEnv: K6_NO_SETUP and K6_NO_TEARDOWN (run's --no-setup, --no-teardown)
+// win over the script's options; a value that is not a boolean is exit 104 naming it.
+func TestNoSetupEnv(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, options           string
+		environ                 map[string]string
+		wantSetup, wantTeardown bool
+		wantErr                 string
+	}{
+		{name: "none", options: "{}"},
+		{name: "flags", options: "{}", environ: map[string]string{"K6_NO_SETUP": "true", "K6_NO_TEARDOWN": "true"}, wantSetup: true, wantTeardown: true},
+		{name: "env over the script", options: "{ noSetup: true, noTeardown: true }", environ: map[string]string{"K6_NO_SETUP": "false"}, wantTeardown: true},
+		{name: "script", options: "{ noSetup: true }", wantSetup: true},
+		{name: "not a boolean", options: "{}", environ: map[string]string{"K6_NO_TEARDOWN": "yes please"}, wantErr: `K6_NO_TEARDOWN="yes please": expected true or false`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeFiles(t, map[string]string{"script.js": "export const options = " + tc.options + ";\nexport default function () {}\n"})
+			r, err := New(Config{Script: filepath.Join(dir, "script.js"), Environ: tc.environ, Logger: promslog.NewNopLogger()})
+			if tc.wantErr != "" {
+				require.EqualError(t, err, filepath.Join(dir, "script.js")+": "+tc.wantErr)
+				require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.wantSetup, r.script.NoSetup, "noSetup")
+			require.Equal(t, tc.wantTeardown, r.script.NoTeardown, "noTeardown")
+		})
+	}
 }

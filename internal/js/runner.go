@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,6 +137,9 @@ func New(cfg Config) (*Runner, error) {
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {
 		return nil, exitcode.Invalid(err)
+	}
+	if err := applyNoSetupEnv(r.script, cfg.Environ); err != nil {
+		return nil, exitcode.Invalid(fmt.Errorf("%s: %w", cfg.Script, err))
 	}
 	h := r.script.HTTP
 	r.moduleOptions = &modules.Options{MaxRedirects: r.script.Test.MaxRedirects, DiscardResponseBodies: h.DiscardResponseBodies,
@@ -320,6 +324,26 @@ func (r *Runner) Failed() error {
 		return nil
 	}
 	return r.failed
+}
+
+// applyNoSetupEnv applies K6_NO_SETUP and K6_NO_TEARDOWN (run's --no-setup and
+// --no-teardown, set as them) over the script's noSetup and noTeardown, as k6 does.
+func applyNoSetupEnv(s *scenario.Script, environ map[string]string) error {
+	for _, o := range []struct {
+		name string
+		dst  *bool
+	}{{"K6_NO_SETUP", &s.NoSetup}, {"K6_NO_TEARDOWN", &s.NoTeardown}} {
+		v := environ[o.name]
+		if v == "" {
+			continue
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q: expected true or false", o.name, v)
+		}
+		*o.dst = b
+	}
+	return nil
 }
 
 // abortRun records why the run stops and cancels the run's context.

@@ -1,0 +1,260 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/target"
+)
+
+// operatorScript uses setup data the way a TestRun's script does: every iteration asks
+// the target for the status setup() returned, setup() and teardown() each send one
+// request of their own (202 and status+1), so the target's counts by status say which
+// ran how often and with which data.
+const operatorScript = `
+import http from 'k6/http';
+export const options = { scenarios: { load: { executor: 'shared-iterations', vus: 3, iterations: 30 } } };
+export function setup() {
+  http.get(__ENV.URL + '/?status=202');
+  return { status: Number(__ENV.SETUP_STATUS) };
+}
+export default function (data) { http.get(__ENV.URL + '/?status=' + data.status); }
+export function teardown(data) { http.get(__ENV.URL + '/?status=' + (data.status + 1)); }
+`
+
+// operatorRunner is one runner pod's process.
+type operatorRunner struct {
+	addr   string
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	err    error
+	done   chan struct{}
+}
+
+// operatorCall sends one of k6-operator's REST calls to addr and returns the status
+// code and body.
+func operatorCall(t *testing.T, method, addr, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err, "%s %s", method, path)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, b
+}
+
+// segmentFlags are k6-operator's execution segment flags for runner index (1-based) of
+// total (pkg/segmentation.NewCommandFragments).
+func segmentFlags(index, total int) []string {
+	part := func(i int) string {
+		switch i {
+		case 0:
+			return "0"
+		case total:
+			return "1"
+		}
+		return fmt.Sprintf("%d/%d", i, total)
+	}
+	seq := []string{"0"}
+	for i := 1; i < total; i++ {
+		seq = append(seq, fmt.Sprintf("%d/%d", i, total))
+	}
+	seq = append(seq, "1")
+	return []string{"--execution-segment=" + part(index-1) + ":" + part(index), "--execution-segment-sequence=" + strings.Join(seq, ",")}
+}
+
+// TestOperatorTestRun plays k6-operator with Tidemark as the runner image, whose
+// binary is called k6: three runners started with the command line the operator gives
+// a TestRun's runner pods (pkg/resources/jobs/runner.go: --quiet, their execution
+// segments, spec.arguments, the script, --address, --paused, the instance_id and
+// testrun_name tags, and --no-setup --no-teardown --linger where the operator runs
+// setup itself), remote-writing to a real Prometheus. As the operator does, it waits
+// for every runner's GET /v1/status, runs setup() on the first runner (POST
+// /v1/setup) and gives its data to all (PUT /v1/setup), resumes them with the
+// starter's PATCH, waits until none is running, runs teardown() on the first (POST
+// /v1/teardown), and ends the lingering runners (SIGTERM, as deleting the Job does).
+// Every runner exits 0, every iteration used the setup data, setup() ran once, and
+// Prometheus holds one testid whose k6_http_reqs_total over the instances equals what
+// the target served.
+func TestOperatorTestRun(t *testing.T) {
+	t.Parallel()
+	const (
+		n       = 3
+		testrun = "k6-sample"
+		testid  = "operator-it"
+	)
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "k6") // the runner image ships Tidemark as k6
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
+	prom := promtest.StartPrometheus(t)
+	ts, url := startTestTarget(t, target.Config{})
+	scriptDir := t.TempDir() // the ConfigMap mounted at /test
+	script := filepath.Join(scriptDir, "test.js")
+	require.NoError(t, os.WriteFile(script, []byte(operatorScript), 0o600))
+
+	// spec.arguments of the TestRun (split on whitespace, as the operator does) and
+	// spec.runner.env.
+	arguments := strings.Fields("--out experimental-prometheus-rw --tag testid=" + testid)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "K6_") })
+	env = append(env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"K6_PROMETHEUS_RW_SERVER_URL="+prom.WriteURL(), "K6_PROMETHEUS_RW_PUSH_INTERVAL=1s",
+		"URL="+url, "SETUP_STATUS=203")
+
+	runners := make([]*operatorRunner, n)
+	for i := range runners {
+		index := i + 1
+		r := &operatorRunner{addr: freeAddress(t), stderr: &syncBuffer{}, done: make(chan struct{})}
+		// NOTE: the operator listens on 0.0.0.0:6565 in each pod; here the pods share
+		// one host, so each runner gets its own loopback port.
+		args := []string{"run", "--quiet"}
+		args = append(args, segmentFlags(index, n)...)
+		args = append(args, arguments...)
+		args = append(args, script, "--address="+r.addr, "--paused",
+			"--tag", "instance_id="+strconv.Itoa(index), "--tag", "testrun_name="+testrun,
+			"--no-setup", "--no-teardown", "--linger", "-e", "K6_CLOUDRUN_INSTANCE_ID="+strconv.Itoa(index))
+		r.cmd = exec.Command(bin, args...)
+		r.cmd.Args[0] = "k6"
+		r.cmd.Env = env
+		r.cmd.Stdout, r.cmd.Stderr = io.Discard, r.stderr
+		require.NoError(t, r.cmd.Start())
+		go func() {
+			r.err = r.cmd.Wait()
+			close(r.done)
+		}()
+		t.Cleanup(func() {
+			select {
+			case <-r.done:
+			default:
+				_ = r.cmd.Process.Kill()
+				<-r.done
+			}
+		})
+		runners[i] = r
+	}
+
+	// The operator's readiness check: GET /v1/status answers below 400.
+	for _, r := range runners {
+		promtest.Poll(t, 30*time.Second, 50*time.Millisecond, func() (bool, error) {
+			select {
+			case <-r.done:
+				return false, fmt.Errorf("runner %s exited while starting: %v\n%s", r.addr, r.err, r.stderr.String())
+			default:
+			}
+			resp, err := http.Get("http://" + r.addr + "/v1/status")
+			if err != nil {
+				return false, nil //nolint:nilerr // not listening yet
+			}
+			_ = resp.Body.Close()
+			return resp.StatusCode < 400, nil
+		})
+	}
+	require.Zero(t, ts.Stats().Requests, "paused runners send nothing")
+
+	// testrun.RunSetup on the first runner, testrun.SetSetupData on all.
+	code, body := operatorCall(t, http.MethodPost, runners[0].addr, "/v1/setup", "")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	var setup struct {
+		Data struct {
+			Type       string `json:"type"`
+			ID         string `json:"id"`
+			Attributes struct {
+				Data json.RawMessage `json:"data"`
+			} `json:"attributes"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(body, &setup), "%s", body)
+	require.Equal(t, "setupData", setup.Data.Type)
+	require.JSONEq(t, `{"status":203}`, string(setup.Data.Attributes.Data))
+	for _, r := range runners {
+		code, body := operatorCall(t, http.MethodPut, r.addr, "/v1/setup", string(setup.Data.Attributes.Data))
+		require.Equal(t, http.StatusOK, code, "%s", body)
+		require.Contains(t, string(body), `"data":{"status":203}`)
+	}
+
+	// The starter: one PATCH per runner with the body it marshals.
+	start := `{"data":{"attributes":{"paused":false,"stopped":false},"id":"default","type":"status"}}`
+	for _, r := range runners {
+		code, body := operatorCall(t, http.MethodPatch, r.addr, "/v1/status", start)
+		require.Equal(t, http.StatusOK, code, "%s", body)
+	}
+
+	// StoppedJobs: every runner's status says it is no longer running (and, so that a
+	// runner that has not begun yet is not taken for a finished one, that it ended).
+	for _, r := range runners {
+		promtest.Poll(t, 60*time.Second, 100*time.Millisecond, func() (bool, error) {
+			select {
+			case <-r.done:
+				return false, fmt.Errorf("runner %s exited before teardown: %v\n%s", r.addr, r.err, r.stderr.String())
+			default:
+			}
+			_, body := operatorCall(t, http.MethodGet, r.addr, "/v1/status", "")
+			var st struct {
+				Data struct {
+					Attributes struct {
+						Status  int  `json:"status"`
+						Running bool `json:"running"`
+					} `json:"attributes"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(body, &st); err != nil {
+				return false, err
+			}
+			return !st.Data.Attributes.Running && st.Data.Attributes.Status == 9, nil
+		})
+	}
+	served := ts.Stats()
+	require.Equal(t, map[string]int64{"202": 1, "203": 30}, served.ByStatus,
+		"setup() ran once, on the first runner, and every iteration of every runner used its data")
+
+	// One testid, three instances, and their requests add up to what the target served.
+	one := func(v model.Value) bool { return len(v.(model.Vector)) == 1 }
+	promtest.WaitForQuery(t, prom.URL, `count by (testid) (last_over_time(k6_http_reqs_total{testrun_name="`+testrun+`"}[10m]))`, 30*time.Second, one)
+	promtest.WaitForQuery(t, prom.URL, `count(count by (instance_id) (last_over_time(k6_http_reqs_total{testid="`+testid+`"}[10m])))`, 30*time.Second,
+		func(v model.Value) bool { return one(v) && v.(model.Vector)[0].Value == n })
+	v := promtest.WaitForQuery(t, prom.URL, `sum(last_over_time(k6_http_reqs_total{testid="`+testid+`"}[10m]))`, 30*time.Second,
+		func(v model.Value) bool { return one(v) && int64(v.(model.Vector)[0].Value) == served.Requests })
+	require.Equal(t, float64(31), float64(v.(model.Vector)[0].Value))
+	perInstance := promtest.WaitForQuery(t, prom.URL, `sum by (instance_id) (last_over_time(k6_iterations_total{testid="`+testid+`"}[10m]))`, 30*time.Second, promtest.SeriesCount(n))
+	for _, s := range perInstance.(model.Vector) {
+		require.Equal(t, model.SampleValue(10), s.Value, "instance %s ran its third of 30 iterations", s.Metric["instance_id"])
+	}
+
+	// testrun.RunTeardown on the first runner: teardown(data) with the PUT data.
+	code, body = operatorCall(t, http.MethodPost, runners[0].addr, "/v1/teardown", "")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	require.Equal(t, int64(1), ts.Stats().ByStatus["204"], "teardown() ran with the setup data")
+
+	for _, r := range runners {
+		require.NoError(t, r.cmd.Process.Signal(syscall.SIGTERM))
+		select {
+		case <-r.done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("runner %s did not exit after SIGTERM:\n%s", r.addr, r.stderr.String())
+		}
+		require.NoError(t, r.err, "runner %s exits 0:\n%s", r.addr, r.stderr.String())
+		require.NotContains(t, r.stderr.String(), "not supported by Tidemark", "every flag and variable the operator sets is honoured")
+	}
+}
