@@ -156,6 +156,7 @@ type k6Flags struct {
 	noUsageReport             bool
 	systemEnv                 bool
 	throw                     bool
+	noSetup, noTeardown       bool // k6's --no-setup, --no-teardown (K6_NO_SETUP, K6_NO_TEARDOWN)
 }
 
 // validate checks the shortcut flags before they become K6_* variables, so that a bad
@@ -197,7 +198,8 @@ func (f k6Flags) environ(proc map[string]string) map[string]string {
 	}
 	for k, v := range map[string]string{"K6_VUS": f.vus, "K6_DURATION": f.duration, "K6_ITERATIONS": f.iterations,
 		"K6_STAGES": strings.Join(f.stages, ","), "K6_SUMMARY_TREND_STATS": f.trendStats, "K6_SUMMARY_TIME_UNIT": f.timeUnit,
-		"K6_THROW": map[bool]string{true: "true"}[f.throw]} {
+		"K6_THROW": map[bool]string{true: "true"}[f.throw], "K6_NO_SETUP": map[bool]string{true: "true"}[f.noSetup],
+		"K6_NO_TEARDOWN": map[bool]string{true: "true"}[f.noTeardown]} {
 		if v != "" {
 			out[k] = v
 		}
@@ -231,7 +233,7 @@ func (f k6Flags) noSummaryOf(proc map[string]string, logger *slog.Logger) bool {
 func supportedK6Env() []string {
 	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
-		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER",
+		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER", "K6_NO_SETUP", "K6_NO_TEARDOWN",
 		"K6_OUT", "K6_CSV_FILENAME", "K6_CSV_TIME_FORMAT", "K6_CSV_SAVE_INTERVAL",
 		"K6_HTTP_DEBUG"}
 }
@@ -301,6 +303,10 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("http-debug", "k6's --http-debug[=full]: log every request and response head to stderr, with =full the bodies too; "+
 		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
+	cmd.Flag("no-setup", "k6's --no-setup: the run does not call the script's setup() at its start; POST /v1/setup still can, PUT /v1/setup gives the data (K6_NO_SETUP).").
+		BoolVar(&cfg.k6.noSetup)
+	cmd.Flag("no-teardown", "k6's --no-teardown: the run does not call the script's teardown() at its end; POST /v1/teardown still can (K6_NO_TEARDOWN).").
+		BoolVar(&cfg.k6.noTeardown)
 	cmd.Flag("throw", "k6's --throw: a script's request that gets no response throws an exception (K6_THROW).").Short('w').BoolVar(&cfg.k6.throw)
 	cmd.Flag("include-system-env-vars", "Pass the process environment to __ENV (and ${__ENV.K}); --no-include-system-env-vars leaves only --env's values.").
 		Default("true").BoolVar(&cfg.k6.systemEnv)
@@ -603,7 +609,12 @@ func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *
 	}
 	ctx, stop := context.WithCancel(ctx)
 	gate := restapi.NewPause(p.paused)
-	run := restapi.NewRun(gate, stop)
+	var opts []restapi.RunOption
+	if od, ok := cfg.VUs.(interface{ OnDemand() js.OnDemand }); ok {
+		// A script's setup() and teardown() on demand: POST/PUT /v1/setup, POST /v1/teardown.
+		opts = append(opts, restapi.WithSetup(od.OnDemand()), restapi.WithTeardown(od.OnDemand()))
+	}
+	run := restapi.NewRun(gate, stop, opts...)
 	api := &restAPI{run: run}
 	sinks := cfg.Sinks
 	cfg.Sinks = func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
