@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,8 +28,8 @@ import (
 // processes with execution segments and one testid into a real Prometheus with native
 // histograms, and a fourth process running the whole load against a second target of
 // the same latency. `tidemark summarize` then counts exactly the requests the target
-// served, gives a p95 within the histogram's stated error of the whole-load process's
-// p95, and exits 99 on `count<600`, which the whole run (900) crosses although each
+// served, gives a p95 within the histogram's stated error of the instances' own exact
+// p95s (and logs how far it is from the whole-load process's), and exits 99 on `count<600`, which the whole run (900 on an idle machine) crosses although each
 // instance's share (300) passes it.
 func TestIntegrationSummarizeThreeInstances(t *testing.T) {
 	t.Parallel()
@@ -72,29 +73,41 @@ thresholds:
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		p.export = filepath.Join(t.TempDir(), "export.json")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			p.code, p.out = execTidemark(t, bin, append(append([]string{"run", "--summary-export", p.export}, rw...), p.args...)...)
-		}()
+		})
 	}
 	wg.Wait()
 	require.Equal(t, exitcode.ThresholdsFailed, procs[0].code, "the whole load crosses count<600: %s", procs[0].out)
 	for _, p := range procs[1:] {
 		require.Equal(t, 0, p.code, "each instance's share passes count<600: %s", p.out)
 	}
-	require.Equal(t, 900, int(distTarget.Stats().Requests), "three segments of 90/s for 10 s")
+	// 900 on an idle machine (three segments of 90/s for 10 s); a busy one drops some.
+	served := float64(distTarget.Stats().Requests)
+	require.Greater(t, served, 600.0, "the whole run must cross count<600")
 	wholeP95 := exportedValue(t, procs[0].export, "http_req_duration", "p(95)")
 
 	export := filepath.Join(t.TempDir(), "summary.json")
 	code, stdout := execTidemark(t, bin, "summarize", "--testid", "dist", "--prometheus.url", prom.URL, "--summary-export", export, dist)
 	require.Equal(t, exitcode.ThresholdsFailed, code, stdout)
-	require.InDelta(t, 900, exportedValue(t, export, "http_reqs", "count"), 0, stdout)
+	require.InDelta(t, served, exportedValue(t, export, "http_reqs", "count"), 0, "http_reqs is what the target served\n%s", stdout)
 	distP95 := exportedValue(t, export, "http_req_duration", "p(95)")
 	bound := runsummary.RelativeError(3)
-	require.InEpsilon(t, wholeP95, distP95, bound, "p(95) of three instances (%.2f ms) vs one process (%.2f ms), stated error ±%.1f%%\n%s",
-		distP95, wholeP95, 100*bound, stdout)
-	require.Contains(t, stdout, "✗ 'count<600' count=900")
+	// The p(95) of the union of three samples lies between their own p(95)s (exact in
+	// each instance's export): within the stated error, that holds on any machine.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range procs[1:] {
+		v := exportedValue(t, p.export, "http_req_duration", "p(95)")
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	require.GreaterOrEqual(t, distP95, lo*(1-bound), "p(95) %.2f ms vs the instances' %.2f-%.2f ms\n%s", distP95, lo, hi, stdout)
+	require.LessOrEqual(t, distP95, hi*(1+bound), "p(95) %.2f ms vs the instances' %.2f-%.2f ms\n%s", distP95, lo, hi, stdout)
+	// One process running the whole load measures the same latency, but on a busy
+	// machine the client-side overhead of four processes differs between runs by more
+	// than the histogram's error, so the comparison is reported, not asserted.
+	t.Logf("p(95) of three instances %.2f ms, of one process running the whole load %.2f ms (stated error ±%.1f%%, difference %.1f%%)",
+		distP95, wholeP95, 100*bound, 100*(distP95-wholeP95)/wholeP95)
+	require.Contains(t, stdout, "✗ 'count<600' count="+strconv.Itoa(int(served)))
 	require.Contains(t, stdout, "✓ 'p(95)<5000'")
 	require.Contains(t, stdout, "3 instance(s) (0, 1, 2)")
 	require.Contains(t, stdout, "±4.4%")
@@ -102,7 +115,7 @@ thresholds:
 	// The run's own thresholds (tidemark_threshold) give the same verdict without the file.
 	code, stdout = execTidemark(t, bin, "summarize", "--testid", "dist", "--prometheus.url", prom.URL)
 	require.Equal(t, exitcode.ThresholdsFailed, code, stdout)
-	require.Contains(t, stdout, "✗ 'count<600' count=900")
+	require.Contains(t, stdout, "✗ 'count<600' count="+strconv.Itoa(int(served)))
 }
 
 // execTidemark runs the built binary and returns its exit code and its output.
