@@ -32,6 +32,7 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/summary"
+	"github.com/tidemark/tidemark/internal/webdash"
 )
 
 const runHelp = `Run a load test described by a k6 script (.js, .mjs, .cjs, .ts: k6's JavaScript
@@ -78,6 +79,7 @@ type runConfig struct {
 	userAgent    string
 	cpuProfile   string
 	outputs      *outputFlags
+	dist         *distributedFlags // --instances, --instance-index, --start-at (distributed.go)
 	dataDir      string
 	noStore      bool
 	modulesDir   string
@@ -86,12 +88,17 @@ type runConfig struct {
 	replacedBy   []string // the K6_* variables or flags that replaced the file's scenarios
 }
 
-// httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" off, "headers" or
-// "full". k6 turns it on for any value; only full logs the bodies.
+// httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" unset, "off"
+// (--no-http-debug), "headers" or "full". k6 turns it on for any value; only full
+// logs the bodies.
 type httpDebugFlag string
 
-// Set implements kingpin.Value: the bare flag is "true".
+// Set implements kingpin.Value: the bare flag is "true", --no-http-debug "false".
 func (f *httpDebugFlag) Set(v string) error {
+	if v == "false" {
+		*f = "off" // over K6_HTTP_DEBUG
+		return nil
+	}
 	*f = httpDebugFlag(httpDebugMode(v))
 	return nil
 }
@@ -107,6 +114,12 @@ type httpDebugValue struct{ *httpDebugFlag }
 
 // IsBoolFlag makes --http-debug.value take its value.
 func (httpDebugValue) IsBoolFlag() bool { return false }
+
+// Set implements kingpin.Value: as in k6, any value turns the dumps on.
+func (v httpDebugValue) Set(s string) error {
+	*v.httpDebugFlag = httpDebugFlag(httpDebugMode(s))
+	return nil
+}
 
 // httpDebugMode is k6's reading of an --http-debug value or K6_HTTP_DEBUG: off when
 // empty, the bodies too with full, the heads otherwise.
@@ -138,7 +151,7 @@ func httpDebugArgs(args []string) []string {
 
 // debug is the request debug hook of --http-debug, or nil.
 func (f httpDebugFlag) debug(logger *slog.Logger) *request.Debug {
-	if f == "" {
+	if f == "" || f == "off" {
 		return nil
 	}
 	return &request.Debug{Logger: logger, Full: f == "full"}
@@ -235,7 +248,8 @@ func supportedK6Env() []string {
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
 		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER", "K6_NO_SETUP", "K6_NO_TEARDOWN",
 		"K6_OUT", "K6_CSV_FILENAME", "K6_CSV_TIME_FORMAT", "K6_CSV_SAVE_INTERVAL",
-		"K6_HTTP_DEBUG"}
+		"K6_HTTP_DEBUG", "K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_HOST", "K6_WEB_DASHBOARD_PORT", "K6_WEB_DASHBOARD_PERIOD",
+		"K6_WEB_DASHBOARD_OPEN", "K6_WEB_DASHBOARD_EXPORT"}
 }
 
 // warnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -325,6 +339,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		Hidden().DurationVar(&cfg.progressPeriod)
 	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
 	cfg.outputs = addOutputFlags(cmd)
+	cfg.dist = addDistributedFlags(cmd)
 	cmd.Flag("storage.tsdb.path", "Without a remote-write URL the run's series go into the embedded store in this directory "+
 		"(or into the `tidemark serve` holding it), for `tidemark serve` and `tidemark correlate`.").
 		Default(store.DefaultConfig.Dir).StringVar(&cfg.dataDir)
@@ -441,6 +456,12 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
+	if cfg.dashboard, err = webDashboardConfig(cfg.outputs.outValues(), os.Getenv); err != nil {
+		return err
+	}
+	if err := cfg.dist.apply(cfg); err != nil {
+		return exitcode.Invalid(err)
+	}
 	if js.IsScript(cfg.file) {
 		return runScript(ctx, cfg, files, g)
 	}
@@ -457,6 +478,9 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 			return err
 		}
 		defer stopProfile()
+	}
+	if err := cfg.dist.wait(ctx, cfg, logger); err != nil {
+		return err
 	}
 	return execute(ctx, cfg.loadtestConfig(test, tags, seg, files, g.stdout, logger), cfg.printing, g)
 }
@@ -509,7 +533,10 @@ type printing struct {
 	linger bool
 	// noSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
-	noSummary      bool
+	noSummary bool
+	// dashboard is the web dashboard's configuration (--out web-dashboard,
+	// K6_WEB_DASHBOARD); nil when it is off.
+	dashboard      *webdash.Config
 	progressPeriod time.Duration
 	summaryExport  string
 	summaryFile    string
@@ -523,6 +550,11 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	if err != nil {
 		return err
 	}
+	dash, err := withWebDashboard(&cfg, p.dashboard, g.logger())
+	if err != nil {
+		return err
+	}
+	defer dash.close() // after lingering: --linger keeps serving the final state
 	defer lingerAfter(ctx, p, api, g.logger())
 	started := cfg.Started
 	cfg.Started = func(plan loadtest.Plan) func() {
@@ -616,16 +648,7 @@ func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *
 	}
 	run := restapi.NewRun(gate, stop, opts...)
 	api := &restAPI{run: run}
-	sinks := cfg.Sinks
-	cfg.Sinks = func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
-		var out []loadtest.Sink
-		if sinks != nil {
-			s, err := sinks(agg, runTags)
-			if err != nil {
-				return nil, err
-			}
-			out = s
-		}
+	cfg.Sinks = appendSinks(cfg.Sinks, func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 		run.SetStore(agg)
 		srv, err := restapi.Listen(addr, restapi.NewHandler(run, logger), logger)
 		if err != nil {
@@ -633,8 +656,8 @@ func withRESTAPI(ctx context.Context, cfg *loadtest.Config, p printing, logger *
 		}
 		api.srv = srv
 		logger.Info("REST API listening", "address", srv.Addr().String(), "paused", p.paused)
-		return out, nil
-	}
+		return nil, nil
+	})
 	cfg.Started = func(plan loadtest.Plan) func() {
 		run.SetEngine(plan.Engine)
 		if p.paused {
@@ -732,6 +755,9 @@ func runScript(ctx context.Context, cfg *runConfig, files []output.Spec, g *glob
 	}
 	lc := cfg.loadtestConfig(r.Test(), tags, seg, files, g.stdout, logger)
 	lc.UserAgent, lc.VUs, lc.Registry = userAgent, r, r.Registry()
+	if err := cfg.dist.wait(r.Context(ctx), cfg, logger); err != nil {
+		return err
+	}
 	err = execute(r.Context(ctx), lc, cfg.printing, g)
 	if rerr := r.Err(); rerr != nil && !errors.Is(err, rerr) {
 		// test.abort() (108) or a script error (107) comes first: it decides the exit code.

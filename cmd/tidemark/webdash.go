@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
@@ -67,6 +68,10 @@ func withWebDashboard(lc *loadtest.Config, cfg *webdash.Config, logger *slog.Log
 		return nil, nil
 	}
 	logger = logger.With("component", "webdash")
+	if len(cfg.Ignored) > 0 {
+		logger.Warn("These web-dashboard parameters are not k6's and have no effect; the parameters are host, port, period, open and export",
+			"parameters", strings.Join(cfg.Ignored, ","))
+	}
 	if cfg.Open {
 		logger.Warn("The web dashboard does not open a browser (K6_WEB_DASHBOARD_OPEN, open): open its address yourself")
 	}
@@ -80,19 +85,10 @@ func withWebDashboard(lc *loadtest.Config, cfg *webdash.Config, logger *slog.Log
 	if u := d.URL(); u != "" {
 		logger.Info("Web dashboard listening", "url", u, "period", cfg.Period)
 	}
-	sinks := lc.Sinks
-	lc.Sinks = func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
-		var out []loadtest.Sink
-		if sinks != nil {
-			s, err := sinks(agg, runTags)
-			if err != nil {
-				return nil, err
-			}
-			out = s
-		}
+	lc.Sinks = appendSinks(lc.Sinks, func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
 		d.Attach(agg, runTags[series.LabelTestID], lc.Test.Scenarios)
-		return append(out, &webDashboardSink{d: d, export: cfg.Export}), nil
-	}
+		return []loadtest.Sink{&webDashboardSink{d: d, export: cfg.Export}}, nil
+	})
 	started := lc.Started
 	lc.Started = func(plan loadtest.Plan) func() {
 		var ended func()
@@ -103,6 +99,25 @@ func withWebDashboard(lc *loadtest.Config, cfg *webdash.Config, logger *slog.Log
 		return ended
 	}
 	return &webDashboard{d: d}, nil
+}
+
+// appendSinks builds first's sinks (when set), then next's, after them.
+func appendSinks(first, next loadtest.SinksFunc) loadtest.SinksFunc {
+	return func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+		var out []loadtest.Sink
+		if first != nil {
+			s, err := first(agg, runTags)
+			if err != nil {
+				return nil, err
+			}
+			out = s
+		}
+		s, err := next(agg, runTags)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, s...), nil
+	}
 }
 
 // close stops serving the page.
