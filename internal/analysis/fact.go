@@ -156,8 +156,14 @@ const (
 	QHTTPReqRate    = "http_req_rate"
 	QIterations     = "iterations"
 	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
-	// run without tidemark_scenario_target: its stages are inferred from them.
-	QIterationsRaw    = "iterations_raw"
+	// run without tidemark_scenario_target: its stages are inferred from them, and its
+	// stages' iterations counted on them.
+	QIterationsRaw = "iterations_raw"
+	// QHTTPReqsRaw and QDroppedRaw are k6_http_reqs_total's and
+	// k6_dropped_iterations_total's raw samples, read with QIterationsRaw: the stages'
+	// requests, failures and drops are counted on them.
+	QHTTPReqsRaw      = "http_reqs_raw"
+	QDroppedRaw       = "dropped_iterations_raw"
 	QDropped          = "dropped_iterations"
 	QVUs              = "vus"
 	QLatencyP50       = "latency_p50"

@@ -26,9 +26,12 @@ type StageFacts struct {
 	// Achieved is the achieved iteration rate of the scenario.
 	Achieved *Fact `json:"achieved,omitempty"`
 	// AchievedRatio is Achieved ÷ TargetAvg for arrival-rate stages.
-	AchievedRatio *Fact   `json:"achieved_ratio,omitempty"`
-	RequestRate   *Fact   `json:"request_rate,omitempty"`
-	MaxVUs        *Fact   `json:"max_vus,omitempty"`
+	AchievedRatio *Fact `json:"achieved_ratio,omitempty"`
+	RequestRate   *Fact `json:"request_rate,omitempty"`
+	MaxVUs        *Fact `json:"max_vus,omitempty"`
+	// Requests, Failures and Dropped are counted in the stage. For a run k6 made they
+	// are read from k6's own pushes, and a push whose interval straddles a stage
+	// boundary is shared between the stages by time: they may be fractional.
 	Requests      float64 `json:"requests"`
 	Failures      float64 `json:"failures"`
 	ErrorRate     *Fact   `json:"error_rate,omitempty"`
@@ -146,8 +149,14 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		}
 		notes = append(notes, stNotes...)
 		itD, _ := counterDeltas(iters, span.From, res)
+		c := stageCounters{
+			iterations: stageCounter(tl, QIterationsRaw, nil, nil, itD, res),
+			requests:   stageCounter(tl, QHTTPReqsRaw, nil, nil, reqD, res),
+			failures:   stageCounter(tl, QHTTPReqsRaw, nil, failedRequest, failD, res),
+			dropped:    stageCounter(tl, QDroppedRaw, nil, nil, dropD, res),
+		}
 		for _, st := range stages {
-			sf := stageFacts(tl, st, itD, reqD, failD, dropD, res)
+			sf := stageFacts(tl, st, c, res)
 			if st.Inferred {
 				sf.AchievedRatio = nil // the target is the level achieved
 			}
@@ -177,8 +186,9 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			scReqD, scFailD, scDropD = reqD, failD, dropD
 		}
 		runPts, toEnd := stagePoints(ts, tl.Run)
+		c := stageCounters{iterations: gridIncreases(itD), requests: gridIncreases(scReqD), failures: gridIncreases(scFailD), dropped: gridIncreases(scDropD)}
 		for _, st := range coverRun(settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol), tl.Run, toEnd) {
-			sf := stageFacts(tl, st, itD, scReqD, scFailD, scDropD, res)
+			sf := stageFacts(tl, st, c, res)
 			judgeStage(tl, &sf, rt, res, cfg)
 			out.Stages = append(out.Stages, sf)
 			if st.Kind == timeline.RampUp {
@@ -258,18 +268,23 @@ func lastIn(s timeline.Series, w timeline.Window) (timeline.Point, bool) {
 	return ps[len(ps)-1], true
 }
 
-func stageFacts(tl *timeline.Timeline, st timeline.Stage, itD, reqD, failD, dropD []timeline.Point, res time.Duration) StageFacts {
+// stageCounters are the counters a stage's facts count.
+type stageCounters struct {
+	iterations, requests, failures, dropped increases
+}
+
+func stageFacts(tl *timeline.Timeline, st timeline.Stage, c stageCounters, res time.Duration) StageFacts {
 	sf := StageFacts{Stage: st, TargetAvg: (st.StartTarget + st.EndTarget) / 2}
 	d := st.Duration().Seconds()
-	sf.Requests = sumIn(reqD, st.Window)
-	sf.Failures = sumIn(failD, st.Window)
-	sf.Dropped = sumIn(dropD, st.Window)
+	sf.Requests = c.requests.in(st.Window)
+	sf.Failures = c.failures.in(st.Window)
+	sf.Dropped = c.dropped.in(st.Window)
 	times := []time.Time{st.From, st.To}
 	if d > 0 {
-		if len(itD) > 0 {
-			sf.Achieved = value(sumIn(itD, st.Window)/d, UnitPerSec, time.Time{}, res, Evidence{Query: QIterations, Series: "scenario=" + st.Scenario, Times: times})
+		if len(c.iterations) > 0 {
+			sf.Achieved = value(c.iterations.in(st.Window)/d, UnitPerSec, time.Time{}, res, Evidence{Query: QIterations, Series: "scenario=" + st.Scenario, Times: times})
 		}
-		if len(reqD) > 0 {
+		if len(c.requests) > 0 {
 			sf.RequestRate = value(sf.Requests/d, UnitPerSec, time.Time{}, res, Evidence{Query: QHTTPReqs, Series: "scenario=" + st.Scenario, Times: times})
 		}
 	}

@@ -346,7 +346,7 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	if cfg.Workload != "" {
 		filterHPAs(tl)
 	}
-	rawNotes, err := c.rawIterations(ctx, tl, cfg, vars)
+	rawNotes, err := c.rawCounters(ctx, tl, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -515,36 +515,44 @@ func (c *Correlator) sampleBounds(ctx context.Context, vars query.Vars, at time.
 	return first.Round(time.Millisecond), last.Round(time.Millisecond), runInfo, nil
 }
 
-// rawIterations reads k6_iterations_total's raw samples into the timeline
-// (analysis.QIterationsRaw) for a run whose stages will be inferred: without
-// tidemark_scenario_target and without given stages. Copies of a series that differ only
-// by a replica label are one: the first is kept. A failed query leaves the timeline's
-// grid samples to the inference, with a note.
-func (c *Correlator) rawIterations(ctx context.Context, tl *timeline.Timeline, cfg Config, vars query.Vars) ([]analysis.Note, error) {
-	if _, ok := c.cat.Queries[analysis.QIterationsRaw]; !ok || len(tl.Set(analysis.QScenarioTarget)) > 0 || len(cfg.Stages) > 0 {
+// rawCounters reads the raw samples of k6's counters into the timeline
+// (analysis.QIterationsRaw, QHTTPReqsRaw, QDroppedRaw) for a run without
+// tidemark_scenario_target, one k6 made: its stages are inferred from, or its given
+// stages cut on, samples at k6's own stamps. Copies of a series that differ only by a
+// replica label are one: the first is kept. A failed query leaves the timeline's grid
+// samples to the stages, with a note.
+func (c *Correlator) rawCounters(ctx context.Context, tl *timeline.Timeline, vars query.Vars) ([]analysis.Note, error) {
+	if len(tl.Set(analysis.QScenarioTarget)) > 0 {
 		return nil, nil
 	}
 	v := vars
 	v.Range = tl.Run.Duration() + time.Second
-	r, err := c.runner.Instant(ctx, analysis.QIterationsRaw, v, tl.Run.To)
-	if err != nil {
-		if errors.Is(err, query.ErrUnavailable) || ctx.Err() != nil {
-			return nil, err
+	var notes []analysis.Note
+	for _, name := range []string{analysis.QIterationsRaw, analysis.QHTTPReqsRaw, analysis.QDroppedRaw} {
+		if _, ok := c.cat.Queries[name]; !ok {
+			continue
 		}
-		return []analysis.Note{{Level: analysis.NoteMissing, Section: "query", Object: analysis.QIterationsRaw,
-			Text: "query failed: " + err.Error() + "; the stages are inferred from the step grid's samples"}}, nil
-	}
-	seen := map[string]bool{}
-	var set timeline.Set
-	for _, s := range r.Set {
-		key := timeline.LabelString(withoutReplica(s.Labels))
-		if !seen[key] {
-			seen[key] = true
-			set = append(set, s)
+		r, err := c.runner.Instant(ctx, name, v, tl.Run.To)
+		if err != nil {
+			if errors.Is(err, query.ErrUnavailable) || ctx.Err() != nil {
+				return nil, err
+			}
+			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "query", Object: name,
+				Text: "query failed: " + err.Error() + "; the stages are read from the step grid's samples"})
+			continue
 		}
+		seen := map[string]bool{}
+		var set timeline.Set
+		for _, s := range r.Set {
+			key := timeline.LabelString(withoutReplica(s.Labels))
+			if !seen[key] {
+				seen[key] = true
+				set = append(set, s)
+			}
+		}
+		tl.Sets[name] = set
 	}
-	tl.Sets[analysis.QIterationsRaw] = set
-	return nil, nil
+	return notes, nil
 }
 
 // withoutReplica returns ls without the labels that tell replicas of one series apart.

@@ -26,7 +26,8 @@ import (
 // counters with their last request, so the final push's counters (700.320 s) come 0.66 s
 // after the last k6_vus (699.659 s), and that push comes 4.69 s after the one before. By
 // testid alone, the window must end at the counters' final push, every request must be
-// counted, and the six stages must be inferred within one push of the script's.
+// counted, and the six stages must be inferred within one push of the script's, each
+// with the rate the script gave it.
 func TestIntegrationRealK6Run(t *testing.T) {
 	prom := layoutstest.LoadFiles(t, []string{"testdata/k6-v1.8.1-steps.om"})
 	lastCounter := time.UnixMilli(1796138700320).UTC()
@@ -68,5 +69,22 @@ func TestIntegrationRealK6Run(t *testing.T) {
 		if i < len(want)-1 {
 			require.WithinDuration(t, start.Add(w.to), st.To, push, "stage %d end", i)
 		}
+	}
+
+	// Every stage's counts come from k6's own samples, a push straddling a boundary
+	// shared by time: the holds achieve their rates (within the 0.66 s before k6's first
+	// iteration that the first stage holds), and no request is lost or counted twice.
+	// Dated by the step grid, a push's 5 s went whole to the next stage: the 40/s hold
+	// read 30.2/s and the ramp down to 0 read 98.7/s.
+	var sum float64
+	for _, st := range res.Load.Stages {
+		sum += st.Requests
+	}
+	require.InDelta(t, 1912, sum, 1e-6, "the stages' requests")
+	for i, rate := range map[int]float64{0: 5, 2: 20, 4: 40} {
+		st := res.Load.Stages[i]
+		require.NotNil(t, st.Achieved, "stage %d", i)
+		require.InEpsilon(t, rate, st.Achieved.Value, 0.06, "stage %d's achieved rate", i)
+		require.InEpsilon(t, rate, st.RequestRate.Value, 0.06, "stage %d's request rate", i)
 	}
 }
