@@ -328,6 +328,8 @@ func TestK6CLI(t *testing.T) {
 		{name: "--http-debug=full", script: getScript, args: []string{"-i", "2", "--http-debug=full"}, served: 2, check: httpDebug(2, true)},
 		{name: "K6_HTTP_DEBUG=full", script: getScript, args: []string{"-i", "2"}, env: []string{"K6_HTTP_DEBUG=full"}, served: 2, check: httpDebug(2, true)},
 		{name: "K6_HTTP_DEBUG=true", script: getScript, args: []string{"-i", "2"}, env: []string{"K6_HTTP_DEBUG=true"}, served: 2, check: httpDebug(2, false)},
+		{name: "--http-debug=false", script: getScript, args: []string{"--http-debug=false"}, served: 1, check: httpDebug(1, false)}, // on, as in k6
+		{name: "--no-http-debug", script: getScript, args: []string{"--no-http-debug"}, env: []string{"K6_HTTP_DEBUG=full"}, served: 1, check: httpDebug(0, false)},
 		{name: "--http-debug on a scenario file", yaml: true, script: yamlScenario, args: []string{"--http-debug=full"}, served: 4, check: httpDebug(4, true)},
 		// -w/--throw (K6_THROW): the failed request throws, the next is never sent.
 		{name: "without --throw", script: throwScript, served: 1},
