@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/barrier"
+	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/target"
 )
@@ -134,7 +135,7 @@ func TestDistributedStartBarrier(t *testing.T) {
 			startInstance(t, bin, args(testID, 2, "--start-timeout", "6s")...),
 		}
 		for i, p := range procs {
-			require.Equal(t, barrier.ExitTimeout, p.exit(t, time.Minute), "instance %d stderr:\n%s", i, p.stderr.String())
+			require.Equal(t, exitcode.GenericTimeout, p.exit(t, time.Minute), "instance %d stderr:\n%s", i, p.stderr.String())
 			require.Contains(t, p.stderr.String(), "2 of 3 instances ready after 6s")
 			require.Contains(t, p.stderr.String(), "instance_id 0, 2")
 		}

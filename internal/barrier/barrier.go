@@ -9,17 +9,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // ReadyMetric is the series each instance writes when it is ready to start, labelled
 // with testid and instance_id; its value is the ready time in seconds since the epoch.
 const ReadyMetric = "tidemark_instance_ready"
-
-// ExitTimeout is the exit code of a barrier that timed out: k6's GenericTimeout (102),
-// its code for a time limit other than setup's (100) and teardown's (101). Not all
-// instances being ready in time is neither a bad configuration (104) nor an
-// interruption (105).
-const ExitTimeout = 102
 
 // Defaults of Config.
 const (
@@ -204,8 +200,9 @@ func (e *TimeoutError) Error() string {
 // Unwrap returns the last read error.
 func (e *TimeoutError) Unwrap() error { return e.Last }
 
-// ExitCode is ExitTimeout (k6's GenericTimeout).
-func (e *TimeoutError) ExitCode() int { return ExitTimeout }
+// ExitCode is exitcode.GenericTimeout (102): not all instances being ready in time is
+// neither a bad configuration (104) nor an interruption (105).
+func (e *TimeoutError) ExitCode() int { return exitcode.GenericTimeout }
 
 // Wait blocks until the start instant and returns it: cfg.StartAt when set (at once,
 // with a warning, when that is past), else the instant computed from all instances'

@@ -160,7 +160,7 @@ func TestTimeoutSaysHowManyWereReady(t *testing.T) {
 	require.Equal(t, 2, te.Ready)
 	require.Contains(t, err.Error(), "2 of 3 instances ready after 30s")
 	require.Contains(t, err.Error(), "instance_id 0, 1")
-	require.Equal(t, ExitTimeout, exitcode.Of(err))
+	require.Equal(t, exitcode.GenericTimeout, exitcode.Of(err))
 	require.Equal(t, ts("2026-01-02T10:00:31Z"), clk.Now(), "gives up at the timeout, not before or long after")
 	require.Equal(t, 31, b.reads, "one read per poll interval, the first at once")
 }

@@ -11,6 +11,9 @@ import (
 const (
 	// OK is a run or command that did what it was asked.
 	OK = 0
+	// GenericTimeout is a time limit other than setup's and teardown's that ran out,
+	// e.g. the start barrier's --start-timeout.
+	GenericTimeout = 102
 	// ThresholdsFailed is a run whose thresholds were crossed, or stopped by abortOnFail.
 	ThresholdsFailed = 99
 	// InvalidConfig is a bad command line, configuration, catalog or scenario file.
