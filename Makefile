@@ -25,6 +25,8 @@ LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-p
 IMAGE_DIR  ?= bin/image
 IMAGE_TAG  ?= tidemark:$(VERSION)
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+# IMAGE_BUSYBOX= (empty) leaves the shell out, e.g. for another IMAGE_ARCH than this machine's.
+IMAGE_BUSYBOX ?= /bin/busybox
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 IMAGE_LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
@@ -43,7 +45,7 @@ build:
 image:
 	@mkdir -p $(IMAGE_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(IMAGE_LDFLAGS)' -o $(IMAGE_DIR)/tidemark ./cmd/tidemark
-	$(GO) run ./cmd/tidemark-image --binary $(IMAGE_DIR)/tidemark --arch $(IMAGE_ARCH) \
+	$(GO) run ./cmd/tidemark-image --binary $(IMAGE_DIR)/tidemark --arch $(IMAGE_ARCH) --busybox '$(IMAGE_BUSYBOX)' \
 		--created $(SOURCE_DATE_EPOCH) --image.version $(VERSION) --image.revision $(IMAGE_REVISION) \
 		--tag $(IMAGE_TAG) --out.dir $(IMAGE_DIR)
 

@@ -38,16 +38,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	terminated, termCode := false, 0
 	app.Terminate(func(code int) { terminated, termCode = true, code })
 	var (
-		cfg     ociimage.Config
-		epoch   int64
-		ref     string
-		outDir  string
-		noShell bool
+		cfg    ociimage.Config
+		epoch  int64
+		ref    string
+		outDir string
 	)
 	app.Flag("binary", "Static tidemark binary (CGO_ENABLED=0) to install as "+ociimage.BinaryPath+" and "+ociimage.K6Path+".").Required().StringVar(&cfg.Binary)
 	app.Flag("ca-certs", "CA bundle to install as "+ociimage.CACertsPath+" (Debian package ca-certificates).").Default("/etc/ssl/certs/ca-certificates.crt").StringVar(&cfg.CACerts)
-	app.Flag("busybox", "Static busybox to install as "+ociimage.BusyboxPath+" with sh and the applets k6-operator's initializer runs (Debian package busybox-static).").Default("/bin/busybox").StringVar(&cfg.Busybox)
-	app.Flag("no-shell", "Leave busybox out: the image has no shell, and k6-operator's initializer (sh -c) cannot run in it.").BoolVar(&noShell)
+	app.Flag("busybox", "Static busybox to install as "+ociimage.BusyboxPath+" with sh and the applets k6-operator's initializer runs (Debian package busybox-static); empty for an image without a shell, where k6-operator's initializer (sh -c) cannot run.").Default("/bin/busybox").StringVar(&cfg.Busybox)
 	app.Flag("arch", "GOARCH the binary was built for.").Default(runtime.GOARCH).StringVar(&cfg.Arch)
 	app.Flag("created", "Creation time and every file's time, as Unix seconds: the commit time (git log -1 --format=%ct).").Envar("SOURCE_DATE_EPOCH").Required().Int64Var(&epoch)
 	app.Flag("image.version", "Value of the org.opencontainers.image.version label (kingpin reserves --version).").Required().StringVar(&cfg.Version)
@@ -61,9 +59,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tidemark-image: error: %v, try --help\n", err)
 		return exitcode.InvalidConfig
 	}
-	if noShell {
-		cfg.Busybox = ""
-	}
 	cfg.Created = time.Unix(epoch, 0)
 	digest, err := build(cfg, ref, outDir)
 	if err != nil {
@@ -76,12 +71,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // build writes the three outputs of cfg into outDir and returns the image digest.
 func build(cfg ociimage.Config, ref, outDir string) (string, error) {
-	for _, p := range []string{cfg.Binary, cfg.Busybox} {
-		if p == "" {
-			continue
-		}
-		if err := ociimage.CheckStatic(p); err != nil {
-			return "", err
+	if err := ociimage.CheckExecutable(cfg.Binary, cfg.Arch); err != nil {
+		return "", err
+	}
+	if cfg.Busybox != "" {
+		if err := ociimage.CheckExecutable(cfg.Busybox, cfg.Arch); err != nil {
+			return "", fmt.Errorf("%w (--busybox= builds an image without a shell)", err)
 		}
 	}
 	tag := "latest"

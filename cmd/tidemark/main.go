@@ -46,8 +46,14 @@ func commands() []command {
 	}
 }
 
-// run parses args, runs the chosen subcommand and returns the process exit code.
+// run parses args, runs the chosen subcommand and returns the process exit code. The name
+// the binary was invoked by does not matter: the image links /usr/bin/k6 to it, and
+// k6-operator's `k6 run …` runs this same CLI.
 func run(args []string, stdout, stderr io.Writer) int {
+	// k6 has a version command besides --version (k6-operator's checks run `k6 version`).
+	if len(args) == 1 && args[0] == "version" {
+		args = []string{"--version"}
+	}
 	app := kingpin.New("tidemark", "Load tests with k6 semantics, and the Kubernetes facts behind their numbers.")
 	app.Version(version.Print("tidemark"))
 	app.HelpFlag.Short('h')

@@ -267,13 +267,19 @@ func Tar(files []File, mtime time.Time) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ErrNotStatic is returned by CheckStatic for a dynamically linked executable, which
+// ErrNotStatic is returned by CheckExecutable for a dynamically linked executable, which
 // cannot run in an image without a C library.
 var ErrNotStatic = errors.New("dynamically linked: the image has no C library; build with CGO_ENABLED=0 (or install busybox-static)")
 
-// CheckStatic returns an error unless the file at path is a statically linked ELF
-// executable (no program interpreter).
-func CheckStatic(path string) error {
+// machines maps GOARCH to the ELF machine of its executables.
+var machines = map[string]elf.Machine{
+	"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64, "386": elf.EM_386, "arm": elf.EM_ARM,
+	"ppc64le": elf.EM_PPC64, "s390x": elf.EM_S390, "riscv64": elf.EM_RISCV,
+}
+
+// CheckExecutable returns an error unless the file at path is a statically linked ELF
+// executable (no program interpreter) for goarch.
+func CheckExecutable(path, goarch string) error {
 	f, err := elf.Open(path)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", path, err)
@@ -283,6 +289,13 @@ func CheckStatic(path string) error {
 		if p.Type == elf.PT_INTERP {
 			return fmt.Errorf("check %s: %w", path, ErrNotStatic)
 		}
+	}
+	want, ok := machines[goarch]
+	if !ok {
+		return fmt.Errorf("check %s: unknown architecture %q: want one of amd64, arm64, 386, arm, ppc64le, s390x, riscv64", path, goarch)
+	}
+	if f.Machine != want {
+		return fmt.Errorf("check %s: built for %v, the image is %s (%v)", path, f.Machine, goarch, want)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,16 +274,24 @@ func TestWriteOutputs(t *testing.T) {
 	require.FileExists(t, filepath.Join(other, "keep"))
 }
 
-// TestCheckStatic: a dynamically linked executable (Debian's /bin/bash) is refused, and so
-// is a file that is not ELF. (The static tidemark binary passing is checked by the
-// integration test of cmd/tidemark-image.)
-func TestCheckStatic(t *testing.T) {
+// TestCheckExecutable: a dynamically linked executable (Debian's /bin/bash) is refused,
+// and so is a file that is not ELF, a static one of another architecture or an unknown
+// architecture. (The static tidemark binary passing is checked by the integration test of
+// cmd/tidemark-image.)
+func TestCheckExecutable(t *testing.T) {
 	t.Parallel()
 	notELF := filepath.Join(t.TempDir(), "script")
-	require.NoError(t, os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o600))
-	require.Error(t, ociimage.CheckStatic(notELF))
+	require.NoError(t, os.WriteFile(notELF, []byte("#!/bin/sh\n"+strings.Repeat("# not an ELF executable\n", 4)), 0o600))
+	require.ErrorContains(t, ociimage.CheckExecutable(notELF, "amd64"), "check "+notELF+": bad magic number")
 	if _, err := os.Stat("/bin/bash"); err == nil {
-		require.ErrorIs(t, ociimage.CheckStatic("/bin/bash"), ociimage.ErrNotStatic)
+		require.ErrorIs(t, ociimage.CheckExecutable("/bin/bash", runtime.GOARCH), ociimage.ErrNotStatic)
+	}
+	const busybox = "/bin/busybox" // Debian's busybox-static, in DEB_PKGS
+	if ociimage.CheckExecutable(busybox, runtime.GOARCH) == nil {
+		other := map[bool]string{true: "arm64", false: "amd64"}[runtime.GOARCH == "amd64"]
+		require.ErrorContains(t, ociimage.CheckExecutable(busybox, other), "check /bin/busybox: built for EM_")
+		require.EqualError(t, ociimage.CheckExecutable(busybox, "mips"),
+			`check /bin/busybox: unknown architecture "mips": want one of amd64, arm64, 386, arm, ppc64le, s390x, riscv64`)
 	}
 }
 
