@@ -40,3 +40,54 @@ func TestWriteBack(t *testing.T) {
 	require.Contains(t, got, `tidemark_fact_hpa_reaction_seconds{from="load_step", object="shoong/order", testid="spike-50"}`)
 	require.NotContains(t, got, `tidemark_fact_hpa_reaction_seconds{from="metric_crossed", object="shoong/order", testid="spike-50"}`)
 }
+
+func TestKeyFacts(t *testing.T) {
+	t.Parallel()
+	end := time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)
+	onset := end.Add(-4 * time.Minute)
+	vus := timeline.Series{Labels: map[string]string{}}
+	for i := range 20 {
+		vus.Points = append(vus.Points, timeline.Point{T: onset.Add(time.Duration(i-10) * 5 * time.Second), V: float64(10 + i)})
+	}
+	stage := analysis.StageFacts{Stage: timeline.Stage{Index: 1, Scenario: "spike", Window: timeline.Window{From: end.Add(-8 * time.Minute), To: end.Add(-3 * time.Minute)}},
+		AchievedRatio: &analysis.Fact{Value: 0.9, Unit: analysis.UnitRatio, ResolutionSeconds: 15},
+		P95:           &analysis.Fact{Value: 0.25, Unit: analysis.UnitSeconds, ResolutionSeconds: 15}}
+	r := &Result{
+		TestID: "spike-50",
+		Window: Windows{Run: timeline.Window{From: end.Add(-10 * time.Minute), To: end}},
+		Load:   analysis.Load{Requests: 100, Stages: []analysis.StageFacts{stage}},
+		Autoscaling: []analysis.HPA{{Namespace: "shoong", Name: "order",
+			ReactionFromLoadStep: &analysis.Fact{Value: 30, Unit: analysis.UnitSeconds, ResolutionSeconds: 20}}},
+		CPU: []analysis.WorkloadCPU{{Namespace: "shoong", Workload: "order", Onsets: []analysis.Onset{{Threshold: 0.05,
+			At:  &analysis.Fact{Unit: analysis.UnitTime, At: onset, ResolutionSeconds: 10},
+			VUs: &analysis.Fact{Value: 20, Unit: analysis.UnitVUs, ResolutionSeconds: 5}}}}},
+		Series: map[string]timeline.Set{analysis.QVUs: {vus}},
+	}
+	byName := map[string]KeyFact{}
+	for _, k := range KeyFacts(r) {
+		require.NotContains(t, k.Labels, "testid")
+		byName[k.Name] = k
+	}
+	require.Equal(t, KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": "load_step"},
+		Value: 30, Unit: analysis.UnitSeconds, ResolutionSeconds: 20, Resolution: 20}, byName["hpa_reaction_seconds"], "a span's resolution is its own")
+	require.InDelta(t, 0.0, byName["stage_p95_seconds"].Resolution, 1e-12, "a latency has no resolution in seconds")
+	require.InDelta(t, 0.9*2*15/300, byName["stage_achieved_ratio"].Resolution, 1e-12, "both ends of the 5 min stage ±15 s")
+	// The onset lies within 10 s before its sample: VUs 18…20 there.
+	require.InDelta(t, 2.0, byName["throttling_onset_vus"].Resolution, 1e-12)
+	require.Equal(t, map[string]string{"object": "shoong/order", "threshold": "0.05"}, byName["throttling_onset_vus"].Labels)
+	require.InDelta(t, 0.0, byName["requests_total"].Resolution, 1e-12)
+
+	// WriteBack writes exactly the key facts, at the run's end.
+	var facts []string
+	for _, s := range WriteBack(r) {
+		if s.Label("__name__") != EventMetric {
+			facts = append(facts, s.String())
+			require.Equal(t, end, s.Points[0].T)
+		}
+	}
+	var want []string
+	for _, k := range KeyFacts(r) {
+		want = append(want, timeline.Series{Labels: k.Series("spike-50")}.String())
+	}
+	require.Equal(t, want, facts)
+}
