@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/regress"
 	"github.com/tidemark/tidemark/internal/report"
 )
 
@@ -63,8 +65,9 @@ func runCompare(ctx context.Context, cfg *compareConfig, g *globals) (err error)
 		results = append(results, res)
 	}
 	cmp := correlator.Compare(results...)
-	doc := report.FromComparison(cmp, results)
-	if _, err := report.WriteFiles(cfg.outputDir, "compare", doc, cmp); err != nil {
+	changes := compareChanges(results)
+	doc := report.FromComparison(cmp, results, report.WithRegressions(changes))
+	if _, err := report.WriteFiles(cfg.outputDir, "compare", doc, comparisonJSON{Comparison: cmp, Changes: changes}); err != nil {
 		return err
 	}
 	if err := report.WriteMarkdown(g.stdout, &report.Document{Title: "Comparison", Sections: doc.Sections}); err != nil {
@@ -72,4 +75,29 @@ func runCompare(ctx context.Context, cfg *compareConfig, g *globals) (err error)
 	}
 	fmt.Fprintf(g.stdout, "Reports in %s (compare.md, compare.json, compare.html)\n", cfg.outputDir)
 	return nil
+}
+
+// comparisonJSON is compare.json: the comparison and, under "changes", each later run's
+// changes against the first (regress.Detect, the exporter's rule).
+type comparisonJSON struct {
+	correlator.Comparison
+	Changes []regress.Change `json:"changes"`
+}
+
+// compareChanges compares each run after the first with the first, by the same rule the
+// exporter applies to a group's history (a history of one run: the resolution decides).
+func compareChanges(results []*correlator.Result) []regress.Change {
+	changes := []regress.Change{}
+	if len(results) < 2 {
+		return changes
+	}
+	first := regress.NewRun(results[0])
+	for _, r := range results[1:] {
+		cur := regress.NewRun(r)
+		// The order of the arguments decides what is compared, not the runs' times: the
+		// first run is the baseline even when it ran later.
+		cur.End = time.Time{}
+		changes = append(changes, regress.Detect([]regress.Run{first}, cur)...)
+	}
+	return changes
 }

@@ -388,3 +388,6 @@ func Sort(cs []Change) {
 		return cmp.Compare(Title(a.Fact), Title(b.Fact))
 	})
 }
+
+// DeltaText is the change in the fact's unit with its sign, e.g. "+30 s" or "−4.00 pp".
+func (c Change) DeltaText() string { return formatDelta(c.Fact.Unit, c.Delta) }

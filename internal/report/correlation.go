@@ -14,8 +14,10 @@ import (
 
 // FromCorrelation turns a correlated run into a report document: key facts first, then
 // load, autoscaling, CPU, database and errors on one time axis, the tables users build
-// by hand, the findings, and every note about missing or partial data.
-func FromCorrelation(r *correlator.Result) *Document {
+// by hand, the findings, and every note about missing or partial data. With
+// [WithRegressions], the run's changes against its group's history come first.
+func FromCorrelation(r *correlator.Result, opts ...Option) *Document {
+	o := applyOptions(opts)
 	win := r.Window.Run
 	if !r.Window.After.To.IsZero() && r.Window.After.To.After(win.To) {
 		win.To = r.Window.After.To
@@ -33,6 +35,9 @@ func FromCorrelation(r *correlator.Result) *Document {
 	d.Charts = charts(r)
 	for _, e := range r.Events {
 		d.Events = append(d.Events, Event{Time: e.At, Kind: e.Kind, Label: eventLabel(e)})
+	}
+	if s, ok := regressionsSection(o.changes, false); ok {
+		d.Sections = append(d.Sections, s)
 	}
 	d.Sections = append(d.Sections, loadSection(r))
 	if s, ok := autoscalingSection(r); ok {
