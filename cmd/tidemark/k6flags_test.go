@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,29 +61,6 @@ func TestRunNoSummary(t *testing.T) {
 	}
 }
 
-// TestRunSystemEnvVars: __ENV holds the process environment unless
-// --no-include-system-env-vars, which leaves --env's values only.
-func TestRunSystemEnvVars(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "env.js")
-	require.NoError(t, os.WriteFile(script, []byte(`export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
-import { check } from 'k6';
-export default function () { check(__ENV, { 'as expected': (e) => (e.TIDEMARK_PROC === 'yes') === (e.WANT === 'proc') && e.FROM_CLI === 'cli' }); }
-`), 0o600))
-	t.Setenv("TIDEMARK_PROC", "yes")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "proc"},
-		{[]string{"--no-include-system-env-vars"}, "none"},
-	} {
-		var stdout, stderr bytes.Buffer
-		args := append([]string{"run", "-q", "--no-embedded-store", "-e", "FROM_CLI=cli", "-e", "WANT=" + tc.want}, tc.args...)
-		code := run(append(args, script), &stdout, &stderr)
-		require.Equal(t, exitcode.OK, code, "%v\n%s\n%s", tc.args, stdout.String(), stderr.String())
-	}
-}
-
 // TestRunK6Env: K6_NO_THRESHOLDS and K6_SUMMARY_EXPORT work for a scenario file too, and a
 // K6_* variable Tidemark does not honour gets one warning naming it.
 func TestRunK6Env(t *testing.T) {
@@ -103,36 +78,6 @@ func TestRunK6Env(t *testing.T) {
 	require.Contains(t, stderr.String(), "not supported by Tidemark")
 	require.Contains(t, stderr.String(), "variables=K6_NO_CONNECTION_REUSE")
 	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
-}
-
-// TestRunThrow: -w/--throw (K6_THROW) makes a script's request that gets no response
-// throw, as k6's --throw: the check after it never runs.
-func TestRunThrow(t *testing.T) {
-	dead := startTestTargetClosed(t)
-	script := filepath.Join(t.TempDir(), "throw.js")
-	require.NoError(t, os.WriteFile(script, []byte(`import http from 'k6/http';
-import { Counter } from 'k6/metrics';
-const after = new Counter('after');
-export const options = { iterations: 1, thresholds: { after: ['count==1'] } };
-export default function () { http.get('`+dead+`'); after.add(1); }
-`), 0o600))
-	for _, tc := range []struct {
-		args []string
-		want int
-	}{{nil, exitcode.OK}, {[]string{"--throw"}, exitcode.ThresholdsFailed}, {[]string{"-w"}, exitcode.ThresholdsFailed}} {
-		var stdout, stderr bytes.Buffer
-		code := run(append(append([]string{"run", "-q", "--no-embedded-store"}, tc.args...), script), &stdout, &stderr)
-		require.Equal(t, tc.want, code, "%v\n%s", tc.args, stderr.String())
-	}
-}
-
-// startTestTargetClosed returns the URL of a port nothing listens on: a server's, closed.
-func startTestTargetClosed(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.NotFoundHandler())
-	dead := srv.URL + "/"
-	srv.Close()
-	return dead
 }
 
 // TestRunOutJSONAndCSV: --out json=FILE and --out csv=FILE.gz write k6's formats for a
