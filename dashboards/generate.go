@@ -41,6 +41,7 @@ func All(exprs Exprs) ([]Built, error) {
 	}{
 		{LoadUID, Load},
 		{RunCorrelationUID, RunCorrelation},
+		{RunsOverTimeUID, RunsOverTime},
 	}
 	out := make([]Built, 0, len(builders))
 	var errs []error

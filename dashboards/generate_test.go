@@ -75,7 +75,7 @@ func TestGenerateWritesEveryFile(t *testing.T) {
 	}
 	slices.Sort(names)
 	require.Equal(t, []string{
-		DashboardProviderFile, DatasourceFile, LoadUID + ".json", RunCorrelationUID + ".json",
+		DashboardProviderFile, DatasourceFile, LoadUID + ".json", RunCorrelationUID + ".json", RunsOverTimeUID + ".json",
 	}, names)
 }
 

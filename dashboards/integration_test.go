@@ -155,6 +155,36 @@ func runData() []genSeries {
 		return math.NaN()
 	})
 
+	// The key facts written back at the run's end and the exporter's regression gauge
+	// (the Runs over time dashboard).
+	atEnd := func(v float64) func(time.Duration) float64 {
+		return func(t time.Duration) float64 {
+			if t == run {
+				return v
+			}
+			return math.NaN()
+		}
+	}
+	for _, f := range []struct {
+		name   string
+		labels []string
+		v      float64
+	}{
+		{"tidemark_fact_requests_total", nil, 27000},
+		{"tidemark_fact_error_ratio", nil, 0.01},
+		{"tidemark_fact_peak_request_rate", nil, 50},
+		{"tidemark_fact_stage_p95_seconds", []string{"stage", "1", "scenario", "spike"}, 0.25},
+		{"tidemark_fact_hpa_reaction_seconds", []string{"object", "shop/order", "from", "load_step"}, 25},
+		{"tidemark_fact_hpa_ready_gap_seconds", []string{"object", "shop/order", "step", "0", "to", "4"}, 30},
+		{"tidemark_fact_hpa_time_to_max_seconds", []string{"object", "shop/order"}, 60},
+		{"tidemark_fact_hpa_scale_in_delay_seconds", []string{"object", "shop/order"}, 300},
+		{"tidemark_fact_throttling_onset_vus", []string{"object", "shop/order", "threshold", "0.05"}, 40},
+		{"tidemark_fact_db_connections_growth", []string{"object", "orders-db"}, 20},
+		{"tidemark_fact_regression", []string{"fact", "hpa_reaction_seconds", "object", "shop/order", "baseline_testid", "itest-0"}, 30},
+	} {
+		add(k6(f.name, f.labels...), s5, atEnd(f.v))
+	}
+
 	// --- kube-state-metrics (namespace shop, deployment order, HPA order 2→4→5) --------
 	ksm := func(name string, extra ...string) map[string]string {
 		l := map[string]string{"__name__": name, "job": "kube-state-metrics", "namespace": "shop", "instance": "ksm:8080"}

@@ -42,6 +42,7 @@ func interpolate(expr string, vars map[string][]string) (string, []string) {
 func testVars(testid string) map[string][]string {
 	return map[string][]string{
 		"testid":          {testid},
+		"group":           {testid}, // a testid without a date suffix is its own group
 		"namespace":       {"shop", "payments"},
 		"workload":        {".+"},
 		"quantile_stat":   {"p99"},
