@@ -43,6 +43,7 @@ func commands() []command {
 		demoCmd,
 		inspectCmd,
 		summarizeCmd,
+		exporterCmd,
 	}
 }
 

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/store"
+	"github.com/tidemark/tidemark/internal/watcher"
+)
+
+// defaultExporterAddress is where tidemark exporter listens unless told otherwise. 9466
+// is unclaimed in Prometheus' default port allocations wiki page and sits beside 9464,
+// the port `tidemark run --exporter.listen-address` documents (OpenTelemetry's
+// Prometheus exporter default), without taking 9465.
+const defaultExporterAddress = ":9466"
+
+type exporterConfig struct {
+	src         *sourceFlags
+	web         *web.FlagConfig
+	storagePath string
+	interval    time.Duration
+	groupBy     string
+}
+
+// exporterCmd is `tidemark exporter`: the long-running sidecar that correlates every
+// finished run once and exports its facts and regressions.
+func exporterCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
+	cfg := &exporterConfig{}
+	cmd := app.Command("exporter", "Run next to Prometheus: every --interval, find the runs that finished within --lookback "+
+		"(their tidemark_run_info or k6 series stopped), correlate each once as `tidemark correlate` does, write its report "+
+		"under --storage.path, compare its key facts with the earlier runs of its group, and serve /metrics "+
+		"(tidemark_fact_*{testid,…} per run, tidemark_fact_regression, tidemark_exporter_*) and /runs (the runs with "+
+		"links to their reports).\n\n"+
+		"Example:\n"+
+		"  tidemark exporter --prometheus.url http://prometheus:9090 --namespace shoong --storage.path /var/lib/tidemark")
+	cfg.src = addSourceFlags(cmd)
+	cmd.GetFlag("lookback").Default("1h").Help("How far back each look searches for finished runs (and how far back " +
+		"a run's series are searched when it is correlated). Runs correlated once stay in the history however old.")
+	cmd.Flag("storage.path", "Directory of the state file (state.json: the runs correlated, their facts and changes) "+
+		"and of reports/<testid>/.").Default("data/exporter").StringVar(&cfg.storagePath)
+	cmd.Flag("interval", "Time between two looks for finished runs; a failed look is retried at the next.").
+		Default("1m").DurationVar(&cfg.interval)
+	cmd.Flag("group-by", "Label of the runs' series (tidemark_run_info, k6_vus) whose value groups comparable runs; "+
+		"default: the testid without a trailing date/time (spike-50-20260528 and spike-50-20260529 are spike-50).").
+		PlaceHolder("LABEL").StringVar(&cfg.groupBy)
+	cfg.web = kingpinflag.AddFlags(cmd, defaultExporterAddress)
+	return cmd, func(ctx context.Context) error { return runExporter(ctx, cfg, g) }
+}
+
+// check validates the flags and returns the watcher's configuration.
+func (cfg *exporterConfig) check() (watcher.Config, error) {
+	if cfg.src.prometheusURL == "" {
+		return watcher.Config{}, exitcode.Invalid(errors.New("--prometheus.url is required: the Prometheus-compatible API " +
+			"the runs write to, such as http://prometheus:9090 (or `tidemark serve`'s http://127.0.0.1:9091)"))
+	}
+	ccfg, err := cfg.src.config("")
+	if err != nil {
+		return watcher.Config{}, exitcode.Invalid(err)
+	}
+	if cfg.interval <= 0 {
+		return watcher.Config{}, exitcode.Invalid(fmt.Errorf("--interval %s: expected a positive duration such as 1m", cfg.interval))
+	}
+	wcfg := watcher.Config{Correlation: ccfg, Interval: cfg.interval, Lookback: ccfg.Lookback, GroupBy: cfg.groupBy, StorageDir: cfg.storagePath}
+	if err := wcfg.Validate(); err != nil {
+		return wcfg, exitcode.Invalid(fmt.Errorf("flags: %w", err))
+	}
+	if *cfg.web.WebConfigFile != "" {
+		if err := web.Validate(*cfg.web.WebConfigFile); err != nil {
+			return wcfg, exitcode.Invalid(fmt.Errorf("validate --web.config.file: %w", err))
+		}
+	}
+	return wcfg, nil
+}
+
+func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err error) {
+	logger := g.logger()
+	wcfg, err := cfg.check()
+	if err != nil {
+		return err
+	}
+	c, where, closeFn, err := cfg.src.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeFn()) }()
+	q, err := query.NewPrometheus(cfg.src.prometheusURL, http.DefaultTransport, query.WithTimeout(cfg.src.queryTimeout))
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	w, err := watcher.New(wcfg, q, c, logger.With("component", "watcher"))
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
+		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
+		reg.Register(versioncollector.NewCollector("tidemark")),
+		reg.Register(w.Collector())); err != nil {
+		return fmt.Errorf("register metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorHandling: promhttp.ContinueOnError}))
+	mux.Handle("/", w.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+
+	var listeners []net.Listener
+	if cfg.web.WebSystemdSocket == nil || !*cfg.web.WebSystemdSocket {
+		if listeners, err = store.Listen(*cfg.web.WebListenAddresses); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n",
+			where, store.BaseURL(listeners[0].Addr(), *cfg.web.WebConfigFile), wcfg.StorageDir)
+	}
+	logger.Info("Starting exporter", "prometheus", where, "storage_path", wcfg.StorageDir,
+		"interval", wcfg.Interval, "lookback", wcfg.Lookback, "runs_in_history", w.History().Len())
+
+	serveErr := make(chan error, 1)
+	go func() {
+		var err error
+		if listeners == nil {
+			err = web.ListenAndServe(srv, cfg.web, logger)
+		} else {
+			err = web.ServeMultiple(listeners, srv, cfg.web, logger)
+		}
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		serveErr <- err
+	}()
+	wctx, stop := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		_ = w.Run(wctx)
+	}()
+	select {
+	case <-ctx.Done():
+		logger.Info("Received signal, shutting down")
+	case err = <-serveErr:
+	}
+	stop()
+	<-watchDone
+	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		logger.Warn("Failed to shut down HTTP server gracefully", "err", serr)
+	}
+	return err
+}
