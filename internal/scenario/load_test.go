@@ -46,6 +46,21 @@ func TestLoadScenarioDefaults(t *testing.T) {
 			want: Scenario{Name: "c", Executor: ConstantVUs, VUs: 1, Duration: 30 * time.Second, GracefulStop: 30 * time.Second},
 		},
 		{
+			name: "externally-controlled: vus 0, maxVUs vus, no gracefulStop",
+			in:   "scenarios: {x: {executor: externally-controlled, duration: 0}}",
+			want: Scenario{Name: "x", Executor: ExternallyControlled},
+		},
+		{
+			name: "externally-controlled",
+			in:   "scenarios: {x: {executor: externally-controlled, vus: 2, maxVUs: 5, duration: 1m}}",
+			want: Scenario{Name: "x", Executor: ExternallyControlled, VUs: 2, MaxVUs: 5, Duration: time.Minute},
+		},
+		{
+			name: "externally-controlled maxVUs defaults to vus",
+			in:   "scenarios: {x: {executor: externally-controlled, vus: 3, duration: 1m}}",
+			want: Scenario{Name: "x", Executor: ExternallyControlled, VUs: 3, MaxVUs: 3, Duration: time.Minute},
+		},
+		{
 			name: "ramping-vus",
 			in:   "scenarios: {r: {executor: ramping-vus, stages: [{duration: 1m, target: 10}, {duration: 30s, target: 0}]}}",
 			want: Scenario{
