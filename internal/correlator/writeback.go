@@ -2,6 +2,7 @@ package correlator
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -52,9 +53,7 @@ type KeyFact struct {
 // Series returns the tidemark_fact_* label set of the fact for a run.
 func (k KeyFact) Series(testID string) map[string]string {
 	ls := make(map[string]string, len(k.Labels)+2)
-	for n, v := range k.Labels {
-		ls[n] = v
-	}
+	maps.Copy(ls, k.Labels)
 	ls["__name__"] = FactPrefix + k.Name
 	ls["testid"] = testID
 	return ls
