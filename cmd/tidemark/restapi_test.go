@@ -149,3 +149,18 @@ func TestRunLinger(t *testing.T) {
 		t.Fatalf("the run did not end\n%s", stderr.String())
 	}
 }
+
+// TestRunRESTAPIListenFails: an --address already in use is k6's 106
+// (CannotStartRESTAPI), and no request is sent.
+func TestRunRESTAPIListenFails(t *testing.T) {
+	ts, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, "scenarios:\n  s: {executor: shared-iterations, vus: 1, iterations: 3}\nflow:\n  - url: "+url+"/\n")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	var stdout, stderr syncBuffer
+	code := run([]string{"run", "-q", "--no-embedded-store", "--address", l.Addr().String(), file}, &stdout, &stderr)
+	require.Equal(t, exitcode.CannotStartRESTAPI, code, stderr.String())
+	require.Contains(t, stderr.String(), "address already in use")
+	require.Zero(t, ts.Stats().Requests)
+}

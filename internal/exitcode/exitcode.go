@@ -62,6 +62,17 @@ func With(code int, err error) error {
 // file, a catalog or a scenario that cannot be used as given. A nil err stays nil.
 func Invalid(err error) error { return With(InvalidConfig, err) }
 
+// Or marks err with code unless it already carries one (a Coder in its chain), which
+// stays: a REST API that cannot listen is 106 however deep the error it comes in. A nil
+// err stays nil.
+func Or(code int, err error) error {
+	var c Coder
+	if errors.As(err, &c) {
+		return err
+	}
+	return With(code, err)
+}
+
 // Of returns the exit code for err: OK for nil, the code of the first Coder in its
 // chain, else Generic.
 func Of(err error) int {

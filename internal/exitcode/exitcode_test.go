@@ -25,6 +25,8 @@ func TestOf(t *testing.T) {
 		{"thresholds", With(ThresholdsFailed, base), ThresholdsFailed},
 		{"first in a join wins", errors.Join(With(ExternalAbort, base), With(ThresholdsFailed, base)), ExternalAbort},
 		{"outermost code wins", With(Generic, Invalid(base)), Generic},
+		{"or keeps a code", Or(InvalidConfig, fmt.Errorf("sink: %w", With(CannotStartRESTAPI, base))), CannotStartRESTAPI},
+		{"or marks a plain error", Or(InvalidConfig, base), InvalidConfig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,4 +43,5 @@ func TestWithKeepsMessageAndChain(t *testing.T) {
 	require.ErrorIs(t, err, base)
 	require.Equal(t, InvalidConfig, Of(fmt.Errorf("x: %w", err)))
 	require.NoError(t, Invalid(nil))
+	require.NoError(t, Or(InvalidConfig, nil))
 }

@@ -251,7 +251,8 @@ func prepare(cfg Config) (*run, error) {
 			if outputs != nil {
 				_ = outputs.Stop()
 			}
-			return nil, exitcode.Invalid(err)
+			// A sink that could not start keeps its own code (106 for the REST API).
+			return nil, exitcode.Or(exitcode.InvalidConfig, err)
 		}
 		r.sinks = append(r.sinks, sinks...)
 	}
