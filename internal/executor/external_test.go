@@ -32,8 +32,6 @@ func startExec(t *testing.T, e *Executor) (context.CancelFunc, <-chan struct{}) 
 	return cancel, done
 }
 
-func ptr(n int64) *int64 { return &n }
-
 func TestExternalVUChanges(t *testing.T) {
 	t.Parallel()
 	// Iterations longer than the test: a removed VU's iteration can only end by
@@ -44,20 +42,20 @@ func TestExternalVUChanges(t *testing.T) {
 	require.Equal(t, Stats{VUs: 2, VUsMax: 4}, e.Stats())
 	require.InDelta(t, 2, e.Target(0), 0)
 
-	require.NoError(t, e.SetVUs(ptr(4), nil))
+	require.NoError(t, e.SetVUs(new(int64(4)), nil))
 	require.Equal(t, int64(4), e.Stats().VUs, "the new count at once, as k6 answers")
 	require.Eventually(t, func() bool { return rec.running.Load() == 4 }, 5*time.Second, time.Millisecond)
 
-	require.NoError(t, e.SetVUs(ptr(1), nil))
+	require.NoError(t, e.SetVUs(new(int64(1)), nil))
 	require.Equal(t, int64(1), e.Stats().VUs)
 	require.Eventually(t, func() bool { return rec.running.Load() == 1 && rec.interrupted.Load() == 3 }, 5*time.Second, time.Millisecond,
 		"removed VUs are interrupted at once (no gracefulStop)")
 
-	require.NoError(t, e.SetVUs(ptr(6), ptr(6)))
+	require.NoError(t, e.SetVUs(new(int64(6)), new(int64(6))))
 	require.Equal(t, int64(6), e.Stats().VUsMax, "a larger maxVUs is allocated before the answer")
 	require.Eventually(t, func() bool { return rec.running.Load() == 6 }, 5*time.Second, time.Millisecond)
 
-	require.NoError(t, e.SetVUs(ptr(0), nil))
+	require.NoError(t, e.SetVUs(new(int64(0)), nil))
 	require.Eventually(t, func() bool { return rec.running.Load() == 0 }, 5*time.Second, time.Millisecond)
 	require.Zero(t, e.Stats().VUs)
 	w := e.Stages()
@@ -78,11 +76,11 @@ func TestExternalVUErrors(t *testing.T) {
 		vus, max *int64
 		want     string
 	}{
-		{vus: ptr(-1), want: "invalid configuration supplied: the number of VUs can't be negative"},
-		{vus: ptr(9), want: "invalid configuration supplied: the number of active VUs (9) must be less than or equal to the number of maxVUs (5)"},
-		{max: ptr(1), want: "invalid configuration supplied: the number of active VUs (2) must be less than or equal to the number of maxVUs (1)"},
-		{max: ptr(3), want: "the new number of max VUs cannot be lower than the starting number of max VUs (5)"},
-		{vus: ptr(7), max: ptr(6), want: "invalid configuration supplied: the number of active VUs (7) must be less than or equal to the number of maxVUs (6)"},
+		{vus: new(int64(-1)), want: "invalid configuration supplied: the number of VUs can't be negative"},
+		{vus: new(int64(9)), want: "invalid configuration supplied: the number of active VUs (9) must be less than or equal to the number of maxVUs (5)"},
+		{max: new(int64(1)), want: "invalid configuration supplied: the number of active VUs (2) must be less than or equal to the number of maxVUs (1)"},
+		{max: new(int64(3)), want: "the new number of max VUs cannot be lower than the starting number of max VUs (5)"},
+		{vus: new(int64(7)), max: new(int64(6)), want: "invalid configuration supplied: the number of active VUs (7) must be less than or equal to the number of maxVUs (6)"},
 	} {
 		err := e.SetVUs(tc.vus, tc.max)
 		var cfgErr *VUConfigError
@@ -91,7 +89,7 @@ func TestExternalVUErrors(t *testing.T) {
 	}
 
 	c, _, _ := newExec(t, scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 1, Duration: time.Second}, 0, pacer.Segment{})
-	require.ErrorIs(t, c.SetVUs(ptr(1), nil), ErrNotExternal)
+	require.ErrorIs(t, c.SetVUs(new(int64(1)), nil), ErrNotExternal)
 	require.ErrorIs(t, c.SetPaused(true), ErrNotExternal)
 }
 
@@ -100,7 +98,7 @@ func TestExternalVUErrors(t *testing.T) {
 func TestExternalChangesBeforeStart(t *testing.T) {
 	t.Parallel()
 	e, rec, _ := newExec(t, extScenario(1, 2, 0), time.Hour, pacer.Segment{})
-	require.NoError(t, e.SetVUs(ptr(3), ptr(5)))
+	require.NoError(t, e.SetVUs(new(int64(3)), new(int64(5))))
 	require.Zero(t, e.Stats().VUs, "no VU is active before the start")
 	startExec(t, e)
 	require.Eventually(t, func() bool { return rec.running.Load() == 3 }, 5*time.Second, time.Millisecond)
