@@ -501,3 +501,67 @@ func TestReadmeShowsTheTrigger(t *testing.T) {
 		require.Contains(t, string(raw), want)
 	}
 }
+
+// TestExporter: the exporter is one pod that only queries Prometheus (no write-back URL,
+// no API token, no Role), keeps its state on a claim mounted at --storage.path, and is
+// scraped through a Service and ServiceMonitor that select it by the same port.
+func TestExporter(t *testing.T) {
+	t.Parallel()
+	objs := manifests(t)
+	d, ok := byKind(objs, "Deployment")["tidemark-exporter"]
+	require.True(t, ok, "Deployment tidemark-exporter")
+	require.Equal(t, 1, get(d.raw, "spec", "replicas"), "one writer of the state file")
+	require.Equal(t, "Recreate", str(d.raw, "spec", "strategy", "type"))
+	spec := get(d.raw, "spec", "template", "spec")
+	require.Equal(t, false, get(spec, "automountServiceAccountToken"))
+	containers := list(spec, "containers")
+	require.Len(t, containers, 1)
+	c := containers[0]
+	args := map[string]string{}
+	for _, a := range list(c, "args") {
+		s := a.(string)
+		k, v, _ := strings.Cut(s, "=")
+		args[k] = v
+	}
+	require.Contains(t, args, "exporter")
+	require.Equal(t, "$(PROMETHEUS_URL)", args["--prometheus.url"])
+	require.NotContains(t, args, "--write-back.url", "read-only access to Prometheus")
+	mounted := ""
+	for _, m := range list(c, "volumeMounts") {
+		if str(m, "mountPath") == args["--storage.path"] {
+			mounted = str(m, "name")
+		}
+	}
+	require.NotEmpty(t, mounted, "--storage.path %q is a mounted volume", args["--storage.path"])
+	claim := ""
+	for _, v := range list(spec, "volumes") {
+		if str(v, "name") == mounted {
+			claim = str(v, "persistentVolumeClaim", "claimName")
+		}
+	}
+	_, ok = byKind(objs, "PersistentVolumeClaim")[claim]
+	require.True(t, ok, "the state survives the pod: PersistentVolumeClaim %q", claim)
+	_, port, _ := strings.Cut(args["--web.listen-address"], ":")
+	ports := list(c, "ports")
+	require.Len(t, ports, 1)
+	require.Equal(t, port, strconv.Itoa(get(ports[0], "containerPort").(int)))
+	portName := str(ports[0], "name")
+
+	labels := asMap(get(d.raw, "spec", "template", "metadata", "labels"))
+	svc, ok := byKind(objs, "Service")["tidemark-exporter"]
+	require.True(t, ok)
+	for k, v := range asMap(get(svc.raw, "spec", "selector")) {
+		require.Equal(t, v, labels[k], "Service selects the pod by %s", k)
+	}
+	svcPorts := list(svc.raw, "spec", "ports")
+	require.Len(t, svcPorts, 1)
+	require.Equal(t, portName, str(svcPorts[0], "targetPort"))
+	sm, ok := byKind(objs, "ServiceMonitor")["tidemark-exporter"]
+	require.True(t, ok)
+	svcLabels := asMap(get(svc.raw, "metadata", "labels"))
+	for k, v := range asMap(get(sm.raw, "spec", "selector", "matchLabels")) {
+		require.Equal(t, v, svcLabels[k], "ServiceMonitor selects the Service by %s", k)
+	}
+	require.Equal(t, str(svcPorts[0], "name"), str(list(sm.raw, "spec", "endpoints")[0], "port"))
+	require.Equal(t, "/metrics", str(list(sm.raw, "spec", "endpoints")[0], "path"))
+}

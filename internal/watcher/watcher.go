@@ -400,5 +400,5 @@ func reportDir(testID string) string {
 		return safe
 	}
 	sum := sha256.Sum256([]byte(testID))
-	return strings.Trim(safe, ".") + "-" + hex.EncodeToString(sum[:4])
+	return cmp.Or(strings.Trim(safe, "."), "run") + "-" + hex.EncodeToString(sum[:4])
 }
