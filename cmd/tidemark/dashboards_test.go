@@ -113,7 +113,7 @@ func TestDashboardsPush(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	require.Equal(t, []string{dashboards.LoadUID, dashboards.RunCorrelationUID}, pushed)
+	require.Equal(t, []string{dashboards.LoadUID, dashboards.RunCorrelationUID, dashboards.RunsOverTimeUID}, pushed)
 	for _, a := range auth {
 		require.Equal(t, "Bearer "+token, a)
 	}
