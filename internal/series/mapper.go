@@ -147,7 +147,31 @@ type outSpec struct {
 	typ  Type
 	unit string
 	help string
-	stat int // index in Mapper.stats, -1 for the value or the histogram
+	stat int // index in Mapper.stats, -1 for the value or the histogram; a rate's statPasses or statFails
+}
+
+// Outputs of a rate besides its ratio: the counts behind it (outSpec.stat).
+const (
+	statPasses = -2
+	statFails  = -3
+)
+
+// Suffixes of a rate's counters: RateName(m) + PassesSuffix counts the rate's non-zero
+// samples, RateName(m) + FailsSuffix its zero samples.
+const (
+	PassesSuffix = "_passes_total"
+	FailsSuffix  = "_fails_total"
+)
+
+// RateName is the base name of a rate metric's counters, under Tidemark's prefix:
+// tidemark_<metric> for a k6 metric, the metric's own name for a tidemark_* one. k6's
+// k6_<metric>_rate holds each instance's ratio, which cannot be summed across
+// instances; these counters can (k6's --summary-export calls them passes and fails).
+func RateName(m *metrics.Metric) string {
+	if strings.HasPrefix(m.Name, OwnPrefix) {
+		return m.Name
+	}
+	return OwnPrefix + m.Name
 }
 
 // NewMapper validates cfg and returns a Mapper for it.
@@ -226,7 +250,12 @@ func (m *Mapper) emit(dst []Series, e *entry, in *Input) []Series {
 		case metrics.Counter, metrics.Gauge:
 			s.Value = in.Value
 		case metrics.Rate:
-			if in.Total > 0 {
+			switch {
+			case o.stat == statPasses:
+				s.Value = float64(in.Passes)
+			case o.stat == statFails:
+				s.Value = float64(in.Total - min(in.Passes, in.Total))
+			case in.Total > 0:
 				s.Value = float64(in.Passes) / float64(in.Total)
 			}
 		case metrics.Trend:
@@ -356,8 +385,13 @@ func (m *Mapper) outs(mt *metrics.Metric) []outSpec {
 		return []outSpec{{name: base, ref: ref(), typ: Gauge, unit: unit, stat: -1,
 			help: fmt.Sprintf("%s gauge %s: last value.", origin, mt.Name)}}
 	case metrics.Rate:
+		counts := RateName(mt)
 		return []outSpec{{name: base + "_rate", ref: ref(), typ: Gauge, stat: -1,
-			help: fmt.Sprintf("%s rate %s: cumulative share of non-zero samples since the start of the run.", origin, mt.Name)}}
+			help: fmt.Sprintf("%s rate %s: cumulative share of non-zero samples since the start of the run.", origin, mt.Name)},
+			{name: counts + PassesSuffix, ref: ref(), typ: Counter, stat: statPasses,
+				help: fmt.Sprintf("Tidemark counter of %s rate %s: non-zero samples since the start of the run, which sum across instances.", origin, mt.Name)},
+			{name: counts + FailsSuffix, ref: ref(), typ: Counter, stat: statFails,
+				help: fmt.Sprintf("Tidemark counter of %s rate %s: zero samples since the start of the run, which sum across instances.", origin, mt.Name)}}
 	case metrics.Trend:
 		outs := make([]outSpec, 0, len(m.stats)+1)
 		for i, st := range m.stats {

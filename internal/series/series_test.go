@@ -270,9 +270,45 @@ func TestRateWithoutSamples(t *testing.T) {
 	m, err := series.NewMapper(series.Config{})
 	require.NoError(t, err)
 	out := m.Map(nil, []series.Input{{Metric: run.Builtin.Checks, Tags: run.Tags()}, {Metric: nil}})
-	require.Len(t, out, 1)
-	require.Equal(t, 0.0, out[0].Value)
-	require.False(t, math.IsNaN(out[0].Value))
+	require.Len(t, out, 3, "the ratio and its two counters")
+	for _, s := range out {
+		require.Equal(t, 0.0, s.Value, s.Name)
+		require.False(t, math.IsNaN(s.Value), s.Name)
+	}
+}
+
+// TestRateCounters writes a rate's passes and fails as counters under Tidemark's prefix
+// besides k6's ratio gauge, which stays as k6 writes it; two instances' counters sum to
+// the run's counts, their ratios do not average to its rate.
+func TestRateCounters(t *testing.T) {
+	t.Parallel()
+	run := seriestest.NewRun()
+	byName := func(instance string, passes, total uint64) map[string]series.Series {
+		m, err := series.NewMapper(series.Config{TestID: "run-1", InstanceID: instance})
+		require.NoError(t, err)
+		out := map[string]series.Series{}
+		for _, s := range m.Map(nil, []series.Input{{Metric: run.Builtin.Checks, Tags: run.Tags("check", "ok"), Passes: passes, Total: total}}) {
+			out[s.Name] = s
+		}
+		return out
+	}
+	a, b := byName("0", 99, 100), byName("1", 0, 900)
+	require.Len(t, a, 3)
+	require.Equal(t, series.Gauge, a["k6_checks_rate"].Type)
+	require.InDelta(t, 0.99, a["k6_checks_rate"].Value, 1e-12)
+	passes, fails := a["tidemark_checks"+series.PassesSuffix], a["tidemark_checks"+series.FailsSuffix]
+	require.Equal(t, series.Counter, passes.Type)
+	require.Equal(t, series.Counter, fails.Type)
+	require.Equal(t, 99.0, passes.Value)
+	require.Equal(t, 1.0, fails.Value)
+	require.Equal(t, []series.Label{{Name: "check", Value: "ok"}, {Name: series.LabelInstanceID, Value: "0"}, {Name: series.LabelTestID, Value: "run-1"}},
+		passes.Labels, "the ratio's labels")
+	require.Equal(t, passes.Labels, a["k6_checks_rate"].Labels)
+	sumPasses := passes.Value + b["tidemark_checks"+series.PassesSuffix].Value
+	sumTotal := sumPasses + fails.Value + b["tidemark_checks"+series.FailsSuffix].Value
+	require.InDelta(t, 0.099, sumPasses/sumTotal, 1e-12, "99 of 1000")
+	require.NotEqual(t, sumPasses/sumTotal, (a["k6_checks_rate"].Value+b["k6_checks_rate"].Value)/2)
+	require.Equal(t, "tidemark_checks", series.RateName(run.Builtin.Checks))
 }
 
 // TestFromAggregate maps a real aggregate store: values, trend stats within the
