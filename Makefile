@@ -20,16 +20,17 @@ LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-p
 
 # The image (make image): the binary is static and reproducible, so the same commit gives
 # the same image digest: its build date and every file time in the image are the commit
-# time (SOURCE_DATE_EPOCH), -trimpath drops local paths, and there is no branch in it (a
-# CI clone's detached HEAD would differ from a developer's branch).
+# time (SOURCE_DATE_EPOCH), -trimpath drops local paths, and the commit reaches the binary
+# only through VERSION and IMAGE_REVISION (-buildvcs=false; no branch: a CI clone's
+# detached HEAD would differ from a developer's branch).
 IMAGE_DIR  ?= bin/image
 IMAGE_TAG  ?= tidemark:$(VERSION)
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # IMAGE_BUSYBOX= (empty) leaves the shell out, e.g. for another IMAGE_ARCH than this machine's.
 IMAGE_BUSYBOX ?= /bin/busybox
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
-IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-IMAGE_LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell git rev-parse --short HEAD 2>/dev/null) \
+IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+IMAGE_LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell echo $(IMAGE_REVISION) | cut -c1-7) \
                   -X $(VPKG).BuildDate=$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
 
 .PHONY: all build image test unit vet lint fmt-check generate drift bench demo deps clean
@@ -44,7 +45,7 @@ build:
 # $(IMAGE_DIR)/tidemark.tar (docker archive), and prints its digest.
 image:
 	@mkdir -p $(IMAGE_DIR)
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(IMAGE_LDFLAGS)' -o $(IMAGE_DIR)/tidemark ./cmd/tidemark
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -buildvcs=false -ldflags '$(IMAGE_LDFLAGS)' -o $(IMAGE_DIR)/tidemark ./cmd/tidemark
 	$(GO) run ./cmd/tidemark-image --binary $(IMAGE_DIR)/tidemark --arch $(IMAGE_ARCH) --busybox '$(IMAGE_BUSYBOX)' \
 		--created $(SOURCE_DATE_EPOCH) --image.version $(VERSION) --image.revision $(IMAGE_REVISION) \
 		--tag $(IMAGE_TAG) --out.dir $(IMAGE_DIR)

@@ -52,8 +52,11 @@ func commands() []command {
 // k6-operator's `k6 run …` runs this same CLI.
 func run(args []string, stdout, stderr io.Writer) int {
 	// k6 has a version command besides --version (k6-operator's checks run `k6 version`).
-	if len(args) == 1 && args[0] == "version" {
-		args = []string{"--version"}
+	// Both print the version alone: kingpin's --version goes on parsing after printing and
+	// printed the whole usage below it.
+	if len(args) == 1 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, version.Print("tidemark"))
+		return exitcode.OK
 	}
 	app := kingpin.New("tidemark", "Load tests with k6 semantics, and the Kubernetes facts behind their numbers.")
 	app.Version(version.Print("tidemark"))
