@@ -28,6 +28,7 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/hist"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/threshold"
 )
 
@@ -248,7 +249,8 @@ func shorten(expr string) string {
 
 // samples reads every k6 series and the run's thresholds at each instance's last push.
 func (c *collector) samples(ctx context.Context) ([]sample, error) {
-	v, err := c.query(ctx, c.atLast("", `__name__=~"k6_.+|`+thresholdMetric+`"`), c.cfg.To)
+	names := `k6_.+|` + thresholdMetric + `|` + series.OwnPrefix + `.+(` + series.PassesSuffix + `|` + series.FailsSuffix + `)`
+	v, err := c.query(ctx, c.atLast("", `__name__=~"`+names+`"`), c.cfg.To)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +323,7 @@ func statOfSuffix(s string) (string, bool) {
 func (c *collector) typeAll(samples []sample) {
 	c.kinds = map[string]kind{}
 	for _, s := range samples {
-		if _, ok := c.kinds[s.name]; ok || s.name == thresholdMetric {
+		if _, ok := c.kinds[s.name]; ok || s.name == thresholdMetric || isRateCount(s.name) {
 			continue
 		}
 		c.kinds[s.name] = c.kindOf(s)
@@ -401,6 +403,13 @@ func (c *collector) kindOf(s sample) kind {
 	return kind{metric: c.metric(base, metrics.Gauge, metrics.Default)}
 }
 
+// isRateCount reports whether name is one of the counters Tidemark writes besides a
+// rate's ratio (series.RateName): they are read with the rate, not as metrics.
+func isRateCount(name string) bool {
+	return strings.HasPrefix(name, series.OwnPrefix) &&
+		(strings.HasSuffix(name, series.PassesSuffix) || strings.HasSuffix(name, series.FailsSuffix))
+}
+
 // tagKey is a label set as a map key.
 func tagKey(ls map[string]string) string {
 	var b strings.Builder
@@ -449,6 +458,13 @@ func (c *collector) snapshot(samples []sample, res *Result) *aggregate.Snapshot 
 			reqs[s.instance+"\x00"+tagKey(s.labels)] = s.value
 		}
 	}
+	// A rate's counts, where Tidemark wrote them: by series name, instance and labels.
+	counts := map[string]float64{}
+	for _, s := range samples {
+		if isRateCount(s.name) {
+			counts[s.name+"\x00"+s.instance+"\x00"+tagKey(s.labels)] = s.value
+		}
+	}
 	unweighted := map[string][2]float64{} // rate metric → min and max ratio seen
 	for _, s := range samples {
 		k, ok := c.kinds[s.name]
@@ -472,7 +488,17 @@ func (c *collector) snapshot(samples []sample, res *Result) *aggregate.Snapshot 
 			a.vals.Min, a.vals.Max = min(a.vals.Min, s.value), max(a.vals.Max, s.value)
 			a.n++
 		case metrics.Rate:
-			n, ok := reqs[s.instance+"\x00"+tagKey(s.labels)]
+			id := s.instance + "\x00" + tagKey(s.labels)
+			base := series.RateName(m)
+			passes, okP := counts[base+series.PassesSuffix+"\x00"+id]
+			fails, okF := counts[base+series.FailsSuffix+"\x00"+id]
+			if okP && okF {
+				a := get(m, s.labels)
+				a.vals.Passes += uint64(math.Round(passes))
+				a.vals.Total += uint64(math.Round(passes + fails))
+				continue
+			}
+			n, ok := reqs[id]
 			if m.Name != "http_req_failed" || !ok {
 				mm, seen := unweighted[m.Name]
 				if !seen {
@@ -491,12 +517,17 @@ func (c *collector) snapshot(samples []sample, res *Result) *aggregate.Snapshot 
 	for _, name := range slices.Sorted(maps.Keys(unweighted)) {
 		mm := unweighted[name]
 		res.Unsummed = append(res.Unsummed, name)
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: not summed — its series k6_%s_rate is each instance's ratio without the counts "+
-			"behind it, so the run's rate cannot be computed without averaging ratios (per-instance ratios %s to %s)",
-			name, name, strconv.FormatFloat(mm[0], 'f', -1, 64), strconv.FormatFloat(mm[1], 'f', -1, 64)))
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: not combined across instances — the run wrote only k6_%s_rate, each instance's ratio "+
+			"without the counts behind it (as k6 does), and averaging ratios of instances with different counts is wrong "+
+			"(per-instance ratios %s to %s); Tidemark writes the counts as %s%s and %s%s, which sum",
+			name, name, strconv.FormatFloat(mm[0], 'f', -1, 64), strconv.FormatFloat(mm[1], 'f', -1, 64),
+			series.OwnPrefix+name, series.PassesSuffix, series.OwnPrefix+name, series.FailsSuffix))
 	}
 	snap := &aggregate.Snapshot{Time: c.cfg.To}
 	for _, a := range accs {
+		if a.m.Type == metrics.Rate && slices.Contains(res.Unsummed, a.m.Name) {
+			continue // part of its instances only
+		}
 		snap.Series = append(snap.Series, aggregate.Series{Metric: a.m, Tags: c.pool.Intern(tagsOf(a.labels)),
 			First: c.cfg.From, Last: c.cfg.To, Values: a.vals})
 	}

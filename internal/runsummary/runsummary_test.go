@@ -10,6 +10,8 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/metrics"
 )
 
 // fakeProm answers the queries Collect makes for a run of two instances that wrote no
@@ -101,11 +103,57 @@ func TestCollectWithoutNativeHistograms(t *testing.T) {
 	require.False(t, res.Native)
 
 	notes := strings.Join(res.Notes, "\n")
-	require.Contains(t, notes, "checks: not summed")
+	require.Contains(t, notes, "checks: not combined across instances — the run wrote only k6_checks_rate")
+	require.Contains(t, notes, "tidemark_checks_passes_total")
 	require.Contains(t, notes, "http_req_duration: med and p(N) not computed — the run wrote no native histograms")
 	require.Contains(t, notes, "--remote-write.native-histograms")
 	for _, e := range f.exprs {
 		require.NotContains(t, e, "histogram_quantile", "no native histograms, no quantile queries")
+	}
+}
+
+// TestCollectRateCounts sums the checks and custom rates of instances that wrote
+// Tidemark's counts (tidemark_<metric>_passes_total, _fails_total), per check, instead
+// of leaving them out; an instance's ratio alone is not used.
+func TestCollectRateCounts(t *testing.T) {
+	t.Parallel()
+	end := time.Unix(1_700_000_100, 0)
+	f := &fakeProm{end: end, samples: model.Vector{
+		sampleOf("k6_checks_rate", "0", 1, "check", "ok"),
+		sampleOf("tidemark_checks_passes_total", "0", 100, "check", "ok"),
+		sampleOf("tidemark_checks_fails_total", "0", 0, "check", "ok"),
+		sampleOf("k6_checks_rate", "1", 0.1, "check", "ok"),
+		sampleOf("tidemark_checks_passes_total", "1", 90, "check", "ok"),
+		sampleOf("tidemark_checks_fails_total", "1", 810, "check", "ok"),
+		sampleOf("k6_checks_rate", "0", 0.5, "check", "body"),
+		sampleOf("tidemark_checks_passes_total", "0", 50, "check", "body"),
+		sampleOf("tidemark_checks_fails_total", "0", 50, "check", "body"),
+		sampleOf("k6_errors_rate", "0", 0.25),
+		sampleOf("tidemark_errors_passes_total", "0", 1),
+		sampleOf("tidemark_errors_fails_total", "0", 3),
+		sampleOf("k6_errors_rate", "1", 0),
+		sampleOf("tidemark_errors_passes_total", "1", 0),
+		sampleOf("tidemark_errors_fails_total", "1", 4),
+	}}
+	res, err := Collect(context.Background(), f, Config{TestID: "t", From: end.Add(-time.Minute), To: end})
+	require.NoError(t, err)
+	require.Empty(t, res.Unsummed)
+	checks, ok := res.Snapshot.Metric("checks")
+	require.True(t, ok)
+	require.Equal(t, uint64(240), checks.Passes, "100 + 90 + 50")
+	require.Equal(t, uint64(1100), checks.Total)
+	ok1, found := res.Snapshot.Submetric("checks", []metrics.Tag{{Key: "check", Value: "ok"}})
+	require.True(t, found)
+	require.Equal(t, uint64(190), ok1.Passes)
+	require.Equal(t, uint64(1000), ok1.Total)
+	require.InDelta(t, 0.19, ok1.Rate(), 1e-12, "not the ratios' average 0.55")
+	errs, ok := res.Snapshot.Metric("errors")
+	require.True(t, ok)
+	require.Equal(t, metrics.Rate, errs.Type)
+	require.Equal(t, uint64(1), errs.Passes)
+	require.Equal(t, uint64(8), errs.Total)
+	for _, se := range res.Snapshot.Series {
+		require.NotContains(t, se.Metric.Name, "passes", "the counts are read with their rate, not as metrics of their own")
 	}
 }
 
