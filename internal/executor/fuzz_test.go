@@ -39,7 +39,8 @@ func (idleVU) Iterate(ctx context.Context) bool {
 	}
 }
 
-// fuzzDoc writes one scenario of the executor kind%6 with the fuzzed values.
+// fuzzDoc writes one scenario of the executor kind (modulo their number) with the
+// fuzzed values.
 func fuzzDoc(kind uint8, a, b int64, r1, r2 float64, d1, d2, d3, d4, d5 int64) string {
 	dur := func(ns int64) string { return "'" + time.Duration(ns).String() + "'" }
 	ex := scenario.Executors()[int(kind)%len(scenario.Executors())]
@@ -59,8 +60,13 @@ func fuzzDoc(kind uint8, a, b int64, r1, r2 float64, d1, d2, d3, d4, d5 int64) s
 		o = append(o, fmt.Sprintf("startRate: %g", r1), "timeUnit: "+dur(d5),
 			fmt.Sprintf("preAllocatedVUs: %d", a), fmt.Sprintf("maxVUs: %d", b),
 			fmt.Sprintf("stages: [{duration: %s, target: %g}, {duration: %s, target: %g}]", dur(d1), r1, dur(d2), r2))
+	case scenario.ExternallyControlled:
+		o = append(o, fmt.Sprintf("vus: %d", a), fmt.Sprintf("maxVUs: %d", b), "duration: "+dur(d1))
 	}
-	o = append(o, "startTime: "+dur(d3), "gracefulStop: "+dur(d4))
+	o = append(o, "startTime: "+dur(d3))
+	if ex != scenario.ExternallyControlled { // it takes no gracefulStop
+		o = append(o, "gracefulStop: "+dur(d4))
+	}
 	return fmt.Sprintf("scenarios:\n  f:\n    executor: %s\n    %s\nflow: [{url: 'http://127.0.0.1:1/'}]\n", ex, strings.Join(o, "\n    "))
 }
 
@@ -84,6 +90,8 @@ func FuzzExecutorOptions(f *testing.F) {
 		{kind: 4, a: 1, b: 1, r1: 1e9, d1: s, d2: s, d4: 30 * s},
 		{kind: 4, a: 1, b: 2, r1: 1, d1: s, d2: 1, d4: s},
 		{kind: 5, a: 0, b: 2000, r1: 1e7, r2: 0, d1: 1 << 62, d2: 0, d4: s, d5: s},
+		{kind: 6, a: 2, b: 4, d1: 0},
+		{kind: 6, a: 1000, b: 1 << 40, d1: 1 << 62, d3: 1 << 62},
 		{kind: 5, a: 1, b: 1, r1: 5e-324, r2: 1e300, d1: 1, d2: 1, d3: 1 << 62, d4: 1 << 62, d5: 1},
 	} {
 		f.Add(seed.kind, seed.a, seed.b, seed.r1, seed.r2, seed.d1, seed.d2, seed.d3, seed.d4, seed.d5)
