@@ -57,7 +57,7 @@ func httpGet(t *testing.T, url string) string {
 }
 
 func metricValue(text, series string) (float64, bool) {
-	for _, l := range strings.Split(text, "\n") {
+	for l := range strings.SplitSeq(text, "\n") {
 		if v, ok := strings.CutPrefix(l, series+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			return f, err == nil

@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -40,10 +41,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	w := c.w
 	w.mu.Lock()
 	correlated, last := w.correlated, w.lastSuccess
-	errs := make(map[string]float64, len(w.errors))
-	for k, v := range w.errors {
-		errs[k] = v
-	}
+	errs := maps.Clone(w.errors)
 	w.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(correlatedDesc, prometheus.CounterValue, correlated)
 	ch <- prometheus.MustNewConstMetric(runsDesc, prometheus.GaugeValue, float64(w.history.Len()))

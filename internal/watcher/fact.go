@@ -89,13 +89,3 @@ func (f fact) keyFact() correlator.KeyFact {
 	}
 	return kf
 }
-
-// label returns the value of the fact's label name, or "".
-func (k *key) label(name string) string {
-	for i := 0; i+1 < len(k.labels); i += 2 {
-		if k.labels[i] == name {
-			return k.labels[i+1]
-		}
-	}
-	return ""
-}

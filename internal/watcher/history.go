@@ -238,9 +238,9 @@ func writeAtomic(path string, b []byte) (err error) {
 	if err != nil {
 		return fmt.Errorf("sync state directory: %w", err)
 	}
-	defer d.Close()
 	if err := d.Sync(); err != nil {
+		_ = d.Close()
 		return fmt.Errorf("sync state directory: %w", err)
 	}
-	return nil
+	return d.Close()
 }

@@ -4,6 +4,7 @@ package watcher_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"strconv"
@@ -82,7 +83,7 @@ func scrape(t *testing.T, w *watcher.Watcher) string {
 	reg := prometheus.NewRegistry()
 	require.NoError(t, reg.Register(w.Collector()))
 	rec := httptest.NewRecorder()
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(t, 200, rec.Code, rec.Body.String())
 	return rec.Body.String()
 }
@@ -171,7 +172,7 @@ func TestIntegrationWatcher(t *testing.T) {
 // the exposition writes it).
 func sample(t *testing.T, w *watcher.Watcher, series string) float64 {
 	t.Helper()
-	for _, l := range strings.Split(scrape(t, w), "\n") {
+	for l := range strings.SplitSeq(scrape(t, w), "\n") {
 		if v, ok := strings.CutPrefix(l, series+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			require.NoError(t, err, l)

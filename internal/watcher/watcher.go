@@ -182,7 +182,7 @@ func (w *Watcher) Cycle(ctx context.Context) int {
 	now := w.now().UTC()
 	seen, err := w.list(ctx, now)
 	if err != nil {
-		w.fail(ErrorPrometheus, "Failed to list runs", err)
+		w.fail(ErrorPrometheus, "list_runs", err)
 		return 0
 	}
 	var todo []candidate
@@ -197,7 +197,7 @@ func (w *Watcher) Cycle(ctx context.Context) int {
 			continue // it left the lookback between the list and now
 		case err != nil:
 			if w.unavailable(ctx, err) {
-				w.fail(ErrorPrometheus, "Failed to find run", err, "testid", s.testID)
+				w.fail(ErrorPrometheus, "find_run", err, "testid", s.testID)
 				return 0
 			}
 			w.failRun(s.testID, s.group, fmt.Errorf("find run: %w", err))
@@ -262,7 +262,7 @@ func (w *Watcher) correlate(ctx context.Context, c candidate) (ok, stop bool) {
 	res, err := w.c.Correlate(ctx, w.correlation(c.testID))
 	if err != nil {
 		if w.unavailable(ctx, err) {
-			w.fail(ErrorPrometheus, "Failed to correlate run", err, "testid", c.testID)
+			w.fail(ErrorPrometheus, "correlate", err, "testid", c.testID)
 			return false, true
 		}
 		w.failRun(c.testID, c.group, err)
@@ -277,13 +277,13 @@ func (w *Watcher) correlate(ctx context.Context, c candidate) (ok, stop bool) {
 	dir := reportDir(res.TestID)
 	if _, err := report.WriteFiles(filepath.Join(w.cfg.StorageDir, ReportsDir, dir), "report", document(res, changes), res); err != nil {
 		// The facts are kept; the run is listed without a report.
-		w.fail(ErrorReport, "Failed to write report", err, "testid", c.testID)
+		w.fail(ErrorReport, "write_report", err, "testid", c.testID)
 	} else {
 		run.Report = dir
 	}
 	w.history.Add(run)
 	if err := w.history.Save(); err != nil {
-		w.fail(ErrorState, "Failed to save state", err, "testid", c.testID)
+		w.fail(ErrorState, "save_state", err, "testid", c.testID)
 		return true, true
 	}
 	w.mu.Lock()
@@ -321,7 +321,7 @@ func notes(ns []analysis.Note) []string {
 // failRun counts a failed correlation of one run and, after maxAttempts, records the run
 // with its error so that it is not tried again.
 func (w *Watcher) failRun(testID, group string, err error) {
-	w.fail(ErrorCorrelate, "Failed to correlate run", err, "testid", testID)
+	w.fail(ErrorCorrelate, "correlate", err, "testid", testID)
 	w.mu.Lock()
 	w.attempts[testID]++
 	n := w.attempts[testID]
@@ -331,7 +331,7 @@ func (w *Watcher) failRun(testID, group string, err error) {
 	}
 	w.history.Add(Run{TestID: testID, Group: group, CorrelatedAt: w.now().UTC(), Error: err.Error()})
 	if err := w.history.Save(); err != nil {
-		w.fail(ErrorState, "Failed to save state", err, "testid", testID)
+		w.fail(ErrorState, "save_state", err, "testid", testID)
 		return
 	}
 	w.mu.Lock()
@@ -340,11 +340,12 @@ func (w *Watcher) failRun(testID, group string, err error) {
 	w.logger.Warn("Giving up on run", "testid", testID, "attempts", n)
 }
 
-func (w *Watcher) fail(kind, msg string, err error, kv ...any) {
+// fail counts an error of kind and logs it with the operation that failed.
+func (w *Watcher) fail(kind, op string, err error, kv ...any) {
 	w.mu.Lock()
 	w.errors[kind]++
 	w.mu.Unlock()
-	w.logger.Warn(msg, append(kv, "kind", kind, "err", err)...)
+	w.logger.Warn("Exporter operation failed", append(kv, "op", op, "kind", kind, "err", err)...)
 }
 
 // seenRun is a testid seen in Prometheus, with its group.
@@ -358,11 +359,12 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]seenRun, error) {
 	if w.cfg.GroupBy != "" {
 		by += ", " + w.cfg.GroupBy
 	}
-	sel := `__name__=~"tidemark_run_info|k6_vus|k6_iterations_total", testid!=""`
+	var sel strings.Builder
+	sel.WriteString(`__name__=~"tidemark_run_info|k6_vus|k6_iterations_total", testid!=""`)
 	for _, n := range slices.Sorted(maps.Keys(w.cfg.Correlation.Selector)) {
-		sel += fmt.Sprintf(", %s=%q", n, w.cfg.Correlation.Selector[n])
+		fmt.Fprintf(&sel, ", %s=%q", n, w.cfg.Correlation.Selector[n])
 	}
-	expr := fmt.Sprintf("group by (%s) (count_over_time({%s}[%s]))", by, sel, model.Duration(w.cfg.Lookback))
+	expr := fmt.Sprintf("group by (%s) (count_over_time({%s}[%s]))", by, sel.String(), model.Duration(w.cfg.Lookback))
 	v, _, err := w.q.Query(ctx, expr, now)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
