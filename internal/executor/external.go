@@ -147,18 +147,18 @@ func (e *Executor) SetVUs(vus, maxVUs *int64) error {
 		return &VUConfigError{fmt.Sprintf("the new number of max VUs cannot be lower than the starting number of max VUs (%d)", x.startMax)}
 	}
 	x.vus, x.maxVUs = nv, nm
-	running := x.running
 	x.notify()
-	x.mu.Unlock()
-	if running {
+	if x.running {
 		// k6 reports the new vus-max in its answer: allocate now, not when the
-		// scenario's goroutine gets to it.
+		// scenario's goroutine gets to it. x.mu stays held so that the scenario
+		// cannot end (and close its VUs) before these exist.
 		e.mu.Lock()
 		for int64(len(e.vus)) < nm {
 			e.allocLocked()
 		}
 		e.mu.Unlock()
 	}
+	x.mu.Unlock()
 	return nil
 }
 
