@@ -284,7 +284,7 @@ func CheckExecutable(path, goarch string) error {
 	if err != nil {
 		return fmt.Errorf("check %s: %w", path, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose on close
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
 			return fmt.Errorf("check %s: %w", path, ErrNotStatic)
