@@ -8,6 +8,9 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +40,16 @@ const (
 	// metric's k6 type and value type), so that a later correlation judges each stage
 	// by the thresholds the run was judged by.
 	ThresholdMetric = "tidemark_threshold"
+)
+
+// Labels only RunInfoMetric carries: the run's test identity, so that runs of one test
+// are comparable whatever their testids (tidemark exporter groups them by it).
+const (
+	// RunInfoTestFileLabel is the base name of the file the test was loaded from
+	// (scenario.Test.Source); absent when the test has no source file.
+	RunInfoTestFileLabel = "test_file"
+	// RunInfoTestHashLabel is TestHash of the resolved test.
+	RunInfoTestHashLabel = "test_hash"
 )
 
 // Intervals. k6 samples vus/vus_max every 1 s and evaluates thresholds every 2 s. The
@@ -109,6 +122,8 @@ type Engine struct {
 	reg     *metrics.Registry
 	builtin *metrics.Builtin
 	runInfo *metrics.Metric
+	// infoTags are the run tags plus the test identity, RunInfoMetric's only.
+	infoTags *metrics.TagSet
 	target  *metrics.Metric
 	// declared holds one ThresholdMetric sample per declared threshold, their tags
 	// interned once.
@@ -163,6 +178,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	run = append(run, metrics.Tag{Key: "testid", Value: cfg.TestID})
 	e.runTags = e.pool.Intern(run)
+	e.infoTags = e.pool.With(e.runTags, testIdentity(cfg.Test)...)
 	if len(cfg.Declared) > 0 {
 		m, err := e.reg.New(ThresholdMetric, metrics.Gauge, metrics.Default)
 		if err != nil {
@@ -494,7 +510,7 @@ func (e *Engine) emitGauges(start, now time.Time) {
 	samples = append(samples,
 		metrics.Sample{Metric: e.builtin.VUs, Tags: e.runTags, Time: now, Value: float64(vus)},
 		metrics.Sample{Metric: e.builtin.VUsMax, Tags: e.runTags, Time: now, Value: float64(vusMax)},
-		metrics.Sample{Metric: e.runInfo, Tags: e.runTags, Time: now, Value: 1},
+		metrics.Sample{Metric: e.runInfo, Tags: e.infoTags, Time: now, Value: 1},
 	)
 	for _, d := range e.declared {
 		d.Time = now
@@ -518,6 +534,32 @@ func (e *Engine) stages(start, end time.Time) []StageWindow {
 		}
 	}
 	return out
+}
+
+// testIdentity returns RunInfoMetric's identity tags of t: its file's base name, when
+// it has one, and its TestHash. A run tag of the same name (a --tag) is replaced.
+func testIdentity(t *scenario.Test) []metrics.Tag {
+	var out []metrics.Tag
+	if t.Source != "" {
+		out = append(out, metrics.Tag{Key: RunInfoTestFileLabel, Value: filepath.Base(t.Source)})
+	}
+	if h := TestHash(t); h != "" {
+		out = append(out, metrics.Tag{Key: RunInfoTestHashLabel, Value: h})
+	}
+	return out
+}
+
+// TestHash is a short hash (12 hex digits of SHA-256) of the resolved test's options as
+// `tidemark inspect` prints them (scenarios with their executors, stages and targets,
+// thresholds, tags …), the same for every instance of a distributed run and for every
+// run of one unchanged test; empty if they cannot be encoded.
+func TestHash(t *scenario.Test) string {
+	b, err := json.Marshal(t.K6Options(nil)) // map keys are sorted: stable
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
 }
 
 // DefaultTestID returns `<scenario-file-stem>-<UTC yyyymmdd-hhmmss>`.

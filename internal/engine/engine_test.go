@@ -113,7 +113,8 @@ func TestRunRequestCountsMatchTarget(t *testing.T) {
 	require.Positive(t, s.sum("data_sent"))
 	require.Positive(t, s.sum("data_received"))
 	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1"}, s.tagsOf("vus"), "vus carries run tags only")
-	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1"}, s.tagsOf("tidemark_run_info"))
+	require.Equal(t, map[string]string{"testid": "tid", "env": "test", "instance_id": "1", "test_hash": TestHash(e.cfg.Test)}, s.tagsOf("tidemark_run_info"),
+		"run info carries the test's identity too (no test_file: the test has no source)")
 	require.GreaterOrEqual(t, res.End.Sub(res.Start), 1600*time.Millisecond, "startTime delays the second scenario")
 	require.Len(t, res.Stages, 2)
 	require.Equal(t, res.Start.Add(600*time.Millisecond), res.Stages[1].Start)
@@ -439,4 +440,28 @@ func TestEmitGaugesOnlyWhileLive(t *testing.T) {
 	s.mu.Unlock()
 	e.EmitGauges()
 	require.Equal(t, n, s.counts["tidemark_scenario_target"], "after the run")
+}
+
+// TestRunInfoIdentity: tidemark_run_info's test_file and test_hash name the test, not
+// the run: two runs of one unchanged file share them, a changed load shape does not.
+func TestRunInfoIdentity(t *testing.T) {
+	t.Parallel()
+	test := func(rate float64) *scenario.Test {
+		return &scenario.Test{Source: "/srv/tests/spike-50.yaml", Scenarios: []*scenario.Scenario{{Name: "spike",
+			Executor: scenario.ConstantArrivalRate, Rate: rate, Duration: time.Minute, PreAllocatedVUs: 1, MaxVUs: 2}}}
+	}
+	info := func(tst *scenario.Test, testID string) map[string]string {
+		e, err := New(Config{Test: tst, TestID: testID, Pusher: newSink(t)})
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, tag := range e.infoTags.Tags() {
+			out[tag.Key] = tag.Value
+		}
+		return out
+	}
+	a, b := info(test(50), "monday"), info(test(50), "tuesday")
+	require.Equal(t, "spike-50.yaml", a["test_file"])
+	require.Regexp(t, `^[0-9a-f]{12}$`, a["test_hash"])
+	require.Equal(t, a["test_hash"], b["test_hash"], "same test, other testid")
+	require.NotEqual(t, a["test_hash"], info(test(100), "monday")["test_hash"], "another rate is another test")
 }
