@@ -124,7 +124,7 @@ type Engine struct {
 	runInfo *metrics.Metric
 	// infoTags are the run tags plus the test identity, RunInfoMetric's only.
 	infoTags *metrics.TagSet
-	target  *metrics.Metric
+	target   *metrics.Metric
 	// declared holds one ThresholdMetric sample per declared threshold, their tags
 	// interned once.
 	declared []metrics.Sample
