@@ -225,12 +225,12 @@ func median(values []float64) float64 {
 func text(c Change) string {
 	f := c.Fact
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, was %s in %s (%s", Title(f), formatValue(f.Unit, f.Value), formatValue(f.Unit, c.Baseline), c.BaselineTestID, formatDelta(f.Unit, c.Delta))
+	fmt.Fprintf(&b, "%s: %s, was %s in %s (%s", Title(f), analysis.FormatValue(f.Unit, f.Value), analysis.FormatValue(f.Unit, c.Baseline), c.BaselineTestID, formatDelta(f.Unit, c.Delta))
 	if c.Resolution > 0 {
-		fmt.Fprintf(&b, ", resolution ±%s", formatValue(f.Unit, c.Resolution))
+		fmt.Fprintf(&b, ", resolution ±%s", analysis.FormatValue(f.Unit, c.Resolution))
 	}
 	if c.HistoryRuns > 1 && c.Spread > c.Resolution {
-		fmt.Fprintf(&b, ", outside %s ± %s of the last %d runs", formatValue(f.Unit, c.Median), formatValue(f.Unit, c.Spread), c.HistoryRuns)
+		fmt.Fprintf(&b, ", outside %s ± %s of the last %d runs", analysis.FormatValue(f.Unit, c.Median), analysis.FormatValue(f.Unit, c.Spread), c.HistoryRuns)
 	}
 	b.WriteString(")")
 	return b.String()
@@ -320,27 +320,6 @@ func Title(f correlator.KeyFact) string {
 	return t
 }
 
-// formatValue prints a value in its unit as the reports do.
-func formatValue(unit string, v float64) string {
-	switch unit {
-	case analysis.UnitSeconds:
-		return formatSeconds(v)
-	case analysis.UnitRatio:
-		return fmt.Sprintf("%.2f%%", v*100)
-	case analysis.UnitPercent:
-		return fmt.Sprintf("%.1f%%", v)
-	case analysis.UnitPerSec:
-		return fmt.Sprintf("%.1f/s", v)
-	case analysis.UnitVUs:
-		return fmt.Sprintf("%s VUs", formatNum(v))
-	case analysis.UnitReplicas:
-		return fmt.Sprintf("%s replicas", formatNum(v))
-	case analysis.UnitCount, "":
-		return formatNum(v)
-	}
-	return formatNum(v) + " " + unit
-}
-
 // formatDelta prints a signed change; ratios and percentages change in percentage
 // points.
 func formatDelta(unit string, d float64) string {
@@ -355,25 +334,7 @@ func formatDelta(unit string, d float64) string {
 	case analysis.UnitPercent:
 		return fmt.Sprintf("%s%.1f pp", sign, a)
 	}
-	return sign + formatValue(unit, a)
-}
-
-func formatSeconds(s float64) string {
-	a := math.Abs(s)
-	switch {
-	case a < 1:
-		return fmt.Sprintf("%.0f ms", s*1000)
-	case a < 60:
-		return fmt.Sprintf("%.0f s", s)
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
-}
-
-func formatNum(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	return sign + analysis.FormatValue(unit, a)
 }
 
 // Sort orders changes regressions first, then by fact title: for reports.

@@ -184,7 +184,7 @@ func precision(f *analysis.Fact) string {
 	if f == nil || f.ResolutionSeconds <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("±%s", fmtSeconds(f.ResolutionSeconds))
+	return fmt.Sprintf("±%s", analysis.FormatSeconds(f.ResolutionSeconds))
 }
 
 // FormatFact prints a fact's value in its unit, the way a person writes it.
@@ -192,56 +192,17 @@ func FormatFact(f *analysis.Fact) string {
 	if f == nil {
 		return "—"
 	}
-	v := f.Value
 	switch f.Unit {
 	case analysis.UnitSeconds:
-		if v == 0 && f.At.IsZero() && f.ResolutionSeconds > 0 {
+		if f.Value == 0 && f.At.IsZero() && f.ResolutionSeconds > 0 {
 			// A span whose ends fell in the same samples: shorter than the samples can
 			// show, not "0 ms".
-			return "< " + fmtSeconds(f.ResolutionSeconds)
+			return "< " + analysis.FormatSeconds(f.ResolutionSeconds)
 		}
-		return fmtSeconds(v)
 	case analysis.UnitTime:
 		return f.At.UTC().Format(time.TimeOnly)
-	case analysis.UnitRatio:
-		return fmt.Sprintf("%.2f%%", v*100)
-	case analysis.UnitPercent:
-		return fmt.Sprintf("%.1f%%", v)
-	case analysis.UnitPerSec:
-		return fmt.Sprintf("%.1f/s", v)
-	case analysis.UnitCores:
-		return fmt.Sprintf("%.0fm", v*1000)
-	case analysis.UnitBytes:
-		return fmtBytes(v)
-	case analysis.UnitReplicas:
-		return fmt.Sprintf("%s replicas", fmtNum(v))
-	case analysis.UnitVUs:
-		return fmt.Sprintf("%s VUs", fmtNum(v))
-	case analysis.UnitCount, "":
-		return fmtNum(v)
 	}
-	return fmtNum(v) + " " + f.Unit
-}
-
-func fmtSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%.0f ms", s*1000)
-	case d < time.Minute:
-		return fmt.Sprintf("%.0f s", s)
-	}
-	return d.Round(time.Second).String()
-}
-
-func fmtBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for math.Abs(v) >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	return analysis.FormatValue(f.Unit, f.Value)
 }
 
 // at prints the clock time of an instant fact, or "—".
@@ -273,8 +234,8 @@ func loadSection(r *correlator.Result) Section {
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprintf("%d (%s)", st.Index+1, st.Kind), st.Scenario,
 			fmtOffset(st.From.Sub(r.Window.Run.From)) + " – " + fmtOffset(st.To.Sub(r.Window.Run.From)),
-			fmtNum(st.TargetAvg) + unit, FormatFact(st.Achieved), FormatFact(st.RequestRate),
-			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), fmtNum(st.Dropped), st.Why,
+			analysis.FormatNum(st.TargetAvg) + unit, FormatFact(st.Achieved), FormatFact(st.RequestRate),
+			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), analysis.FormatNum(st.Dropped), st.Why,
 		})
 	}
 	s.Tables = append(s.Tables, t)
@@ -291,16 +252,16 @@ func autoscalingSection(r *correlator.Result) (Section, bool) {
 	pods := Table{Title: "Pod start-up (created → Ready)", Columns: []string{"HPA", "Pod", "Created", "Ready", "Start-up"}}
 	for _, h := range r.Autoscaling {
 		name := h.Namespace + "/" + h.Name
-		sum.Rows = append(sum.Rows, []string{name, h.Deployment, fmtNum(factValue(h.Min)) + "–" + fmtNum(factValue(h.Max)),
+		sum.Rows = append(sum.Rows, []string{name, h.Deployment, analysis.FormatNum(factValue(h.Min)) + "–" + analysis.FormatNum(factValue(h.Max)),
 			FormatFact(h.Baseline), FormatFact(h.Peak), at(h.MetricCrossed), at(h.FirstScaleUp),
 			FormatFact(h.ReactionFromLoadStep), FormatFact(h.ReactionFromCrossing), FormatFact(h.TimeToMax),
 			FormatFact(h.HeldAtMax), at(h.ScaleInStart), FormatFact(h.ScaleInDelay), at(h.RecoveredToMin)})
 		for _, st := range h.Steps {
 			gap := FormatFact(st.ReadyGap)
 			if st.NeverReady {
-				gap = fmt.Sprintf("never Ready (reached %s)", fmtNum(st.ReadyMax))
+				gap = fmt.Sprintf("never Ready (reached %s)", analysis.FormatNum(st.ReadyMax))
 			}
-			steps.Rows = append(steps.Rows, []string{name, fmt.Sprintf("%s %s→%s", st.Direction, fmtNum(st.From), fmtNum(st.To)),
+			steps.Rows = append(steps.Rows, []string{name, fmt.Sprintf("%s %s→%s", st.Direction, analysis.FormatNum(st.From), analysis.FormatNum(st.To)),
 				at(st.DesiredAt), at(st.CurrentAt), at(st.ReadyAt), gap})
 		}
 		for _, p := range h.Pods {
@@ -379,7 +340,7 @@ func databaseSection(r *correlator.Result) (Section, bool) {
 		}
 		credit := "—"
 		if db.CreditStart != nil && db.CreditEnd != nil {
-			credit = fmt.Sprintf("%s → %s (%s)", fmtNum(db.CreditStart.Value), fmtNum(db.CreditEnd.Value), db.CreditTrend)
+			credit = fmt.Sprintf("%s → %s (%s)", analysis.FormatNum(db.CreditStart.Value), analysis.FormatNum(db.CreditEnd.Value), db.CreditTrend)
 		}
 		t.Rows = append(t.Rows, []string{db.Instance, FormatFact(db.CPUBaseline), FormatFact(db.CPUPeak),
 			FormatFact(db.ConnectionsBaseline), FormatFact(db.ConnectionsPeak), FormatFact(db.ConnectionsGrowth), plateau,
@@ -399,7 +360,7 @@ func errorsSection(r *correlator.Result) Section {
 	if len(e.Bursts) > 0 {
 		t := Table{Title: "Error bursts", Columns: []string{"From", "To", "Failures", "Requests", "Error rate", "Share of all failures"}}
 		for _, b := range e.Bursts {
-			t.Rows = append(t.Rows, []string{fmtTime(b.From), fmtTime(b.To), fmtNum(b.Failures), fmtNum(b.Requests),
+			t.Rows = append(t.Rows, []string{fmtTime(b.From), fmtTime(b.To), analysis.FormatNum(b.Failures), analysis.FormatNum(b.Requests),
 				fmt.Sprintf("%.1f%%", b.ErrorRate*100), fmt.Sprintf("%.0f%%", b.Share*100)})
 		}
 		s.Tables = append(s.Tables, t)
@@ -407,7 +368,7 @@ func errorsSection(r *correlator.Result) Section {
 	if len(e.Gaps) > 0 {
 		t := Table{Title: "Failures inside start-up gaps (ready < current)", Columns: []string{"Workload", "From", "To", "Failures", "Share of all failures"}}
 		for _, g := range e.Gaps {
-			t.Rows = append(t.Rows, []string{g.Object, fmtTime(g.From), fmtTime(g.To), fmtNum(g.Failures), fmt.Sprintf("%.0f%%", g.Share*100)})
+			t.Rows = append(t.Rows, []string{g.Object, fmtTime(g.From), fmtTime(g.To), analysis.FormatNum(g.Failures), fmt.Sprintf("%.0f%%", g.Share*100)})
 		}
 		s.Tables = append(s.Tables, t)
 	}
@@ -429,7 +390,7 @@ func findingsSection(r *correlator.Result) Section {
 func sourcesSection(r *correlator.Result) Section {
 	t := Table{Columns: []string{"Source", "Resolution", "Coverage", "Series", "Selector", "Description"}}
 	for _, src := range r.Sources {
-		res := fmtSeconds(src.ResolutionSeconds)
+		res := analysis.FormatSeconds(src.ResolutionSeconds)
 		if !src.Measured {
 			res += " (assumed)"
 		}

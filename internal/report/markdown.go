@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/analysis"
 )
 
 // WriteMarkdown writes d as GitHub-flavoured Markdown. Charts are not drawn; their
@@ -60,7 +62,7 @@ func WriteMarkdown(w io.Writer, d *Document) error {
 					rows = append(rows, []string{c.Title, s.Name, "no data", ""})
 					continue
 				}
-				rows = append(rows, []string{c.Title, s.Name, fmtNum(lo) + " " + c.Unit, fmtNum(hi) + " " + c.Unit})
+				rows = append(rows, []string{c.Title, s.Name, analysis.FormatNum(lo) + " " + c.Unit, analysis.FormatNum(hi) + " " + c.Unit})
 			}
 		}
 		writeMDTable(bw, Table{Columns: []string{"Chart", "Series", "Min", "Max"}, Rows: rows})
@@ -141,15 +143,4 @@ func fmtOffset(d time.Duration) string {
 	}
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%s%d:%02d", sign, int(d.Minutes()), int(d.Seconds())%60)
-}
-
-func fmtNum(v float64) string {
-	switch {
-	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
-		return fmt.Sprintf("%d", int64(v))
-	case v > 100 || v < -100:
-		return fmt.Sprintf("%.0f", v)
-	default:
-		return fmt.Sprintf("%.3g", v)
-	}
 }
