@@ -80,6 +80,7 @@ type runConfig struct {
 	cpuProfile   string
 	outputs      *outputFlags
 	dist         *distributedFlags // --instances, --instance-index, --start-at (distributed.go)
+	atEnd        *atEndFlags       // --summarize-at-end (summarize_at_end.go)
 	dataDir      string
 	noStore      bool
 	modulesDir   string
@@ -312,7 +313,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		Short('a').StringVar(&cfg.address)
 	cmd.Flag("paused", "k6's --paused: hold the start until PATCH /v1/status {\"paused\": false} on the REST API (on localhost:6565 unless --address) (K6_PAUSED).").
 		Short('p').BoolVar(&cfg.paused)
-	cmd.Flag("linger", "k6's --linger: after the run and its summary, stay up (with the REST API) until SIGINT, SIGTERM or PATCH /v1/status stopped:true (K6_LINGER).").
+	cmd.Flag("linger", "k6's --linger: after the run and its summary, stay up (with the REST API) until SIGINT or SIGTERM (K6_LINGER).").
 		Short('l').BoolVar(&cfg.linger)
 	cmd.Flag("http-debug", "k6's --http-debug[=full]: log every request and response head to stderr, with =full the bodies too; "+
 		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
@@ -340,6 +341,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("debug.cpu-profile", "Write a Go CPU profile of the run to this file.").Hidden().StringVar(&cfg.cpuProfile)
 	cfg.outputs = addOutputFlags(cmd)
 	cfg.dist = addDistributedFlags(cmd)
+	cfg.atEnd = addSummarizeAtEndFlags(cmd)
 	cmd.Flag("storage.tsdb.path", "Without a remote-write URL the run's series go into the embedded store in this directory "+
 		"(or into the `tidemark serve` holding it), for `tidemark serve` and `tidemark correlate`.").
 		Default(store.DefaultConfig.Dir).StringVar(&cfg.dataDir)
@@ -482,7 +484,9 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if err := cfg.dist.wait(ctx, cfg, logger); err != nil {
 		return err
 	}
-	return execute(ctx, cfg.loadtestConfig(test, tags, seg, files, g.stdout, logger), cfg.printing, g)
+	return cfg.atEnd.run(ctx, cfg, g, func() error {
+		return execute(ctx, cfg.loadtestConfig(test, tags, seg, files, g.stdout, logger), cfg.printing, g)
+	})
 }
 
 // loadtestConfig is the run of test as the flags describe it: files are the --out
@@ -529,7 +533,8 @@ type printing struct {
 	address string
 	paused  bool
 	// linger is k6's --linger: after the run and its summary, the process (and the REST
-	// API) stays up until SIGINT/SIGTERM or PATCH /v1/status {"stopped": true}.
+	// API) stays up until SIGINT/SIGTERM (PATCH /v1/status {"stopped": true} does not end
+	// it, as in k6).
 	linger bool
 	// noSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
@@ -546,6 +551,7 @@ type printing struct {
 // progress line, then the k6 summary and the summary files. Its error is the run's
 // verdict (exit codes 99, 105) or why it could not run.
 func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) error {
+	signals := ctx // --linger ends on SIGINT/SIGTERM only: k6 lingers on after PATCH stopped:true
 	api, ctx, err := withRESTAPI(ctx, &cfg, p, g.logger())
 	if err != nil {
 		return err
@@ -555,7 +561,7 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 		return err
 	}
 	defer dash.close() // after lingering: --linger keeps serving the final state
-	defer lingerAfter(ctx, p, api, g.logger())
+	defer lingerAfter(signals, p, api, g.logger())
 	started := cfg.Started
 	cfg.Started = func(plan loadtest.Plan) func() {
 		printHeader(g.stdout, cfg.Source, plan)
@@ -614,11 +620,12 @@ func execute(ctx context.Context, cfg loadtest.Config, p printing, g *globals) e
 	return errors.Join(errs...)
 }
 
-// lingerAfter keeps the process up after the run until ctx ends (--linger), then stops
+// lingerAfter keeps the process up after the run until ctx ends (--linger: SIGINT or
+// SIGTERM; as in k6 v1.8.1, PATCH /v1/status stopped:true does not end it), then stops
 // the REST API's listener, which --linger keeps serving the finished run.
 func lingerAfter(ctx context.Context, p printing, api *restAPI, logger *slog.Logger) {
 	if p.linger {
-		logger.Info("The run is over; lingering until SIGINT, SIGTERM or PATCH /v1/status stopped:true (--linger)")
+		logger.Info("The run is over; lingering until SIGINT or SIGTERM (--linger)")
 		<-ctx.Done()
 	}
 	if api != nil && api.srv != nil {
@@ -758,7 +765,7 @@ func runScript(ctx context.Context, cfg *runConfig, files []output.Spec, g *glob
 	if err := cfg.dist.wait(r.Context(ctx), cfg, logger); err != nil {
 		return err
 	}
-	err = execute(r.Context(ctx), lc, cfg.printing, g)
+	err = cfg.atEnd.run(r.Context(ctx), cfg, g, func() error { return execute(r.Context(ctx), lc, cfg.printing, g) })
 	if rerr := r.Err(); rerr != nil && !errors.Is(err, rerr) {
 		// test.abort() (108) or a script error (107) comes first: it decides the exit code.
 		return errors.Join(rerr, err)

@@ -147,16 +147,22 @@ func (cfg *summarizeConfig) open(ctx context.Context, logger *slog.Logger) (quer
 }
 
 func runSummarize(ctx context.Context, cfg *summarizeConfig, g *globals) (err error) {
+	q, where, closeFn, err := cfg.open(ctx, g.logger())
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeFn()) }()
+	return summarizeWith(ctx, cfg, q, where, g, nil)
+}
+
+// summarizeWith prints the summary of the run cfg names, read through q (at where),
+// with extra lines after the run's, and returns its threshold verdict.
+func summarizeWith(ctx context.Context, cfg *summarizeConfig, q query.Querier, where string, g *globals, extra []string) error {
 	logger := g.logger()
 	test, reg, err := cfg.test(logger)
 	if err != nil {
 		return err
 	}
-	q, where, closeFn, err := cfg.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, closeFn()) }()
 	cat, err := query.LoadFile("")
 	if err != nil {
 		return err
@@ -204,7 +210,7 @@ func runSummarize(ctx context.Context, cfg *summarizeConfig, g *globals) (err er
 	}
 	in.Extra = append([]string{fmt.Sprintf("run: %s, %d instance(s) (%s), %s to %s (%s), from %s",
 		cfg.testID, len(ids), strings.Join(ids, ", "), win.Run.From.Format(time.RFC3339), win.Run.To.Format(time.RFC3339), duration.Round(time.Millisecond), where)},
-		res.Notes...)
+		append(extra, res.Notes...)...)
 	if win.Live {
 		in.Extra = append(in.Extra, "the run is still live: this summary covers it up to now")
 	}
