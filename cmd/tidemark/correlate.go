@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -29,6 +28,7 @@ import (
 // sourceFlags are how correlate and compare reach Prometheus and which catalog they use.
 type sourceFlags struct {
 	prometheusURL string
+	httpConfig    string
 	dataDir       string
 	catalogFile   string
 	namespace     string
@@ -49,6 +49,7 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
 		"Default: the embedded store in --storage.tsdb.path (a running `tidemark serve` there, or the directory itself).").
 		PlaceHolder("URL").StringVar(&f.prometheusURL)
+	addHTTPConfigFlag(cmd, &f.httpConfig)
 	cmd.Flag("storage.tsdb.path", "Data directory of the embedded store, used when --prometheus.url is not set.").
 		Default(store.DefaultConfig.Dir).StringVar(&f.dataDir)
 	cmd.Flag("catalog.file", "Query catalog (YAML) with metric names, selectors and joins for your exporters; "+
@@ -80,7 +81,7 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		if err != nil {
 			return nil, "", nil, err
 		}
-		q, err := query.NewPrometheus(f.prometheusURL, http.DefaultTransport, query.WithTimeout(f.queryTimeout))
+		q, err := f.remote()
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -100,6 +101,24 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 		return nil, "", nil, errors.Join(err, local.Close())
 	}
 	return correlator.New(q, cat, logger), local.Where, local.Close, nil
+}
+
+// remote returns the querier of --prometheus.url, with --http.config.file's
+// authentication and TLS.
+func (f *sourceFlags) remote() (query.Querier, error) {
+	rt, err := query.RoundTripperFromFile(f.httpConfig)
+	if err != nil {
+		return nil, exitcode.Invalid(err)
+	}
+	return query.NewPrometheus(f.prometheusURL, rt, query.WithTimeout(f.queryTimeout))
+}
+
+// addHTTPConfigFlag registers --http.config.file, the client settings of
+// --prometheus.url, into path.
+func addHTTPConfigFlag(cmd *kingpin.CmdClause, path *string) {
+	cmd.Flag("http.config.file", "HTTP client configuration for --prometheus.url, as promtool's: a YAML file in Prometheus' "+
+		"http_config format (basic_auth, authorization, oauth2, tls_config, proxy_url, http_headers) for a Prometheus, Mimir or "+
+		"Thanos behind authentication or TLS. Its secrets never appear in logs or reports.").PlaceHolder("FILE").StringVar(path)
 }
 
 // config checks the flags and returns the correlation of one run.

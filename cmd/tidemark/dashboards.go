@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -28,6 +27,7 @@ type dashboardsConfig struct {
 	message   string
 	catalog   string
 	promURL   string
+	httpCfg   string
 	namespace string
 	lookback  model.Duration
 }
@@ -48,6 +48,7 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, ac
 	cmd.Flag("prometheus.url", "Prometheus to look in for where kube-state-metrics and cAdvisor are scraped (their job names, "+
 		"as tidemark correlate discovers them): the dashboards then select those. Default: the catalog's selectors.").
 		PlaceHolder("URL").StringVar(&cfg.promURL)
+	addHTTPConfigFlag(cmd, &cfg.httpCfg)
 	cmd.Flag("namespace", "With --prometheus.url: regex of the namespaces to look in; default all.").PlaceHolder("REGEX").StringVar(&cfg.namespace)
 	cmd.Flag("lookback", "With --prometheus.url: how far back to look for the sources' series.").Default("1h").SetValue(&cfg.lookback)
 	cmd.Flag("grafana.url", "Grafana base URL (push), e.g. http://grafana:3000.").StringVar(&cfg.url)
@@ -115,7 +116,11 @@ func discoverCatalog(ctx context.Context, cfg *dashboardsConfig, cat *query.Cata
 	if cfg.lookback <= 0 {
 		return nil, exitcode.Invalid(fmt.Errorf("--lookback %s: expected a positive duration such as 1h", cfg.lookback))
 	}
-	q, err := query.NewPrometheus(cfg.promURL, http.DefaultTransport)
+	rt, err := query.RoundTripperFromFile(cfg.httpCfg)
+	if err != nil {
+		return nil, exitcode.Invalid(err)
+	}
+	q, err := query.NewPrometheus(cfg.promURL, rt)
 	if err != nil {
 		return nil, exitcode.Invalid(err)
 	}

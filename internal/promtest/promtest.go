@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Binary paths of the Debian packages prometheus and victoria-metrics.
@@ -54,6 +56,8 @@ type Server struct {
 	args      []string
 	readyPath string
 	logPath   string
+	// user and password answer the server's basic authentication (WithBasicAuth).
+	user, password string
 
 	// Replaced by each (re)start.
 	cmd     *exec.Cmd
@@ -106,8 +110,9 @@ func (s *Server) Restart(t testing.TB) {
 }
 
 type options struct {
-	config string
-	args   []string
+	config         string
+	args           []string
+	user, password string
 }
 
 // Option changes how a server is started.
@@ -117,6 +122,14 @@ type Option func(*options)
 // example to add scrape_configs. The default has only a 15 s global scrape interval and no
 // scrape jobs. VictoriaMetrics ignores it.
 func WithConfig(yaml string) Option { return func(o *options) { o.config = yaml } }
+
+// WithBasicAuth makes every endpoint of the server, the query API and remote write
+// included, require HTTP basic authentication as user with password: Prometheus
+// through its --web.config.file (a bcrypt hash), VictoriaMetrics through
+// -httpAuth.username and -httpAuth.password. The readiness probe authenticates.
+func WithBasicAuth(user, password string) Option {
+	return func(o *options) { o.user, o.password = user, password }
+}
 
 // WithArgs appends command-line arguments to the server's defaults.
 func WithArgs(args ...string) Option { return func(o *options) { o.args = append(o.args, args...) } }
@@ -135,7 +148,18 @@ func StartPrometheus(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("promtest: write prometheus config: %v", err)
 	}
 	data := filepath.Join(dir, "data")
-	return start(t, "prometheus", PrometheusBinary, dir, data, "/-/ready", func(addr string) []string {
+	if o.user != "" {
+		hash, err := bcrypt.GenerateFromPassword([]byte(o.password), bcrypt.MinCost)
+		if err != nil {
+			t.Fatalf("promtest: hash the password: %v", err)
+		}
+		webPath := filepath.Join(dir, "web.yml")
+		if err := os.WriteFile(webPath, fmt.Appendf(nil, "basic_auth_users:\n  %q: %q\n", o.user, hash), 0o600); err != nil {
+			t.Fatalf("promtest: write web config: %v", err)
+		}
+		o.args = append(o.args, "--web.config.file="+webPath)
+	}
+	return start(t, "prometheus", PrometheusBinary, dir, data, "/-/ready", o, func(addr string) []string {
 		return append([]string{
 			"--config.file=" + cfgPath,
 			"--storage.tsdb.path=" + data,
@@ -159,7 +183,10 @@ func StartVictoriaMetrics(t testing.TB, opts ...Option) *Server {
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	return start(t, "victoria-metrics", VictoriaMetricsBinary, dir, data, "/health", func(addr string) []string {
+	if o.user != "" {
+		o.args = append(o.args, "-httpAuth.username="+o.user, "-httpAuth.password="+o.password)
+	}
+	return start(t, "victoria-metrics", VictoriaMetricsBinary, dir, data, "/health", o, func(addr string) []string {
 		return append([]string{
 			"-httpListenAddr=" + addr,
 			"-storageDataPath=" + data,
@@ -173,7 +200,7 @@ func StartVictoriaMetrics(t testing.TB, opts ...Option) *Server {
 // someone else between picking and binding.
 const startAttempts = 3
 
-func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr string) []string) *Server {
+func start(t testing.TB, name, bin, dir, data, readyPath string, o options, args func(addr string) []string) *Server {
 	t.Helper()
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("promtest: %s is required for this integration test (apt-get install --no-install-recommends %s): %v", bin, name, err)
@@ -193,6 +220,8 @@ func start(t testing.TB, name, bin, dir, data, readyPath string, args func(addr 
 			args:      args(addr),
 			readyPath: readyPath,
 			logPath:   filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, attempt)),
+			user:      o.user,
+			password:  o.password,
 		}
 		if err := s.launch(); err != nil {
 			lastErr = fmt.Errorf("%w\n%s log:\n%s", err, name, tail(s.Log(), 4000))
@@ -267,6 +296,9 @@ func waitReady(s *Server, path string) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 		if err != nil {
 			return err
+		}
+		if s.user != "" {
+			req.SetBasicAuth(s.user, s.password)
 		}
 		resp, err := client.Do(req)
 		if err != nil {
