@@ -42,6 +42,7 @@ func commands() []command {
 		compareCmd,
 		demoCmd,
 		inspectCmd,
+		archiveCmd,
 		summarizeCmd,
 		exporterCmd,
 	}

@@ -32,6 +32,7 @@ type program struct {
 	id   string // absolute path, or the https:// URL
 	name string // name in messages and stack traces
 	file string // the file on disk
+	src  []byte // its source, for archives
 	prg  *sobek.Program
 	err  error
 }
@@ -100,6 +101,13 @@ func (l *loader) remote(spec string) (target, error) {
 	if err != nil || u.Host == "" {
 		return target{}, fmt.Errorf("unknown module %q: not a valid URL", spec)
 	}
+	l.mu.Lock()
+	p, ok := l.programs[spec]
+	l.mu.Unlock()
+	if ok {
+		// Loaded once already: an archive's directory is gone once the script is loaded.
+		return target{name: spec, file: p.file, disp: spec}, nil
+	}
 	if l.modulesDir != "" {
 		file := filepath.Join(l.modulesDir, u.Host, filepath.FromSlash(path.Clean("/"+u.Path)))
 		if _, err := os.Stat(file); err == nil {
@@ -141,6 +149,7 @@ func (l *loader) load(t target) *program {
 	case err != nil:
 		p.err = &ScriptError{Msg: fmt.Sprintf("module %s: %v", t.disp, err), Err: err}
 	default:
+		p.src = src
 		p.prg, p.err = compile(t.disp, src)
 	}
 	l.programs[t.name] = p

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -61,13 +62,14 @@ type Config struct {
 // that run it (an engine.VUSource). Its setup, teardown and handleSummary run in one
 // runtime of VU 0, the one that read the options.
 type Runner struct {
-	cfg    Config
-	logger *slog.Logger
-	loader *loader
-	reg    *metrics.Registry
-	main   *program
-	script *scenario.Script
-	aux    *vu // VU 0
+	cfg     Config
+	logger  *slog.Logger
+	loader  *loader
+	reg     *metrics.Registry
+	main    *program
+	script  *scenario.Script
+	aux     *vu        // VU 0
+	archive *extracted // the archive the script runs from, or nil
 
 	setupEnv *engine.VUEnv
 	prepared []*prepared // scenarios whose VUs Setup initializes
@@ -107,7 +109,22 @@ var _ modules.Execution = (*Runner)(nil)
 // (scenario.Errors) and a scenario whose exec function (default) is not exported
 // carry exit code 104.
 func New(cfg Config) (*Runner, error) {
-	r := &Runner{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry()}
+	var arc *extracted
+	if IsArchive(cfg.Script) {
+		// A k6 archive: its files are unpacked for the loader, which reads every module
+		// and open()ed file of the init context once, so the directory goes when the
+		// script is loaded. Its options replace the script's and its env is under the
+		// run's, as in k6.
+		x, err := extractArchive(cfg.Script)
+		if err != nil {
+			return nil, exitcode.Invalid(err)
+		}
+		defer os.RemoveAll(x.dir)
+		arc = x
+		cfg.Script, cfg.Env = x.main, x.env(cfg.Env)
+		cfg.ModulesDir = filepath.Join(x.dir, "https")
+	}
+	r := &Runner{cfg: cfg, logger: cfg.Logger, reg: metrics.NewRegistry(), archive: arc}
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
@@ -133,6 +150,9 @@ func New(cfg Config) (*Runner, error) {
 	opts, err := r.options(exports)
 	if err != nil {
 		return nil, err
+	}
+	if arc != nil {
+		opts = arc.options
 	}
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {
