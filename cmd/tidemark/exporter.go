@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
@@ -34,6 +35,8 @@ type exporterConfig struct {
 	storagePath string
 	interval    time.Duration
 	groupBy     string
+	maxRuns     int
+	retention   model.Duration
 }
 
 // exporterCmd is `tidemark exporter`: the long-running sidecar that correlates every
@@ -50,13 +53,21 @@ func exporterCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, acti
 	cfg.src = addSourceFlags(cmd)
 	cmd.GetFlag("lookback").Default("1h").Help("How far back each look searches for finished runs (and how far back " +
 		"a run's series are searched when it is correlated). Runs correlated once stay in the history however old.")
-	cmd.Flag("storage.path", "Directory of the state file (state.json: the runs correlated, their facts and changes) "+
-		"and of reports/<testid>/.").Default("data/exporter").StringVar(&cfg.storagePath)
+	cmd.Flag("storage.path", "Directory of the state (state.json and state.log: every run correlated, its facts and "+
+		"changes) and of reports/<testid>/.").Default("data/exporter").StringVar(&cfg.storagePath)
 	cmd.Flag("interval", "Time between two looks for finished runs; a failed look is retried at the next.").
 		Default("1m").DurationVar(&cfg.interval)
 	cmd.Flag("group-by", "Label of the runs' series (tidemark_run_info, k6_vus) whose value groups comparable runs; "+
-		"default: the testid without a trailing date/time (spike-50-20260528 and spike-50-20260529 are spike-50).").
+		"default: for a run Tidemark made, its test's identity on tidemark_run_info (test_file and test_hash: runs of one "+
+		"unchanged scenario file, whatever their testids), else the testid without a trailing date/time "+
+		"(spike-50-20260528 and spike-50-20260529 are spike-50).").
 		PlaceHolder("LABEL").StringVar(&cfg.groupBy)
+	cmd.Flag("metrics.max-runs-per-group", "How many of each group's most recent runs /metrics exposes (the state file "+
+		"keeps every run; /runs pages through them; memory holds at least the last 10, what a new run is compared with).").
+		Default("10").IntVar(&cfg.maxRuns)
+	cmd.Flag("metrics.retention", "Runs that ended longer ago are neither exposed on /metrics nor compared with "+
+		"(they stay in the state file and /runs). Raise it for tests run less often than every few days.").
+		Default("30d").SetValue(&cfg.retention)
 	cfg.web = kingpinflag.AddFlags(cmd, defaultExporterAddress)
 	return cmd, func(ctx context.Context) error { return runExporter(ctx, cfg, g) }
 }
@@ -74,7 +85,14 @@ func (cfg *exporterConfig) check() (watcher.Config, error) {
 	if cfg.interval <= 0 {
 		return watcher.Config{}, exitcode.Invalid(fmt.Errorf("--interval %s: expected a positive duration such as 1m", cfg.interval))
 	}
-	wcfg := watcher.Config{Correlation: ccfg, Interval: cfg.interval, Lookback: ccfg.Lookback, GroupBy: cfg.groupBy, StorageDir: cfg.storagePath}
+	if cfg.maxRuns <= 0 {
+		return watcher.Config{}, exitcode.Invalid(fmt.Errorf("--metrics.max-runs-per-group %d: expected a positive number such as 10", cfg.maxRuns))
+	}
+	if cfg.retention <= 0 {
+		return watcher.Config{}, exitcode.Invalid(fmt.Errorf("--metrics.retention %s: expected a positive duration such as 30d", cfg.retention))
+	}
+	wcfg := watcher.Config{Correlation: ccfg, Interval: cfg.interval, Lookback: ccfg.Lookback, GroupBy: cfg.groupBy, StorageDir: cfg.storagePath,
+		MaxRunsPerGroup: cfg.maxRuns, Retention: time.Duration(cfg.retention)}
 	if err := wcfg.Validate(); err != nil {
 		return wcfg, exitcode.Invalid(fmt.Errorf("flags: %w", err))
 	}

@@ -5,8 +5,10 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -94,7 +96,7 @@ func TestIntegrationExporterBinary(t *testing.T) {
 	for _, id := range []string{day1.TestID, day2.TestID} {
 		require.Contains(t, metrics, `tidemark_fact_hpa_reaction_seconds{from="load_step",object="shoong/order",testid="`+id+`"}`)
 	}
-	v, ok := metricValue(metrics, `tidemark_fact_regression{baseline_testid="spike-50-20260301",fact="hpa_reaction_seconds",from="load_step",object="shoong/order",testid="spike-50-20260302"}`)
+	v, ok := metricValue(metrics, `tidemark_fact_regression{baseline_testid="spike-50-20260301",fact="hpa_reaction_seconds",from="load_step",kind="regression",object="shoong/order",testid="spike-50-20260302"}`)
 	require.True(t, ok, metrics)
 	require.InDelta(t, 30, v, 0.001)
 	require.Contains(t, metrics, "tidemark_build_info{")
@@ -112,8 +114,7 @@ func TestIntegrationExporterBinary(t *testing.T) {
 		require.Contains(t, page, `href="`+link+`"`)
 		require.Contains(t, httpGet(t, base+"/"+link), "<html")
 	}
-	state, err := os.ReadFile(filepath.Join(storage, watcher.StateFile))
-	require.NoError(t, err)
+	state := readHistoryFiles(t, storage)
 
 	// kill -9, and again on the same storage.
 	require.NoError(t, cmd.Process.Kill())
@@ -130,7 +131,21 @@ func TestIntegrationExporterBinary(t *testing.T) {
 	v, _ = metricValue(metrics, "tidemark_exporter_runs")
 	require.Equal(t, 2.0, v)
 	require.Contains(t, metrics, `tidemark_fact_regression{baseline_testid="spike-50-20260301"`)
-	after, err := os.ReadFile(filepath.Join(storage, watcher.StateFile))
-	require.NoError(t, err)
-	require.JSONEq(t, string(state), string(after), "history intact, not rewritten")
+	require.Equal(t, state, readHistoryFiles(t, storage), "history intact, not rewritten")
+}
+
+// readHistoryFiles returns the contents of the exporter's state file and log (empty
+// for one that does not exist yet).
+func readHistoryFiles(t *testing.T, storage string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, name := range []string{watcher.StateFile, watcher.LogFile} {
+		b, err := os.ReadFile(filepath.Join(storage, name))
+		if !errors.Is(err, fs.ErrNotExist) {
+			require.NoError(t, err)
+		}
+		out[name] = string(b)
+	}
+	require.NotEmpty(t, out[watcher.StateFile]+out[watcher.LogFile])
+	return out
 }

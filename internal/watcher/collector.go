@@ -11,8 +11,9 @@ import (
 )
 
 // Collector returns a prometheus.Collector that builds, at each scrape, the key facts
-// of every run in the history (tidemark_fact_*{testid,…}, named and labelled as the
-// write-back), its changes (tidemark_fact_regression) and the watcher's health
+// of each group's last runs within the retention (tidemark_fact_*{testid,…}, named and
+// labelled as the write-back), their changes (tidemark_fact_regression) and the
+// watcher's health
 // (tidemark_exporter_*). It is unchecked: the facts' names and labels are known only
 // from the history.
 func (w *Watcher) Collector() prometheus.Collector { return collector{w: w} }
@@ -57,14 +58,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	h := w.history
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	for _, r := range h.runs {
+	h.exposed(func(r *record) {
 		for _, f := range r.facts {
 			ch <- factMetric(r.testID, f)
 		}
 		for _, c := range r.changes {
 			ch <- changeMetric(r.testID, c)
 		}
-	}
+	})
 }
 
 // factMetric is one fact as tidemark_fact_<name>{testid,<labels>}. Facts named *_total
@@ -93,14 +94,27 @@ func factMetric(testID string, f fact) prometheus.Metric {
 	return m
 }
 
+// Values of tidemark_fact_regression's kind label.
+const (
+	// KindRegression: the fact got worse.
+	KindRegression = "regression"
+	// KindImprovement: the fact got better.
+	KindImprovement = "improvement"
+)
+
 // changeMetric is one change as tidemark_fact_regression{testid,fact,baseline_testid,
-// <the fact's labels: object, from, step …>}, valued the change in the fact's unit.
+// kind,<the fact's labels: object, from, step …>}, valued the change in the fact's unit;
+// kind is "regression" or "improvement".
 func changeMetric(testID string, c change) prometheus.Metric {
-	names := []string{"testid", "fact", "baseline_testid"}
-	values := []string{testID, c.fact.key.name, c.baseline}
+	kind := KindImprovement
+	if c.regression {
+		kind = KindRegression
+	}
+	names := []string{"testid", "fact", "baseline_testid", "kind"}
+	values := []string{testID, c.fact.key.name, c.baseline, kind}
 	for i := 0; i+1 < len(c.fact.key.labels); i += 2 {
 		switch n := c.fact.key.labels[i]; n {
-		case "testid", "fact", "baseline_testid":
+		case "testid", "fact", "baseline_testid", "kind":
 			continue // cannot happen with write-back's labels; never a duplicate label
 		default:
 			names = append(names, n)
@@ -108,7 +122,7 @@ func changeMetric(testID string, c change) prometheus.Metric {
 		}
 	}
 	desc := prometheus.NewDesc(regress.RegressionMetric,
-		"Change of a run's key fact against the run of its group it is compared with (baseline_testid), in the fact's unit; regressions and improvements beyond the fact's resolution and the history's spread.",
+		"Change of a run's key fact against the run of its group it is compared with (baseline_testid), in the fact's unit; regressions (kind regression: the fact got worse) and improvements (kind improvement) beyond the fact's resolution and the history's spread.",
 		names, nil)
 	m, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, c.delta, values...)
 	if err != nil {

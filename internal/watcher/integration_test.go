@@ -140,7 +140,7 @@ func TestIntegrationWatcher(t *testing.T) {
 	for _, id := range []string{day1.TestID, day2.TestID} {
 		require.Contains(t, text, `tidemark_fact_hpa_reaction_seconds{from="load_step",object="shoong/order",testid="`+id+`"}`)
 	}
-	require.Contains(t, text, `tidemark_fact_regression{baseline_testid="spike-50-20260301",fact="hpa_reaction_seconds",from="load_step",object="shoong/order",testid="spike-50-20260302"} 30`)
+	require.Contains(t, text, `tidemark_fact_regression{baseline_testid="spike-50-20260301",fact="hpa_reaction_seconds",from="load_step",kind="regression",object="shoong/order",testid="spike-50-20260302"} 30`)
 	require.Contains(t, text, "tidemark_exporter_runs_correlated_total 4")
 	cmd := exec.Command("/usr/bin/promtool", "check", "metrics")
 	cmd.Stdin = strings.NewReader(text)

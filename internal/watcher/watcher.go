@@ -21,6 +21,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/regress"
 	"github.com/tidemark/tidemark/internal/report"
@@ -70,6 +71,12 @@ type Config struct {
 	GroupBy string
 	// StorageDir holds the state file and reports/<testid>/.
 	StorageDir string
+	// MaxRunsPerGroup is how many of each group's most recent runs /metrics exposes
+	// (default 10).
+	MaxRunsPerGroup int
+	// Retention is how long after its end a run is exposed and compared with (default
+	// 30d). The state file keeps every run.
+	Retention time.Duration
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
@@ -88,6 +95,12 @@ func (c Config) Validate() error {
 	}
 	if c.GroupBy != "" && (!labelName.MatchString(c.GroupBy) || c.GroupBy == "testid") {
 		errs = append(errs, fmt.Errorf("group-by %q: expected a label name other than testid, such as scenario", c.GroupBy))
+	}
+	if c.MaxRunsPerGroup < 0 {
+		errs = append(errs, fmt.Errorf("max runs per group %d: expected a positive number such as 10", c.MaxRunsPerGroup))
+	}
+	if c.Retention < 0 {
+		errs = append(errs, fmt.Errorf("retention %s: expected a positive duration such as 720h", c.Retention))
 	}
 	if c.StorageDir == "" {
 		errs = append(errs, errors.New("storage path is empty"))
@@ -136,7 +149,11 @@ func New(cfg Config, q query.Querier, c Correlator, logger *slog.Logger, opts ..
 	if err := os.MkdirAll(filepath.Join(cfg.StorageDir, ReportsDir), 0o750); err != nil {
 		return nil, fmt.Errorf("create storage directory: %w", err)
 	}
-	h, err := OpenHistory(cfg.StorageDir)
+	// A testid is listed while its series are within the lookback, which ends at most
+	// the lookback after the run's end (plus the cool-down before it is correlated):
+	// twice that, and a day, is remembered.
+	known := 2*(cfg.Lookback+max(cfg.Correlation.After, correlator.DefaultConfig.After)) + 24*time.Hour
+	h, err := OpenHistory(cfg.StorageDir, HistoryConfig{MaxRunsPerGroup: cfg.MaxRunsPerGroup, Retention: cfg.Retention, KnownFor: known}, o.now)
 	if err != nil {
 		return nil, err
 	}
@@ -281,10 +298,10 @@ func (w *Watcher) correlate(ctx context.Context, c candidate) (ok, stop bool) {
 	} else {
 		run.Report = dir
 	}
-	w.history.Add(run)
-	if err := w.history.Save(); err != nil {
+	if err := w.history.Add(run); err != nil {
+		// Not in the history: correlated again at the next look.
 		w.fail(ErrorState, "save_state", err, "testid", c.testID)
-		return true, true
+		return false, true
 	}
 	w.mu.Lock()
 	w.correlated++
@@ -329,8 +346,7 @@ func (w *Watcher) failRun(testID, group string, err error) {
 	if n < maxAttempts {
 		return
 	}
-	w.history.Add(Run{TestID: testID, Group: group, CorrelatedAt: w.now().UTC(), Error: err.Error()})
-	if err := w.history.Save(); err != nil {
+	if err := w.history.Add(Run{TestID: testID, Group: group, CorrelatedAt: w.now().UTC(), Error: err.Error()}); err != nil {
 		w.fail(ErrorState, "save_state", err, "testid", testID)
 		return
 	}
@@ -355,7 +371,7 @@ type seenRun struct{ testID, group string }
 // tidemark_run_info, or k6_vus and k6_iterations_total for a run k6 made) have samples
 // within the lookback, with their group.
 func (w *Watcher) list(ctx context.Context, now time.Time) ([]seenRun, error) {
-	by := "testid"
+	by := "testid, " + engine.RunInfoTestFileLabel + ", " + engine.RunInfoTestHashLabel
 	if w.cfg.GroupBy != "" {
 		by += ", " + w.cfg.GroupBy
 	}
@@ -373,22 +389,55 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]seenRun, error) {
 	if !ok {
 		return nil, fmt.Errorf("list runs: %s returned %s, expected a vector", expr, v.Type())
 	}
-	groups := map[string]string{}
+	groups := map[string]groupChoice{}
 	for _, s := range vec {
 		id := string(s.Metric["testid"])
-		g := string(s.Metric[model.LabelName(w.cfg.GroupBy)])
-		if w.cfg.GroupBy == "" || g == "" {
-			g = regress.Group(id)
-		}
-		if _, ok := groups[id]; !ok || g < groups[id] {
-			groups[id] = g // several values of the label: the first in order, stable
+		c := groupOf(s.Metric, w.cfg.GroupBy)
+		if old, ok := groups[id]; !ok || c.rank < old.rank || (c.rank == old.rank && c.group < old.group) {
+			groups[id] = c // several values: the first in order, stable
 		}
 	}
 	out := make([]seenRun, 0, len(groups))
 	for _, id := range slices.Sorted(maps.Keys(groups)) {
-		out = append(out, seenRun{testID: id, group: groups[id]})
+		out = append(out, seenRun{testID: id, group: groups[id].group})
 	}
 	return out, nil
+}
+
+// groupChoice is a run's group and where it came from (groupRank*: the lowest wins).
+type groupChoice struct {
+	rank  int
+	group string
+}
+
+// Where a run's group comes from, in the order they win.
+const (
+	groupRankLabel    = iota // the --group-by label
+	groupRankIdentity        // the test's identity on tidemark_run_info (a run Tidemark made)
+	groupRankTestID          // regress.Group of the testid
+)
+
+// groupOf is the group one probe series gives its run: the value of the groupBy label
+// when it is set and the series has it; else, on a tidemark_run_info series of a run
+// Tidemark made, the test's identity (IdentityGroup); else regress.Group of the testid.
+func groupOf(m model.Metric, groupBy string) groupChoice {
+	type c = groupChoice
+	if v := m[model.LabelName(groupBy)]; groupBy != "" && v != "" {
+		return c{groupRankLabel, string(v)}
+	}
+	if hash := m[engine.RunInfoTestHashLabel]; hash != "" {
+		return c{groupRankIdentity, IdentityGroup(string(m[engine.RunInfoTestFileLabel]), string(hash))}
+	}
+	return c{groupRankTestID, regress.Group(string(m["testid"]))}
+}
+
+// IdentityGroup is the group of the runs Tidemark made of one test: the test file's name
+// without its extension and the test's hash (engine.TestHash), "spike-50@3f2a9c1b07e4",
+// so that two runs of one unchanged scenario file are one group whatever their testids,
+// and a changed load shape starts a new one.
+func IdentityGroup(file, hash string) string {
+	stem := strings.TrimSuffix(file, filepath.Ext(file))
+	return cmp.Or(stem, "test") + "@" + hash
 }
 
 var unsafePath = regexp.MustCompile(`[^A-Za-z0-9._-]`)
