@@ -6,8 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +49,8 @@ func freeAddress(t *testing.T) string {
 // TestRunPausedRESTAPI replays k6-operator's calls against `tidemark run --paused
 // --address`: the runner answers GET /v1/status while paused and sends no request; the
 // starter's PATCH resumes it and the run completes (exit 0); a PATCH stopped:true on a
-// paused run ends it with k6's 103.
+// paused run ends it with k6's 103. While paused, vus is 0 and vus-max the VUs k6
+// initializes before the start.
 func TestRunPausedRESTAPI(t *testing.T) {
 	ts, url := startTestTarget(t, target.Config{})
 	file := writeScenario(t, "scenarios:\n  s: {executor: shared-iterations, vus: 2, iterations: 6}\nflow:\n  - url: "+url+"/\n")
@@ -99,6 +102,11 @@ func TestRunPausedRESTAPI(t *testing.T) {
 				done <- run([]string{"run", "-q", "--no-embedded-store", "--paused", "--address", addr, file}, &stdout, &stderr)
 			}()
 			require.True(t, paused(t, addr), "GET /v1/status while paused")
+			resp, err := http.Get("http://" + addr + "/v1/status")
+			require.NoError(t, err)
+			st, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			require.Contains(t, string(st), `"vus":0,"vus-max":2`, "k6 v1.8.1 initializes the 2 VUs before the pause")
 			time.Sleep(100 * time.Millisecond)
 			require.Equal(t, before, ts.Stats().Requests, "no request while paused")
 			require.Equal(t, http.StatusOK, patch(t, addr, tc.attrs))
@@ -114,8 +122,8 @@ func TestRunPausedRESTAPI(t *testing.T) {
 }
 
 // TestRunLinger: with --linger the finished run stays up and its REST API keeps serving
-// (a k6-operator runner's state after the test) until PATCH stopped:true; the exit code
-// is the run's verdict.
+// (a k6-operator runner's state after the test); as k6 v1.8.1, PATCH stopped:true marks
+// it stopped and it lingers on, until SIGTERM; the exit code is the run's verdict.
 func TestRunLinger(t *testing.T) {
 	_, url := startTestTarget(t, target.Config{})
 	file := writeScenario(t, "iterations: 2\nflow:\n  - url: "+url+"/\n")
@@ -125,28 +133,44 @@ func TestRunLinger(t *testing.T) {
 	go func() {
 		done <- run([]string{"run", "-q", "--no-embedded-store", "--linger", "--address", addr, file}, &stdout, &stderr)
 	}()
-	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "iterations") }, 10*time.Second, 20*time.Millisecond, "the summary")
-	select {
-	case code := <-done:
-		t.Fatalf("the run exited (%d) instead of lingering", code)
-	case <-time.After(200 * time.Millisecond):
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "lingering") }, 10*time.Second, 20*time.Millisecond, "lingering\n%s", stderr.String())
+	require.Contains(t, stdout.String(), "iterations", "the summary comes before lingering")
+	lingers := func(why string) {
+		t.Helper()
+		select {
+		case code := <-done:
+			t.Fatalf("the run exited (%d) instead of lingering %s", code, why)
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	resp, err := http.Get("http://" + addr + "/v1/metrics/iterations")
-	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	require.Contains(t, string(body), `"count":2`)
+	lingers("after the run")
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		return string(body)
+	}
+	require.Contains(t, get("/v1/metrics/iterations"), `"count":2`)
 	req, err := http.NewRequest(http.MethodPatch, "http://"+addr+"/v1/status", strings.NewReader(`{"data":{"attributes":{"stopped":true},"id":"default","type":"status"}}`))
 	require.NoError(t, err)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	lingers("after PATCH stopped:true (k6 v1.8.1 lingers on)")
+	require.Contains(t, get("/v1/status"), `"stopped":true`)
+	require.Contains(t, get("/v1/metrics/iterations"), `"count":2`, "still serving the finished run")
+	// run's signal.NotifyContext is registered while it lingers; no other test runs
+	// in this process now (this one is not parallel).
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
 	select {
 	case code := <-done:
 		require.Equal(t, exitcode.OK, code, stderr.String())
 	case <-time.After(10 * time.Second):
-		t.Fatalf("the run did not end\n%s", stderr.String())
+		t.Fatalf("the run did not end on SIGTERM\n%s", stderr.String())
 	}
 }
 

@@ -499,12 +499,12 @@ func (e *Engine) EmitGauges() {
 // emitGauges pushes vus and vus_max (run tags only, as k6), tidemark_run_info and
 // every scenario's target.
 func (e *Engine) emitGauges(start, now time.Time) {
-	var vus, vusMax int64
+	var vus int64
+	vusMax := e.VUsMax() // k6's: scenarios one after another share their VUs
 	samples := make([]metrics.Sample, 0, 3+len(e.scens)+len(e.declared))
 	for _, s := range e.scens {
 		st := s.exec.Stats()
 		vus += st.VUs
-		vusMax += st.VUsMax
 		samples = append(samples, metrics.Sample{Metric: e.target, Tags: s.targetTags, Time: now, Value: s.exec.Target(now.Sub(start))})
 	}
 	samples = append(samples,

@@ -30,6 +30,14 @@ type Controls interface {
 	SetVUs(vus, vusMax *int64) error
 }
 
+// VUsMaxer is the optional capability of a StatusSource that counts the run's vus-max
+// as k6 does (scenarios one after another share their VUs, and k6 initializes them
+// before the start); *engine.Engine implements it. Without it vus-max is the sum of
+// the scenarios' allocated VUs.
+type VUsMaxer interface {
+	VUsMax() int64
+}
+
 // Snapshotter is what Run reads of the aggregates; *aggregate.Store implements it.
 type Snapshotter interface {
 	Snapshot() *aggregate.Snapshot
@@ -38,6 +46,7 @@ type Snapshotter interface {
 var (
 	_ StatusSource = (*engine.Engine)(nil)
 	_ Controls     = (*engine.Engine)(nil)
+	_ VUsMaxer     = (*engine.Engine)(nil)
 	_ Snapshotter  = (*aggregate.Store)(nil)
 )
 
@@ -136,7 +145,9 @@ func (r *Run) Ended() {
 	r.ended = r.o.now()
 }
 
-// Status returns the run's state: VUs summed over the scenarios.
+// Status returns the run's state: active VUs summed over the scenarios (0 while
+// --paused holds the start, as in k6), and vus-max as k6 counts it (VUsMaxer), also
+// before the start.
 func (r *Run) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -146,6 +157,9 @@ func (r *Run) Status() Status {
 			st.VUs += s.VUs
 			st.VUsMax += s.VUsMax
 			st.Paused = st.Paused || s.Paused
+		}
+		if m, ok := r.eng.(VUsMaxer); ok {
+			st.VUsMax = m.VUsMax()
 		}
 	}
 	switch {
