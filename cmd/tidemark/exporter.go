@@ -66,7 +66,7 @@ func exporterCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, acti
 		"keeps every run; /runs pages through them; memory holds at least the last 10, what a new run is compared with).").
 		Default("10").IntVar(&cfg.maxRuns)
 	cmd.Flag("metrics.retention", "Runs that ended longer ago are neither exposed on /metrics nor compared with "+
-		"(they stay in the state file and /runs). Raise it for tests run less often than every few days.").
+		"(they stay in the state file and /runs); at least --lookback plus --after. Raise it for tests run less often than every few days.").
 		Default("30d").SetValue(&cfg.retention)
 	cfg.web = kingpinflag.AddFlags(cmd, defaultExporterAddress)
 	return cmd, func(ctx context.Context) error { return runExporter(ctx, cfg, g) }

@@ -75,7 +75,7 @@ type Config struct {
 	// (default 10).
 	MaxRunsPerGroup int
 	// Retention is how long after its end a run is exposed and compared with (default
-	// 30d). The state file keeps every run.
+	// 30d, at least the lookback plus the cool-down). The state file keeps every run.
 	Retention time.Duration
 }
 
@@ -152,8 +152,11 @@ func New(cfg Config, q query.Querier, c Correlator, logger *slog.Logger, opts ..
 	// A testid is listed while its series are within the lookback, which ends at most
 	// the lookback after the run's end (plus the cool-down before it is correlated):
 	// twice that, and a day, is remembered.
-	known := 2*(cfg.Lookback+max(cfg.Correlation.After, correlator.DefaultConfig.After)) + 24*time.Hour
-	h, err := OpenHistory(cfg.StorageDir, HistoryConfig{MaxRunsPerGroup: cfg.MaxRunsPerGroup, Retention: cfg.Retention, KnownFor: known}, o.now)
+	found := cfg.Lookback + max(cfg.Correlation.After, correlator.DefaultConfig.After)
+	known := 2*found + 24*time.Hour
+	// A run found within the lookback is exposed however old it is.
+	retention := max(cmp.Or(cfg.Retention, DefaultHistoryConfig.Retention), found)
+	h, err := OpenHistory(cfg.StorageDir, HistoryConfig{MaxRunsPerGroup: cfg.MaxRunsPerGroup, Retention: retention, KnownFor: known}, o.now)
 	if err != nil {
 		return nil, err
 	}
