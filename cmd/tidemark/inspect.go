@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -114,17 +113,25 @@ func runInspect(cfg *inspectConfig, g *globals) error {
 // scenarios plan at any one moment, overlapping in time: each holds its VUs from its
 // start until its end with gracefulStop, arrival-rate executors max(maxVUs,
 // preAllocatedVUs), externally-controlled maxVUs (for ever when its duration is 0),
-// ramping-vus its stage targets with gracefulRampDown (see rampingPlan). The numbers
-// were checked against k6 v1.8.1 (testdata/k6_execution_requirements.json).
+// ramping-vus its stage targets with gracefulRampDown (rampingPlan). As in k6, the
+// changes at one moment apply scenario by scenario, in the order of their startTime
+// and then name, and the count between them counts too: a ramp's VU added at the
+// moment a later scenario ends overlaps it, a scenario ending when a later one starts
+// does not. The numbers were checked against k6 v1.8.1
+// (testdata/execreqs/k6.json).
 func executionRequirements(t *scenario.Test) (uint64, time.Duration) {
+	scens := slices.Clone(t.Scenarios)
+	slices.SortStableFunc(scens, func(a, b *scenario.Scenario) int {
+		return cmp.Or(cmp.Compare(a.StartTime, b.StartTime), cmp.Compare(a.Name, b.Name))
+	})
 	var (
 		total  time.Duration
 		events []vuEvent
 	)
-	for _, sc := range t.Scenarios {
+	for i, sc := range scens {
 		start, gs := sc.StartTime, max(sc.GracefulStop, 0)
 		hold := func(vus int, dur time.Duration) {
-			events = append(events, vuEvent{at: start, delta: int64(vus)}, vuEvent{at: start + dur, delta: -int64(vus)})
+			events = append(events, vuEvent{at: start, ord: i, delta: int64(vus)}, vuEvent{at: start + dur, ord: i, delta: -int64(vus)})
 		}
 		var end time.Duration
 		switch sc.Executor {
@@ -135,12 +142,11 @@ func executionRequirements(t *scenario.Test) (uint64, time.Duration) {
 			end = sc.Duration + gs
 			hold(max(sc.VUs, 1), end)
 		case scenario.ConstantArrivalRate, scenario.RampingArrivalRate:
-			var d time.Duration
-			if sc.Executor == scenario.ConstantArrivalRate {
-				d = sc.Duration
-			} else {
+			d := sc.Duration
+			if sc.Executor == scenario.RampingArrivalRate {
+				d = 0
 				for _, st := range sc.Stages {
-					d += st.Duration
+					d += max(st.Duration, 0)
 				}
 			}
 			end = d + gs
@@ -149,7 +155,7 @@ func executionRequirements(t *scenario.Test) (uint64, time.Duration) {
 			end = sc.Duration
 			if sc.Duration == 0 {
 				// Runs until stopped: its VUs overlap every other scenario.
-				events = append(events, vuEvent{at: start, delta: int64(sc.MaxVUs)})
+				events = append(events, vuEvent{at: start, ord: i, delta: int64(sc.MaxVUs)})
 			} else {
 				hold(sc.MaxVUs, end)
 			}
@@ -158,19 +164,15 @@ func executionRequirements(t *scenario.Test) (uint64, time.Duration) {
 			end = d + gs
 			var prev int64
 			for _, st := range steps {
-				events = append(events, vuEvent{at: start + st.At, delta: st.Target - prev})
+				events = append(events, vuEvent{at: start + st.At, ord: i, delta: st.Target - prev})
 				prev = st.Target
 			}
-			events = append(events, vuEvent{at: start + end, delta: -prev})
+			events = append(events, vuEvent{at: start + end, ord: i, delta: -prev})
 		}
 		total = max(total, start+end)
 	}
-	// Half-open intervals: a scenario's VUs are free at its end, when the next may start.
 	slices.SortStableFunc(events, func(a, b vuEvent) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.delta, b.delta)
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.ord, b.ord))
 	})
 	var cur, peak int64
 	for _, e := range events {
@@ -180,42 +182,28 @@ func executionRequirements(t *scenario.Test) (uint64, time.Duration) {
 	return uint64(max(peak, 0)), total
 }
 
-// vuEvent is a change of the VUs the scenarios plan at offset at from the test start.
+// vuEvent is a change of the VUs scenario ord (its rank by startTime and name) plans,
+// at offset at from the test start.
 type vuEvent struct {
 	at    time.Duration
+	ord   int
 	delta int64
 }
 
-// rampingPlan is the VUs a ramping-vus scenario plans over time, as k6 plans them for
-// its execution requirements (which round up, where the run adds VUs one by one): on
-// a ramp from a up to b over d, VU v is planned from (v-a-1)/(b-a)·d on; on a ramp
-// down, VU v goes at (a-v)/(a-b)·d; a VU that goes is held gracefulRampDown longer (the
-// plan at t is the most planned over [t-gracefulRampDown, t]), and the last target
-// until the end with gracefulStop. It returns the changes, first at 0, and the sum of
-// the stages.
+// rampingPlan is the VUs a ramping-vus scenario plans over time: its stage targets
+// one VU at a time, as the run changes them (pacer.NewVUSchedule: ramping 0→10 over
+// 10 s adds VU v at v s), a VU that goes held gracefulRampDown longer (the plan at t
+// is the most planned over [t-gracefulRampDown, t]), and the last target until the
+// end with gracefulStop. It returns the changes, first at 0, and the sum of the
+// stages.
 func rampingPlan(sc *scenario.Scenario) ([]pacer.VUStep, time.Duration) {
-	raw := []pacer.VUStep{{At: 0, Target: int64(sc.StartVUs)}}
-	from := int64(sc.StartVUs)
-	var start time.Duration
+	stages := make([]pacer.Stage, 0, len(sc.Stages))
 	for _, st := range sc.Stages {
-		to := int64(math.Floor(st.Target))
-		d := max(st.Duration, 0)
-		switch {
-		case d == 0 || to == from:
-			raw = append(raw, pacer.VUStep{At: start + d, Target: to})
-		case to > from:
-			for v := from + 1; v <= to; v++ {
-				raw = append(raw, pacer.VUStep{At: start + time.Duration(float64(d)*float64(v-from-1)/float64(to-from)), Target: v})
-			}
-		default:
-			for v := from - 1; v >= to; v-- {
-				raw = append(raw, pacer.VUStep{At: start + time.Duration(float64(d)*float64(from-v)/float64(from-to)), Target: v})
-			}
-		}
-		start += d
-		from = to
+		stages = append(stages, pacer.Stage{Duration: st.Duration, Target: st.Target})
 	}
-	end := start + max(sc.GracefulStop, 0)
+	sched := pacer.NewVUSchedule(int64(sc.StartVUs), stages)
+	raw := sched.Steps()
+	end := sched.Duration() + max(sc.GracefulStop, 0)
 	grd := max(sc.GracefulRampDown, 0)
 	// The plan changes only where raw does, or gracefulRampDown after it does.
 	var times []time.Duration
@@ -231,7 +219,7 @@ func rampingPlan(sc *scenario.Scenario) ([]pacer.VUStep, time.Duration) {
 		}
 		// The most raw plans over [t-grd, t]: the target in force at t-grd, and every
 		// change after it up to t.
-		v := at(raw, t-grd)
+		v := sched.Target(max(t-grd, 0))
 		for _, s := range raw {
 			if s.At > t-grd && s.At <= t {
 				v = max(v, s.Target)
@@ -242,17 +230,5 @@ func rampingPlan(sc *scenario.Scenario) ([]pacer.VUStep, time.Duration) {
 		}
 		out = append(out, pacer.VUStep{At: t, Target: v})
 	}
-	return out, start
-}
-
-// at is the target of raw (ordered changes, the first at 0) in force at t.
-func at(raw []pacer.VUStep, t time.Duration) int64 {
-	v := raw[0].Target
-	for _, s := range raw {
-		if s.At > t {
-			break
-		}
-		v = s.Target
-	}
-	return v
+	return out, sched.Duration()
 }

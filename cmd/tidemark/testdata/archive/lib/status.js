@@ -1,0 +1,3 @@
+export function statusOf(s) {
+  return Number(s || 200);
+}

@@ -1,0 +1,2 @@
+export const options = { scenarios: { a: { executor: "constant-arrival-rate", rate: 10, duration: "20s", preAllocatedVUs: 5 } } };
+export default function () {}

@@ -1,0 +1,2 @@
+export const options = { scenarios: { a: { executor: "externally-controlled", vus: 2, maxVUs: 12, duration: "0s" } } };
+export default function () {}

@@ -1,0 +1,2 @@
+export const options = {};
+export default function () {}

@@ -1,0 +1,2 @@
+export const options = { scenarios: { a: { executor: 'ramping-vus', startVUs: 10, stages: [{duration:'10s',target:0}], gracefulRampDown: '0s', gracefulStop: '0s' }, b: { executor: 'constant-vus', vus: 100, duration: '1s', gracefulStop: '0s', startTime: '8s' } } };
+export default function () {}

@@ -1,0 +1,2 @@
+export const options = { scenarios: { a: { executor: "constant-vus", vus: 10, duration: "10s", gracefulStop: "0s" }, b: { executor: "constant-vus", vus: 5, duration: "10s", startTime: "60s" } } };
+export default function () {}

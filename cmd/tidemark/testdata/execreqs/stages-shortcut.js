@@ -1,0 +1,2 @@
+export const options = { stages: [{duration:"5s",target:10},{duration:"5s",target:3}] };
+export default function () {}
