@@ -247,6 +247,25 @@ export const options = { scenarios: { a: { executor: 'constant-vus', vus: 2, dur
 export default function () { http.get('{{URL}}/'); sleep(0.2); }
 `
 	yamlScenario = "iterations: 4\nflow:\n  - url: {{URL}}/\n"
+	// k6 v1.8.1 ignores -u/K6_VUS alone over scenarios, without a warning.
+	iterScenariosScript = `import http from 'k6/http';
+export const options = { scenarios: { s1: { executor: 'shared-iterations', vus: 2, iterations: 4 } } };
+export default function () { http.get('{{URL}}/'); }
+`
+	yamlScenarios = "scenarios:\n  s1: {executor: shared-iterations, vus: 2, iterations: 4}\nflow:\n  - url: {{URL}}/\n"
+	// The script's httpDebug option, the option form of --http-debug.
+	httpDebugFullScript = `import http from 'k6/http';
+export const options = { iterations: 2, httpDebug: 'full' };
+export default function () { http.get('{{URL}}/'); }
+`
+	httpDebugHeadersScript = `import http from 'k6/http';
+export const options = { iterations: 2, httpDebug: 'headers' };
+export default function () { http.get('{{URL}}/'); }
+`
+	httpDebugTrueScript = `import http from 'k6/http';
+export const options = { iterations: 2, httpDebug: true };
+export default function () { http.get('{{URL}}/'); }
+`
 )
 
 // TestK6CLI runs each of k6 run's flags of issue 15, and its K6_* variable, through
@@ -330,6 +349,16 @@ func TestK6CLI(t *testing.T) {
 		{name: "K6_HTTP_DEBUG=true", script: getScript, args: []string{"-i", "2"}, env: []string{"K6_HTTP_DEBUG=true"}, served: 2, check: httpDebug(2, false)},
 		{name: "--http-debug=false", script: getScript, args: []string{"--http-debug=false"}, served: 1, check: httpDebug(1, false)}, // on, as in k6
 		{name: "--no-http-debug", script: getScript, args: []string{"--no-http-debug"}, env: []string{"K6_HTTP_DEBUG=full"}, served: 1, check: httpDebug(0, false)},
+		// The script's httpDebug (k6 v1.8.1): 'full' logs the bodies, other text the heads;
+		// K6_HTTP_DEBUG over it, the flags over both; a boolean is refused (104).
+		{name: "httpDebug: 'full'", script: httpDebugFullScript, served: 2, check: httpDebug(2, true)},
+		{name: "httpDebug: 'headers'", script: httpDebugHeadersScript, served: 2, check: httpDebug(2, false)},
+		{name: "K6_HTTP_DEBUG=full over httpDebug", script: httpDebugHeadersScript, env: []string{"K6_HTTP_DEBUG=full"}, served: 2, check: httpDebug(2, true)},
+		{name: "K6_HTTP_DEBUG= (empty) under httpDebug", script: httpDebugFullScript, env: []string{"K6_HTTP_DEBUG="}, served: 2, check: httpDebug(2, true)},
+		{name: "--http-debug over httpDebug: 'full'", script: httpDebugFullScript, args: []string{"--http-debug"}, served: 2, check: httpDebug(2, false)},
+		{name: "--no-http-debug over httpDebug", script: httpDebugFullScript, args: []string{"--no-http-debug"}, served: 2, check: httpDebug(0, false)},
+		{name: "httpDebug: true", script: httpDebugTrueScript, code: exitcode.InvalidConfig, served: 0,
+			check: func(t *testing.T, r cliRun) { require.Contains(t, r.stderr, "httpDebug: expected a string") }},
 		{name: "--http-debug on a scenario file", yaml: true, script: yamlScenario, args: []string{"--http-debug=full"}, served: 4, check: httpDebug(4, true)},
 		// -w/--throw (K6_THROW): the failed request throws, the next is never sent.
 		{name: "without --throw", script: throwScript, served: 1},
@@ -362,8 +391,10 @@ func TestK6CLI(t *testing.T) {
 		{name: "-p -a", script: getScript, args: []string{"-i", "3", "-p", "-a", "{{ADDR}}"}, served: 3, during: resumeWhenPaused},
 		{name: "K6_PAUSED K6_ADDRESS", script: getScript, args: []string{"-i", "3"}, env: []string{"K6_PAUSED=true", "K6_ADDRESS={{ADDR}}"}, served: 3, during: resumeWhenPaused},
 		// -l/--linger (K6_LINGER): after the summary the REST API still serves the run
-		// until PATCH stopped:true (or SIGINT).
+		// until SIGINT or SIGTERM; PATCH stopped:true does not end it (k6 v1.8.1).
 		{name: "--linger", script: getScript, args: []string{"-i", "2", "--linger", "-a", "{{ADDR}}"}, served: 2, during: stopLingering},
+		{name: "--linger, stopped during the run", script: sleepScript, args: []string{"-d", "30s", "--linger", "-a", "{{ADDR}}"}, served: -1,
+			code: exitcode.ScriptStoppedFromRESTAPI, during: stopRunThenInterrupt},
 		{name: "-l", script: getScript, args: []string{"-i", "2", "-l", "-a", "{{ADDR}}"}, served: 2, during: interruptLingering},
 		{name: "K6_LINGER", script: getScript, args: []string{"-i", "2"}, env: []string{"K6_LINGER=true", "K6_ADDRESS={{ADDR}}"}, served: 2, during: stopLingering},
 
@@ -393,6 +424,23 @@ func TestK6CLI(t *testing.T) {
 				header("31s max duration")(t, r)
 				require.Contains(t, r.stderr, "replaces the script's scenarios")
 			}},
+		{name: "layers: -u alone over scenarios", script: iterScenariosScript, args: append([]string{"-u", "5"}, export...), served: 4,
+			check: func(t *testing.T, r cliRun) {
+				vusMax(2)(t, r)
+				require.NotContains(t, r.stderr, "replaces the", "k6 ignores it without a warning")
+			}},
+		{name: "layers: K6_VUS alone over scenarios", script: iterScenariosScript, args: export, env: []string{"K6_VUS=5"}, served: 4,
+			check: func(t *testing.T, r cliRun) {
+				vusMax(2)(t, r)
+				require.NotContains(t, r.stderr, "replaces the")
+			}},
+		{name: "layers: -u alone over a scenario file's scenarios", yaml: true, script: yamlScenarios, args: append([]string{"-u", "5"}, export...), served: 4,
+			check: func(t *testing.T, r cliRun) {
+				vusMax(2)(t, r)
+				require.NotContains(t, r.stderr, "replaces the")
+			}},
+		{name: "layers: K6_VUS=abc over scenarios", script: iterScenariosScript, env: []string{"K6_VUS=abc"}, code: exitcode.InvalidConfig, served: 0,
+			check: func(t *testing.T, r cliRun) { require.Contains(t, r.stderr, `K6_VUS: "abc" is not a whole number`) }},
 		{name: "layers: -u over stages", script: stagesScript, args: append([]string{"-u", "4", "-s", "1s:1"}, export...), served: -1, check: vusMax(4)},
 		{name: "layers: -d over stages", script: stagesScript, args: []string{"-d", "1s"}, served: -1, check: header("1 scenario(s), 31s max duration")},
 		{name: "layers: -i over stages", script: stagesScript, args: []string{"-i", "3"}, served: 3},
@@ -523,10 +571,34 @@ func lingering(t *testing.T, p *cliProc) {
 	require.Contains(t, getAPI(p.addr, "/v1/metrics/http_reqs"), `"count":2`, "the REST API serves the finished run")
 }
 
+// stopLingering sends PATCH stopped:true to a lingering run, which lingers on as k6
+// v1.8.1 does (the REST API still answers, stopped), then ends it with SIGTERM.
 func stopLingering(t *testing.T, p *cliProc) {
 	t.Helper()
 	lingering(t, p)
 	patchStatus(t, p.addr, `{"stopped":true}`)
+	lingersStopped(t, p)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+}
+
+// lingersStopped checks that the REST API keeps answering, stopped, for a while.
+func lingersStopped(t *testing.T, p *cliProc) {
+	t.Helper()
+	require.Contains(t, getAPI(p.addr, "/v1/status"), `"stopped":true`)
+	require.Never(t, func() bool { return !strings.Contains(getAPI(p.addr, "/v1/status"), `"stopped":true`) },
+		500*time.Millisecond, 20*time.Millisecond, "lingers on after PATCH stopped:true\n%s", p.stderr.String())
+}
+
+// stopRunThenInterrupt stops a running --linger run over the REST API: the run ends
+// (k6's 103) but lingers until SIGINT.
+func stopRunThenInterrupt(t *testing.T, p *cliProc) {
+	t.Helper()
+	require.Eventually(t, func() bool { return p.ts.Stats().Requests > 0 }, 20*time.Second, 20*time.Millisecond, "running\n%s", p.stderr.String())
+	patchStatus(t, p.addr, `{"stopped":true}`)
+	require.Eventually(t, func() bool { return strings.Contains(p.stderr.String(), "lingering") },
+		20*time.Second, 20*time.Millisecond, "lingering\n%s", p.stderr.String())
+	lingersStopped(t, p)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
 }
 
 func interruptLingering(t *testing.T, p *cliProc) {

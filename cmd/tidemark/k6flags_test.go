@@ -62,7 +62,9 @@ func TestRunNoSummary(t *testing.T) {
 }
 
 // TestRunK6Env: K6_NO_THRESHOLDS and K6_SUMMARY_EXPORT work for a scenario file too, and a
-// K6_* variable Tidemark does not honour gets one warning naming it.
+// K6_* variable Tidemark does not honour gets one warning naming it; K6_WEB_DASHBOARD
+// (with K6_WEB_DASHBOARD_PORT=-1: no page, so a busy :5665 cannot fail the run) is
+// honoured, not warned of.
 func TestRunK6Env(t *testing.T) {
 	_, url := startTestTarget(t, target.Config{})
 	file := writeScenario(t, "iterations: 1\nthresholds:\n  http_req_duration: ['p(95)<0']\nflow:\n  - url: "+url+"/\n")
@@ -70,6 +72,7 @@ func TestRunK6Env(t *testing.T) {
 	t.Setenv("K6_NO_THRESHOLDS", "true")
 	t.Setenv("K6_SUMMARY_EXPORT", export)
 	t.Setenv("K6_WEB_DASHBOARD", "true")
+	t.Setenv("K6_WEB_DASHBOARD_PORT", "-1") // honoured, and no listener on localhost:5665 (which may be busy)
 	t.Setenv("K6_NO_CONNECTION_REUSE", "true")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "-q", "--no-embedded-store", file}, &stdout, &stderr)
@@ -78,6 +81,10 @@ func TestRunK6Env(t *testing.T) {
 	require.Contains(t, stderr.String(), "not supported by Tidemark")
 	require.Contains(t, stderr.String(), "variables=K6_NO_CONNECTION_REUSE")
 	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
+	for _, k := range []string{"K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_PORT"} {
+		require.NotRegexp(t, `variables=\S*\b`+k+`\b`, stderr.String(), "%s is honoured, not warned of", k)
+	}
+	require.NotContains(t, stderr.String(), "5665", "no dashboard page with port -1")
 }
 
 // TestRunOutJSONAndCSV: --out json=FILE and --out csv=FILE.gz write k6's formats for a

@@ -755,6 +755,8 @@ func runScript(ctx context.Context, cfg *runConfig, files []output.Spec, g *glob
 		}
 		defer stopProfile()
 	}
+	// The script's httpDebug, under K6_HTTP_DEBUG and --http-debug (k6's precedence).
+	cfg.httpDebug = cmp.Or(cfg.httpDebug, httpDebugFlag(httpDebugMode(r.HTTPDebug())))
 	userAgent := cfg.userAgent
 	if ua := r.Test().UserAgent; ua != "" && userAgent == defaultUserAgent() {
 		// The script's userAgent option, unless --user-agent says otherwise.

@@ -30,3 +30,8 @@ func resolvedOptions(script []byte, s *scenario.Script) ([]byte, error) {
 	}
 	return gojson.Marshal(opts)
 }
+
+// HTTPDebug returns the script's httpDebug option, the option form of --http-debug:
+// "" off, "full" for the bodies too, any other text for the heads only. K6_HTTP_DEBUG
+// and --http-debug win over it.
+func (r *Runner) HTTPDebug() string { return r.script.HTTP.Debug }

@@ -60,6 +60,10 @@ type ScriptHTTP struct {
 	NoCookiesReset bool
 	// Throw makes failed requests throw (k6's throw).
 	Throw bool
+	// Debug is the script's httpDebug, the option form of --http-debug: "" off, "full"
+	// for the bodies too, any other text for the heads only. K6_HTTP_DEBUG and
+	// --http-debug win over it (the caller applies them).
+	Debug string
 }
 
 // ExecOf returns the function scenario name runs per iteration.
@@ -133,6 +137,14 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 	for k, dst := range map[string]*bool{"discardResponseBodies": &s.HTTP.DiscardResponseBodies, "noCookiesReset": &s.HTTP.NoCookiesReset, "throw": &s.HTTP.Throw} {
 		if n := take(top, k); n != nil {
 			*dst, _ = d.boolean(n, k)
+		}
+	}
+	if n := take(top, "httpDebug"); n != nil && n.ShortTag() != "!!null" {
+		// k6 v1.8.1 takes a string only: true, false or a number stop it with 104.
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+			d.errorf(n, "httpDebug", "expected a string, \"full\" to log the bodies too or any other text (e.g. \"headers\") for the heads only, as --http-debug[=full]; got %s", describe(n))
+		} else {
+			s.HTTP.Debug = n.Value
 		}
 	}
 	// K6_THROW (and run's -w/--throw, set as it) over the script's throw.
@@ -271,7 +283,9 @@ func set(m *yaml.Node, key string, val *yaml.Node) {
 
 // applyK6Env applies K6_VUS, K6_ITERATIONS, K6_DURATION and K6_STAGES: set, they
 // replace the script's scenarios, as k6's shortcuts from the environment do, and
-// any of the last three replaces the script's other two.
+// any of the last three replaces the script's other two. K6_VUS alone (or -u alone)
+// leaves scenarios as they are: k6 v1.8.1 ignores it then, without a warning, once
+// it reads as a whole number.
 func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 	keys := map[string]string{"K6_VUS": "vus", "K6_ITERATIONS": "iterations", "K6_DURATION": "duration", "K6_STAGES": "stages"}
 	var given []string
@@ -281,6 +295,12 @@ func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 		}
 	}
 	if len(given) == 0 {
+		return nil, nil
+	}
+	if sc := optionNode(top, "scenarios"); slices.Equal(given, []string{"K6_VUS"}) && sc != nil && sc.Kind == yaml.MappingNode && len(sc.Content) > 0 {
+		if v := strings.TrimSpace(env["K6_VUS"]); !regexp.MustCompile(`^-?[0-9]+$`).MatchString(v) {
+			return nil, Errors{{Field: "K6_VUS", Msg: fmt.Sprintf("%q is not a whole number; expected a VU count such as K6_VUS=10", v)}}
+		}
 		return nil, nil
 	}
 	take(top, "scenarios")

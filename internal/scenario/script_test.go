@@ -72,6 +72,59 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			// k6 v1.8.1: -u/K6_VUS alone over scenarios is ignored, without a warning.
+			name:    "K6_VUS alone keeps the script's scenarios",
+			options: `{"scenarios":{"a":{"executor":"shared-iterations","vus":2,"iterations":4}}}`,
+			environ: map[string]string{"K6_VUS": "5"},
+			check: func(t *testing.T, s *Script) {
+				require.Len(t, s.Test.Scenarios, 1)
+				sc := s.Test.Scenarios[0]
+				require.Equal(t, [4]any{"a", SharedIterations, 2, 4}, [4]any{sc.Name, sc.Executor, sc.VUs, sc.Iterations})
+				require.Empty(t, s.Replaced, "nothing replaced, nothing to warn of")
+			},
+		},
+		{
+			name:    "K6_VUS alone over scenarios must still be a number",
+			options: `{"scenarios":{"a":{"executor":"shared-iterations","vus":2,"iterations":4}}}`,
+			environ: map[string]string{"K6_VUS": "abc"},
+			wantErr: `K6_VUS: "abc" is not a whole number; expected a VU count such as K6_VUS=10`,
+		},
+		{
+			name:    "K6_VUS alone without scenarios sets the VUs",
+			options: `{"vus":2,"duration":"10s"}`,
+			environ: map[string]string{"K6_VUS": "5"},
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, [2]any{ConstantVUs, 5}, [2]any{s.Test.Scenarios[0].Executor, s.Test.Scenarios[0].VUs})
+			},
+		},
+		{
+			name:    "httpDebug full",
+			options: `{"httpDebug":"full"}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, "full", s.HTTP.Debug)
+			},
+		},
+		{
+			name:    "httpDebug as text: the heads",
+			options: `{"httpDebug":"headers"}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, "headers", s.HTTP.Debug)
+			},
+		},
+		{
+			name:    "httpDebug null or empty: off",
+			options: `{"httpDebug":null}`,
+			check: func(t *testing.T, s *Script) {
+				require.Empty(t, s.HTTP.Debug)
+			},
+		},
+		{
+			// k6 v1.8.1: "cannot unmarshal bool into Go value of type null.String", 104.
+			name:    "httpDebug true is refused as k6 does",
+			options: `{"httpDebug":true}`,
+			wantErr: `s.js: httpDebug: expected a string, "full" to log the bodies too or any other text (e.g. "headers") for the heads only, as --http-debug[=full]; got true`,
+		},
+		{
 			name:    "K6_ITERATIONS wins over the script's iterations",
 			options: `{"vus":2,"iterations":10}`,
 			environ: map[string]string{"K6_ITERATIONS": "3"},
