@@ -31,6 +31,13 @@ import (
 // itestID is the testid of the run the integration test loads.
 const itestID = "itest-1"
 
+// exporterTestID is a later run of itestID's group whose key facts and changes are
+// tidemark exporter's gauges (a constant series from exporterFrom on), not written back.
+const (
+	exporterTestID = itestID + "-20260301"
+	exporterFrom   = 2 * time.Minute
+)
+
 // genSeries is one time series being generated: its labels and a value per timestamp
 // (NaN: no sample), or a native histogram per timestamp.
 type genSeries struct {
@@ -180,9 +187,28 @@ func runData() []genSeries {
 		{"tidemark_fact_hpa_scale_in_delay_seconds", []string{"object", "shop/order"}, 300},
 		{"tidemark_fact_throttling_onset_vus", []string{"object", "shop/order", "threshold", "0.05"}, 40},
 		{"tidemark_fact_db_connections_growth", []string{"object", "orders-db"}, 20},
-		{"tidemark_fact_regression", []string{"fact", "hpa_reaction_seconds", "object", "shop/order", "baseline_testid", "itest-0"}, 30},
+		{"tidemark_fact_regression", []string{"fact", "hpa_reaction_seconds", "object", "shop/order", "baseline_testid", "itest-0", "kind", "regression"}, 30},
+		{"tidemark_fact_regression", []string{"fact", "error_ratio", "baseline_testid", "itest-0", "kind", "improvement"}, -0.01},
 	} {
 		add(k6(f.name, f.labels...), s5, atEnd(f.v))
+		// The same facts of another run of the group as tidemark exporter exposes them:
+		// a constant series, scraped every 15 s from when it correlated the run on.
+		l := map[string]string{"job": "tidemark-exporter", "instance": "exporter:9466"}
+		for k, v := range k6(f.name, f.labels...) {
+			if k != "instance_id" {
+				l[k] = v
+			}
+		}
+		l["testid"] = exporterTestID
+		if l["baseline_testid"] != "" {
+			l["baseline_testid"] = itestID
+		}
+		add(l, 15*time.Second, func(t time.Duration) float64 {
+			if t < exporterFrom {
+				return math.NaN()
+			}
+			return f.v * 2
+		})
 	}
 
 	// --- kube-state-metrics (namespace shop, deployment order, HPA order 2→4→5) --------
@@ -329,6 +355,42 @@ func TestEveryPanelQueryReturnsData(t *testing.T) {
 		require.True(t, promtest.NonEmpty(v), "%s returned no data:\n%s", name, expr)
 	}
 
+	// The Runs over time dashboard reads both sources: each per-run query has a value for
+	// the written-back run and for the exporter's, and each regression annotation is one
+	// point per change, where its series first appears, not a band along it.
+	runsQueries := 0
+	for _, qu := range qs {
+		if qu.Dashboard != RunsOverTimeUID {
+			continue
+		}
+		runsQueries++
+		expr, _ := interpolate(qu.Expr, testVars(itestID))
+		name := qu.Panel + " / " + qu.RefID
+		if qu.Instant {
+			v, _, _, err := papi.Query(ctx, expr, start.Add(15*time.Minute))
+			require.NoError(t, err, name)
+			ids := map[string]bool{}
+			for _, s := range v.(model.Vector) {
+				ids[string(s.Metric["testid"])] = true
+			}
+			require.Equal(t, map[string]bool{itestID: true, exporterTestID: true}, ids, "%s:\n%s", name, expr)
+			continue
+		}
+		v, _, _, err := papi.QueryRange(ctx, expr, v1.Range{Start: start, End: start.Add(length), Step: 15 * time.Second})
+		require.NoError(t, err, name)
+		m := v.(model.Matrix)
+		require.Len(t, m, 2, "%s: one change per run:\n%s", name, expr)
+		for _, s := range m {
+			require.Len(t, s.Values, 1, "%s: %s is one point:\n%s", name, s.Metric, expr)
+			want := start.Add(15 * time.Minute) // the written-back sample, at the run's end
+			if s.Metric["testid"] == exporterTestID {
+				want = start.Add(exporterFrom) // the exporter's first scrape of it
+			}
+			require.Equal(t, want.Unix(), s.Values[0].Timestamp.Unix(), "%s: %s", name, s.Metric)
+		}
+	}
+	require.Greater(t, runsQueries, 15)
+
 	// Template variables resolve to the run and the cluster objects.
 	for _, tc := range []struct {
 		dashboard, variable, want string
@@ -337,6 +399,8 @@ func TestEveryPanelQueryReturnsData(t *testing.T) {
 		{RunCorrelationUID, "testid", itestID},
 		{RunCorrelationUID, "namespace", "shop"},
 		{RunCorrelationUID, "workload", "order"},
+		{RunsOverTimeUID, "group", itestID},
+		{RunsOverTimeUID, "group", exporterTestID}, // label_values; the variable's regex then makes it itest-1
 	} {
 		def := variableDefinition(t, tc.dashboard, tc.variable)
 		m := regexp.MustCompile(`^label_values\((.+), (\w+)\)$`).FindStringSubmatch(def)

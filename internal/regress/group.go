@@ -16,14 +16,19 @@ import (
 //
 // Years are 19xx or 20xx and months and days must be valid, so a number such as the 50
 // of spike-50 or a build number is not taken for a date.
-var suffix = regexp.MustCompile(`^(.+?)[-_.](?:` +
+var suffix = regexp.MustCompile(`^(.+?)[-_.](?:` + SuffixPattern + `)$`)
+
+// SuffixPattern is the regular expression of the date/time suffixes Group strips (after
+// the separator, without anchors), written with the syntax RE2, PromQL and JavaScript
+// share (no \d, no look-around), so that dashboards select and name groups as Group
+// does.
+const SuffixPattern = `` +
 	// compact date, optional compact time
-	`(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:[-_T]?)(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?Z?)?` +
+	`(?:19|20)[0-9][0-9](?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?:[-_T]?(?:[01][0-9]|2[0-3])[0-5][0-9](?:[0-5][0-9])?Z?)?` +
 	// dashed date, optional time with - or : between the fields
-	`|(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[-_T](?:[01]\d|2[0-3])[-:]?[0-5]\d(?:[-:]?[0-5]\d)?Z?)?` +
+	`|(?:19|20)[0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])(?:[-_T](?:[01][0-9]|2[0-3])[-:]?[0-5][0-9](?:[-:]?[0-5][0-9])?Z?)?` +
 	// unix seconds or milliseconds
-	`|1\d{9}|1\d{12}` +
-	`)$`)
+	`|1[0-9]{9}|1[0-9]{12}`
 
 // Group is the default series a testid belongs to: the testid without a trailing
 // date/time suffix ("spike-50-20260528" and "spike-50-20260529" → "spike-50"). The
