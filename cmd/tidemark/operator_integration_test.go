@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/ociimage"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/target"
 )
@@ -320,5 +321,166 @@ func playOperator(t *testing.T, bin string, prom *promtest.Server, tc operatorCa
 	for _, r := range runners {
 		require.NoError(t, r.cmd.Process.Signal(syscall.SIGTERM))
 		waitExit(r)
+	}
+}
+
+// initializerScript is the script of TestOperatorInitializer's TestRun, also in
+// testdata/execreqs, whose k6.json holds the maxVUs and totalDuration k6 v1.8.1 gives
+// for it: warm's two VUs are held through its 30s gracefulStop, so they overlap
+// spike's four.
+const initializerScript = "testdata/execreqs/operator-initializer.js"
+
+// initializerProgram is the `sh -c` program of k6-operator's initializer Job
+// (pkg/resources/jobs/initializer.go, initializerShellScript), written here from its
+// behaviour: fail with 127 when no k6 is on PATH; make the archive's directory; run
+// archiveCmd and then `k6 inspect --execution-requirements` on the archive with their
+// stderr in a log file, printed only when one fails or logged an error; so that on
+// success the pod's log is inspect's JSON alone. setup runs first (the .spec.args form
+// takes the archive's name and the archive command from the positional parameters).
+// NOTE: the operator's log file is /tmp/k6logs and its archive /tmp/<script>.archived.tar;
+// the test's are in a temporary directory, so that parallel tests do not share them.
+func initializerProgram(setup, archiveRef, archiveCmd, logs string) string {
+	return fmt.Sprintf(`if ! command -v k6 >/dev/null 2>&1; then
+  echo 'k6 executable not found in PATH' >&2
+  exit 127
+fi
+logs=%[4]s
+%[1]s
+if ! mkdir -p "$(dirname %[2]s)"; then
+  exit 1
+fi
+if ! %[3]s 2> "${logs}"; then
+  cat "${logs}"
+  exit 1
+fi
+if ! k6 inspect --execution-requirements %[2]s 2> "${logs}"; then
+  cat "${logs}"
+  exit 1
+fi
+if grep 'level.*error' "${logs}"; then
+  exit 1
+fi`, setup, archiveRef, archiveCmd, logs)
+}
+
+// inspectOutput is what k6-operator reads from the initializer's log
+// (pkg/cloud.InspectOutput), with its JSON names; thresholds are k6's lists of
+// expressions or objects.
+type inspectOutput struct {
+	External struct {
+		Loadimpact struct {
+			Name      string `json:"name"`
+			ProjectID int64  `json:"projectID"`
+		} `json:"loadimpact"`
+	} `json:"ext"`
+	Cloud struct {
+		Name      string `json:"name"`
+		ProjectID int64  `json:"projectID"`
+	} `json:"cloud"`
+	TotalDuration string                       `json:"totalDuration"`
+	MaxVUs        uint64                       `json:"maxVUs"`
+	Thresholds    map[string][]json.RawMessage `json:"thresholds,omitempty"`
+}
+
+// TestOperatorInitializer plays k6-operator's initializer Job with Tidemark as the
+// image: in a directory like the image's /usr/bin and /bin (the binary as k6, busybox's
+// applets), busybox sh runs the initializer program in both of the operator's forms,
+// .spec.arguments (one shell line, env values as "${NAME}") and .spec.args (positional
+// parameters, env values expanded as kubelet expands $(NAME)). The TestRun's arguments
+// reach `k6 archive` as the operator filters them (ParseCLI drops --out and its
+// value). The Job exits 0, its log parses as the operator's InspectOutput with the
+// maxVUs and totalDuration k6 v1.8.1 gives for the script (so a parallelism of 3 is
+// accepted) and the script's thresholds; then a runner started with the operator's
+// command line runs the script and `k6 run` runs the archive, both with the TestRun's
+// env and tags.
+func TestOperatorInitializer(t *testing.T) {
+	t.Parallel()
+	busybox := "/bin/busybox" // Debian's busybox-static, as the image ships it
+	_, err := os.Stat(busybox)
+	require.NoError(t, err, "busybox-static is one of the Makefile's DEB_PKGS")
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "k6")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
+	for _, a := range ociimage.ShellApplets {
+		require.NoError(t, os.Symlink(busybox, filepath.Join(binDir, a)))
+	}
+	b, err := os.ReadFile("testdata/execreqs/k6.json")
+	require.NoError(t, err)
+	var k6Says map[string]inspectOutput
+	require.NoError(t, json.Unmarshal(b, &k6Says))
+	want := k6Says[filepath.Base(initializerScript)]
+	require.NotZero(t, want.MaxVUs)
+	src, err := os.ReadFile(initializerScript)
+	require.NoError(t, err)
+
+	const parallelism = 3
+	for _, form := range []string{"spec.arguments", "spec.args"} {
+		t.Run(form, func(t *testing.T) {
+			t.Parallel()
+			ts, url := startTestTarget(t, target.Config{})
+			work := t.TempDir()
+			script := filepath.Join(work, "test", "init.js") // the ConfigMap at /test
+			require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
+			require.NoError(t, os.WriteFile(script, src, 0o600))
+			archive := filepath.Join(work, "tmp", "init.js.archived.tar")
+			logs := filepath.Join(work, "k6logs")
+			testid := "init-" + strings.ReplaceAll(form, ".", "-")
+			// spec.runner.env, which the initializer inherits; the container's whole env.
+			env := []string{"PATH=" + binDir, "HOME=" + work, "URL=" + url, "STATUS=203"}
+			// ParseCLI of the arguments `--out experimental-prometheus-rw --tag testid=…
+			// --no-thresholds`: --out and its value are not for k6 archive.
+			archiveArgs := []string{"--tag", "testid=" + testid, "--no-thresholds"}
+
+			var argv []string
+			if form == "spec.arguments" {
+				cmdLine := fmt.Sprintf(`k6 archive %s -e URL="${URL}" -e STATUS="${STATUS}" -O %s %s`, script, archive, strings.Join(archiveArgs, " "))
+				argv = []string{"sh", "-c", initializerProgram("", archive, cmdLine, logs)}
+			} else {
+				archiveCmd := []string{"k6", "archive", script, "-e", "URL=" + url, "-e", "STATUS=203", "-O", archive}
+				archiveCmd = append(archiveCmd, archiveArgs...)
+				argv = append([]string{"sh", "-c", initializerProgram("archive=\"$1\"\nshift", `"${archive}"`, `"$@"`, logs), "sh", archive}, archiveCmd...)
+			}
+			// The container's command, found on its PATH: busybox's sh.
+			cmd := exec.Command(filepath.Join(binDir, argv[0]), argv[1:]...)
+			cmd.Env, cmd.Dir = env, work
+			podLog, err := cmd.CombinedOutput() // the pod's log: stdout and stderr
+			require.NoError(t, err, "the initializer Job succeeds:\n%s", podLog)
+
+			var got inspectOutput
+			require.NoError(t, json.Unmarshal(podLog, &got), "the pod's log is InspectOutput's JSON alone:\n%s", podLog)
+			require.Equal(t, want.MaxVUs, got.MaxVUs, "maxVUs as k6 v1.8.1 gives it")
+			require.Equal(t, want.TotalDuration, got.TotalDuration, "totalDuration as k6 v1.8.1 gives it")
+			_, err = model.ParseDuration(got.TotalDuration)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, got.MaxVUs, uint64(parallelism), "the operator refuses maxVUs < parallelism")
+			require.Len(t, got.Thresholds["http_req_failed"], 1)
+
+			// The recorded archive holds the TestRun's env and --tag.
+			hdrs, data := tarEntries(t, archive)
+			require.Contains(t, hdrs, "data")
+			var meta struct {
+				Env     map[string]string `json:"env"`
+				Options struct {
+					Tags map[string]string `json:"tags"`
+				} `json:"options"`
+			}
+			require.NoError(t, json.Unmarshal(data["metadata.json"], &meta))
+			require.Equal(t, map[string]string{"URL": url, "STATUS": "203"}, meta.Env)
+			require.Equal(t, map[string]string{"testid": testid}, meta.Options.Tags)
+
+			// A runner, as the operator starts it (without its REST API and pause, which
+			// TestOperatorTestRun plays), runs the script; k6 run runs the archive.
+			for _, what := range []string{script, archive} {
+				before := ts.Stats().Requests
+				run := exec.Command(bin, append([]string{"run", "--quiet", "--no-embedded-store"}, append(archiveArgs, what)...)...)
+				run.Args[0] = "k6"
+				run.Env, run.Dir = env, work
+				out, err := run.CombinedOutput()
+				require.NoError(t, err, "k6 run %s:\n%s", what, out)
+				st := ts.Stats()
+				require.Greater(t, st.Requests, before, "k6 run %s sends requests", what)
+				require.Equal(t, st.Requests, st.ByStatus["203"], "every request with the TestRun's STATUS")
+			}
+		})
 	}
 }
