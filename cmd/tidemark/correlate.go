@@ -25,33 +25,95 @@ import (
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
-// sourceFlags are how correlate and compare reach Prometheus and which catalog they use.
-type sourceFlags struct {
+// promFlags are how a command reaches a Prometheus-compatible API: --prometheus.url
+// with --http.config.file's authentication and TLS, or the embedded store in
+// --storage.tsdb.path.
+type promFlags struct {
 	prometheusURL string
 	httpConfig    string
 	dataDir       string
-	catalogFile   string
-	namespace     string
-	workload      string
-	baseline      time.Duration
-	after         time.Duration
-	params        map[string]string
 	queryTimeout  time.Duration
-	lookback      model.Duration
-	selector      string
+}
+
+func addPromFlags(cmd *kingpin.CmdClause) *promFlags {
+	f := &promFlags{}
+	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
+		"Default: the embedded store in --storage.tsdb.path (a running `tidemark serve` there, or the directory itself).").
+		PlaceHolder("URL").StringVar(&f.prometheusURL)
+	cmd.Flag("http.config.file", "HTTP client configuration for --prometheus.url, as promtool's: a YAML file in Prometheus' "+
+		"http_config format (basic_auth, authorization, oauth2, tls_config, proxy_url, http_headers) for a Prometheus, Mimir or "+
+		"Thanos behind authentication or TLS. Its secrets never appear in logs or reports.").PlaceHolder("FILE").StringVar(&f.httpConfig)
+	cmd.Flag("storage.tsdb.path", "Data directory of the embedded store, used when --prometheus.url is not set.").
+		Default(store.DefaultConfig.Dir).StringVar(&f.dataDir)
+	cmd.Flag("query.timeout", "Bound on each query to --prometheus.url; a server that does not answer in time fails the command instead of hanging it; 0 for no bound.").
+		Default("2m").DurationVar(&f.queryTimeout)
+	return f
+}
+
+// check checks --prometheus.url.
+func (f *promFlags) check() error {
+	return checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090")
+}
+
+// open returns a querier over the configured API, where it points (credentials
+// redacted), the embedded store's remote-write URL when that is the API (for
+// write-back), and a function that releases it.
+func (f *promFlags) open(ctx context.Context, logger *slog.Logger) (q query.Querier, where, embeddedWriteURL string, closeFn func() error, err error) {
+	if f.prometheusURL != "" {
+		u, err := url.Parse(f.prometheusURL)
+		if err != nil {
+			return nil, "", "", nil, exitcode.Invalid(fmt.Errorf("--prometheus.url: %w", err))
+		}
+		q, err := f.remote()
+		if err != nil {
+			return nil, "", "", nil, err
+		}
+		return q, u.Redacted(), "", func() error { return nil }, nil
+	}
+	local, err := store.OpenLocal(ctx, f.dataDir, logger)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	// Served on loopback, so write-back can reach it by remote write.
+	if err := local.Listen("", logger); err != nil {
+		return nil, "", "", nil, errors.Join(err, local.Close())
+	}
+	q, err = query.NewPrometheus(local.URL, local.Transport)
+	if err != nil {
+		return nil, "", "", nil, errors.Join(err, local.Close())
+	}
+	return q, local.Where, local.URL + "/api/v1/write", local.Close, nil
+}
+
+// remote returns the querier of --prometheus.url, with --http.config.file's
+// authentication and TLS.
+func (f *promFlags) remote() (query.Querier, error) {
+	rt, err := query.RoundTripperFromFile(f.httpConfig)
+	if err != nil {
+		return nil, exitcode.Invalid(err)
+	}
+	return query.NewPrometheus(f.prometheusURL, rt, query.WithTimeout(f.queryTimeout))
+}
+
+// sourceFlags are how correlate, compare and the exporter reach Prometheus and which
+// catalog they use.
+type sourceFlags struct {
+	*promFlags
+	catalogFile string
+	namespace   string
+	workload    string
+	baseline    time.Duration
+	after       time.Duration
+	params      map[string]string
+	lookback    model.Duration
+	selector    string
 	// embeddedWriteURL is the remote-write URL of the embedded store once open.
 	embeddedWriteURL string
 }
 
 func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 	// kingpin's StringMapVar writes into the map: a nil one panics on the first --param.
-	f := &sourceFlags{params: map[string]string{}}
-	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
-		"Default: the embedded store in --storage.tsdb.path (a running `tidemark serve` there, or the directory itself).").
-		PlaceHolder("URL").StringVar(&f.prometheusURL)
-	addHTTPConfigFlag(cmd, &f.httpConfig)
-	cmd.Flag("storage.tsdb.path", "Data directory of the embedded store, used when --prometheus.url is not set.").
-		Default(store.DefaultConfig.Dir).StringVar(&f.dataDir)
+	f := &sourceFlags{promFlags: addPromFlags(cmd), params: map[string]string{}}
 	cmd.Flag("catalog.file", "Query catalog (YAML) with metric names, selectors and joins for your exporters; "+
 		"default: the embedded catalog (print it with `tidemark correlate --print-catalog`).").PlaceHolder("FILE").StringVar(&f.catalogFile)
 	cmd.Flag("namespace", "Regex of the Kubernetes namespaces to correlate; default all.").PlaceHolder("REGEX").StringVar(&f.namespace)
@@ -59,8 +121,6 @@ func addSourceFlags(cmd *kingpin.CmdClause) *sourceFlags {
 		PlaceHolder("REGEX").StringVar(&f.workload)
 	cmd.Flag("baseline", "Quiet window before the run used as the baseline.").Default("5m").DurationVar(&f.baseline)
 	cmd.Flag("after", "Cool-down after the run in which scale-in and recovery are observed.").Default("10m").DurationVar(&f.after)
-	cmd.Flag("query.timeout", "Bound on each query to --prometheus.url; a server that does not answer in time fails the correlation instead of hanging it; 0 for no bound.").
-		Default("2m").DurationVar(&f.queryTimeout)
 	cmd.Flag("param", "Catalog parameter, e.g. db_pool_per_pod=5 (Prisma's default pool). Repeatable.").
 		PlaceHolder("NAME=VALUE").StringMapVar(&f.params)
 	cmd.Flag("lookback", "How far back to search for the run's series: from now, or from --to when given. "+
@@ -76,56 +136,19 @@ func (f *sourceFlags) open(ctx context.Context, logger *slog.Logger) (*correlato
 	if err != nil {
 		return nil, "", nil, exitcode.Invalid(err)
 	}
-	if f.prometheusURL != "" {
-		u, err := url.Parse(f.prometheusURL) // checked by config
-		if err != nil {
-			return nil, "", nil, err
-		}
-		q, err := f.remote()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return correlator.New(q, cat, logger), u.Redacted(), func() error { return nil }, nil
-	}
-	local, err := store.OpenLocal(ctx, f.dataDir, logger)
+	q, where, writeURL, closeFn, err := f.promFlags.open(ctx, logger)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	// Served on loopback, so write-back can reach it by remote write.
-	if err := local.Listen("", logger); err != nil {
-		return nil, "", nil, errors.Join(err, local.Close())
-	}
-	f.embeddedWriteURL = local.URL + "/api/v1/write"
-	q, err := query.NewPrometheus(local.URL, local.Transport)
-	if err != nil {
-		return nil, "", nil, errors.Join(err, local.Close())
-	}
-	return correlator.New(q, cat, logger), local.Where, local.Close, nil
-}
-
-// remote returns the querier of --prometheus.url, with --http.config.file's
-// authentication and TLS.
-func (f *sourceFlags) remote() (query.Querier, error) {
-	rt, err := query.RoundTripperFromFile(f.httpConfig)
-	if err != nil {
-		return nil, exitcode.Invalid(err)
-	}
-	return query.NewPrometheus(f.prometheusURL, rt, query.WithTimeout(f.queryTimeout))
-}
-
-// addHTTPConfigFlag registers --http.config.file, the client settings of
-// --prometheus.url, into path.
-func addHTTPConfigFlag(cmd *kingpin.CmdClause, path *string) {
-	cmd.Flag("http.config.file", "HTTP client configuration for --prometheus.url, as promtool's: a YAML file in Prometheus' "+
-		"http_config format (basic_auth, authorization, oauth2, tls_config, proxy_url, http_headers) for a Prometheus, Mimir or "+
-		"Thanos behind authentication or TLS. Its secrets never appear in logs or reports.").PlaceHolder("FILE").StringVar(path)
+	f.embeddedWriteURL = writeURL
+	return correlator.New(q, cat, logger), where, closeFn, nil
 }
 
 // config checks the flags and returns the correlation of one run.
 func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	cfg := correlator.Config{TestID: testID, Namespace: f.namespace, Workload: f.workload, Baseline: f.baseline, After: f.after,
 		Lookback: time.Duration(f.lookback)}
-	if err := checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090"); err != nil {
+	if err := f.check(); err != nil {
 		return cfg, err
 	}
 	switch {

@@ -98,7 +98,7 @@ func TestSourceFlagsLookback(t *testing.T) {
 // TestSourceFlagsNoCoolDown: --after 0 means no cool-down, not the correlator's default.
 func TestSourceFlagsNoCoolDown(t *testing.T) {
 	t.Parallel()
-	f := &sourceFlags{baseline: time.Minute, lookback: model.Duration(7 * 24 * time.Hour)}
+	f := &sourceFlags{promFlags: &promFlags{}, baseline: time.Minute, lookback: model.Duration(7 * 24 * time.Hour)}
 	cfg, err := f.config("x")
 	require.NoError(t, err)
 	require.Negative(t, cfg.After, "a negative After is the correlator's 'none'")

@@ -48,7 +48,8 @@ func dashboardsCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, ac
 	cmd.Flag("prometheus.url", "Prometheus to look in for where kube-state-metrics and cAdvisor are scraped (their job names, "+
 		"as tidemark correlate discovers them): the dashboards then select those. Default: the catalog's selectors.").
 		PlaceHolder("URL").StringVar(&cfg.promURL)
-	addHTTPConfigFlag(cmd, &cfg.httpCfg)
+	cmd.Flag("http.config.file", "With --prometheus.url: its HTTP client configuration, as tidemark correlate's.").
+		PlaceHolder("FILE").StringVar(&cfg.httpCfg)
 	cmd.Flag("namespace", "With --prometheus.url: regex of the namespaces to look in; default all.").PlaceHolder("REGEX").StringVar(&cfg.namespace)
 	cmd.Flag("lookback", "With --prometheus.url: how far back to look for the sources' series.").Default("1h").SetValue(&cfg.lookback)
 	cmd.Flag("grafana.url", "Grafana base URL (push), e.g. http://grafana:3000.").StringVar(&cfg.url)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -22,7 +21,6 @@ import (
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/runsummary"
 	"github.com/tidemark/tidemark/internal/scenario"
-	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/summary"
 	"github.com/tidemark/tidemark/internal/threshold"
 )
@@ -46,13 +44,11 @@ Examples:
   tidemark summarize --testid load-1 --prometheus.url http://prometheus:9090 test.js --summary-export out.json`
 
 type summarizeConfig struct {
-	testID        string
-	file          string
-	env           []string
-	modulesDir    string
-	prometheusURL string
-	dataDir       string
-	queryTimeout  time.Duration
+	testID     string
+	file       string
+	env        []string
+	modulesDir string
+	*promFlags
 	lookback      model.Duration
 	trendStats    string
 	timeUnit      string
@@ -67,11 +63,7 @@ func summarizeCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	cmd.Arg("script", "The run's k6 script or scenario file, for its thresholds and summary options; default: the thresholds the run wrote.").
 		StringVar(&cfg.file)
 	cmd.Flag("testid", "The run's testid.").Required().StringVar(&cfg.testID)
-	cmd.Flag("prometheus.url", "Prometheus-compatible API to query (Prometheus, Thanos Query, Mimir, VictoriaMetrics). "+
-		"Default: the embedded store in --storage.tsdb.path.").PlaceHolder("URL").StringVar(&cfg.prometheusURL)
-	cmd.Flag("storage.tsdb.path", "Data directory of the embedded store, used when --prometheus.url is not set.").
-		Default(store.DefaultConfig.Dir).StringVar(&cfg.dataDir)
-	cmd.Flag("query.timeout", "Bound on each query; 0 for no bound.").Default("2m").DurationVar(&cfg.queryTimeout)
+	cfg.promFlags = addPromFlags(cmd)
 	cmd.Flag("lookback", "How far back from now to search for the run's series.").Default("7d").SetValue(&cfg.lookback)
 	cmd.Flag("env", "Value K=V of __ENV.K for the script, as for tidemark run. Repeatable.").Short('e').StringsVar(&cfg.env)
 	cmd.Flag("modules.dir", "Directory of vendored remote modules, as for tidemark run.").StringVar(&cfg.modulesDir)
@@ -122,32 +114,11 @@ func (cfg *summarizeConfig) test(logger *slog.Logger) (*scenario.Test, *metrics.
 	return t, nil, nil
 }
 
-// open returns the querier of --prometheus.url or of the embedded store, where it is,
-// and a function that releases it.
-func (cfg *summarizeConfig) open(ctx context.Context, logger *slog.Logger) (query.Querier, string, func() error, error) {
-	if cfg.prometheusURL != "" {
-		if err := checkHTTPURL("--prometheus.url", cfg.prometheusURL, "http://prometheus:9090"); err != nil {
-			return nil, "", nil, exitcode.Invalid(err)
-		}
-		q, err := query.NewPrometheus(cfg.prometheusURL, http.DefaultTransport, query.WithTimeout(cfg.queryTimeout))
-		return q, cfg.prometheusURL, func() error { return nil }, err
-	}
-	local, err := store.OpenLocal(ctx, cfg.dataDir, logger)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if err := local.Listen("", logger); err != nil {
-		return nil, "", nil, errors.Join(err, local.Close())
-	}
-	q, err := query.NewPrometheus(local.URL, local.Transport)
-	if err != nil {
-		return nil, "", nil, errors.Join(err, local.Close())
-	}
-	return q, local.Where, local.Close, nil
-}
-
 func runSummarize(ctx context.Context, cfg *summarizeConfig, g *globals) (err error) {
-	q, where, closeFn, err := cfg.open(ctx, g.logger())
+	if err := cfg.check(); err != nil {
+		return exitcode.Invalid(err)
+	}
+	q, where, _, closeFn, err := cfg.open(ctx, g.logger())
 	if err != nil {
 		return err
 	}

@@ -176,8 +176,8 @@ func (f *atEndFlags) prepare(c *runConfig, logger *slog.Logger) (*summarizeConfi
 		}
 		return out, nil
 	}
-	sc := &summarizeConfig{testID: testID, file: c.file, env: c.env, modulesDir: c.modulesDir, prometheusURL: promURL,
-		queryTimeout: time.Minute, lookback: model.Duration(24 * time.Hour), trendStats: c.k6.trendStats, timeUnit: c.k6.timeUnit,
+	sc := &summarizeConfig{testID: testID, file: c.file, env: c.env, modulesDir: c.modulesDir,
+		promFlags: &promFlags{prometheusURL: promURL, queryTimeout: time.Minute}, lookback: model.Duration(24 * time.Hour), trendStats: c.k6.trendStats, timeUnit: c.k6.timeUnit,
 		noThresholds: c.noThresholds}
 	return sc, board, nil
 }
