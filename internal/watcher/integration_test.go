@@ -38,12 +38,18 @@ const object = "shoong/order"
 
 func newWatcher(t *testing.T, promURL, dir string) *watcher.Watcher {
 	t.Helper()
+	return newWatcherFrom(t, promURL, dir, day1)
+}
+
+// newWatcherFrom is newWatcher with a lookback that reaches back to first's start.
+func newWatcherFrom(t *testing.T, promURL, dir string, first watchertest.Run) *watcher.Watcher {
+	t.Helper()
 	q, err := query.NewPrometheus(promURL, nil, query.WithTimeout(30*time.Second))
 	require.NoError(t, err)
 	cat, err := query.Default()
 	require.NoError(t, err)
 	c := correlator.New(q, cat, promslog.NewNopLogger())
-	lookback := time.Since(watchertest.From(t, day1)) + 24*time.Hour
+	lookback := time.Since(watchertest.From(t, first)) + 24*time.Hour
 	w, err := watcher.New(watcher.Config{Correlation: correlator.Config{Namespace: "shoong"}, Lookback: lookback, StorageDir: dir},
 		q, c, promslog.NewNopLogger())
 	require.NoError(t, err)

@@ -7,8 +7,10 @@ package watchertest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +34,9 @@ type Run struct {
 	// LoadOnly keeps only the load series (k6_*, tidemark_*): kube-state-metrics,
 	// cAdvisor and RDS are missing.
 	LoadOnly bool
+	// RunInfo are labels added to the run's tidemark_run_info series, such as the test
+	// identity a run Tidemark made carries (test_file, test_hash).
+	RunInfo map[string]string
 }
 
 // delayed are the series ScaleUpDelay moves.
@@ -94,7 +99,15 @@ func OpenMetrics(r Run) (string, *layouts.Fixture, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("parse timestamp of %q: %w", l, err)
 		}
-		out = append(out, s.series+" "+v+" "+strconv.FormatFloat(t+shift, 'f', 3, 64))
+		series := s.series
+		if name == "tidemark_run_info" && len(r.RunInfo) > 0 {
+			var extra strings.Builder
+			for _, k := range slices.Sorted(maps.Keys(r.RunInfo)) {
+				fmt.Fprintf(&extra, "%s=%q,", k, r.RunInfo[k])
+			}
+			series = strings.Replace(series, "{", "{"+extra.String(), 1)
+		}
+		out = append(out, series+" "+v+" "+strconv.FormatFloat(t+shift, 'f', 3, 64))
 	}
 	return strings.Join(out, "\n") + "\n", f, nil
 }
