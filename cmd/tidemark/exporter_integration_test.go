@@ -35,7 +35,7 @@ func startExporter(t *testing.T, bin string, args ...string) (*exec.Cmd, string)
 	cmd := exec.Command(bin, append([]string{"exporter", "--web.listen-address=127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr strings.Builder
+	var stderr syncBuffer // written by the process while the test reads it
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
