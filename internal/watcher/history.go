@@ -158,7 +158,7 @@ func (h *History) readState(fn func(Run)) error {
 	if err != nil {
 		return fmt.Errorf("read state: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	bad := func(err error) error {
 		return fmt.Errorf("parse state file %s: %w (move it away to start with an empty history)", h.statePath(), err)
 	}
@@ -232,7 +232,7 @@ func (h *History) readLog(repair bool) (map[string]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read state log: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	rd := bufio.NewReader(f)
 	var good int64
 	for n := 1; ; n++ {
