@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/watcher"
 )
@@ -115,9 +114,9 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 		return err
 	}
 	defer func() { err = errors.Join(err, closeFn()) }()
-	q, err := query.NewPrometheus(cfg.src.prometheusURL, http.DefaultTransport, query.WithTimeout(cfg.src.queryTimeout))
+	q, err := cfg.src.remote() // the same authentication and TLS as the correlations'
 	if err != nil {
-		return exitcode.Invalid(err)
+		return err
 	}
 	w, err := watcher.New(wcfg, q, c, logger.With("component", "watcher"))
 	if err != nil {
