@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -75,9 +74,7 @@ var startAtLog = regexp.MustCompile(`start_at=(\S+)`)
 // other (their first samples in Prometheus), and two of three time out saying so.
 func TestDistributedStartBarrier(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := tidemarkBinary(t, "tidemark")
 	prom := promtest.StartPrometheus(t)
 	_, url := startTestTarget(t, target.Config{})
 	file := writeScenario(t, "scenarios:\n  load:\n    executor: constant-vus\n    vus: 3\n    duration: 3s\nflow:\n  - url: "+url+"/\n")

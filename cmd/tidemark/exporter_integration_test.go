@@ -75,9 +75,7 @@ func metricValue(text, series string) (float64, bool) {
 // correlates nothing twice and keeps its history.
 func TestIntegrationExporterBinary(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := tidemarkBinary(t, "tidemark")
 	day1 := watchertest.Run{TestID: "spike-50-20260301"}
 	day2 := watchertest.Run{TestID: "spike-50-20260302", Day: 1, ScaleUpDelay: 30 * time.Second}
 	prom := watchertest.Load(t, []watchertest.Run{day1, day2})
@@ -102,7 +100,7 @@ func TestIntegrationExporterBinary(t *testing.T) {
 	require.Contains(t, metrics, "tidemark_build_info{")
 	check := exec.Command("/usr/bin/promtool", "check", "metrics")
 	check.Stdin = strings.NewReader(metrics)
-	out, err = check.CombinedOutput()
+	out, err := check.CombinedOutput()
 	require.NoError(t, err, "promtool check metrics:\n%s", out)
 
 	var runs struct{ Runs []watcher.Run }

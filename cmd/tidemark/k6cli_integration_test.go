@@ -89,15 +89,6 @@ type cliProc struct {
 	cmd    *exec.Cmd
 }
 
-// buildTidemark builds the binary once for the test, in a temporary directory.
-func buildTidemark(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
-	return bin
-}
-
 // cliEnv is the process environment without K6_* variables, plus env.
 func cliEnv(env []string) []string {
 	out := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "K6_") })
@@ -275,7 +266,7 @@ export default function () { http.get('{{URL}}/'); }
 // for the K6_* variables Tidemark does not support.
 func TestK6CLI(t *testing.T) {
 	t.Parallel()
-	bin := buildTidemark(t)
+	bin := tidemarkBinary(t, "tidemark")
 	noWarning := func(t *testing.T, r cliRun) {
 		t.Helper()
 		require.Empty(t, r.unsupportedWarnings(), "a supported K6_* variable is not warned of")

@@ -164,10 +164,7 @@ func TestRunInvalidScenario(t *testing.T) {
 // code 105 with the summary printed.
 func TestRunSIGTERM(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := tidemarkBinary(t, "tidemark")
 
 	ts, url := startTestTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 50 * time.Millisecond}})
 	file := writeScenario(t, "vus: 3\nduration: 1m\nflow:\n  - url: "+url+"/\n")
@@ -180,6 +177,7 @@ func TestRunSIGTERM(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
