@@ -61,7 +61,7 @@ func IsArchive(path string) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var hdr [512]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil {
 		return false
@@ -169,7 +169,7 @@ func extractArchive(p string) (*extracted, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open archive: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	dir, err := os.MkdirTemp("", "tidemark-archive-")
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", p, err)

@@ -119,7 +119,7 @@ func New(cfg Config) (*Runner, error) {
 		if err != nil {
 			return nil, exitcode.Invalid(err)
 		}
-		defer os.RemoveAll(x.dir)
+		defer func() { _ = os.RemoveAll(x.dir) }() // a temporary directory; nothing to do if it stays
 		arc = x
 		cfg.Script, cfg.Env = x.main, x.env(cfg.Env)
 		cfg.ModulesDir = filepath.Join(x.dir, "https")
