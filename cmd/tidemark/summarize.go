@@ -185,6 +185,15 @@ func summarizeWith(ctx context.Context, cfg *summarizeConfig, q query.Querier, w
 	if win.Live {
 		in.Extra = append(in.Extra, "the run is still live: this summary covers it up to now")
 	}
+	st, err := cfg.stages(ctx, q, cat, test, res, logger)
+	if err != nil {
+		// The summary and its verdict stand without the STAGES table: say why it is missing.
+		logger.Warn("Could not compute the run's stages", "err", err)
+		in.Extra = append(in.Extra, "STAGES: not computed: "+err.Error())
+	} else {
+		in.StageResults, in.StageNote = st.Rows, st.Note
+		in.Extra = append(in.Extra, st.Notes...)
+	}
 	var verdict error
 	if !cfg.noThresholds && len(test.Thresholds) > 0 {
 		set, err := test.ThresholdSet(res.TypeFunc())
@@ -218,6 +227,20 @@ func summarizeWith(ctx context.Context, cfg *summarizeConfig, q query.Querier, w
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// stages computes the whole run's STAGES table with the correlator's load analysis
+// over the k6 series only; the stages of the file given stand in for a run that wrote
+// no tidemark_scenario_target.
+func (cfg *summarizeConfig) stages(ctx context.Context, q query.Querier, cat *query.Catalog, test *scenario.Test,
+	res *runsummary.Result, logger *slog.Logger,
+) (*runsummary.Stages, error) {
+	sc := runsummary.StagesConfig{TestID: cfg.testID, Lookback: time.Duration(cfg.lookback), Schema: res.Schema}
+	if cfg.file != "" {
+		sc.Given, sc.GivenUnit = runsummary.GivenStages(test)
+	}
+	corr := correlator.New(q, runsummary.K6Catalog(cat), logger)
+	return runsummary.ComputeStages(ctx, corr, sc)
 }
 
 func cmpOrDash(s string) string {

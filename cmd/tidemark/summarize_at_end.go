@@ -179,5 +179,11 @@ func (f *atEndFlags) prepare(c *runConfig, logger *slog.Logger) (*summarizeConfi
 	sc := &summarizeConfig{testID: testID, file: c.file, env: c.env, modulesDir: c.modulesDir,
 		promFlags: &promFlags{prometheusURL: promURL, queryTimeout: time.Minute}, lookback: model.Duration(24 * time.Hour), trendStats: c.k6.trendStats, timeUnit: c.k6.timeUnit,
 		noThresholds: c.noThresholds}
+	if !c.noSummary {
+		// The instance that prints the run's summary writes it to its --summary-export
+		// and --summary-file too, in place of its own share's (which its log keeps): a
+		// CI job that collects the file gets the whole run's result (docs/distributed.md).
+		sc.summaryExport, sc.summaryFile = c.summaryExport, c.summaryFile
+	}
 	return sc, board, nil
 }

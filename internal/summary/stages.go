@@ -37,11 +37,60 @@ type stageRow struct {
 	unitTimeUnit time.Duration
 }
 
+// StageResult is one row of the STAGES table computed outside the run's Store, in base
+// units: `tidemark summarize` computes it for a run over several instances from the
+// series they wrote. A nil pointer means the stage had no such samples.
+type StageResult struct {
+	Scenario string
+	// Index is the stage's position in the scenario, from 0.
+	Index      int
+	Start, End time.Time
+	// Target is the stage's target at its end: VUs when TimeUnit is 0, otherwise
+	// iterations per TimeUnit.
+	Target   float64
+	TimeUnit time.Duration
+	// Achieved is in the target's unit.
+	Achieved, Iterations float64
+	// RequestRate is requests per second.
+	RequestRate float64
+	// P50, P95 and P99 are http_req_duration's quantiles in seconds.
+	P50, P95, P99 *float64
+	ErrorRate     *float64
+	Dropped       float64
+	// Held is the verdict, Broke what broke it, and Verdict the text the table shows.
+	Held    bool
+	Broke   []string
+	Verdict string
+}
+
+// resultRow is the table row of a stage computed elsewhere.
+func (r *report) resultRow(st StageResult) stageRow {
+	msOf := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := *v * 1000
+		return &x
+	}
+	row := stageRow{
+		Scenario: st.Scenario, Stage: st.Index,
+		StartMs: ms(st.Start.Sub(r.in.Start)), EndMs: ms(st.End.Sub(r.in.Start)),
+		Target: st.Target, Achieved: st.Achieved, Iterations: st.Iterations, RequestRate: st.RequestRate,
+		P50: msOf(st.P50), P95: msOf(st.P95), P99: msOf(st.P99), ErrorRate: st.ErrorRate, Dropped: st.Dropped,
+		Held: st.Held, Broke: st.Broke, Verdict: st.Verdict, unitTimeUnit: st.TimeUnit,
+	}
+	row.TargetUnit = "vus"
+	if st.TimeUnit > 0 {
+		row.TargetUnit = "iterations/" + unitName(st.TimeUnit)
+	}
+	return row
+}
+
 // stageRows computes the per-stage windows from the cumulative snapshots: every
 // quantity is the difference between the snapshots at the window's end and start, for
 // the series tagged with the stage's scenario.
 func (r *report) stageRows() ([]stageRow, error) {
-	rows := make([]stageRow, 0, len(r.in.Stages))
+	rows := make([]stageRow, 0, len(r.in.Stages)+len(r.in.StageResults))
 	for _, st := range r.in.Stages {
 		if st.To == nil {
 			return nil, fmt.Errorf("stage %d of scenario %q has no end snapshot", st.Index, st.Scenario)
@@ -104,6 +153,9 @@ func (r *report) stageRows() ([]stageRow, error) {
 		}
 		r.judge(st, win, &row)
 		rows = append(rows, row)
+	}
+	for _, st := range r.in.StageResults {
+		rows = append(rows, r.resultRow(st))
 	}
 	return rows, nil
 }

@@ -76,6 +76,13 @@ type Input struct {
 	ThresholdSet *threshold.Set
 	// Stages are the per-stage windows, in the order to print them.
 	Stages []Stage
+	// StageResults are stages computed elsewhere, printed in the STAGES table after the
+	// rows of Stages as they are given: `tidemark summarize` reads a run's stages over
+	// several instances from Prometheus.
+	StageResults []StageResult
+	// StageNote, when set, replaces the line under the STAGES table that says what the
+	// verdicts judged (for StageResults judged by another rule than ThresholdSet).
+	StageNote string
 	// Extra lines printed after the summary, e.g. "remote write: 48,210 samples in 61
 	// requests, 2 retries, 0 dropped".
 	Extra []string

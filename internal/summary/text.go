@@ -59,7 +59,7 @@ func WriteText(w io.Writer, in Input) error {
 		sections = append(sections, section{"THRESHOLDS", r.thresholdLines(p)})
 	}
 	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p), r.metricLines(p)...)})
-	if len(in.Stages) > 0 {
+	if len(in.Stages) > 0 || len(in.StageResults) > 0 {
 		rows, err := r.stageRows()
 		if err != nil {
 			return err

@@ -132,6 +132,9 @@ func (r *report) outcomeValue(th *threshold.Threshold, v float64) string {
 
 // verdictNote is the line under the STAGES table that says what a verdict judged.
 func (r *report) verdictNote() string {
+	if r.in.StageNote != "" {
+		return r.in.StageNote
+	}
 	rest := fmt.Sprintf("0 dropped and an arrival-rate stage achieves ≥ %s%% of its mean target (not judged on ramps under %s)",
 		jsNumber(achievedOK*100), minJudgedRamp)
 	if r.in.ThresholdSet == nil {
