@@ -54,14 +54,16 @@ thresholds:
   "checks{check:is 201}": ["rate<0.01"]
 `)
 	type proc struct {
-		code int
-		out  string
+		code   int
+		out    string
+		export string
 	}
 	procs := make([]proc, 3)
 	var wg sync.WaitGroup
 	for i := range procs {
+		procs[i].export = filepath.Join(t.TempDir(), "export.json")
 		wg.Go(func() {
-			procs[i].code, procs[i].out = execTidemark(t, bin, "run", "--quiet", "--remote-write.url", prom.WriteURL(),
+			procs[i].code, procs[i].out = execTidemark(t, bin, "run", "--quiet", "--summary-export", procs[i].export, "--remote-write.url", prom.WriteURL(),
 				"--remote-write.native-histograms", "--remote-write.push-interval", "1s", "--testid", "atend",
 				"--instances", "3", "--instance-index", strconv.Itoa(i), "--barrier.poll-interval", "200ms",
 				"--barrier.margin", "2s", "--summarize-at-end", file)
@@ -89,6 +91,15 @@ thresholds:
 	require.Regexp(t, `checks_succeeded\.+: 50\.00% `+strconv.FormatInt(served, 10)+` out of `+strconv.FormatInt(2*served, 10), run)
 	require.Contains(t, run, "✓ 'rate<0.01' rate=0.00%", run)
 	require.NotContains(t, run, "not combined across instances", "Tidemark wrote the checks' counts")
+	// The last instance's --summary-export holds the whole run's summary, the others' their own share.
+	require.InDelta(t, float64(served), exportedValue(t, w.export, "http_reqs", "count"), 0, "the run's file is the whole run's")
+	var shares float64
+	for i, p := range procs {
+		if i != last[0] {
+			shares += exportedValue(t, p.export, "http_reqs", "count")
+		}
+	}
+	require.Less(t, shares, float64(served), "the other instances' files hold their own shares")
 	for i, p := range procs {
 		if i == last[0] {
 			continue

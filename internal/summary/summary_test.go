@@ -575,3 +575,42 @@ func TestStageTableExternallyControlled(t *testing.T) {
 	}
 	require.Contains(t, text(t, in), "\n    ext #1  0s-3s    5 VUs     5 VUs ")
 }
+
+// TestStageResults: stages computed elsewhere (tidemark summarize) print as rows of the
+// STAGES table with their own verdicts and note, and go to the --summary-file as given.
+func TestStageResults(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{{Metric: r.b.VUs, Tags: r.tags(), Time: r.start, Value: 1}})
+	p95, errRate := 0.0388, 0.0
+	in := Input{
+		Snapshot: r.store.Snapshot(), Start: r.start, Duration: 10 * time.Second,
+		StageResults: []StageResult{
+			{Scenario: "load", Index: 0, Start: r.start, End: r.start.Add(4 * time.Second), Target: 30, TimeUnit: time.Second,
+				Achieved: 29.82, Iterations: 119.28, RequestRate: 29.82, P95: &p95, ErrorRate: &errRate, Held: true, Verdict: "held"},
+			{Scenario: "load", Index: 1, Start: r.start.Add(4 * time.Second), End: r.start.Add(10 * time.Second), Target: 5,
+				Achieved: 5, Dropped: 2, Broke: []string{"2 dropped"}, Verdict: "broke: 2 dropped"},
+		},
+		StageNote: "verdict: by the run's thresholds",
+	}
+	out := text(t, in)
+	require.Contains(t, out, "\n  █ STAGES \n\n"+
+		"    stage    window  target  achieved  req/s  p50     p95  p99  errors  dropped  verdict\n"+
+		"    load #1  0s-4s     30/s   29.82/s  29.82    -  38.8ms    -   0.00%        0  held\n"+
+		"    load #2  4s-10s   5 VUs     5 VUs      0    -       -    -       -        2  broke: 2 dropped\n"+
+		"    verdict: by the run's thresholds\n")
+
+	var b bytes.Buffer
+	require.NoError(t, WriteData(&b, in))
+	var data struct {
+		Stages []stageRow `json:"stages"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &data))
+	require.Len(t, data.Stages, 2)
+	require.Equal(t, "iterations/s", data.Stages[0].TargetUnit)
+	require.InDelta(t, 38.8, *data.Stages[0].P95, 1e-9, "milliseconds, as the run's rows")
+	require.InDelta(t, 4000, data.Stages[1].StartMs, 0)
+	require.Equal(t, "vus", data.Stages[1].TargetUnit)
+	require.False(t, data.Stages[1].Held)
+	require.Equal(t, []string{"2 dropped"}, data.Stages[1].Broke)
+}
