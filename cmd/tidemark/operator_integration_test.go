@@ -116,10 +116,7 @@ type operatorCase struct {
 // k6_http_reqs_total over the instances equals what the target served.
 func TestOperatorTestRun(t *testing.T) {
 	t.Parallel()
-	binDir := t.TempDir()
-	bin := filepath.Join(binDir, "k6") // the runner image ships Tidemark as k6
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := tidemarkBinary(t, "k6") // the runner image ships Tidemark as k6
 	prom := promtest.StartPrometheus(t)
 	for _, tc := range []operatorCase{
 		// Each runner runs setup() (one 202 each) and teardown() itself.
@@ -398,10 +395,8 @@ func TestOperatorInitializer(t *testing.T) {
 	busybox := "/bin/busybox" // Debian's busybox-static, as the image ships it
 	_, err := os.Stat(busybox)
 	require.NoError(t, err, "busybox-static is one of the Makefile's DEB_PKGS")
-	binDir := t.TempDir()
-	bin := filepath.Join(binDir, "k6")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := tidemarkBinary(t, "k6")
+	binDir := filepath.Dir(bin)
 	for _, a := range ociimage.ShellApplets {
 		require.NoError(t, os.Symlink(busybox, filepath.Join(binDir, a)))
 	}

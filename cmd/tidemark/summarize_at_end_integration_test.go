@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,9 +28,7 @@ const wholeRunHeading = "── the whole run: 3 instance(s)"
 // other two exit 0 with their own summary and a line naming that instance.
 func TestIntegrationSummarizeAtEnd(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := tidemarkBinary(t, "tidemark")
 	prom := promtest.StartPrometheus(t)
 	tgt, url := startTestTarget(t, target.Config{Latency: target.Latency{Kind: target.Uniform, A: 5 * time.Millisecond, B: 20 * time.Millisecond}})
 	file := writeScenario(t, `scenarios:

@@ -37,9 +37,7 @@ import (
 // crosses although each instance's share (200) passes it.
 func TestIntegrationSummarizeThreeInstances(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "tidemark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := tidemarkBinary(t, "tidemark")
 	prom := promtest.StartPrometheus(t)
 	// p(95) of uniform 10-39 ms is about 37.6 ms plus the loopback's overhead: the middle
 	// of the schema-3 bucket (37.2 ms, 40.5 ms], so sampling noise does not move it
