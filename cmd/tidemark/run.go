@@ -40,7 +40,7 @@ API, run unchanged) or a k6-style scenario file (YAML or JSON).
 
 The file holds k6's options: scenarios with their executor (shared-iterations,
 per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate,
-ramping-arrival-rate) or the shortcuts vus/duration/iterations/stages, thresholds,
+ramping-arrival-rate, externally-controlled) or the shortcuts vus/duration/iterations/stages, thresholds,
 tags, and a flow of HTTP steps per scenario. Every sample carries the tag testid
 (--testid, or --tag testid=..., default <file-stem>-<UTC yyyymmdd-hhmmss>), printed at
 the start.
@@ -52,7 +52,11 @@ Examples:
   tidemark run -u 50 -d 5m examples/quick.js   # k6's shortcuts replace the file's scenarios
   tidemark run --testid=spike-1 --tag env=staging --env TARGET_URL=http://127.0.0.1:8099 examples/spike.yaml
   tidemark run --remote-write.url=http://prometheus:9090/api/v1/write examples/load-steps.yaml
-  tidemark run --execution-segment=0:1/2 test.yaml   # instance 1 of 2 (Kubernetes Indexed Job)
+  tidemark run --instances 3 --instance-index 0 --summarize-at-end \
+    --remote-write.url=http://prometheus:9090/api/v1/write test.js   # pod 0 of 3: a synchronized start, one summary
+  tidemark run --paused --address 0.0.0.0:6565 test.js   # wait for k6's REST API, as k6-operator's runners do
+  K6_WEB_DASHBOARD=true tidemark run test.js            # the live page on localhost:5665
+  tidemark run --out json=results.json --out csv=results.csv test.js
 
 Without --remote-write.url (or K6_PROMETHEUS_RW_SERVER_URL) the series go into the
 embedded store in --storage.tsdb.path, for tidemark serve and tidemark correlate.
@@ -60,11 +64,12 @@ embedded store in --storage.tsdb.path, for tidemark serve and tidemark correlate
 A script's https:// imports are read from --modules.dir (DIR/host/path); Tidemark
 never downloads modules.
 
-Exit codes: 0 passed, 99 thresholds crossed (or abortOnFail), 100/101 setup/teardown
-timed out, 104 invalid scenario, options or flags, 105 interrupted by SIGINT/SIGTERM
-(running iterations get gracefulStop; the summary is still printed), 107 script error
-(syntax, exception in the init context, setup or teardown, unknown module), 108
-test.abort(), 255 other errors.`
+Exit codes (k6's): 0 passed, 99 thresholds crossed (or abortOnFail), 100/101
+setup/teardown timed out, 102 the instances' start barrier timed out, 103 stopped over
+the REST API, 104 invalid scenario, options or flags, 105 interrupted by SIGINT/SIGTERM
+(running iterations get gracefulStop; the summary is still printed), 106 the REST API
+could not listen, 107 script error (syntax, exception in the init context, setup or
+teardown, unknown module), 108 test.abort(), 255 other errors.`
 
 type runConfig struct {
 	printing
