@@ -179,12 +179,19 @@ func joinDetail(a, b string) string {
 	return a + "; " + b
 }
 
-// precision says how exact a fact is: the resolution of its source.
+// precision says how exact a fact is, from the resolution of its source: a span
+// between two moments (a reaction, a gap) or a moment itself is known to ± that
+// resolution; any other value (a ratio, a latency, a count) was read from samples that
+// far apart, which is no error bar on the value: "p95 5 s (±5 s)" would read as one.
 func precision(f *analysis.Fact) string {
 	if f == nil || f.ResolutionSeconds <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("±%s", analysis.FormatSeconds(f.ResolutionSeconds))
+	res := analysis.FormatSeconds(f.ResolutionSeconds)
+	if f.Unit == analysis.UnitTime || f.Unit == analysis.UnitSeconds && f.At.IsZero() {
+		return "±" + res
+	}
+	return "sampled every " + res
 }
 
 // FormatFact prints a fact's value in its unit, the way a person writes it.
