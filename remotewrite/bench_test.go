@@ -2,11 +2,11 @@ package remotewrite
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/benchtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/series/seriestest"
@@ -53,7 +53,7 @@ func benchmarkEncode(b *testing.B, protocol string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var bytes int
-	cpu0 := processCPU(b)
+	cpu0 := benchtest.ProcessCPU()
 	n := 0
 	for i := 0; b.Loop(); i++ {
 		n++
@@ -69,16 +69,7 @@ func benchmarkEncode(b *testing.B, protocol string) {
 	}
 	b.ReportMetric(float64(bytes), "compressed_bytes/push")
 	// CPU time, not wall time: the goal is CPU, and this box is shared.
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(time.Millisecond)/float64(n), "cpu_ms/push")
-}
-
-// processCPU returns the user+system CPU time of the process.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(benchtest.ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(n), "cpu_ms/push")
 }
 
 // BenchmarkEncode10k measures building (snapshot → series) and encoding (protobuf +
@@ -122,7 +113,7 @@ func BenchmarkPushFromStore1k(b *testing.B) {
 	var out []series.Series
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU(b)
+	cpu0 := benchtest.ProcessCPU()
 	n := 0
 	for i := 0; b.Loop(); i++ {
 		n++
@@ -134,5 +125,5 @@ func BenchmarkPushFromStore1k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(out)), "series")
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(time.Millisecond)/float64(n), "cpu_ms/push")
+	b.ReportMetric(float64(benchtest.ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(n), "cpu_ms/push")
 }

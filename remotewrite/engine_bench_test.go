@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/prometheus/common/promslog"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/benchtest"
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
@@ -55,7 +54,7 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 	}
 	const round = 3 * time.Second
 	run := func(withRW bool) (rps, cpuPerReq float64, nseries int) {
-		cpu0 := processCPU(b)
+		cpu0 := benchtest.ProcessCPU()
 		store := aggregate.New()
 		eng, err := engine.New(engine.Config{
 			Test: &scenario.Test{Scenarios: []*scenario.Scenario{{Name: "closed", Executor: scenario.ConstantVUs, VUs: 8,
@@ -81,7 +80,7 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		cpu := processCPU(b) - cpu0
+		cpu := benchtest.ProcessCPU() - cpu0
 		snap := store.Snapshot()
 		reqs, _ := snap.Metric("http_reqs")
 		m, _ := series.NewMapper(series.DefaultConfig)
@@ -101,32 +100,14 @@ func BenchmarkEngineRemoteWrite(b *testing.B) {
 			}
 			n = ns
 		}
-		b.ReportMetric(median(off), "reqs/s_off")
-		b.ReportMetric(median(on), "reqs/s_on")
-		b.ReportMetric(median(on)/median(off), "on/off")
+		b.ReportMetric(benchtest.Median(off), "reqs/s_off")
+		b.ReportMetric(benchtest.Median(on), "reqs/s_on")
+		b.ReportMetric(benchtest.Median(on)/benchtest.Median(off), "on/off")
 		// CPU per request (whole process: engine, target, receiver) is steadier than
 		// throughput on a shared box; off/on ≥ 0.95 means remote write costs ≤ 5%.
-		b.ReportMetric(median(cpuOff), "cpu_us/req_off")
-		b.ReportMetric(median(cpuOn), "cpu_us/req_on")
-		b.ReportMetric(median(cpuOff)/median(cpuOn), "cpu_off/on")
+		b.ReportMetric(benchtest.Median(cpuOff), "cpu_us/req_off")
+		b.ReportMetric(benchtest.Median(cpuOn), "cpu_us/req_on")
+		b.ReportMetric(benchtest.Median(cpuOff)/benchtest.Median(cpuOn), "cpu_off/on")
 		b.ReportMetric(float64(n), "series")
 	}
-}
-
-// processCPU returns the user+system CPU time of the process.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

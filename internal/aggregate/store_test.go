@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/benchtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 )
 
@@ -435,7 +436,7 @@ func BenchmarkPushParallel(b *testing.B) {
 			var seq atomic.Uint64
 			b.SetParallelism(64) // many VU goroutines per P
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := benchtest.ProcessCPU()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				r := rand.New(rand.NewPCG(seq.Add(1), 1))
@@ -458,7 +459,7 @@ func BenchmarkPushParallel(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*9), "ns/sample")
-			b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*9), "cpu-ns/sample")
+			b.ReportMetric(float64((benchtest.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N*9), "cpu-ns/sample")
 		})
 	}
 }

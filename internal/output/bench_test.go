@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/benchtest"
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
@@ -102,7 +102,7 @@ func benchEngineJSON(b *testing.B, scen func(steps []scenario.Step, d time.Durat
 	const round = 2 * time.Second
 	dir := b.TempDir()
 	run := func(withJSON bool) (rps, cpuPerReq, dropped float64) {
-		cpu0 := processCPU(b)
+		cpu0 := benchtest.ProcessCPU()
 		store := aggregate.New()
 		var pusher metrics.Pusher = store
 		var fan *Fanout
@@ -132,7 +132,7 @@ func benchEngineJSON(b *testing.B, scen func(steps []scenario.Step, d time.Durat
 			st := fan.Stats()[0]
 			dropped = float64(st.Dropped) / float64(st.Dropped+st.Written)
 		}
-		cpu := processCPU(b) - cpu0
+		cpu := benchtest.ProcessCPU() - cpu0
 		reqs, _ := store.Snapshot().Metric("http_reqs")
 		return reqs.Count / res.End.Sub(res.Start).Seconds(), float64(cpu.Microseconds()) / reqs.Count, dropped
 	}
@@ -147,30 +147,12 @@ func benchEngineJSON(b *testing.B, scen func(steps []scenario.Step, d time.Durat
 				off, cpuOff = append(off, rps), append(cpuOff, cpu)
 			}
 		}
-		b.ReportMetric(median(off), "reqs/s_off")
-		b.ReportMetric(median(on), "reqs/s_on")
-		b.ReportMetric(median(on)/median(off), "on/off")
-		b.ReportMetric(median(cpuOff), "cpu_us/req_off")
-		b.ReportMetric(median(cpuOn), "cpu_us/req_on")
-		b.ReportMetric(median(cpuOff)/median(cpuOn), "cpu_off/on")
+		b.ReportMetric(benchtest.Median(off), "reqs/s_off")
+		b.ReportMetric(benchtest.Median(on), "reqs/s_on")
+		b.ReportMetric(benchtest.Median(on)/benchtest.Median(off), "on/off")
+		b.ReportMetric(benchtest.Median(cpuOff), "cpu_us/req_off")
+		b.ReportMetric(benchtest.Median(cpuOn), "cpu_us/req_on")
+		b.ReportMetric(benchtest.Median(cpuOff)/benchtest.Median(cpuOn), "cpu_off/on")
 		b.ReportMetric(slices.Max(drops), "dropped/sample")
 	}
-}
-
-// processCPU returns the user+system CPU time of the process.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

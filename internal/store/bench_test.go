@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/benchtest"
 )
 
 // Shape of the ingest benchmark: each writer owns benchSeriesPerWriter k6-like series and
@@ -51,7 +52,7 @@ func BenchmarkRemoteWriteIngest(b *testing.B) {
 			var wg sync.WaitGroup
 			errs := make(chan error, benchWriters)
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu0 := benchtest.ProcessCPU()
 			t0 := time.Now()
 			for w := range benchWriters {
 				wg.Go(func() {
@@ -69,7 +70,7 @@ func BenchmarkRemoteWriteIngest(b *testing.B) {
 			}
 			wg.Wait()
 			elapsed := time.Since(t0)
-			cpu := processCPU() - cpu0
+			cpu := benchtest.ProcessCPU() - cpu0
 			b.StopTimer()
 			close(errs)
 			for err := range errs {
@@ -99,15 +100,6 @@ func benchRequest(w int, t time.Time) []series {
 	return ss
 }
 
-// processCPU returns the user+system CPU time used by this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkQueryRange measures a 1-hour query_range at a 15 s step over 1,000 series
 // through the HTTP API and client_golang (goal < 200 ms per query).
 func BenchmarkQueryRange(b *testing.B) {
@@ -132,7 +124,7 @@ func BenchmarkQueryRange(b *testing.B) {
 		{"sum_by", `sum by (namespace) (rate(container_cpu_cfs_throttled_periods_total[1m]))`},
 	} {
 		b.Run(q.name, func(b *testing.B) {
-			cpu0 := processCPU()
+			cpu0 := benchtest.ProcessCPU()
 			n := 0
 			for b.Loop() {
 				n++
@@ -142,14 +134,14 @@ func BenchmarkQueryRange(b *testing.B) {
 					require.Len(b, v.(model.Matrix), nSeries)
 				}
 			}
-			b.ReportMetric(float64((processCPU()-cpu0).Milliseconds())/float64(n), "cpu-ms/op")
+			b.ReportMetric(float64((benchtest.ProcessCPU()-cpu0).Milliseconds())/float64(n), "cpu-ms/op")
 		})
 	}
 	// The server's share alone: the same raw query over plain HTTP, body read but not
 	// decoded (client_golang's JSON decoding of 240,000 points costs as much again).
 	b.Run("raw_http", func(b *testing.B) {
 		u := fmt.Sprintf("%s/api/v1/query_range?query=container_cpu_cfs_throttled_periods_total&start=%d&end=%d&step=15", ts.URL, start.Unix(), end.Unix())
-		cpu0 := processCPU()
+		cpu0 := benchtest.ProcessCPU()
 		n := 0
 		for b.Loop() {
 			n++
@@ -157,7 +149,7 @@ func BenchmarkQueryRange(b *testing.B) {
 			require.Equal(b, http.StatusOK, code)
 			require.Greater(b, len(body), nSeries*nSamples*10)
 		}
-		b.ReportMetric(float64((processCPU()-cpu0).Milliseconds())/float64(n), "cpu-ms/op")
+		b.ReportMetric(float64((benchtest.ProcessCPU()-cpu0).Milliseconds())/float64(n), "cpu-ms/op")
 	})
 }
 

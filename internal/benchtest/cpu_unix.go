@@ -1,15 +1,15 @@
 //go:build unix
 
-package aggregate
+package benchtest
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user plus system CPU time of this process. On a shared machine
-// it measures the benchmark's cost better than wall-clock time.
-func processCPU() time.Duration {
+// ProcessCPU returns the user+system CPU time the process has used, 0 when the system
+// does not say.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
