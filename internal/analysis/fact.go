@@ -151,10 +151,13 @@ var DefaultConfig = Config{
 // Query names the detectors read from a timeline (the catalog's required queries).
 const (
 	QScenarioTarget = "scenario_target"
-	QHTTPReqs       = "http_reqs"
-	QHTTPFailures   = "http_failures"
-	QHTTPReqRate    = "http_req_rate"
-	QIterations     = "iterations"
+	// QScenarioTargetInstances is the target per scenario and instance (instance_id), read
+	// when the catalog has it: the stages of a run spread over instances are cut from it.
+	QScenarioTargetInstances = "scenario_target_instances"
+	QHTTPReqs                = "http_reqs"
+	QHTTPFailures            = "http_failures"
+	QHTTPReqRate             = "http_req_rate"
+	QIterations              = "iterations"
 	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
 	// run without tidemark_scenario_target: its stages are inferred from them, and its
 	// stages' iterations counted on them.

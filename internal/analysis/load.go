@@ -187,7 +187,11 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		}
 		runPts, toEnd := stagePoints(ts, tl.Run)
 		c := stageCounters{iterations: gridIncreases(itD), requests: gridIncreases(scReqD), failures: gridIncreases(scFailD), dropped: gridIncreases(scDropD)}
-		for _, st := range coverRun(settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol), tl.Run, toEnd) {
+		stages, ok := instanceStages(tl.Set(QScenarioTargetInstances).Match(map[string]string{"scenario": sc, "unit": unit}), tl.Run)
+		if !ok {
+			stages = settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol)
+		}
+		for _, st := range coverRun(stages, tl.Run, toEnd) {
 			sf := stageFacts(tl, st, c, res)
 			judgeStage(tl, &sf, rt, res, cfg)
 			out.Stages = append(out.Stages, sf)
@@ -226,6 +230,56 @@ func stagePoints(ts timeline.Series, run timeline.Window) (ps []timeline.Point, 
 		return ps[:n-1], true
 	}
 	return ps, false
+}
+
+// instanceStages cuts the stages of a scenario run by several instances (execution
+// segments of one test) from each instance's own target, and lays them over each other:
+// a stage's targets are the instances' summed, its inner boundaries the instances' median.
+// Cut from the sum instead, instances that started or ended a push apart would add
+// stages of partial sums at the run's start and end (0→10→20→30 for three instances of
+// a hold at 10 each). ok is false unless there are two or more instances and all of them
+// cut into stages of the same kinds: then the summed target is cut as for one instance.
+func instanceStages(instances timeline.Set, run timeline.Window) ([]timeline.Stage, bool) {
+	if len(instances) < 2 {
+		return nil, false
+	}
+	var per [][]timeline.Stage
+	for _, is := range instances {
+		pts, _ := stagePoints(is, run)
+		tol := stageTolerance(is, is.Label("unit"))
+		st := settleStages(timeline.Stages(timeline.Series{Labels: is.Labels, Points: pts}, is.Label("scenario"), is.Label("unit"), tol), pts, tol)
+		if len(st) == 0 || (len(per) > 0 && !sameKinds(st, per[0])) {
+			return nil, false
+		}
+		per = append(per, st)
+	}
+	out := slices.Clone(per[0])
+	for i := range out {
+		var froms, tos []time.Time
+		out[i].StartTarget, out[i].EndTarget = 0, 0
+		for _, st := range per {
+			froms, tos = append(froms, st[i].From), append(tos, st[i].To)
+			out[i].StartTarget += st[i].StartTarget
+			out[i].EndTarget += st[i].EndTarget
+		}
+		out[i].From, out[i].To = medianTime(froms), medianTime(tos)
+		if i > 0 {
+			out[i].From = out[i-1].To // the boundary is one instant
+		}
+	}
+	return out, true
+}
+
+// sameKinds tells whether two cuts have the same stages in the same order.
+func sameKinds(a, b []timeline.Stage) bool {
+	return slices.EqualFunc(a, b, func(x, y timeline.Stage) bool { return x.Kind == y.Kind })
+}
+
+// medianTime is the middle of ts (the earlier of the two middles of an even count).
+func medianTime(ts []time.Time) time.Time {
+	ts = slices.Clone(ts)
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	return ts[(len(ts)-1)/2]
 }
 
 // coverRun stretches a scenario's stages over the run. The first target sample comes

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -93,4 +94,90 @@ func TestLoadShortRun(t *testing.T) {
 			require.Contains(t, load.Capacity.Text, tc.capacity)
 		})
 	}
+}
+
+// TestLoadStagesOfInstances cuts the stages of one test run as three instances (execution
+// segments) that started 0.7 s apart, as the correlator's grid (1 s, aligned on the last
+// instance's end) sees their targets: each instance is visible from its first push, one
+// interval after its start, to its end. The sum steps up through partial sums at the start
+// and down at the end; cut per instance and laid over each other, the stages are the
+// script's three: a hold at 30/s, a ramp to 90/s and a hold at 90/s.
+func TestLoadStagesOfInstances(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
+	const instances, length = 3, 10 * time.Second
+	stagger := 700 * time.Millisecond
+	target := func(d time.Duration) float64 { // one instance's share, d after its start
+		switch s := d.Seconds(); {
+		case s < 4:
+			return 10
+		case s < 6:
+			return 10 + 10*(s-4)
+		default:
+			return 30
+		}
+	}
+	run := timeline.Window{From: start, To: start.Add(time.Duration(instances-1)*stagger + length)}
+	var sum timeline.Series
+	per := timeline.Set{}
+	for i := range instances {
+		per = append(per, timeline.Series{Labels: map[string]string{"scenario": "load", "unit": "iterations_per_second", "instance_id": strconv.Itoa(i)}})
+	}
+	for g := run.To.Add(-12 * time.Second); !g.After(run.To); g = g.Add(time.Second) {
+		if g.Before(run.From) {
+			continue
+		}
+		var v float64
+		var seen bool
+		for i := range instances {
+			from := start.Add(time.Duration(i) * stagger)
+			d := g.Sub(from)
+			if d < time.Second || d > length {
+				continue // before its first push, or after its final push's stale marker
+			}
+			push := d.Truncate(time.Second)
+			x := target(push)
+			if d == length {
+				x = 0 // the final push carries the target after the run
+			}
+			per[i].Points = append(per[i].Points, timeline.Point{T: g, V: x})
+			v += x
+			seen = true
+		}
+		if seen {
+			sum.Points = append(sum.Points, timeline.Point{T: g, V: v})
+		}
+	}
+	sum.Labels = map[string]string{"scenario": "load", "unit": "iterations_per_second"}
+	tlOf := func(instances timeline.Set) *timeline.Timeline {
+		return &timeline.Timeline{
+			Run: run, Baseline: timeline.Window{From: start.Add(-time.Minute), To: start},
+			After: timeline.Window{From: run.To, To: run.To.Add(time.Second)},
+			Step:  time.Second, Resolution: map[string]time.Duration{SourceK6: time.Second},
+			Sets:  map[string]timeline.Set{QScenarioTarget: {sum}, QScenarioTargetInstances: instances},
+		}
+	}
+	load, _, _ := AnalyzeLoad(tlOf(per), DefaultConfig)
+	want := []struct {
+		kind     timeline.StageKind
+		from, to float64
+	}{{timeline.Hold, 30, 30}, {timeline.RampUp, 30, 90}, {timeline.Hold, 90, 90}}
+	require.Len(t, load.Stages, len(want), "%+v", load.Stages)
+	for i, w := range want {
+		st := load.Stages[i]
+		require.Equal(t, w.kind, st.Kind, "stage %d", i+1)
+		require.InDelta(t, w.from, st.StartTarget, 1e-9, "stage %d", i+1)
+		require.InDelta(t, w.to, st.EndTarget, 1e-9, "stage %d", i+1)
+	}
+	require.Equal(t, run.From, load.Stages[0].From)
+	require.Equal(t, run.To, load.Stages[2].To)
+	// The middle instance's boundaries, within a grid step.
+	mid := start.Add(stagger)
+	require.WithinDuration(t, mid.Add(4*time.Second), load.Stages[1].From, time.Second)
+	require.WithinDuration(t, mid.Add(6*time.Second), load.Stages[1].To, time.Second)
+
+	// Without the per-instance targets (a catalog from an older version) the sum is cut:
+	// the partial sums at the start are a stage of their own.
+	load, _, _ = AnalyzeLoad(tlOf(nil), DefaultConfig)
+	require.Greater(t, len(load.Stages), len(want), "the sum alone splits the first hold: %+v", load.Stages)
 }
