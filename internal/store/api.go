@@ -110,6 +110,10 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	mux := http.NewServeMux()
 	apiHandler := http.StripPrefix("/api/v1", av1)
 	mux.Handle("/api/v1/", apiHandler)
+	guard := newQueryGuard(s.cfg, p, s.evaluationInterval, apiHandler)
+	for _, path := range queryPaths {
+		mux.Handle(path, guard)
+	}
 	var fast *fastWrite
 	if !s.cfg.noFastWrite {
 		writeDuration := requestDuration.WithLabelValues("/api/v1/write")

@@ -41,6 +41,16 @@ type Config struct {
 	QueryTimeout time.Duration
 	// MaxSamples bounds the number of samples one query may load into memory.
 	MaxSamples int
+	// MaxQueryLength rejects a query longer than this many bytes (400): the parser's
+	// time grows faster than the query's length. Zero means DefaultConfig's value.
+	MaxQueryLength int
+	// MaxConcurrentQueries bounds the queries evaluated at once; others wait up to
+	// QueryTimeout for a slot (503). Zero means DefaultConfig's value.
+	MaxConcurrentQueries int
+	// MaxSubquerySteps rejects a query whose subqueries would evaluate more steps than
+	// this (422), checked before evaluation: the engine allocates a subquery's steps
+	// before its sample limit. Zero means DefaultConfig's value.
+	MaxSubquerySteps int64
 
 	// ScrapeTargets are host:port targets scraped every ScrapeInterval as job
 	// ScrapeJobName. They are used only when ScrapeConfigFile is empty.
@@ -82,6 +92,11 @@ var DefaultConfig = Config{
 	LookbackDelta:  5 * time.Minute,
 	QueryTimeout:   2 * time.Minute,
 	MaxSamples:     50_000_000,
+	// Ours: Prometheus has no such limits (see queryguard.go); --query.max-concurrency is
+	// Prometheus' default.
+	MaxQueryLength:       defaultMaxQueryLength,
+	MaxConcurrentQueries: defaultMaxConcurrentQueries,
+	MaxSubquerySteps:     defaultMaxSubquerySteps,
 	ScrapeInterval: 15 * time.Second,
 	// Prometheus sets no limit here. k6 series carry about ten labels; 256 is far above
 	// any sane series and far below what exhausts memory.
@@ -164,6 +179,11 @@ func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, e
 	return s, nil
 }
 
+// evaluationInterval is the global evaluation interval: the step of a subquery without one.
+func (s *Store) evaluationInterval() time.Duration {
+	return time.Duration(s.prometheusConfig().GlobalConfig.EvaluationInterval)
+}
+
 func (s *Store) init(reg prometheus.Registerer) error {
 	p := parser.NewParser(parser.Options{})
 	s.engine = promql.NewEngine(promql.EngineOpts{
@@ -175,9 +195,7 @@ func (s *Store) init(reg prometheus.Registerer) error {
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
 		// Subqueries without a step use the global evaluation interval, as in Prometheus.
-		NoStepSubqueryIntervalFn: func(int64) int64 {
-			return time.Duration(s.prometheusConfig().GlobalConfig.EvaluationInterval).Milliseconds()
-		},
+		NoStepSubqueryIntervalFn: func(int64) int64 { return s.evaluationInterval().Milliseconds() },
 		Parser: p,
 	})
 
@@ -313,6 +331,15 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxLabelValueLength == 0 {
 		cfg.MaxLabelValueLength = d.MaxLabelValueLength
+	}
+	if cfg.MaxQueryLength <= 0 {
+		cfg.MaxQueryLength = d.MaxQueryLength
+	}
+	if cfg.MaxConcurrentQueries <= 0 {
+		cfg.MaxConcurrentQueries = d.MaxConcurrentQueries
+	}
+	if cfg.MaxSubquerySteps <= 0 {
+		cfg.MaxSubquerySteps = d.MaxSubquerySteps
 	}
 	return cfg
 }
