@@ -154,7 +154,7 @@ func TestLoadStagesOfInstances(t *testing.T) {
 			Run: run, Baseline: timeline.Window{From: start.Add(-time.Minute), To: start},
 			After: timeline.Window{From: run.To, To: run.To.Add(time.Second)},
 			Step:  time.Second, Resolution: map[string]time.Duration{SourceK6: time.Second},
-			Sets:  map[string]timeline.Set{QScenarioTarget: {sum}, QScenarioTargetInstances: instances},
+			Sets: map[string]timeline.Set{QScenarioTarget: {sum}, QScenarioTargetInstances: instances},
 		}
 	}
 	load, _, _ := AnalyzeLoad(tlOf(per), DefaultConfig)

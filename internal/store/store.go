@@ -89,15 +89,15 @@ var DefaultConfig = Config{
 	Dir:       "tidemark-data",
 	Retention: 15 * 24 * time.Hour, // Prometheus' --storage.tsdb.retention.time default.
 	// The next three are Prometheus' --query.* defaults.
-	LookbackDelta:  5 * time.Minute,
-	QueryTimeout:   2 * time.Minute,
-	MaxSamples:     50_000_000,
+	LookbackDelta: 5 * time.Minute,
+	QueryTimeout:  2 * time.Minute,
+	MaxSamples:    50_000_000,
 	// Ours: Prometheus has no such limits (see queryguard.go); --query.max-concurrency is
 	// Prometheus' default.
 	MaxQueryLength:       defaultMaxQueryLength,
 	MaxConcurrentQueries: defaultMaxConcurrentQueries,
 	MaxSubquerySteps:     defaultMaxSubquerySteps,
-	ScrapeInterval: 15 * time.Second,
+	ScrapeInterval:       15 * time.Second,
 	// Prometheus sets no limit here. k6 series carry about ten labels; 256 is far above
 	// any sane series and far below what exhausts memory.
 	MaxLabelsPerSeries: 256,
@@ -196,7 +196,7 @@ func (s *Store) init(reg prometheus.Registerer) error {
 		EnableNegativeOffset: true,
 		// Subqueries without a step use the global evaluation interval, as in Prometheus.
 		NoStepSubqueryIntervalFn: func(int64) int64 { return s.evaluationInterval().Milliseconds() },
-		Parser: p,
+		Parser:                   p,
 	})
 
 	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(reg)
