@@ -43,11 +43,26 @@ type Client struct {
 	all        []series.Series
 	floats     []series.Series
 	hists      []series.Series
+	// refused holds the series the receiver rejected alone (found by splitting a
+	// rejected request), with its message: they are not sent again.
+	refused map[uint64]string
+	// splits counts the requests of the current push spent on splitting rejected
+	// batches; noSplit marks a kind whose split found nothing the receiver accepts.
+	splits          int
+	noSplit         map[string]bool
+	acceptedBatches int
+	refusing        []refusal // series rejected alone in the current split
 
 	cancel   context.CancelFunc
 	done     chan struct{}
 	stopOnce sync.Once
 	stopErr  error
+}
+
+// refusal is a series the receiver rejected alone, with the status and message.
+type refusal struct {
+	s   series.Series
+	msg string
 }
 
 // Option configures optional parts of a Client.
@@ -103,6 +118,8 @@ func NewClient(cfg Config, src series.Snapshotter, logger *slog.Logger, reg prom
 		sent:       map[uint64]series.Series{},
 		maxSamples: cfg.Queue.MaxSamplesPerSend,
 		logged:     map[string]bool{},
+		refused:    map[uint64]string{},
+		noSplit:    map[string]bool{},
 		done:       make(chan struct{}),
 	}, nil
 }
@@ -139,7 +156,12 @@ func (c *Client) Stop() error {
 }
 
 // Stats returns the delivery counts so far, read off the client's metrics.
-func (c *Client) Stats() Stats { return c.m.stats() }
+func (c *Client) Stats() Stats {
+	st := c.m.stats()
+	st.Long = c.mapper.LongLabels()
+	st.RefusedSeries = uint64(value(c.m.refusedSeries))
+	return st
+}
 
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
@@ -202,7 +224,12 @@ func (c *Client) push(ctx context.Context, final bool) error {
 	ts := c.timestamp(taken)
 	c.all = c.mapper.Map(c.all[:0], c.src.Snapshot())
 	c.floats, c.hists = c.floats[:0], c.hists[:0]
+	c.splits = 0
 	for _, s := range c.all {
+		if _, ok := c.refused[s.Ref]; ok {
+			c.m.dropped.Inc()
+			continue
+		}
 		if _, ok := c.sent[s.Ref]; !ok {
 			c.sent[s.Ref] = series.Series{Name: s.Name, Labels: s.Labels, Ref: s.Ref, Type: s.Type, Unit: s.Unit, Help: s.Help}
 		}
@@ -224,7 +251,11 @@ func (c *Client) push(ctx context.Context, final bool) error {
 func (c *Client) sendStale(ctx context.Context) error {
 	ts := c.timestamp(c.clock.Now())
 	c.floats, c.hists = c.floats[:0], c.hists[:0]
+	c.splits = 0
 	for _, s := range c.sent {
+		if _, ok := c.refused[s.Ref]; ok {
+			continue // never stored: nothing to mark stale
+		}
 		if s.Type == series.Histogram {
 			c.hists = append(c.hists, s)
 		} else {

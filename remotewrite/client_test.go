@@ -406,7 +406,8 @@ func TestCoalescingBacklog(t *testing.T) {
 }
 
 // TestNonRetryable4xx: a rejection gives one clear log line with the receiver's message
-// and status, is counted as dropped, is not retried, and the stream continues.
+// and status, is counted as dropped, is not retried, and the stream continues. (A 400 or
+// 422 may concern some series only: TestRejectedSeriesSplit.)
 func TestNonRetryable4xx(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -416,8 +417,7 @@ func TestNonRetryable4xx(t *testing.T) {
 	}{
 		{http.StatusNotFound, "remote write receiver needs to be enabled", "check the URL path"},
 		{http.StatusUnauthorized, "invalid credentials", "check the credentials"},
-		{http.StatusRequestEntityTooLarge, "request body too large", "lower queue_config.max_samples_per_send"},
-		{http.StatusBadRequest, "out of order sample", "out of order"},
+		{http.StatusForbidden, "forbidden", "check the credentials"},
 	} {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			t.Parallel()
@@ -456,7 +456,8 @@ func TestNonRetryable4xx(t *testing.T) {
 	}
 }
 
-// Test413HalvesBatches: after a 413, later pushes use smaller requests.
+// Test413HalvesBatches: a request refused as too large (413) is split and sent in halves
+// at once, nothing is dropped, and later pushes use smaller requests from the start.
 func Test413HalvesBatches(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t)
@@ -474,7 +475,15 @@ func Test413HalvesBatches(t *testing.T) {
 	c := start(t, cfg, src, nil, nil)
 	require.Eventually(t, func() bool { return len(rc.latest()) > 20 }, 5*time.Second, 5*time.Millisecond)
 	require.NoError(t, c.Stop())
-	require.Positive(t, c.Stats().Dropped)
+	require.Zero(t, c.Stats().Dropped, "the halves of a request too large are sent")
+	reqs := rc.requests()
+	rejected := 0
+	for _, r := range reqs {
+		if len(r.points) > 8 {
+			rejected++
+		}
+	}
+	require.LessOrEqual(t, rejected, 3, "after the first push's splits, requests fit (32 → 16 → 8)")
 }
 
 // TestHistogramSeparation: native histograms travel in their own requests, so a
@@ -693,6 +702,67 @@ func TestProtocol2FallsBack(t *testing.T) {
 			st := c.Stats()
 			require.Zero(t, st.Dropped)
 			require.Equal(t, uint64(len(rc.requests())-1), st.Requests, "the ignored 2.0 request is not counted as sent")
+		})
+	}
+}
+
+// TestRejectedSeriesSplit: a receiver that rejects every request holding one series (a
+// label value over its limit, answered 400 for the whole request) gets the request split
+// until that series is alone: every other series lands, the refused one is counted and
+// never sent again, and later pushes go in one request. A receiver that rejects
+// everything (400 to any request) is split once, refuses nothing, and is not split again.
+func TestRejectedSeriesSplit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		rejectAll bool
+	}{{name: "one bad series"}, {name: "every series rejected", rejectAll: true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rc := newReceiver(t)
+			rc.setRespond(func(_ int, r request) (int, http.Header, string) {
+				for _, p := range r.points {
+					if tc.rejectAll || strings.Contains(p.series, "scenario=\"gone\"") {
+						return http.StatusBadRequest, nil, "label value too long"
+					}
+				}
+				return http.StatusNoContent, nil, ""
+			})
+			src := newCounterSource()
+			src.set(3)
+			src.extra = true // a third series, the one the receiver refuses
+			clk := newFakeClock()
+			cfg := testConfig(rc.url())
+			cfg.StaleMarkers = false
+			logger, logs := newLogger(slog.LevelInfo)
+			c := start(t, cfg, src, logger, nil, remotewrite.WithClock(clk))
+			clk.await(t, 1)
+			clk.Advance(time.Duration(cfg.PushInterval))
+			// The whole request, then its halves [1] and [2], then [2]'s halves.
+			rc.waitRequests(t, 5, 5*time.Second)
+			clk.await(t, 1)
+			clk.Advance(time.Duration(cfg.PushInterval))
+			rc.waitRequests(t, 6, 5*time.Second)
+			require.NoError(t, c.Stop())
+			reqs := rc.requests()
+			st := c.Stats()
+			if tc.rejectAll {
+				require.Len(t, reqs, 5+2, "the first push split once; the second and the final push whole")
+				require.Zero(t, st.RefusedSeries, "a receiver that takes nothing refuses no series in particular")
+				require.Empty(t, rc.latest())
+				return
+			}
+			require.Len(t, reqs, 5+2, "the first push split; the second and the final push in one request each")
+			require.Equal(t, uint64(1), st.RefusedSeries)
+			latest := rc.latest()
+			require.Contains(t, latest, reqsKey, "the good series land")
+			require.Len(t, latest, 2)
+			for _, r := range reqs[5:] {
+				require.Equal(t, 2, r.n, "later pushes leave the refused series out")
+			}
+			require.Equal(t, uint64(3), st.Dropped, "the refused series' sample of each of the three pushes")
+			require.Len(t, logs.lines("refused a series"), 1)
+			require.Contains(t, st.String(), "1 series refused by the receiver")
 		})
 	}
 }

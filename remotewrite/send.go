@@ -3,6 +3,7 @@ package remotewrite
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,8 @@ type batch struct {
 	ts     int64
 	stale  bool
 	kind   string
+	// depth counts the splits that made this batch out of a rejected one.
+	depth int
 }
 
 // retryState is the backoff of the client, shared by consecutive batches: a newer
@@ -96,8 +99,98 @@ func (c *Client) sendWithBackoff(ctx context.Context, b batch, due time.Time) er
 			c.backOff(rerr, try, b.kind)
 			continue
 		}
+		if tooLarge(err) && len(b.series) > 1 {
+			c.halveBatches(len(b.series))
+			return c.split(ctx, b, due)
+		}
+		if splittable(err) && len(b.series) > 1 && !c.noSplit[b.kind] {
+			return c.split(ctx, b, due)
+		}
 		return c.rejected(ctx, b, err)
 	}
+}
+
+// maxSplitRequests bounds the requests one push spends splitting rejected batches: one
+// bad series among 2,000 is found in about 22 (two per halving), and once found it is
+// never sent again, so later pushes find the next ones.
+const maxSplitRequests = 64
+
+// tooLarge tells whether the receiver refused a request for its size: a 413, or a 400
+// that says so (VictoriaMetrics' -maxInsertRequestSize).
+func tooLarge(err error) bool {
+	perr, ok := errors.AsType[*permanentError](err)
+	if !ok {
+		return false
+	}
+	lower := strings.ToLower(perr.msg)
+	return perr.status == http.StatusRequestEntityTooLarge || strings.Contains(lower, "too big") || strings.Contains(lower, "too large")
+}
+
+// halveBatches sets max_samples_per_send, for the rest of the run, to half the size of a
+// request of n samples the receiver found too large.
+func (c *Client) halveBatches(n int) {
+	if half := max(1, min(c.maxSamples, n)/2); half < c.maxSamples {
+		c.maxSamples = half
+		c.logger.Warn("Halving remote write batch size after a request too large", "max_samples_per_send", c.maxSamples)
+	}
+}
+
+// splittable tells whether a rejection may concern some of the series only: a 400 or a
+// 422 (a label value too long, a sample out of order), not a 401, 403, 404 or 413.
+func splittable(err error) bool {
+	s := statusOf(err)
+	return s == http.StatusBadRequest || s == http.StatusUnprocessableEntity
+}
+
+// split sends the halves of a rejected batch, each split again when rejected, so that
+// a receiver refusing one series (a label value over its limit) does not take the whole
+// request's samples with it. A series rejected alone is refused: dropped now and never
+// sent again. When the push's split budget runs out, the rest is dropped as rejected;
+// when a split finds nothing the receiver accepts (it refuses the whole kind, e.g. native
+// histograms), that kind is not split again until a batch of it is accepted.
+func (c *Client) split(ctx context.Context, b batch, due time.Time) error {
+	before := c.acceptedBatches
+	half := len(b.series) / 2
+	var first error
+	for _, part := range [][]series.Series{b.series[:half], b.series[half:]} {
+		sub := batch{series: part, ts: b.ts, stale: b.stale, kind: b.kind, depth: b.depth + 1}
+		if c.splits >= maxSplitRequests {
+			first = cmp.Or(first, c.rejected(ctx, sub, &permanentError{status: http.StatusBadRequest, msg: "not split further: the push's split budget is spent"}))
+			continue
+		}
+		c.splits++
+		err := c.sendWithBackoff(ctx, sub, due)
+		switch {
+		case err == nil:
+		case isRejection(err):
+			first = cmp.Or(first, err)
+		default:
+			return err
+		}
+	}
+	if b.depth == 0 {
+		if c.acceptedBatches == before {
+			// The receiver took none of it: the rejection is not about some series.
+			c.noSplit[b.kind] = true
+		} else {
+			for _, r := range c.refusing {
+				c.refuse(r.s, r.msg)
+			}
+		}
+		c.refusing = c.refusing[:0]
+	}
+	return first
+}
+
+// refuse marks a series the receiver rejected alone while it accepted others of the
+// same request: it is not sent again.
+func (c *Client) refuse(s series.Series, msg string) {
+	if _, ok := c.refused[s.Ref]; ok {
+		return
+	}
+	c.refused[s.Ref] = msg
+	c.m.refusedSeries.Inc()
+	c.logger.Warn("Remote write receiver refused a series; it will not be sent again", "series", s.Name, "message", msg)
 }
 
 // attempt POSTs body once and classifies the outcome: nil when accepted, errDowngrade
@@ -124,6 +217,8 @@ func (c *Client) attempt(ctx context.Context, body []byte) error {
 
 // accepted counts an accepted batch and ends a failure streak.
 func (c *Client) accepted(b batch) {
+	delete(c.noSplit, b.kind)
+	c.acceptedBatches++
 	n := float64(len(b.series))
 	c.m.samples.Add(n)
 	if b.kind == kindHistograms && !b.stale {
@@ -193,6 +288,9 @@ func (c *Client) rejected(ctx context.Context, b batch, err error) error {
 		perr = &permanentError{msg: err.Error()}
 	}
 	c.m.dropped.Add(float64(len(b.series)))
+	if len(b.series) == 1 && b.depth > 0 && splittable(perr) && !b.stale {
+		c.refusing = append(c.refusing, refusal{b.series[0], fmt.Sprintf("%d %s", perr.status, perr.msg)})
+	}
 	key := strconv.Itoa(perr.status) + "/" + b.kind
 	level := slog.LevelDebug
 	if !c.logged[key] {
@@ -201,10 +299,6 @@ func (c *Client) rejected(ctx context.Context, b batch, err error) error {
 	}
 	c.logger.Log(ctx, level, "Remote write rejected by the receiver; not retrying, samples dropped",
 		"status", perr.status, "message", perr.msg, "kind", b.kind, "samples", len(b.series), "hint", hint(perr.status, b.kind, perr.msg))
-	if perr.status == http.StatusRequestEntityTooLarge && c.maxSamples > 1 {
-		c.maxSamples = max(1, c.maxSamples/2)
-		c.logger.Warn("Halving remote write batch size after 413", "max_samples_per_send", c.maxSamples)
-	}
 	return &rejectedError{perr}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/tidemark/tidemark/internal/series"
 )
 
 const namespace = "tidemark"
@@ -32,13 +34,32 @@ type Stats struct {
 	Superseded uint64
 	// LastSuccess is when the receiver last accepted a request.
 	LastSuccess time.Time
+	// RefusedSeries counts the series the receiver refused alone (found by splitting a
+	// rejected request): their samples are among Dropped, and they are not sent again.
+	RefusedSeries uint64
+	// Long tells what the label value cap (label_value_max_length) did.
+	Long series.LongLabels
 }
+
+// Lost tells whether samples were not delivered: dropped, or series refused or left
+// out by the label value cap.
+func (s Stats) Lost() bool { return s.Dropped > 0 || s.RefusedSeries > 0 || s.Long.Dropped > 0 }
 
 // String returns the end-of-test summary line, e.g.
 // "remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped".
 func (s Stats) String() string {
-	return fmt.Sprintf("remote write: %s samples in %s requests, %s %s, %s dropped",
+	out := fmt.Sprintf("remote write: %s samples in %s requests, %s %s, %s dropped",
 		thousands(s.Samples), thousands(s.Requests), thousands(s.Retries), plural(s.Retries, "retry", "retries"), thousands(s.Dropped))
+	if s.RefusedSeries > 0 {
+		out += fmt.Sprintf("; %s %s refused by the receiver and not sent again (see the log)", thousands(s.RefusedSeries), plural(s.RefusedSeries, "series", "series"))
+	}
+	if n := s.Long.Truncated; n > 0 {
+		out += fmt.Sprintf("; %d %s with a label value over label_value_max_length sent truncated (first: %s)", n, plural(uint64(n), "series", "series"), s.Long.Example)
+	}
+	if n := s.Long.Dropped; n > 0 {
+		out += fmt.Sprintf("; %d %s with a label value over label_value_max_length not sent (first: %s)", n, plural(uint64(n), "series", "series"), s.Long.Example)
+	}
+	return out
 }
 
 func plural(n uint64, one, many string) string {
@@ -63,16 +84,17 @@ func thousands(n uint64) string {
 // selfMetrics are the client's own metrics. They are the one record of delivery: Stats
 // reads them.
 type selfMetrics struct {
-	samples     prometheus.Counter
-	histograms  prometheus.Counter
-	requests    prometheus.Counter
-	retries     prometheus.Counter
-	retried     prometheus.Counter
-	failed      prometheus.Counter
-	dropped     prometheus.Counter
-	superseded  prometheus.Counter
-	lastSuccess prometheus.Gauge
-	duration    prometheus.Histogram
+	samples       prometheus.Counter
+	histograms    prometheus.Counter
+	requests      prometheus.Counter
+	retries       prometheus.Counter
+	retried       prometheus.Counter
+	failed        prometheus.Counter
+	dropped       prometheus.Counter
+	superseded    prometheus.Counter
+	refusedSeries prometheus.Counter
+	lastSuccess   prometheus.Gauge
+	duration      prometheus.Histogram
 }
 
 func newSelfMetrics(reg prometheus.Registerer) (*selfMetrics, error) {
@@ -80,14 +102,15 @@ func newSelfMetrics(reg prometheus.Registerer) (*selfMetrics, error) {
 		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Subsystem: "remote_write", Name: name, Help: help})
 	}
 	m := &selfMetrics{
-		samples:    counter("samples_total", "Samples (native histograms included) accepted by the remote-write receiver."),
-		histograms: counter("histograms_total", "Native histogram samples accepted by the remote-write receiver."),
-		requests:   counter("requests_total", "Requests accepted by the remote-write receiver."),
-		retries:    counter("requests_retried_total", "Requests sent again after a recoverable error (network, 5xx, 429)."),
-		retried:    counter("samples_retried_total", "Samples sent again after a recoverable error (network, 5xx, 429)."),
-		failed:     counter("samples_failed_total", "Samples in requests that failed, retried or not."),
-		dropped:    counter("samples_dropped_total", "Samples given up on: rejected by the receiver or unsent when the final flush timed out."),
-		superseded: counter("samples_superseded_total", "Samples not sent because a newer snapshot of the same cumulative series replaced them."),
+		samples:       counter("samples_total", "Samples (native histograms included) accepted by the remote-write receiver."),
+		histograms:    counter("histograms_total", "Native histogram samples accepted by the remote-write receiver."),
+		requests:      counter("requests_total", "Requests accepted by the remote-write receiver."),
+		retries:       counter("requests_retried_total", "Requests sent again after a recoverable error (network, 5xx, 429)."),
+		retried:       counter("samples_retried_total", "Samples sent again after a recoverable error (network, 5xx, 429)."),
+		failed:        counter("samples_failed_total", "Samples in requests that failed, retried or not."),
+		dropped:       counter("samples_dropped_total", "Samples given up on: rejected by the receiver or unsent when the final flush timed out."),
+		superseded:    counter("samples_superseded_total", "Samples not sent because a newer snapshot of the same cumulative series replaced them."),
+		refusedSeries: counter("series_refused_total", "Series the receiver rejected alone (found by splitting a rejected request); they are not sent again."),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Subsystem: "remote_write",
 			Name: "last_success_timestamp_seconds", Help: "Unix time of the last request accepted by the remote-write receiver."}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Subsystem: "remote_write",
@@ -95,7 +118,7 @@ func newSelfMetrics(reg prometheus.Registerer) (*selfMetrics, error) {
 			Buckets: prometheus.ExponentialBuckets(0.005, 4, 7)}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.samples, m.histograms, m.requests, m.retries, m.retried, m.failed, m.dropped, m.superseded, m.lastSuccess, m.duration} {
+		for _, c := range []prometheus.Collector{m.samples, m.histograms, m.requests, m.retries, m.retried, m.failed, m.dropped, m.superseded, m.refusedSeries, m.lastSuccess, m.duration} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register remote write metrics: %w", err)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
@@ -87,6 +89,76 @@ func TestIntegrationProtocol2Fallback(t *testing.T) {
 			require.Equal(t, model.SampleValue(100), v.(model.Vector)[0].Value)
 			require.NoError(t, c.Stop())
 			require.Len(t, logs.lines("falling back to 1.0"), 1)
+		})
+	}
+}
+
+// TestIntegrationLongLabelValue is issue 24's lost run: one request in ten carries a URL
+// of 20 KiB, over the embedded store's 16 KiB label value limit, which answers the whole
+// request 400. Without a client-side cap (label_value_max_length: 0) the client splits
+// the rejected request until the long series is alone: every other series lands, the
+// long one is refused once and counted, and the summary line says so. With the default
+// cap the long URL is sent truncated within 2,048 bytes and every series lands.
+func TestIntegrationLongLabelValue(t *testing.T) {
+	t.Parallel()
+	cfg := store.DefaultConfig
+	cfg.Dir = t.TempDir()
+	st, err := store.Open(cfg, promslog.NewNopLogger(), prometheus.NewRegistry())
+	require.NoError(t, err)
+	defer st.Close()
+	srv := httptest.NewServer(st.Handler())
+	defer srv.Close()
+	long := "http://127.0.0.1/search?q=" + strings.Repeat("x", 20*1024)
+
+	for _, tc := range []struct {
+		name   string
+		maxLen int
+	}{{name: "split", maxLen: 0}, {name: "truncate", maxLen: series.DefaultLabelValueMaxLength}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testID := "long-" + tc.name
+			run := newSyntheticRun(testID)
+			run.requests(0, 90)
+			b := run.run.Builtin
+			longTags := run.run.Tags("testid", testID, "scenario", "default", "method", "GET", "status", "200", "url", long, "name", long)
+			for range 10 {
+				run.store.Push([]metrics.Sample{{Metric: b.HTTPReqs, Tags: longTags, Time: time.Now(), Value: 1}})
+			}
+			rcfg := integrationConfig(srv.URL+"/api/v1/write", testID)
+			rcfg.Series.LabelValueMaxLength = tc.maxLen
+			src := series.FromAggregate(run.store)
+			logger, logs := newLogger(slog.LevelInfo)
+			c, err := remotewrite.NewClient(rcfg, src, logger, nil)
+			require.NoError(t, err)
+			c.Start()
+			m, err := series.NewMapper(rcfg.Series)
+			require.NoError(t, err)
+			all := m.Map(nil, src.Snapshot())
+			want := len(all)
+			if tc.maxLen == 0 {
+				want-- // the long series
+			}
+			promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(want))
+			require.NoError(t, c.Stop())
+			stats := c.Stats()
+			// After the stale markers: the newest values of the run's series.
+			reqs := query(t, srv.URL, fmt.Sprintf(`sum(max_over_time(k6_http_reqs_total{testid=%q}[5m]))`, testID))
+			require.Len(t, reqs, 1)
+			if tc.maxLen == 0 {
+				require.Equal(t, uint64(1), stats.RefusedSeries, stats.String())
+				require.True(t, stats.Lost())
+				require.Contains(t, stats.String(), "1 series refused by the receiver")
+				require.Len(t, logs.lines("refused a series"), 1)
+				require.Equal(t, model.SampleValue(90), reqs[0].Value, "every request but the long URL's")
+				return
+			}
+			require.Zero(t, stats.Dropped, stats.String())
+			require.False(t, stats.Lost())
+			require.Contains(t, stats.String(), "1 series with a label value over label_value_max_length sent truncated")
+			require.Equal(t, model.SampleValue(100), reqs[0].Value)
+			urls := query(t, srv.URL, fmt.Sprintf(`max_over_time(k6_http_reqs_total{testid=%q,url=~"http://127.0.0.1/search.*"}[5m])`, testID))
+			require.Len(t, urls, 1)
+			require.LessOrEqual(t, len(urls[0].Metric["url"]), series.DefaultLabelValueMaxLength)
+			require.Contains(t, string(urls[0].Metric["url"]), "...#")
 		})
 	}
 }

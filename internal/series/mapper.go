@@ -1,11 +1,14 @@
 package series
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/internal/metrics"
 )
@@ -22,6 +25,14 @@ type Config struct {
 	// LabelRules rewrite or drop tags, in order, before they become labels. Use them
 	// for high-cardinality tags such as url.
 	LabelRules []LabelRule `yaml:"label_rules"`
+	// LabelValueMaxLength caps the bytes of a label value (after the label rules); a
+	// longer value is handled as LongLabelValues says. Zero means no cap.
+	LabelValueMaxLength int `yaml:"label_value_max_length"`
+	// LongLabelValues is what becomes of a series with a label value over
+	// LabelValueMaxLength: "truncate" (the default) cuts the value and ends it with a
+	// marker and a hash of the whole value ("...#1a2b3c4d"), so distinct values stay
+	// distinct series; "drop" does not send the series.
+	LongLabelValues string `yaml:"long_label_values"`
 	// TestID and InstanceID, when set, label every series as testid and instance_id
 	// (a tag of the same name wins).
 	TestID     string `yaml:"-"`
@@ -29,7 +40,23 @@ type Config struct {
 }
 
 // DefaultConfig is the k6-compatible default with Tidemark's default trend stats.
-var DefaultConfig = Config{TrendStats: DefaultTrendStats}
+var DefaultConfig = Config{TrendStats: DefaultTrendStats, LabelValueMaxLength: DefaultLabelValueMaxLength, LongLabelValues: LongTruncate}
+
+// DefaultLabelValueMaxLength is the label value length of Grafana Mimir's and Grafana
+// Cloud's default limit (-validation.max-length-label-value): a receiver with it rejects
+// a request holding a longer value (400), with every other series in it. A k6 url tag
+// of a long query string reaches it.
+const DefaultLabelValueMaxLength = 2048
+
+// What becomes of a series with a label value over Config.LabelValueMaxLength.
+const (
+	LongTruncate = "truncate"
+	LongDrop     = "drop"
+)
+
+// truncatedMarker ends a truncated label value, before the 8 hex digits of the whole
+// value's FNV-1a hash.
+const truncatedMarker = "...#"
 
 // Label rule actions.
 const (
@@ -72,6 +99,14 @@ func (c *Config) compile() ([]compiledRule, error) {
 			errs = append(errs, fmt.Errorf("static label %q: name is reserved or empty", k))
 		}
 	}
+	switch c.LongLabelValues {
+	case "", LongTruncate, LongDrop:
+	default:
+		errs = append(errs, fmt.Errorf("long_label_values %q: want %s or %s", c.LongLabelValues, LongTruncate, LongDrop))
+	}
+	if c.LabelValueMaxLength < 0 || (c.LabelValueMaxLength > 0 && c.LabelValueMaxLength <= len(truncatedMarker)+8) {
+		errs = append(errs, fmt.Errorf("label_value_max_length %d: want 0 (no cap) or more than %d bytes", c.LabelValueMaxLength, len(truncatedMarker)+8))
+	}
 	rules := make([]compiledRule, 0, len(c.LabelRules))
 	for i, r := range c.LabelRules {
 		cr := compiledRule{LabelRule: r}
@@ -112,6 +147,9 @@ type Mapper struct {
 	static             []Label
 	testID, instanceID string
 	rules              []compiledRule
+	maxValueLen        int
+	dropLong           bool
+	long               LongLabels
 
 	entries map[entryKey]*entry
 	groups  map[string]*group
@@ -182,14 +220,16 @@ func NewMapper(cfg Config) (*Mapper, error) {
 	}
 	stats, _ := ParseStats(cfg.TrendStats)
 	m := &Mapper{
-		stats:      stats,
-		native:     cfg.NativeHistograms,
-		testID:     cfg.TestID,
-		instanceID: cfg.InstanceID,
-		rules:      rules,
-		entries:    map[entryKey]*entry{},
-		groups:     map[string]*group{},
-		accs:       map[*group]*acc{},
+		stats:       stats,
+		native:      cfg.NativeHistograms,
+		testID:      cfg.TestID,
+		instanceID:  cfg.InstanceID,
+		rules:       rules,
+		maxValueLen: cfg.LabelValueMaxLength,
+		dropLong:    cfg.LongLabelValues == LongDrop,
+		entries:     map[entryKey]*entry{},
+		groups:      map[string]*group{},
+		accs:        map[*group]*acc{},
 	}
 	for k, v := range cfg.Labels {
 		if v != "" {
@@ -286,6 +326,15 @@ func (m *Mapper) entry(in *Input) *entry {
 		return e
 	}
 	e := &entry{metric: in.Metric, labels: m.labels(in.Tags)}
+	if long := m.longValues(e.labels); long > 0 {
+		m.long.Example = cmp.Or(m.long.Example, in.Metric.Name)
+		if m.dropLong {
+			m.long.Dropped++
+			m.entries[k] = nil // never sent; counted once
+			return nil
+		}
+		m.long.Truncated++
+	}
 	gk := groupKey(in.Metric, e.labels)
 	g := m.groups[gk]
 	if g == nil {
@@ -299,6 +348,56 @@ func (m *Mapper) entry(in *Input) *entry {
 	e.group = g
 	m.entries[k] = e
 	return e
+}
+
+// LongLabels counts the (metric, tag set) pairs that had a label value over
+// Config.LabelValueMaxLength.
+type LongLabels struct {
+	// Truncated counts those sent with the value truncated; Dropped those not sent.
+	Truncated, Dropped int
+	// Example is the metric of the first one, for messages.
+	Example string
+}
+
+// LongLabels returns what the label value cap did so far.
+func (m *Mapper) LongLabels() LongLabels {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.long
+}
+
+// longValues counts the values of ls over the cap, truncating them unless dropLong.
+func (m *Mapper) longValues(ls []Label) int {
+	if m.maxValueLen <= 0 {
+		return 0
+	}
+	n := 0
+	for i, l := range ls {
+		if len(l.Value) <= m.maxValueLen {
+			continue
+		}
+		n++
+		if !m.dropLong {
+			ls[i].Value = TruncateValue(l.Value, m.maxValueLen)
+		}
+	}
+	return n
+}
+
+// TruncateValue cuts v to at most maxLen bytes (on a UTF-8 boundary), ending it with
+// "...#" and the FNV-1a hash of the whole of v in 8 hex digits, so that two long values
+// with a common start stay two values. v at most maxLen bytes long is returned as is.
+func TruncateValue(v string, maxLen int) string {
+	if len(v) <= maxLen {
+		return v
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(v))
+	cut := max(maxLen-len(truncatedMarker)-8, 0)
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s%s%08x", v[:cut], truncatedMarker, h.Sum32())
 }
 
 func groupKey(mt *metrics.Metric, ls []Label) string {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -144,6 +145,10 @@ func TestConfigValidate(t *testing.T) {
 			wantErr: "label rule 1: label is empty"},
 		{name: "reserved static", cfg: series.Config{Labels: map[string]string{"__name__": "x"}},
 			wantErr: `static label "__name__": name is reserved or empty`},
+		{name: "unknown long label action", cfg: series.Config{LongLabelValues: "cut"},
+			wantErr: `long_label_values "cut": want truncate or drop`},
+		{name: "label value cap too small for its marker", cfg: series.Config{LabelValueMaxLength: 12},
+			wantErr: "label_value_max_length 12: want 0 (no cap) or more than 12 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -399,5 +404,60 @@ func FuzzParseStat(f *testing.F) {
 		for _, r := range st.Suffix {
 			require.True(t, r >= 'a' && r <= 'z' || r >= '0' && r <= '9', "suffix %q of %q", st.Suffix, spec)
 		}
+	})
+}
+
+// TestLongLabelValues: a label value over label_value_max_length is truncated with a
+// marker and a hash of the whole value, so two long URLs with a common start stay two
+// series, each within the cap; with long_label_values: drop, the series is not mapped at
+// all. Both are counted once per tag set, however many snapshots are mapped.
+func TestLongLabelValues(t *testing.T) {
+	run := seriestest.NewRun()
+	long := "/search?q=" + strings.Repeat("é", 20_000) // 40 KB, with multi-byte runes
+	in := []series.Input{
+		{Metric: run.Builtin.HTTPReqs, Tags: run.Tags("url", long+"a"), Value: 1},
+		{Metric: run.Builtin.HTTPReqs, Tags: run.Tags("url", long+"b"), Value: 2},
+		{Metric: run.Builtin.HTTPReqs, Tags: run.Tags("url", "/short"), Value: 3},
+	}
+	t.Run("truncate", func(t *testing.T) {
+		m, err := series.NewMapper(series.DefaultConfig)
+		require.NoError(t, err)
+		var out []series.Series
+		for range 3 {
+			out = m.Map(nil, in)
+		}
+		require.Len(t, out, 3, "distinct long values stay distinct series")
+		seen := map[string]bool{}
+		for _, s := range out {
+			v := s.Labels[0].Value
+			require.LessOrEqual(t, len(v), series.DefaultLabelValueMaxLength)
+			require.True(t, utf8.ValidString(v), "cut on a rune boundary")
+			seen[v] = true
+		}
+		require.Len(t, seen, 3)
+		require.Equal(t, series.LongLabels{Truncated: 2, Example: "http_reqs"}, m.LongLabels())
+		require.Equal(t, series.TruncateValue(long+"a", 2048), series.TruncateValue(long+"a", 2048), "deterministic")
+		require.Contains(t, series.TruncateValue(long+"a", 2048), "...#")
+		require.Equal(t, "/short", series.TruncateValue("/short", 2048))
+	})
+	t.Run("drop", func(t *testing.T) {
+		cfg := series.DefaultConfig
+		cfg.LongLabelValues = series.LongDrop
+		m, err := series.NewMapper(cfg)
+		require.NoError(t, err)
+		var out []series.Series
+		for range 3 {
+			out = m.Map(nil, in)
+		}
+		require.Len(t, out, 1)
+		require.Equal(t, "/short", out[0].Labels[0].Value)
+		require.Equal(t, series.LongLabels{Dropped: 2, Example: "http_reqs"}, m.LongLabels())
+	})
+	t.Run("no cap", func(t *testing.T) {
+		m, err := series.NewMapper(series.Config{})
+		require.NoError(t, err)
+		out := m.Map(nil, in)
+		require.Len(t, out, 3)
+		require.Zero(t, m.LongLabels())
 	})
 }
