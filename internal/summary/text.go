@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // ANSI SGR codes k6 uses.
@@ -246,7 +247,7 @@ func (r *report) thresholdLines(p palette) []string {
 			if !th.OK {
 				mark = p.paint("✗", sgrRed)
 			}
-			agg := thresholdMethod(th.Expr)
+			agg := threshold.MethodOf(th.Expr)
 			value := p.paint(agg, sgrWhite) + "=" + p.paint(r.thresholdValue(l, e, agg, th), sgrCyan)
 			out = append(out, indent(lvl)+mark+" "+p.paint("'"+strings.TrimSpace(th.Expr)+"'", sgrWhite)+" "+value)
 		}
