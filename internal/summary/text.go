@@ -316,13 +316,13 @@ func (r *report) checkLines(p palette) []string {
 	}
 	out = append(out, blank)
 	for _, c := range t.flat {
-		if c.fails == 0 {
-			out = append(out, indent(level)+p.paint("✓ "+c.name, sgrGreen))
+		if c.Fails == 0 {
+			out = append(out, indent(level)+p.paint("✓ "+c.Name, sgrGreen))
 			continue
 		}
-		pct := math.Floor(100 * float64(c.passes) / float64(c.passes+c.fails))
-		line := indent(level) + p.paint("✗ "+c.name, sgrRed) + "\n" +
-			indent(level+1) + p.paint(fmt.Sprintf("↳  %s%% — ✓ %d / ✗ %d", jsNumber(pct), c.passes, c.fails), sgrRed)
+		pct := math.Floor(100 * float64(c.Passes) / float64(c.Passes+c.Fails))
+		line := indent(level) + p.paint("✗ "+c.Name, sgrRed) + "\n" +
+			indent(level+1) + p.paint(fmt.Sprintf("↳  %s%% — ✓ %d / ✗ %d", jsNumber(pct), c.Passes, c.Fails), sgrRed)
 		out = append(out, line)
 	}
 	return append(out, blank)
