@@ -45,3 +45,46 @@ func TestWithKeepsMessageAndChain(t *testing.T) {
 	require.NoError(t, Invalid(nil))
 	require.NoError(t, Or(InvalidConfig, nil))
 }
+
+// behaviourError says what went wrong as the libraries' errors do, without a code.
+type behaviourError struct {
+	invalid, interrupted, timedOut bool
+}
+
+func (e behaviourError) Error() string       { return "behaviour" }
+func (e behaviourError) InvalidConfig() bool { return e.invalid }
+
+type interruptedError struct{ behaviourError }
+
+func (e interruptedError) InvalidConfig() bool { return false }
+func (e interruptedError) Interrupted() bool   { return true }
+
+type timedOutError struct{}
+
+func (timedOutError) Error() string  { return "timed out" }
+func (timedOutError) TimedOut() bool { return true }
+
+// TestOfBehaviours: the libraries' errors get their exit codes here, at the edge, by
+// what they say went wrong.
+func TestOfBehaviours(t *testing.T) {
+	t.Parallel()
+	base := errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"config error", fmt.Errorf("load: %w", behaviourError{invalid: true}), InvalidConfig},
+		{"not a config error", behaviourError{}, Generic},
+		{"interrupted", fmt.Errorf("run: %w", interruptedError{}), ExternalAbort},
+		{"timed out", fmt.Errorf("barrier: %w", timedOutError{}), GenericTimeout},
+		{"outer code wins", With(ThresholdsFailed, timedOutError{}), ThresholdsFailed},
+		{"first in a join wins", errors.Join(base, timedOutError{}, Invalid(base)), GenericTimeout},
+		{"or keeps a behaviour", Or(InvalidConfig, fmt.Errorf("x: %w", timedOutError{})), GenericTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, Of(tc.err))
+		})
+	}
+}

@@ -98,6 +98,48 @@ func (e *MarkedFailedError) Error() string {
 // ExitCode is 110.
 func (e *MarkedFailedError) ExitCode() int { return ExitMarkedAsFailed }
 
+// ConfigError is a script, an archive or options that cannot be run as given: the
+// command reports it as a bad configuration (exit code 104).
+type ConfigError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// InvalidConfig reports that the script cannot be run as given.
+func (e *ConfigError) InvalidConfig() bool { return true }
+
+// invalid wraps err in a *ConfigError; a nil err stays nil.
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ConfigError{Err: err}
+}
+
+// InterruptedError is a run that SIGINT or SIGTERM stopped while the script's VUs were
+// being initialized or a lifecycle function ran (exit code 105).
+type InterruptedError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *InterruptedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// Interrupted reports that the run was stopped from outside.
+func (e *InterruptedError) Interrupted() bool { return true }
+
+// interrupted wraps err in an *InterruptedError; a nil err stays nil.
+func interrupted(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InterruptedError{Err: err}
+}
+
 // scriptError turns an error of the runtime into a ScriptError (or an AbortedError for
 // test.abort) that names where it happened: "what: message\n\tat stack".
 func scriptError(what string, err error) error {
