@@ -20,8 +20,6 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tidemark/tidemark/internal/analysis"
 )
 
 //go:embed catalog.yaml
@@ -37,15 +35,12 @@ const (
 )
 
 // RequiredQueries are the query names the correlator runs: those the detectors read
-// (analysis.Queries) and the correlator's own, which find the run, join pods to
+// (DetectorQueries) and the correlator's own, which find the run, join pods to
 // workloads and measure per-stage latency. A custom catalog must define every one (it
 // may change the expressions, not the names).
 func RequiredQueries() []string {
-	return append(analysis.Queries(), "run_seen", "pod_workload", "stage_trend_quantile")
+	return append(DetectorQueries(), "run_seen", "pod_workload", "stage_trend_quantile")
 }
-
-// RequiredSources are the source names the queries refer to.
-func RequiredSources() []string { return analysis.Sources() }
 
 // Catalog is the parsed query catalog.
 type Catalog struct {
