@@ -195,11 +195,19 @@ func Parse(b []byte) (*Catalog, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("decode catalog: %w", err)
 	}
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
 	c.raw = bytes.Clone(b)
 	return &c, nil
+}
+
+// UnmarshalYAML decodes and validates the catalog. Decoded by a yaml.v3 Decoder with
+// KnownFields(true), as Parse does, a misspelt key is an error: the unmarshal function
+// keeps the decoder's settings.
+func (c *Catalog) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain Catalog
+	if err := unmarshal((*plain)(c)); err != nil {
+		return err
+	}
+	return c.validate()
 }
 
 func funcs() template.FuncMap {
