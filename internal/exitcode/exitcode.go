@@ -22,6 +22,18 @@ const (
 	CannotStartRESTAPI = 106
 	// Generic is every other failure.
 	Generic = 255
+
+	// SetupTimeout and TeardownTimeout are a script's setup() and teardown() that did
+	// not finish within setupTimeout and teardownTimeout.
+	SetupTimeout    = 100
+	TeardownTimeout = 101
+	// ScriptException is a syntax error, an exception in the init context, in setup or
+	// in teardown, or an unknown module of a script (reference/k6-js.md §3).
+	ScriptException = 107
+	// ScriptAborted is a run stopped by the script's test.abort().
+	ScriptAborted = 108
+	// MarkedAsFailed is a run the script's test.fail() marked as failed.
+	MarkedAsFailed = 110
 )
 
 // Coder is an error that carries its exit code.
@@ -92,6 +104,15 @@ type (
 	// timeLimit is a time limit other than setup's and teardown's that ran out, such as
 	// the start barrier's (GenericTimeout).
 	timeLimit interface{ TimedOut() bool }
+	// lifecycleTimeout is a script's lifecycle function that did not finish in time,
+	// named: setup (SetupTimeout), teardown (TeardownTimeout), else ScriptException.
+	lifecycleTimeout interface{ TimeoutOf() string }
+	// scriptException is a script that failed itself (ScriptException).
+	scriptException interface{ ScriptException() bool }
+	// scriptAborted is a run the script stopped (ScriptAborted).
+	scriptAborted interface{ Aborted() bool }
+	// markedFailed is a run the script marked as failed (MarkedAsFailed).
+	markedFailed interface{ MarkedFailed() bool }
 )
 
 // codeOf returns the exit code err itself has, not looking into its chain.
@@ -107,6 +128,29 @@ func codeOf(err error) (int, bool) {
 	}
 	if e, ok := err.(timeLimit); ok && e.TimedOut() {
 		return GenericTimeout, true
+	}
+	return scriptCodeOf(err)
+}
+
+// scriptCodeOf returns the exit code of a script's own error, as k6's.
+func scriptCodeOf(err error) (int, bool) {
+	if e, ok := err.(lifecycleTimeout); ok {
+		switch e.TimeoutOf() {
+		case "setup":
+			return SetupTimeout, true
+		case "teardown":
+			return TeardownTimeout, true
+		}
+		return ScriptException, true
+	}
+	if e, ok := err.(scriptException); ok && e.ScriptException() {
+		return ScriptException, true
+	}
+	if e, ok := err.(scriptAborted); ok && e.Aborted() {
+		return ScriptAborted, true
+	}
+	if e, ok := err.(markedFailed); ok && e.MarkedFailed() {
+		return MarkedAsFailed, true
 	}
 	return 0, false
 }

@@ -59,6 +59,22 @@ type interruptedError struct{ behaviourError }
 func (e interruptedError) InvalidConfig() bool { return false }
 func (e interruptedError) Interrupted() bool   { return true }
 
+type scriptError struct{ fn string }
+
+func (e scriptError) Error() string         { return "script" }
+func (e scriptError) ScriptException() bool { return e.fn == "" }
+func (e scriptError) TimeoutOf() string     { return e.fn }
+
+type abortedError struct{}
+
+func (abortedError) Error() string { return "aborted" }
+func (abortedError) Aborted() bool { return true }
+
+type markedError struct{}
+
+func (markedError) Error() string      { return "marked" }
+func (markedError) MarkedFailed() bool { return true }
+
 type timedOutError struct{}
 
 func (timedOutError) Error() string  { return "timed out" }
@@ -81,6 +97,12 @@ func TestOfBehaviours(t *testing.T) {
 		{"outer code wins", With(ThresholdsFailed, timedOutError{}), ThresholdsFailed},
 		{"first in a join wins", errors.Join(base, timedOutError{}, Invalid(base)), GenericTimeout},
 		{"or keeps a behaviour", Or(InvalidConfig, fmt.Errorf("x: %w", timedOutError{})), GenericTimeout},
+		{"setup timeout", fmt.Errorf("x: %w", &scriptError{fn: "setup"}), SetupTimeout},
+		{"teardown timeout", &scriptError{fn: "teardown"}, TeardownTimeout},
+		{"handleSummary timeout", scriptError{fn: "handleSummary"}, ScriptException},
+		{"script exception", fmt.Errorf("init: %w", scriptError{}), ScriptException},
+		{"aborted", fmt.Errorf("run: %w", abortedError{}), ScriptAborted},
+		{"marked as failed", markedError{}, MarkedAsFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
