@@ -19,7 +19,7 @@ import (
 //
 // The dashboards ask for every panel query by name: the correlator's catalog
 // (internal/query) answers for the names it defines, so the graph and the report read
-// the same query, and builtinExprs answers for the rest (see [DefaultExprs]).
+// the same query, and the catalog's dashboard queries for the rest (see [DefaultExprs]).
 type Exprs interface {
 	Expr(name string) (string, error)
 }
@@ -113,76 +113,28 @@ func CatalogSelectors(cat *query.Catalog) (Selectors, error) {
 // interval (deploy/grafana sets 10 s, the cAdvisor scrape).
 const rateWindow = `$__rate_interval`
 
-// rate returns rate(metric{sel}[$__rate_interval]).
-func rate(metric, sel string) string {
-	return "rate(" + metric + "{" + sel + "}[" + rateWindow + "])"
-}
-
-// joins builds the catalog's joins on a set of selectors. When the catalog defines the
-// join queries (pod_workload, hpa_deployment), their rendering is used as is.
+// joins are the catalog's joins (its pod_workload, hpa_deployment and deployment_ready
+// queries) rendered for Grafana, with the selectors they were rendered on.
 type joins struct {
 	Selectors
 	podWorkloadExpr, hpaDeploymentExpr, deploymentReadyExpr string
 }
 
-// containers restricts cAdvisor series to real containers: not the pod-level cgroup
-// (container="") nor the sandbox (container="POD"), reference/k8s.md §2.
-func (j joins) containers() string {
-	return j.CAdvisor + `, container!="", container!="POD"`
-}
-
-// podWorkload joins pods to their Deployment (pod → ReplicaSet → Deployment), as
-// kubernetes-mixin's namespace_workload_pod:kube_pod_owner:relabel{workload_type="deployment"}
-// and the catalog's pod_workload fragment; only workloads matching $workload remain.
-func (j joins) podWorkload() string {
-	if j.podWorkloadExpr != "" {
-		return j.podWorkloadExpr
+// catalogJoins renders the catalog's joins with Grafana variables.
+func catalogJoins(cat *query.Catalog, sels Selectors) (joins, error) {
+	j := joins{Selectors: sels}
+	renderer := CatalogExprs(cat, ExprTable{})
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"pod_workload", &j.podWorkloadExpr}, {"hpa_deployment", &j.hpaDeploymentExpr}, {"deployment_ready", &j.deploymentReadyExpr}} {
+		e, err := renderer.Expr(f.name)
+		if err != nil {
+			return joins{}, err
+		}
+		*f.dst = e
 	}
-	return `max by (namespace, workload, pod) (
-  label_replace(
-    label_replace(kube_pod_owner{` + j.KSM + `, owner_kind="ReplicaSet"}, "replicaset", "$1", "owner_name", "(.*)")
-    * on (replicaset, namespace) group_left (owner_name)
-    topk by (replicaset, namespace) (1, max by (replicaset, namespace, owner_name) (
-      kube_replicaset_owner{` + j.KSM + `, owner_kind="Deployment", owner_name=~"$workload"})),
-    "workload", "$1", "owner_name", "(.*)"))`
-}
-
-// hpaDeployment maps each HPA to its target Deployment through scaletargetref_name
-// (value 1), as the catalog's hpa_deployment fragment.
-func (j joins) hpaDeployment() string {
-	if j.hpaDeploymentExpr != "" {
-		return j.hpaDeploymentExpr
-	}
-	return `max by (namespace, horizontalpodautoscaler, deployment) (
-  label_replace(kube_horizontalpodautoscaler_info{` + j.KSM + `, scaletargetref_kind="Deployment", scaletargetref_name=~"$workload"},
-    "deployment", "$1", "scaletargetref_name", "(.*)"))`
-}
-
-// deploymentReady is the ready replicas of the selected Deployments, as the catalog's
-// deployment_ready (which falls back to replicas_available, then to Ready pods, where
-// kube-state-metrics has no replicas_ready).
-func (j joins) deploymentReady() string {
-	if j.deploymentReadyExpr != "" {
-		return j.deploymentReadyExpr
-	}
-	return j.perDeployment("kube_deployment_status_replicas_ready")
-}
-
-// hpaCPUTarget is each HPA's CPU utilization target (kube-state-metrics v2's name, else
-// v1's kube_hpa_spec_target_metric, as the catalog's hpa_target_metric).
-func (j joins) hpaCPUTarget() string {
-	return `(max by (namespace, horizontalpodautoscaler) (kube_horizontalpodautoscaler_spec_target_metric{` + j.KSM + `, metric_name="cpu", metric_target_type="utilization"})
-    or max by (namespace, horizontalpodautoscaler) (label_replace(kube_hpa_spec_target_metric{` + j.KSM + `, metric_name="cpu", metric_target_type="utilization"}, "horizontalpodautoscaler", "$1", "hpa", "(.*)")))`
-}
-
-// perWorkload attaches the workload label to a per-pod vector.
-func (j joins) perWorkload(perPod string) string {
-	return perPod + "\n* on (namespace, pod) group_left (workload) " + j.podWorkload()
-}
-
-// perDeployment reads a kube_deployment_* gauge of the selected workloads.
-func (j joins) perDeployment(metric string) string {
-	return "max by (namespace, deployment) (" + metric + `{` + j.KSM + `, deployment=~"$workload"})`
+	return j, nil
 }
 
 // ofWorkloads keeps the HPAs of a per-HPA expression (labels namespace,
@@ -190,14 +142,6 @@ func (j joins) perDeployment(metric string) string {
 // deployment label; the join is the hpa_deployment query.
 func ofWorkloads(b *builder, perHPA string) string {
 	return "(" + perHPA + ")\n* on (namespace, horizontalpodautoscaler) group_left (deployment) " + b.expr("hpa_deployment")
-}
-
-// failures are the failed requests: expected_response="false", or, without a response
-// callback (no expected_response label), status 0 (transport error), 4xx or 5xx. This is
-// the catalog's failures fragment.
-func failures(sel string) string {
-	return rate("k6_http_reqs_total", sel+`, expected_response="false"`) +
-		" or " + rate("k6_http_reqs_total", sel+`, expected_response="", status=~"0|[45].."`)
 }
 
 // k6Trends are the k6 time trends the Load dashboard breaks latency into, as 19665 does
@@ -209,92 +153,41 @@ func k6Trends() []string {
 	}
 }
 
-// builtinExprs returns the dashboards' own queries on the given joins: everything a
-// panel needs that the correlator's catalog does not define (the k6 panels of the Load
-// dashboard, annotations, windowed rates, the start-up gap, per-container throttling).
-// They use the catalog's selectors and joins, so they read the same series.
-func builtinExprs(j joins) ExprTable {
+// dashboardData is what the catalog's dashboard queries (query.Catalog.Dashboards) are
+// rendered with.
+type dashboardData struct {
+	// Sel are the selectors, with Grafana variables: load (the Load dashboard's runs,
+	// multi-value $testid), run (the one run of the correlation dashboard), ksm, ksm_all
+	// (ksm in every namespace, for the namespace variable) and cadvisor.
+	Sel map[string]string
+	// Join are the catalog's joins: pod_workload, hpa_deployment and deployment_ready.
+	Join map[string]string
+	// NamespaceLabel is the label of the objects' namespace in ksm_all's series.
+	NamespaceLabel string
+}
+
+// builtinExprs returns the dashboards' own queries (the catalog's dashboards section:
+// everything a panel needs that the correlator does not run, such as the k6 panels of
+// the Load dashboard, annotations, windowed rates, the start-up gap, per-container
+// throttling) rendered on the given joins, so they read the same series.
+func builtinExprs(cat *query.Catalog, j joins) (ExprTable, error) {
 	s := j.Selectors
-	selLoad, selRun, selKSM := s.Load, s.Run, s.KSM
-	t := ExprTable{
-		// --- Load dashboard (k6 series, multi-value $testid) -------------------------------
-		"load_vus":                      `sum(k6_vus{` + selLoad + `})`,
-		"load_vus_max":                  `sum(k6_vus_max{` + selLoad + `})`,
-		"load_http_reqs":                `sum(k6_http_reqs_total{` + selLoad + `})`,
-		"load_http_failures":            `sum(k6_http_reqs_total{` + selLoad + `, expected_response="false"})`,
-		"load_http_failed_rate":         `avg(k6_http_req_failed_rate{` + selLoad + `})`,
-		"load_http_req_rate":            `sum(` + rate("k6_http_reqs_total", selLoad) + `)`,
-		"load_http_req_rate_expected":   `sum by (expected_response) (` + rate("k6_http_reqs_total", selLoad) + `)`,
-		"load_http_failure_ratio":       `(sum(` + failures(selLoad) + `) or vector(0)) / sum(` + rate("k6_http_reqs_total", selLoad) + `)`,
-		"load_latency_stat":             `avg(k6_http_req_duration_$quantile_stat{` + selLoad + `})`,
-		"load_latency_stat_expected":    `avg by (expected_response) (k6_http_req_duration_$quantile_stat{` + selLoad + `})`,
-		"load_iteration_duration_stat":  `avg(k6_iteration_duration_$quantile_stat{` + selLoad + `})`,
-		"load_latency_table_min":        `avg by (name, method, status) (k6_http_req_duration_min{` + selLoad + `})`,
-		"load_latency_table_max":        `avg by (name, method, status) (k6_http_req_duration_max{` + selLoad + `})`,
-		"load_latency_table_p95":        `avg by (name, method, status) (k6_http_req_duration_p95{` + selLoad + `})`,
-		"load_latency_table_p99":        `avg by (name, method, status) (k6_http_req_duration_p99{` + selLoad + `})`,
-		"load_checks_rate":              `avg(k6_checks_rate{` + selLoad + `})`,
-		"load_checks_by_check":          `avg by (check) (k6_checks_rate{` + selLoad + `})`,
-		"load_data_sent":                `sum(` + rate("k6_data_sent_total", selLoad) + `)`,
-		"load_data_received":            `sum(` + rate("k6_data_received_total", selLoad) + `)`,
-		"load_dropped_iterations":       `sum(k6_dropped_iterations_total{` + selLoad + `})`,
-		"load_dropped_iterations_rate":  `sum by (scenario) (` + rate("k6_dropped_iterations_total", selLoad) + `)`,
-		"load_iterations_rate":          `sum by (scenario) (` + rate("k6_iterations_total", selLoad) + `)`,
-		"load_target_rate":              `sum by (scenario) (tidemark_scenario_target{` + selLoad + `, unit="iterations_per_second"})`,
-		"load_target_vus":               `sum by (scenario) (tidemark_scenario_target{` + selLoad + `, unit="vus"})`,
-		"load_hist_latency_quantile":    `histogram_quantile($quantile, sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_avg":         `histogram_sum(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `)) / histogram_count(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_req_rate":            `histogram_count(sum(` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_iteration_quantile":  `histogram_quantile($quantile, sum(` + rate("k6_iteration_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_table_p50":   `histogram_quantile(0.5, sum by (name, method, status) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_table_p95":   `histogram_quantile(0.95, sum by (name, method, status) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_table_p99":   `histogram_quantile(0.99, sum by (name, method, status) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-		"load_hist_latency_by_expected": `histogram_quantile($quantile, sum by (expected_response) (` + rate("k6_http_req_duration_seconds", selLoad) + `))`,
-
-		// --- Run correlation dashboard: run metadata and load (one $testid) ----------------
-		// A run k6 made has no tidemark_run_info: it is live while it writes k6_vus.
-		"run_info":             `max(tidemark_run_info{` + selRun + `}) or clamp_max(count(k6_vus{` + selRun + `}), 1)`,
-		"events":               `timestamp(tidemark_event{` + selRun + `}) * 1000`,
-		"scenario_target_rate": `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="iterations_per_second"})`,
-		"target_vus":           `sum by (scenario) (tidemark_scenario_target{` + selRun + `, unit="vus"})`,
-		"achieved_rate":        `sum by (scenario) (` + rate("k6_iterations_total", selRun) + `)`,
-		"http_failure_rate":    `sum(` + failures(selRun) + `)`,
-		"http_error_ratio":     `(sum(` + failures(selRun) + `) or vector(0)) / sum(` + rate("k6_http_reqs_total", selRun) + `)`,
-
-		// --- autoscaling (kube-state-metrics) ------------------------------------------------
-		"hpa_deployment": j.hpaDeployment(),
-		// Template variables (Grafana's label_values, not PromQL).
-		"var_namespace":        `label_values(kube_deployment_spec_replicas{` + s.KSMAllNamespaces + `}, ` + query.NamespaceLabel(s.KSMAllNamespaces) + `)`,
-		"var_workload":         `label_values(kube_deployment_spec_replicas{` + s.KSM + `}, deployment)`,
-		"deployment_available": j.perDeployment("kube_deployment_status_replicas_available"),
-		// Start-up gap: replicas asked for (spec, which the HPA sets) but not yet Ready.
-		"deployment_not_ready": j.perDeployment("kube_deployment_spec_replicas") +
-			"\n- on (namespace, deployment) (" + j.deploymentReady() + ")",
-
-		// --- CPU (cAdvisor + kube-state-metrics) ---------------------------------------------
-		// The HPA's CPU target as cores per pod: request × averageUtilization / 100.
-		"cpu_hpa_target_pod": `avg by (namespace, workload) (` + j.perWorkload(`sum by (namespace, pod) (kube_pod_container_resource_requests{`+
-			selKSM+`, resource="cpu", unit="core"})`) + `)
-* on (namespace, workload) group_left ()
-max by (namespace, workload) (label_replace(
-  ` + j.hpaCPUTarget() + `
-  * on (namespace, horizontalpodautoscaler) group_left (deployment) ` + j.hpaDeployment() + `,
-  "workload", "$1", "deployment", "(.*)")) / 100`,
-		"cpu_throttled_ratio_container": `sum by (namespace, pod, container) (` + rate("container_cpu_cfs_throttled_periods_total", j.containers()) + `)
-/ sum by (namespace, pod, container) (` + rate("container_cpu_cfs_periods_total", j.containers()) + `)
-* on (namespace, pod) group_left (workload) ` + j.podWorkload(),
-
-		// --- errors ---------------------------------------------------------------------------
-		"http_failures_by_status": `sum by (status, error_code) (` + failures(selRun) + `)`,
-		"checks_failed_ratio":     `1 - avg by (check) (k6_checks_rate{` + selRun + `})`,
-		"dropped_iterations_rate": `sum by (scenario) (` + rate("k6_dropped_iterations_total", selRun) + `)`,
-		"container_restarts": j.perWorkload(`sum by (namespace, pod) (increase(kube_pod_container_status_restarts_total{` +
-			selKSM + `}[` + rateWindow + `]))`),
+	d := dashboardData{
+		Sel: map[string]string{"load": s.Load, "run": s.Run, "ksm": s.KSM, "ksm_all": s.KSMAllNamespaces, "cadvisor": s.CAdvisor},
+		Join: map[string]string{
+			"pod_workload": j.podWorkloadExpr, "hpa_deployment": j.hpaDeploymentExpr, "deployment_ready": j.deploymentReadyExpr,
+		},
+		NamespaceLabel: query.NamespaceLabel(s.KSMAllNamespaces),
 	}
-	for _, trend := range k6Trends() {
-		t["load_trend_"+trend] = `avg(k6_` + trend + `_$quantile_stat{` + selLoad + `})`
+	t := ExprTable{}
+	for name := range cat.Dashboards {
+		e, err := cat.RenderDashboard(name, d)
+		if err != nil {
+			return nil, err
+		}
+		t[name] = e
 	}
-	return t
+	return t, nil
 }
 
 // legendRDS is the legend of RDS series, whichever exporter labelled them.
@@ -346,27 +239,22 @@ func (c catalogExprs) Expr(name string) (string, error) {
 }
 
 // ExprsFromCatalog returns the queries of the dashboards for a catalog: its own queries
-// first, then builtinExprs on its selectors and its pod_workload and hpa_deployment
-// joins.
+// first, then its dashboard queries on its selectors and its pod_workload,
+// hpa_deployment and deployment_ready joins.
 func ExprsFromCatalog(cat *query.Catalog) (Exprs, error) {
 	sels, err := CatalogSelectors(cat)
 	if err != nil {
 		return nil, err
 	}
-	j := joins{Selectors: sels}
-	renderer := CatalogExprs(cat, ExprTable{})
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"pod_workload", &j.podWorkloadExpr}, {"hpa_deployment", &j.hpaDeploymentExpr}, {"deployment_ready", &j.deploymentReadyExpr}} {
-		if _, ok := cat.Queries[f.name]; !ok {
-			continue // the dashboards' own rendering of the join
-		}
-		if *f.dst, err = renderer.Expr(f.name); err != nil {
-			return nil, err
-		}
+	j, err := catalogJoins(cat, sels)
+	if err != nil {
+		return nil, err
 	}
-	return CatalogExprs(cat, namespaceExprs{builtinExprs(j)}), nil
+	builtin, err := builtinExprs(cat, j)
+	if err != nil {
+		return nil, err
+	}
+	return CatalogExprs(cat, namespaceExprs{builtin}), nil
 }
 
 // namespaceExprs reads the objects' namespace from exported_namespace where a selector

@@ -238,7 +238,7 @@ func TestCatalogQueriesComeFromCatalog(t *testing.T) {
 	t.Parallel()
 	cat, err := query.Default()
 	require.NoError(t, err)
-	exprs := CatalogExprs(cat, builtinExprs(joins{Selectors: DefaultSelectors()}))
+	exprs := CatalogExprs(cat, defaultBuiltins(t, cat))
 	want := []string{
 		"cpu_limit_pod", "cpu_request_pod", "cpu_throttled_ratio", "cpu_usage_pod",
 		"deployment_ready", "deployment_spec_replicas", "hpa_current", "hpa_deployment", "hpa_desired", "hpa_max", "hpa_min",
@@ -307,7 +307,9 @@ func TestMissingQueryFailsBuild(t *testing.T) {
 	t.Parallel()
 	_, err := Load(ExprTable{})
 	require.ErrorContains(t, err, `look up query "load_vus"`)
-	_, err = RunCorrelation(builtinExprs(joins{Selectors: DefaultSelectors()}))
+	cat, err := query.Default()
+	require.NoError(t, err)
+	_, err = RunCorrelation(defaultBuiltins(t, cat))
 	require.ErrorContains(t, err, `look up query "hpa_current"`)
 }
 
@@ -399,4 +401,15 @@ func TestCustomCatalogJoinsReachBuiltinQueries(t *testing.T) {
 	e, err = exprs.Expr("hpa_deployment")
 	require.NoError(t, err)
 	require.Contains(t, e, `scaletargetref_api_version="apps/v1"`)
+}
+
+// defaultBuiltins are the catalog's dashboard queries on the default selectors and the
+// catalog's joins, without the catalog's own queries.
+func defaultBuiltins(t *testing.T, cat *query.Catalog) ExprTable {
+	t.Helper()
+	j, err := catalogJoins(cat, DefaultSelectors())
+	require.NoError(t, err)
+	b, err := builtinExprs(cat, j)
+	require.NoError(t, err)
+	return b
 }

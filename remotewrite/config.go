@@ -90,12 +90,14 @@ var DefaultConfig = Config{
 	HTTPClientConfig: config.DefaultHTTPClientConfig,
 }
 
-// UnmarshalYAML sets defaults, decodes and validates.
-func (c *Config) UnmarshalYAML(value *yaml.Node) error {
+// UnmarshalYAML sets defaults, decodes and validates. Decoded by a yaml.v3 Decoder with
+// KnownFields(true), a misspelt key is an error here too: the unmarshal function keeps
+// the decoder's settings, which yaml.Node.Decode would not.
+func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	*c = DefaultConfig
 	c.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	type plain Config
-	if err := value.Decode((*plain)(c)); err != nil {
+	if err := unmarshal((*plain)(c)); err != nil {
 		return err
 	}
 	return c.validate(false)
@@ -168,16 +170,10 @@ func LoadFile(path string) (Config, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	// Decode through a type without UnmarshalYAML: yaml.v3 forgets KnownFields inside
-	// custom unmarshalers, and a misspelt key must be an error.
-	type plain Config
-	if err := dec.Decode((*plain)(&cfg)); err != nil {
-		return Config{}, fmt.Errorf("parse remote write config %q: %w", path, redactURLError(err))
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("remote write config %q: %w", path, redactURLError(err))
 	}
 	cfg.HTTPClientConfig.SetDirectory(filepath.Dir(path))
-	if err := cfg.validate(false); err != nil {
-		return Config{}, fmt.Errorf("remote write config %q: %w", path, err)
-	}
 	return cfg, nil
 }
 

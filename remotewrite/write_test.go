@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/series"
-	"github.com/tidemark/tidemark/internal/timeline"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -64,27 +63,27 @@ func TestWritePoints(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
-	event := timeline.Series{
+	event := series.Points{
 		Labels: map[string]string{"testid": "t1", "object": "shoong/order", "kind": "scale_up", "__name__": "tidemark_event"},
-		Points: []timeline.Point{{T: at(30), V: 1}},
+		Points: []series.Point{{T: at(30), V: 1}},
 	}
-	fact := timeline.Series{
+	fact := series.Points{
 		Labels: map[string]string{"__name__": "tidemark_fact_requests_total", "testid": "t1", "stage": ""},
-		Points: []timeline.Point{{T: at(60), V: 120}, {T: at(10), V: 20}},
+		Points: []series.Point{{T: at(60), V: 120}, {T: at(10), V: 20}},
 	}
 	const (
 		eventKey = `tidemark_event{kind="scale_up",object="shoong/order",testid="t1"}`
 		factKey  = `tidemark_fact_requests_total{testid="t1"}`
 	)
-	stage := func(i int) timeline.Series {
-		return timeline.Series{
+	stage := func(i int) series.Points {
+		return series.Points{
 			Labels: map[string]string{"__name__": "tidemark_fact_stage_held", "stage": fmt.Sprint(i)},
-			Points: []timeline.Point{{T: at(90), V: 1}},
+			Points: []series.Point{{T: at(90), V: 1}},
 		}
 	}
 	for _, tc := range []struct {
 		name       string
-		in         []timeline.Series
+		in         []series.Points
 		maxSamples int
 		reject     int64 // a timestamp (s after t0) the receiver rejects
 		want       [][]string
@@ -93,13 +92,13 @@ func TestWritePoints(t *testing.T) {
 	}{
 		{
 			name:  "time order",
-			in:    []timeline.Series{event, fact},
+			in:    []series.Points{event, fact},
 			want:  [][]string{{"10 " + factKey + " 20"}, {"30 " + eventKey + " 1"}, {"60 " + factKey + " 120"}},
 			wantN: 3,
 		},
 		{
 			name:       "one timestamp over several requests",
-			in:         []timeline.Series{stage(0), stage(1), stage(2)},
+			in:         []series.Points{stage(0), stage(1), stage(2)},
 			maxSamples: 2,
 			want: [][]string{
 				{`90 tidemark_fact_stage_held{stage="0"} 1`, `90 tidemark_fact_stage_held{stage="1"} 1`},
@@ -109,7 +108,7 @@ func TestWritePoints(t *testing.T) {
 		},
 		{
 			name:    "rejection",
-			in:      []timeline.Series{event, fact},
+			in:      []series.Points{event, fact},
 			reject:  30,
 			want:    [][]string{{"10 " + factKey + " 20"}, nil, {"60 " + factKey + " 120"}},
 			wantN:   2,
@@ -117,7 +116,7 @@ func TestWritePoints(t *testing.T) {
 		},
 		{
 			name:    "no metric name",
-			in:      []timeline.Series{event, {Labels: map[string]string{"testid": "t1"}, Points: []timeline.Point{{T: at(1), V: 1}}}},
+			in:      []series.Points{event, {Labels: map[string]string{"testid": "t1"}, Points: []series.Point{{T: at(1), V: 1}}}},
 			wantErr: `write points: series {testid="t1"} has no metric name (__name__ label)`,
 		},
 		{name: "nothing", want: nil},
@@ -170,9 +169,9 @@ func TestWritePointsGivesUp(t *testing.T) {
 	c, err := remotewrite.NewClient(testConfig(rc.url()), &counterSource{}, promslog.NewNopLogger(), nil, remotewrite.WithClock(clk))
 	require.NoError(t, err)
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	in := []timeline.Series{{
+	in := []series.Points{{
 		Labels: map[string]string{"__name__": "tidemark_fact_error_ratio", "testid": "t1"},
-		Points: []timeline.Point{{T: t0, V: 0.1}, {T: t0.Add(time.Minute), V: 0.2}},
+		Points: []series.Point{{T: t0, V: 0.1}, {T: t0.Add(time.Minute), V: 0.2}},
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
@@ -200,8 +199,8 @@ func TestNewWriter(t *testing.T) {
 	c, err := remotewrite.NewWriter(rc.url().String(), promslog.NewNopLogger(), remotewrite.WithClock(newFakeClock()))
 	require.NoError(t, err)
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	n, err := c.WritePoints(context.Background(), []timeline.Series{{Labels: map[string]string{"__name__": "tidemark_event", "kind": "scale_up"},
-		Points: []timeline.Point{{T: at, V: 1}, {T: at.Add(time.Second), V: 1}}}})
+	n, err := c.WritePoints(context.Background(), []series.Points{{Labels: map[string]string{"__name__": "tidemark_event", "kind": "scale_up"},
+		Points: []series.Point{{T: at, V: 1}, {T: at.Add(time.Second), V: 1}}}})
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 	require.NoError(t, c.Stop())

@@ -11,9 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/config"
+	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/tidemark/tidemark/internal/series"
-	"github.com/tidemark/tidemark/internal/timeline"
 )
 
 // NewWriter returns a client for data that is not a live snapshot (Write,
@@ -53,7 +53,7 @@ func (c *Client) Write(ctx context.Context, ts int64, batch []series.Series) err
 // It returns the number of samples the receiver accepted. Like Write, it retries with
 // backoff, is bounded by ctx, its error counts the samples the receiver rejected, and it
 // must not run concurrently with the pushes of Start. It does not retain ss.
-func (c *Client) WritePoints(ctx context.Context, ss []timeline.Series) (int, error) {
+func (c *Client) WritePoints(ctx context.Context, ss []series.Points) (int, error) {
 	byTime := map[int64][]series.Series{}
 	for _, s := range ss {
 		out, err := seriesOf(s)
@@ -82,10 +82,10 @@ func (c *Client) WritePoints(ctx context.Context, ss []timeline.Series) (int, er
 }
 
 // seriesOf returns the series of s's labels, sorted by name, without a value.
-func seriesOf(s timeline.Series) (series.Series, error) {
+func seriesOf(s series.Points) (series.Series, error) {
 	out := series.Series{Name: s.Labels["__name__"], Type: series.Gauge}
 	if out.Name == "" {
-		return series.Series{}, fmt.Errorf("write points: series %s has no metric name (__name__ label)", s)
+		return series.Series{}, fmt.Errorf("write points: series %s has no metric name (__name__ label)", labels.FromMap(s.Labels))
 	}
 	for k, v := range s.Labels {
 		if k != "__name__" && v != "" {

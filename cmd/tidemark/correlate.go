@@ -386,5 +386,5 @@ func writeBack(ctx context.Context, cfg *correlateConfig, res *correlator.Result
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return client.WritePoints(wctx, correlator.WriteBack(res))
+	return client.WritePoints(wctx, correlator.WriteBackPoints(res))
 }

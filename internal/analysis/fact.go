@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -148,74 +149,61 @@ var DefaultConfig = Config{
 	ErrorRatioOK:    0.01,
 }
 
-// Query names the detectors read from a timeline (the catalog's required queries).
+// Query names the detectors read from a timeline: the catalog's (internal/query
+// names them, and requires each of Queries).
 const (
-	QScenarioTarget = "scenario_target"
+	QScenarioTarget = query.QScenarioTarget
 	// QScenarioTargetInstances is the target per scenario and instance (instance_id), read
 	// when the catalog has it: the stages of a run spread over instances are cut from it.
-	QScenarioTargetInstances = "scenario_target_instances"
-	QHTTPReqs                = "http_reqs"
-	QHTTPFailures            = "http_failures"
-	QHTTPReqRate             = "http_req_rate"
-	QIterations              = "iterations"
-	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
-	// run without tidemark_scenario_target: its stages are inferred from them, and its
-	// stages' iterations counted on them.
-	QIterationsRaw = "iterations_raw"
-	// QHTTPReqsRaw and QDroppedRaw are k6_http_reqs_total's and
-	// k6_dropped_iterations_total's raw samples, read with QIterationsRaw: the stages'
-	// requests, failures and drops are counted on them.
-	QHTTPReqsRaw      = "http_reqs_raw"
-	QDroppedRaw       = "dropped_iterations_raw"
-	QDropped          = "dropped_iterations"
-	QVUs              = "vus"
-	QLatencyP50       = "latency_p50"
-	QLatencyP95       = "latency_p95"
-	QLatencyP99       = "latency_p99"
-	QHPADeployment    = "hpa_deployment"
-	QHPACurrent       = "hpa_current"
-	QHPADesired       = "hpa_desired"
-	QHPAMin           = "hpa_min"
-	QHPAMax           = "hpa_max"
-	QHPATargetMetric  = "hpa_target_metric"
-	QHPAStatusMetric  = "hpa_status_metric"
-	QHPATolerance     = "hpa_tolerance"
-	QDeploymentSpec   = "deployment_spec_replicas"
-	QDeploymentReady  = "deployment_ready"
-	QPodCreated       = "pod_created"
-	QPodReadyTime     = "pod_ready_time"
-	QPodReady         = "pod_ready"
-	QCPUUsagePod      = "cpu_usage_pod"
-	QCPURequestPod    = "cpu_request_pod"
-	QCPULimitPod      = "cpu_limit_pod"
-	QCPUCFSPeriods    = "cpu_cfs_periods"
-	QCPUThrottled     = "cpu_throttled_ratio"
-	QRDSCPU           = "rds_cpu"
-	QRDSConnections   = "rds_connections"
-	QRDSCreditBalance = "rds_credit_balance"
-	QRDSFreeableMem   = "rds_freeable_memory"
+	QScenarioTargetInstances = query.QScenarioTargetInstances
+	QHTTPReqs                = query.QHTTPReqs
+	QHTTPFailures            = query.QHTTPFailures
+	QHTTPReqRate             = query.QHTTPReqRate
+	QIterations              = query.QIterations
+	QIterationsRaw           = query.QIterationsRaw
+	QHTTPReqsRaw             = query.QHTTPReqsRaw
+	QDroppedRaw              = query.QDroppedRaw
+	QDropped                 = query.QDropped
+	QVUs                     = query.QVUs
+	QLatencyP50              = query.QLatencyP50
+	QLatencyP95              = query.QLatencyP95
+	QLatencyP99              = query.QLatencyP99
+	QHPADeployment           = query.QHPADeployment
+	QHPACurrent              = query.QHPACurrent
+	QHPADesired              = query.QHPADesired
+	QHPAMin                  = query.QHPAMin
+	QHPAMax                  = query.QHPAMax
+	QHPATargetMetric         = query.QHPATargetMetric
+	QHPAStatusMetric         = query.QHPAStatusMetric
+	QHPATolerance            = query.QHPATolerance
+	QDeploymentSpec          = query.QDeploymentSpec
+	QDeploymentReady         = query.QDeploymentReady
+	QPodCreated              = query.QPodCreated
+	QPodReadyTime            = query.QPodReadyTime
+	QPodReady                = query.QPodReady
+	QCPUUsagePod             = query.QCPUUsagePod
+	QCPURequestPod           = query.QCPURequestPod
+	QCPULimitPod             = query.QCPULimitPod
+	QCPUCFSPeriods           = query.QCPUCFSPeriods
+	QCPUThrottled            = query.QCPUThrottled
+	QRDSCPU                  = query.QRDSCPU
+	QRDSConnections          = query.QRDSConnections
+	QRDSCreditBalance        = query.QRDSCreditBalance
+	QRDSFreeableMem          = query.QRDSFreeableMem
 )
 
 // Queries returns the names of the queries the detectors read: a catalog must define
 // each of them.
-func Queries() []string {
-	return []string{
-		QScenarioTarget, QHTTPReqs, QHTTPFailures, QHTTPReqRate, QIterations, QDropped, QVUs,
-		QLatencyP50, QLatencyP95, QLatencyP99, QHPADeployment, QHPACurrent, QHPADesired, QHPAMin,
-		QHPAMax, QHPATargetMetric, QHPAStatusMetric, QHPATolerance, QDeploymentSpec, QDeploymentReady,
-		QPodCreated, QPodReadyTime, QPodReady, QCPUUsagePod, QCPURequestPod, QCPULimitPod,
-		QCPUCFSPeriods, QCPUThrottled, QRDSCPU, QRDSConnections, QRDSCreditBalance, QRDSFreeableMem,
-	}
-}
+func Queries() []string { return query.DetectorQueries() }
 
 // Source names, as in the catalog.
 const (
-	SourceK6       = "k6"
-	SourceKSM      = "ksm"
-	SourceCAdvisor = "cadvisor"
-	SourceRDS      = "rds"
+	SourceK6       = query.SourceK6
+	SourceKSM      = query.SourceKSM
+	SourceCAdvisor = query.SourceCAdvisor
+	SourceRDS      = query.SourceRDS
 )
 
 // Sources returns the source names the detectors refer to: a catalog must define each
 // of them.
-func Sources() []string { return []string{SourceK6, SourceKSM, SourceCAdvisor, SourceRDS} }
+func Sources() []string { return query.RequiredSources() }

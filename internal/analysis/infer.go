@@ -202,7 +202,7 @@ func scheduleJitter(ps []xy) float64 {
 	for i := 2; i < len(ps); i++ {
 		d2 = append(d2, math.Abs(ps[i].y-2*ps[i-1].y+ps[i-2].y))
 	}
-	return median(d2)
+	return Median(d2)
 }
 
 // followPushes is how far, in pushes, a step of the rate may be from a step of the VUs
@@ -269,7 +269,7 @@ func detectSteps(ps []xy, res, end, quantum float64) []step {
 		ys[i] = p.y
 	}
 	if n < minHoldPushes {
-		lv := median(ys)
+		lv := Median(ys)
 		return []step{{kind: timeline.Hold, from: 0, to: end, start: lv, end: lv}}
 	}
 	ps = slices.Clone(ps)
@@ -333,7 +333,7 @@ func detectSteps(ps []xy, res, end, quantum float64) []step {
 func mergeHolds(holds, pieces []piece, ps []xy, beta float64) []piece {
 	one := func(a, b piece) bool {
 		own := sse(ps[a.i:a.j], func(float64) float64 { return a.level }) + sse(ps[b.i:b.j], func(float64) float64 { return b.level })
-		l := median(append(ysOf(ps[a.i:a.j]), ysOf(ps[b.i:b.j])...))
+		l := Median(append(ysOf(ps[a.i:a.j]), ysOf(ps[b.i:b.j])...))
 		pooled := sse(ps[a.i:a.j], func(float64) float64 { return l }) + sse(ps[b.i:b.j], func(float64) float64 { return l })
 		if math.Abs(a.level-b.level) >= minStep(a.level, b.level) {
 			return pooled-own < significance*beta
@@ -812,13 +812,13 @@ func weigh(ps []xy, quantum float64) {
 			continue
 		}
 		w := slices.Clone(d[lo:hi])
-		m := median(w)
+		m := Median(w)
 		for k := range w {
 			w[k] = math.Abs(w[k] - m)
 		}
-		ratios = append(ratios, 1.4826*median(w)/math.Sqrt2/math.Sqrt(level[i]))
+		ratios = append(ratios, 1.4826*Median(w)/math.Sqrt2/math.Sqrt(level[i]))
 	}
-	s := median(ratios)
+	s := Median(ratios)
 	for i := range ps {
 		sigma := max(s*math.Sqrt(level[i]), quantum/2)
 		ps[i].w = 1 / (sigma * sigma)
@@ -935,7 +935,10 @@ func fit(ps []xy) (xm, ym, slope float64, ok bool) {
 	return xm, ym, vxy / vxx, true
 }
 
-func median(vs []float64) float64 {
+// Median returns the median of vs (the mean of the middle two for an even count), or 0
+// for none; vs is not reordered. The detectors and the regression detector read
+// typical values and spreads (median absolute deviations) with it.
+func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
@@ -947,7 +950,7 @@ func median(vs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func medianY(ps []xy) float64 { return median(ysOf(ps)) }
+func medianY(ps []xy) float64 { return Median(ysOf(ps)) }
 
 func ysOf(ps []xy) []float64 {
 	ys := make([]float64, len(ps))

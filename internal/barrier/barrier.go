@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // ReadyMetric is the series each instance writes when it is ready to start, labelled
@@ -200,9 +198,9 @@ func (e *TimeoutError) Error() string {
 // Unwrap returns the last read error.
 func (e *TimeoutError) Unwrap() error { return e.Last }
 
-// ExitCode is exitcode.GenericTimeout (102): not all instances being ready in time is
-// neither a bad configuration (104) nor an interruption (105).
-func (e *TimeoutError) ExitCode() int { return exitcode.GenericTimeout }
+// TimedOut reports that the barrier's time limit ran out: not all instances being ready
+// in time is neither a bad configuration nor an interruption (the command exits 102).
+func (e *TimeoutError) TimedOut() bool { return true }
 
 // Wait blocks until the start instant and returns it: cfg.StartAt when set (at once,
 // with a warning, when that is past), else the instant computed from all instances'

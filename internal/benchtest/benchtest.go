@@ -3,18 +3,8 @@
 // shared machine.
 package benchtest
 
-import "slices"
+import "github.com/tidemark/tidemark/internal/analysis"
 
 // Median returns the median of v (the mean of the middle two for an even count), or 0
-// for none; v is not reordered.
-func Median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+// for none; v is not reordered. It is analysis.Median.
+func Median(v []float64) float64 { return analysis.Median(v) }

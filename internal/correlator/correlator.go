@@ -19,6 +19,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -568,9 +569,8 @@ func withoutReplica(ls map[string]string) map[string]string {
 	return out
 }
 
-// runInfoMetric is the run metadata series `tidemark run` writes with every push
-// (engine.RunInfoMetric).
-const runInfoMetric = "tidemark_run_info"
+// runInfoMetric is the run metadata series `tidemark run` writes with every push.
+const runInfoMetric = series.RunInfoMetric
 
 // timeBounds returns the times of the earliest and the latest point of the set whose
 // value satisfies keep; both are zero when there is none.

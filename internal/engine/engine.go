@@ -27,19 +27,17 @@ import (
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // Names of Tidemark's run metadata metrics. They are gauges and are not k6 metrics:
 // sinks must not give them the k6_ prefix.
 const (
-	RunInfoMetric        = "tidemark_run_info"
-	ScenarioTargetMetric = "tidemark_scenario_target"
-	// ThresholdMetric is one series per threshold of the run (value 1), labelled
-	// metric (the key as written), threshold (the expression), type and contains (the
-	// metric's k6 type and value type), so that a later correlation judges each stage
-	// by the thresholds the run was judged by.
-	ThresholdMetric = "tidemark_threshold"
+	RunInfoMetric        = series.RunInfoMetric
+	ScenarioTargetMetric = series.ScenarioTargetMetric
+	// ThresholdMetric is series.ThresholdMetric: one series per threshold of the run.
+	ThresholdMetric = series.ThresholdMetric
 )
 
 // Labels only RunInfoMetric carries: the run's test identity, so that runs of one test

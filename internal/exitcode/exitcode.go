@@ -3,10 +3,6 @@
 // main turns them into an exit code, through Of.
 package exitcode
 
-import (
-	"errors"
-)
-
 // The exit codes, as k6 uses them (k6 errext/exitcodes).
 const (
 	// OK is a run or command that did what it was asked.
@@ -26,6 +22,18 @@ const (
 	CannotStartRESTAPI = 106
 	// Generic is every other failure.
 	Generic = 255
+
+	// SetupTimeout and TeardownTimeout are a script's setup() and teardown() that did
+	// not finish within setupTimeout and teardownTimeout.
+	SetupTimeout    = 100
+	TeardownTimeout = 101
+	// ScriptException is a syntax error, an exception in the init context, in setup or
+	// in teardown, or an unknown module of a script (reference/k6-js.md §3).
+	ScriptException = 107
+	// ScriptAborted is a run stopped by the script's test.abort().
+	ScriptAborted = 108
+	// MarkedAsFailed is a run the script's test.fail() marked as failed.
+	MarkedAsFailed = 110
 )
 
 // Coder is an error that carries its exit code.
@@ -66,22 +74,107 @@ func Invalid(err error) error { return With(InvalidConfig, err) }
 // stays: a REST API that cannot listen is 106 however deep the error it comes in. A nil
 // err stays nil.
 func Or(code int, err error) error {
-	var c Coder
-	if errors.As(err, &c) {
+	if _, ok := find(err); ok {
 		return err
 	}
 	return With(code, err)
 }
 
-// Of returns the exit code for err: OK for nil, the code of the first Coder in its
-// chain, else Generic.
+// Of returns the exit code for err: OK for nil, the code of the first error in its
+// chain that has one (a Coder, or an error of a library that says what went wrong: a
+// configuration error, an interruption or a time limit), else Generic.
 func Of(err error) int {
 	if err == nil {
 		return OK
 	}
-	var c Coder
-	if errors.As(err, &c) {
-		return c.ExitCode()
+	if code, ok := find(err); ok {
+		return code
 	}
 	return Generic
+}
+
+// The behaviours by which the libraries' errors say what went wrong without deciding
+// an exit code (and without importing this package): Of maps each to its code.
+type (
+	// configError is a configuration that cannot be used as given: a flag, a file, a
+	// scenario, a script or an output (InvalidConfig).
+	configError interface{ InvalidConfig() bool }
+	// interruption is a run stopped by SIGINT or SIGTERM (ExternalAbort).
+	interruption interface{ Interrupted() bool }
+	// timeLimit is a time limit other than setup's and teardown's that ran out, such as
+	// the start barrier's (GenericTimeout).
+	timeLimit interface{ TimedOut() bool }
+	// lifecycleTimeout is a script's lifecycle function that did not finish in time,
+	// named: setup (SetupTimeout), teardown (TeardownTimeout), else ScriptException.
+	lifecycleTimeout interface{ TimeoutOf() string }
+	// scriptException is a script that failed itself (ScriptException).
+	scriptException interface{ ScriptException() bool }
+	// scriptAborted is a run the script stopped (ScriptAborted).
+	scriptAborted interface{ Aborted() bool }
+	// markedFailed is a run the script marked as failed (MarkedAsFailed).
+	markedFailed interface{ MarkedFailed() bool }
+)
+
+// codeOf returns the exit code err itself has, not looking into its chain.
+func codeOf(err error) (int, bool) {
+	if e, ok := err.(Coder); ok {
+		return e.ExitCode(), true
+	}
+	if e, ok := err.(configError); ok && e.InvalidConfig() {
+		return InvalidConfig, true
+	}
+	if e, ok := err.(interruption); ok && e.Interrupted() {
+		return ExternalAbort, true
+	}
+	if e, ok := err.(timeLimit); ok && e.TimedOut() {
+		return GenericTimeout, true
+	}
+	return scriptCodeOf(err)
+}
+
+// scriptCodeOf returns the exit code of a script's own error, as k6's.
+func scriptCodeOf(err error) (int, bool) {
+	if e, ok := err.(lifecycleTimeout); ok {
+		switch e.TimeoutOf() {
+		case "setup":
+			return SetupTimeout, true
+		case "teardown":
+			return TeardownTimeout, true
+		}
+		return ScriptException, true
+	}
+	if e, ok := err.(scriptException); ok && e.ScriptException() {
+		return ScriptException, true
+	}
+	if e, ok := err.(scriptAborted); ok && e.Aborted() {
+		return ScriptAborted, true
+	}
+	if e, ok := err.(markedFailed); ok && e.MarkedFailed() {
+		return MarkedAsFailed, true
+	}
+	return 0, false
+}
+
+// find returns the exit code of the first error in err's chain that has one, in the
+// order errors.As visits them (depth first through joined errors).
+func find(err error) (int, bool) {
+	for err != nil {
+		if code, ok := codeOf(err); ok {
+			return code, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if code, ok := find(e); ok {
+					return code, true
+				}
+			}
+			return 0, false
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
 }

@@ -10,23 +10,8 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules"
 )
 
-// Exit codes of script errors, as k6's (reference/k6-js.md §3).
-const (
-	// ExitScriptException is a syntax error, an exception in the init context, in
-	// setup or in teardown, or an unknown module.
-	ExitScriptException = 107
-	// ExitScriptAborted is a run stopped by test.abort().
-	ExitScriptAborted = 108
-	// ExitMarkedAsFailed is a run test.fail() marked as failed.
-	ExitMarkedAsFailed = 110
-	// ExitSetupTimeout and ExitTeardownTimeout are setup() and teardown() that did not
-	// finish within setupTimeout and teardownTimeout.
-	ExitSetupTimeout    = 100
-	ExitTeardownTimeout = 101
-)
-
-// TimeoutError is a lifecycle function that did not finish in time. setup and
-// teardown carry k6's exit codes 100 and 101; handleSummary's is 107.
+// TimeoutError is a lifecycle function that did not finish in time (the command exits
+// as k6 does: 100 for setup, 101 for teardown, 107 for handleSummary).
 type TimeoutError struct {
 	Func    string
 	Timeout time.Duration
@@ -37,20 +22,11 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s() did not finish within %s (%sTimeout)", e.Func, e.Timeout, e.Func)
 }
 
-// ExitCode is 100 for setup, 101 for teardown, else 107.
-func (e *TimeoutError) ExitCode() int {
-	switch e.Func {
-	case "setup":
-		return ExitSetupTimeout
-	case "teardown":
-		return ExitTeardownTimeout
-	}
-	return ExitScriptException
-}
+// TimeoutOf returns the lifecycle function whose time limit ran out.
+func (e *TimeoutError) TimeoutOf() string { return e.Func }
 
 // ScriptError is an error of the script itself: a syntax error, an exception in the
-// init context, setup, teardown or handleSummary, an unknown module. It carries exit
-// code 107.
+// init context, setup, teardown or handleSummary, an unknown module (exit code 107).
 type ScriptError struct {
 	// Msg names the place (file:line:column) and the error.
 	Msg string
@@ -67,22 +43,21 @@ func (e *ScriptError) Error() string { return e.Msg }
 // Unwrap returns the underlying error.
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// ExitCode is 107.
-func (e *ScriptError) ExitCode() int { return ExitScriptException }
+// ScriptException reports that the script itself failed.
+func (e *ScriptError) ScriptException() bool { return true }
 
-// AbortedError is a run stopped by test.abort(); it carries exit code 108.
+// AbortedError is a run stopped by test.abort() (exit code 108).
 type AbortedError struct {
 	*modules.AbortError
 }
 
-// ExitCode is 108.
-func (e *AbortedError) ExitCode() int { return ExitScriptAborted }
+// Aborted reports that the script stopped the run.
+func (e *AbortedError) Aborted() bool { return true }
 
 // Unwrap returns the abort.
 func (e *AbortedError) Unwrap() error { return e.AbortError }
 
-// MarkedFailedError is a run that test.fail() marked as failed; it carries exit code
-// 110.
+// MarkedFailedError is a run that test.fail() marked as failed (exit code 110).
 type MarkedFailedError struct {
 	Reason string
 }
@@ -95,8 +70,50 @@ func (e *MarkedFailedError) Error() string {
 	return "test marked as failed: " + e.Reason
 }
 
-// ExitCode is 110.
-func (e *MarkedFailedError) ExitCode() int { return ExitMarkedAsFailed }
+// MarkedFailed reports that the script marked the run as failed.
+func (e *MarkedFailedError) MarkedFailed() bool { return true }
+
+// ConfigError is a script, an archive or options that cannot be run as given: the
+// command reports it as a bad configuration (exit code 104).
+type ConfigError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// InvalidConfig reports that the script cannot be run as given.
+func (e *ConfigError) InvalidConfig() bool { return true }
+
+// invalid wraps err in a *ConfigError; a nil err stays nil.
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ConfigError{Err: err}
+}
+
+// InterruptedError is a run that SIGINT or SIGTERM stopped while the script's VUs were
+// being initialized or a lifecycle function ran (exit code 105).
+type InterruptedError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *InterruptedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// Interrupted reports that the run was stopped from outside.
+func (e *InterruptedError) Interrupted() bool { return true }
+
+// interrupted wraps err in an *InterruptedError; a nil err stays nil.
+func interrupted(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InterruptedError{Err: err}
+}
 
 // scriptError turns an error of the runtime into a ScriptError (or an AbortedError for
 // test.abort) that names where it happened: "what: message\n\tat stack".

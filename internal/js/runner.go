@@ -23,7 +23,6 @@ import (
 
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/executor"
-	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/pacer"
@@ -107,7 +106,7 @@ var _ modules.Execution = (*Runner)(nil)
 // metrics), and decodes the options. Syntax errors, exceptions in the init context
 // and unknown modules are *ScriptError (exit code 107); invalid options
 // (scenario.Errors) and a scenario whose exec function (default) is not exported
-// carry exit code 104.
+// are *ConfigError (exit code 104).
 func New(cfg Config) (*Runner, error) {
 	var arc *extracted
 	if IsArchive(cfg.Script) {
@@ -117,7 +116,7 @@ func New(cfg Config) (*Runner, error) {
 		// run's, as in k6.
 		x, err := extractArchive(cfg.Script)
 		if err != nil {
-			return nil, exitcode.Invalid(err)
+			return nil, invalid(err)
 		}
 		defer func() { _ = os.RemoveAll(x.dir) }() // a temporary directory; nothing to do if it stays
 		arc = x
@@ -156,16 +155,16 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {
-		return nil, exitcode.Invalid(err)
+		return nil, invalid(err)
 	}
 	if err := applyNoSetupEnv(r.script, cfg.Environ); err != nil {
-		return nil, exitcode.Invalid(fmt.Errorf("%s: %w", cfg.Script, err))
+		return nil, invalid(fmt.Errorf("%s: %w", cfg.Script, err))
 	}
 	h := r.script.HTTP
 	r.moduleOptions = &modules.Options{MaxRedirects: r.script.Test.MaxRedirects, DiscardResponseBodies: h.DiscardResponseBodies,
 		Batch: h.Batch, BatchPerHost: h.BatchPerHost, NoCookiesReset: h.NoCookiesReset, Throw: h.Throw}
 	if err := r.checkModuleOptions(); err != nil {
-		return nil, exitcode.Invalid(err)
+		return nil, invalid(err)
 	}
 	if len(r.script.Replaced) > 0 {
 		r.logger.Warn("The command line or the environment replaces the script's scenarios", "variables", strings.Join(r.script.Replaced, ","))
@@ -185,7 +184,7 @@ func New(cfg Config) (*Runner, error) {
 			}
 			// The options name a function the script lacks: a configuration error, as
 			// k6 validates exec against the exports with the options.
-			return nil, exitcode.Invalid(fmt.Errorf("%s: %s is not exported; scenario %q runs it each iteration (export default function () { ... })", r.main.name, what, sc.Name))
+			return nil, invalid(fmt.Errorf("%s: %s is not exported; scenario %q runs it each iteration (export default function () { ... })", r.main.name, what, sc.Name))
 		}
 	}
 	return r, nil
@@ -474,7 +473,7 @@ func (r *Runner) initVUs(ctx context.Context) error {
 			continue
 		}
 		if err := ex.Init(ctx); err != nil {
-			return exitcode.With(exitcode.ExternalAbort, err)
+			return interrupted(err)
 		}
 		vus := make([]*vu, n)
 		var next atomic.Int64
@@ -491,7 +490,7 @@ func (r *Runner) initVUs(ctx context.Context) error {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
-			return exitcode.With(exitcode.ExternalAbort, fmt.Errorf("initialize VUs of scenario %q: %w", ps.sc.Name, err))
+			return interrupted(fmt.Errorf("initialize VUs of scenario %q: %w", ps.sc.Name, err))
 		}
 		ps.mu.Lock()
 		ps.pool = append(ps.pool, vus...)
@@ -584,7 +583,7 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 				return nil, true, te
 			}
 			// SIGINT or SIGTERM while it ran.
-			return nil, true, exitcode.With(exitcode.ExternalAbort, fmt.Errorf("%s() interrupted: %w", name, cause))
+			return nil, true, interrupted(fmt.Errorf("%s() interrupted: %w", name, cause))
 		}
 		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}

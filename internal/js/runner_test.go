@@ -94,7 +94,7 @@ export function teardown() { throw new Error('teardown must not run'); }
 	err := h.r.Setup(bg())
 	require.ErrorContains(t, err, "setup: ")
 	require.ErrorContains(t, err, "script.js:2:33: Error: no token")
-	require.Equal(t, ExitScriptException, exitcode.Of(err))
+	require.Equal(t, exitcode.ScriptException, exitcode.Of(err))
 	require.NoError(t, h.r.Teardown(bg()))
 }
 
@@ -230,7 +230,7 @@ export default function () {
 	require.False(t, v.Iterate(ctx))
 	require.Error(t, ctx.Err(), "abort cancels the run")
 	require.EqualError(t, h.r.Err(), "test aborted: enough")
-	require.Equal(t, ExitScriptAborted, exitcode.Of(h.r.Err()))
+	require.Equal(t, exitcode.ScriptAborted, exitcode.Of(h.r.Err()))
 	require.Len(t, h.c.of("iterations"), 1)
 	c, in, _, _ := h.r.Counts()
 	require.Equal(t, [2]int64{1, 3}, [2]int64{c, in})
@@ -356,7 +356,7 @@ export function teardown() { sleep(10); }
 	begin := time.Now()
 	err := h.r.Teardown(bg())
 	require.EqualError(t, err, "teardown() did not finish within 50ms (teardownTimeout)")
-	require.Equal(t, ExitTeardownTimeout, exitcode.Of(err))
+	require.Equal(t, exitcode.TeardownTimeout, exitcode.Of(err))
 	require.Less(t, time.Since(begin), 5*time.Second)
 
 	h = start(t, map[string]string{"script.js": `
@@ -367,7 +367,7 @@ export default function () {}
 	h.vus(t, 1)
 	err = h.r.Setup(bg())
 	require.EqualError(t, err, "setup() did not finish within 50ms (setupTimeout)")
-	require.Equal(t, ExitSetupTimeout, exitcode.Of(err))
+	require.Equal(t, exitcode.SetupTimeout, exitcode.Of(err))
 }
 
 // TestAbortInSetup: test.abort() in setup stops the run (108) and still runs teardown.
@@ -383,7 +383,7 @@ export function teardown(data) { check(data, { 'teardown ran': (d) => d === unde
 	h.vus(t, 1)
 	err := h.r.Setup(bg())
 	require.EqualError(t, err, "test aborted: target down")
-	require.Equal(t, ExitScriptAborted, exitcode.Of(err))
+	require.Equal(t, exitcode.ScriptAborted, exitcode.Of(err))
 	require.Len(t, h.c.of("checks"), 1)
 	g, _ := h.c.of("checks")[0].Tags.Get("group")
 	require.Equal(t, "::teardown", g, "teardown's samples are in group ::teardown")
@@ -451,7 +451,7 @@ export default function () {
 		require.Equal(t, "1", a, s.Tags.String())
 	}
 	require.EqualError(t, h.r.Failed(), "test marked as failed: slow")
-	require.Equal(t, ExitMarkedAsFailed, exitcode.Of(h.r.Failed()))
+	require.Equal(t, exitcode.MarkedAsFailed, exitcode.Of(h.r.Failed()))
 	it := h.c.of("iterations")
 	require.Len(t, it, 2, "test.fail() does not end the iteration")
 	a, _ := it[1].Tags.Get("attempt")
@@ -495,7 +495,7 @@ export default function () {}
 	require.NoError(t, err)
 	err = h.r.Setup(h.r.Context(bg()))
 	require.ErrorContains(t, err, "script.js:4:23: Error: VU 2 has no account")
-	require.Equal(t, ExitScriptException, exitcode.Of(err))
+	require.Equal(t, exitcode.ScriptException, exitcode.Of(err))
 	require.Empty(t, h.c.of("checks"))
 	require.NoError(t, h.r.Teardown(bg()), "no teardown after a failed init")
 }

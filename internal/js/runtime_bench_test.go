@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/dop251/goja"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/grafana/sobek"
 	"github.com/stretchr/testify/require"
@@ -12,10 +11,11 @@ import (
 	"github.com/tidemark/tidemark/internal/metrics"
 )
 
-// The runtime-choice benchmarks of docs/js-runtime.md: sobek and goja run the same
-// esbuild CommonJS output of a trivial script (a closed loop of `export default
-// function () {}` calls, and the heap each runtime holds after its init context);
-// sobek's native ES modules are measured beside them. BenchmarkVU* measure the path
+// The runtime benchmarks of docs/js-runtime.md: sobek runs the esbuild CommonJS output
+// of a trivial script (a closed loop of `export default function () {}` calls, and the
+// heap a runtime holds after its init context), beside sobek's native ES modules. (The
+// goja comparison recorded there was dropped with goja from go.mod: one JavaScript
+// engine.) BenchmarkVU* measure the path
 // Tidemark runs: a VU of the Runner.
 
 const trivialScript = "export const options = { vus: 1 };\nexport default function () {}\n"
@@ -43,20 +43,6 @@ func sobekDefault(tb testing.TB, prg *sobek.Program) (*sobek.Runtime, sobek.Call
 	return rt, def
 }
 
-func gojaDefault(tb testing.TB, prg *goja.Program) (*goja.Runtime, goja.Callable) {
-	rt := goja.New()
-	w, err := rt.RunProgram(prg)
-	require.NoError(tb, err)
-	fn, _ := goja.AssertFunction(w)
-	mod, exp := rt.NewObject(), rt.NewObject()
-	require.NoError(tb, mod.Set("exports", exp))
-	_, err = fn(goja.Undefined(), exp, goja.Undefined(), mod, goja.Undefined(), goja.Undefined(), goja.Undefined())
-	require.NoError(tb, err)
-	def, ok := goja.AssertFunction(mod.Get("exports").ToObject(rt).Get("default"))
-	require.True(tb, ok)
-	return rt, def
-}
-
 // sobekESM instantiates the script as a native ES module in a new sobek runtime.
 func sobekESM(tb testing.TB, m *sobek.SourceTextModuleRecord) (*sobek.Runtime, sobek.Callable) {
 	rt := sobek.New()
@@ -73,14 +59,6 @@ func BenchmarkRuntimeIteration(b *testing.B) {
 		_, def := sobekDefault(b, sobek.MustCompile("s.js", src, false))
 		for b.Loop() {
 			if _, err := def(sobek.Undefined()); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("goja+esbuild", func(b *testing.B) {
-		_, def := gojaDefault(b, goja.MustCompile("s.js", src, false))
-		for b.Loop() {
-			if _, err := def(goja.Undefined()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -122,12 +100,6 @@ func BenchmarkRuntimeMemory(b *testing.B) {
 		prg := sobek.MustCompile("s.js", src, false)
 		for b.Loop() {
 			b.ReportMetric(heapPer(n, func() any { rt, _ := sobekDefault(b, prg); return rt }), "bytes/runtime")
-		}
-	})
-	b.Run("goja+esbuild", func(b *testing.B) {
-		prg := goja.MustCompile("s.js", src, false)
-		for b.Loop() {
-			b.ReportMetric(heapPer(n, func() any { rt, _ := gojaDefault(b, prg); return rt }), "bytes/runtime")
 		}
 	})
 	b.Run("sobek-esm", func(b *testing.B) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // Kind is the type of a k6 output, the part of an `--out` value before the first "=".
@@ -185,7 +183,7 @@ func (s *Spec) csvOption(k, v string) error {
 // ParseSpecs parses every `--out` value (the flag is repeatable). getenv, when not
 // nil, reads k6's K6_CSV_FILENAME, K6_CSV_TIME_FORMAT and K6_CSV_SAVE_INTERVAL, which
 // set a csv output's options unless its argument does (pass os.Getenv). Errors are
-// joined and carry exit code 104 (exitcode.Invalid). Two file outputs writing the same
+// joined in a *SpecError (a bad configuration: exit code 104). Two file outputs writing the same
 // file are an error.
 func ParseSpecs(values []string, getenv func(string) string) ([]Spec, error) {
 	var (
@@ -209,7 +207,20 @@ func ParseSpecs(values []string, getenv func(string) string) ([]Spec, error) {
 		out = append(out, s)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, exitcode.Invalid(err)
+		return nil, &SpecError{Err: err}
 	}
 	return out, nil
 }
+
+// SpecError is an `--out` value that cannot be used as given: the command reports it
+// as a bad configuration (exit code 104).
+type SpecError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *SpecError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// InvalidConfig reports that the outputs cannot be used as given.
+func (e *SpecError) InvalidConfig() bool { return true }

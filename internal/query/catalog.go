@@ -20,8 +20,6 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tidemark/tidemark/internal/analysis"
 )
 
 //go:embed catalog.yaml
@@ -37,15 +35,12 @@ const (
 )
 
 // RequiredQueries are the query names the correlator runs: those the detectors read
-// (analysis.Queries) and the correlator's own, which find the run, join pods to
+// (DetectorQueries) and the correlator's own, which find the run, join pods to
 // workloads and measure per-stage latency. A custom catalog must define every one (it
 // may change the expressions, not the names).
 func RequiredQueries() []string {
-	return append(analysis.Queries(), "run_seen", "pod_workload", "stage_trend_quantile")
+	return append(DetectorQueries(), "run_seen", "pod_workload", "stage_trend_quantile")
 }
-
-// RequiredSources are the source names the queries refer to.
-func RequiredSources() []string { return analysis.Sources() }
 
 // Catalog is the parsed query catalog.
 type Catalog struct {
@@ -56,6 +51,11 @@ type Catalog struct {
 	Fragments map[string]string  `yaml:"fragments" json:"fragments"`
 	Queries   map[string]Query   `yaml:"queries" json:"queries"`
 	Findings  []Rule             `yaml:"findings" json:"findings"`
+	// Dashboards are the queries of the dashboards' own panels that the correlator does not
+	// run (the k6 panels of the Load dashboard, annotations, windowed rates, template
+	// variables), by name: templates the dashboards render with Grafana's variables
+	// (see [Catalog.RenderDashboard]).
+	Dashboards map[string]string `yaml:"dashboards,omitempty" json:"dashboards,omitempty"`
 
 	tmpl *template.Template // selectors, fragments, queries, rules (missing keys are errors)
 	msgs *template.Template // finding messages (missing labels render empty)
@@ -200,11 +200,19 @@ func Parse(b []byte) (*Catalog, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("decode catalog: %w", err)
 	}
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
 	c.raw = bytes.Clone(b)
 	return &c, nil
+}
+
+// UnmarshalYAML decodes and validates the catalog. Decoded by a yaml.v3 Decoder with
+// KnownFields(true), as Parse does, a misspelt key is an error: the unmarshal function
+// keeps the decoder's settings.
+func (c *Catalog) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain Catalog
+	if err := unmarshal((*plain)(c)); err != nil {
+		return err
+	}
+	return c.validate()
 }
 
 func funcs() template.FuncMap {
@@ -255,6 +263,12 @@ func (c *Catalog) validate() error {
 		}
 		if q.Kind != "" && q.Kind != KindRange && q.Kind != KindInstant {
 			errs = append(errs, fmt.Errorf("query %q: kind %q is neither %q nor %q", n, q.Kind, KindRange, KindInstant))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Dashboards)) {
+		add("dashboard/"+n, c.Dashboards[n])
+		if _, ok := c.Queries[n]; ok {
+			errs = append(errs, fmt.Errorf("dashboard query %q: a query has that name", n))
 		}
 	}
 	seen := map[string]bool{}
@@ -544,6 +558,19 @@ func (c *Catalog) Render(name string, v Vars) (string, error) {
 		return "", err
 	}
 	return c.exec("query/"+name, d)
+}
+
+// RenderDashboard returns a dashboard query (Dashboards) rendered with data: the
+// dashboards' selectors and joins written with Grafana's variables.
+func (c *Catalog) RenderDashboard(name string, data any) (string, error) {
+	if _, ok := c.Dashboards[name]; !ok {
+		return "", fmt.Errorf("render dashboard query %q: not in the catalog", name)
+	}
+	var b strings.Builder
+	if err := c.tmpl.ExecuteTemplate(&b, "dashboard/"+name, data); err != nil {
+		return "", fmt.Errorf("render dashboard/%s: %w", name, err)
+	}
+	return b.String(), nil
 }
 
 // RenderPerPod returns a query's per_pod expression; ok is false when it has none.

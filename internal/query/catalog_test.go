@@ -466,3 +466,33 @@ func TestCatalogRatesUseTheirSourcesWindow(t *testing.T) {
 		check(r.Name, expr)
 	}
 }
+
+// TestRenderDashboard: every dashboard query of the embedded catalog renders with the
+// data the dashboards give it; an unknown name or a missing key is an error.
+func TestRenderDashboard(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	require.NoError(t, err)
+	require.NotEmpty(t, c.Dashboards)
+	data := struct {
+		Sel, Join      map[string]string
+		NamespaceLabel string
+	}{
+		Sel:            map[string]string{"load": `testid=~"$testid"`, "run": `testid="$testid"`, "ksm": `job="ksm"`, "ksm_all": `job="ksm"`, "cadvisor": `job="kubelet"`},
+		Join:           map[string]string{"pod_workload": "pw", "hpa_deployment": "hd", "deployment_ready": "dr"},
+		NamespaceLabel: "namespace",
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Dashboards)) {
+		e, err := c.RenderDashboard(name, data)
+		require.NoError(t, err, name)
+		require.NotContains(t, e, "<no value>", name)
+	}
+	e, err := c.RenderDashboard("load_vus", data)
+	require.NoError(t, err)
+	require.Equal(t, `sum(k6_vus{testid=~"$testid"})`, e)
+	_, err = c.RenderDashboard("nowhere", data)
+	require.EqualError(t, err, `render dashboard query "nowhere": not in the catalog`)
+	data.Sel = map[string]string{}
+	_, err = c.RenderDashboard("load_vus", data)
+	require.ErrorContains(t, err, "render dashboard/load_vus")
+}

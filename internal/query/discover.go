@@ -14,7 +14,6 @@ import (
 	promlabels "github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
-	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -134,7 +133,7 @@ func Discover(ctx context.Context, q Querier, cat *Catalog, v Vars, w timeline.W
 	}
 	var d Discovery
 	for _, name := range slices.Sorted(maps.Keys(cat.Sources)) {
-		if name == analysis.SourceK6 {
+		if name == SourceK6 {
 			continue
 		}
 		sd, err := discoverSource(ctx, q, cat, name, v, w)

@@ -180,12 +180,12 @@ func Detect(history []Run, current Run) []Change {
 		for i, p := range pts {
 			vals[i] = p.fact.Value
 		}
-		med := median(vals)
+		med := analysis.Median(vals)
 		devs := make([]float64, len(vals))
 		for i, v := range vals {
 			devs[i] = math.Abs(v - med)
 		}
-		mad := median(devs)
+		mad := analysis.Median(devs)
 		// The baseline: nearest the median, the most recent on a tie.
 		base := pts[0]
 		for _, p := range pts[1:] {
@@ -209,16 +209,6 @@ func Detect(history []Run, current Run) []Change {
 		out = append(out, c)
 	}
 	return out
-}
-
-// median of values (not empty); values is reordered.
-func median(values []float64) float64 {
-	slices.Sort(values)
-	n := len(values)
-	if n%2 == 1 {
-		return values[n/2]
-	}
-	return (values[n/2-1] + values[n/2]) / 2
 }
 
 // text is a change for a person: what, now, before, where, by how much, how exactly.

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/internal/aggregate"
 )
 
 // SetupRunner is the optional capability behind /v1/setup. Without it setup data is
@@ -344,16 +346,16 @@ type groupDoc struct {
 }
 
 func newGroupDoc(g, parent *Group) groupDoc {
-	d := groupDoc{resource: resource[groupAttrs]{Type: "groups", ID: ID(g.Path), Attributes: groupAttrs{Path: g.Path, Name: g.Name}}}
+	d := groupDoc{resource: resource[groupAttrs]{Type: "groups", ID: aggregate.GroupID(g.Path), Attributes: groupAttrs{Path: g.Path, Name: g.Name}}}
 	for _, c := range g.Checks {
-		d.Attributes.Checks = append(d.Attributes.Checks, checkDoc{ID: ID(c.Path), Path: c.Path, Name: c.Name, Passes: c.Passes, Fails: c.Fails})
+		d.Attributes.Checks = append(d.Attributes.Checks, checkDoc{ID: aggregate.GroupID(c.Path), Path: c.Path, Name: c.Name, Passes: c.Passes, Fails: c.Fails})
 	}
 	d.Relationships.Groups.Data = []ref{}
 	for _, sub := range g.Groups {
-		d.Relationships.Groups.Data = append(d.Relationships.Groups.Data, ref{Type: "groups", ID: ID(sub.Path)})
+		d.Relationships.Groups.Data = append(d.Relationships.Groups.Data, ref{Type: "groups", ID: aggregate.GroupID(sub.Path)})
 	}
 	if parent != nil {
-		d.Relationships.Parent.Data = &ref{Type: "groups", ID: ID(parent.Path)}
+		d.Relationships.Parent.Data = &ref{Type: "groups", ID: aggregate.GroupID(parent.Path)}
 	}
 	return d
 }

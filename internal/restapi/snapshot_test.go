@@ -94,7 +94,7 @@ func TestGroupsFromSnapshot(t *testing.T) {
 	require.Equal(t, want, GroupsFromSnapshot(snapshot(t)))
 	require.Equal(t, &Group{}, GroupsFromSnapshot(nil))
 	// k6's ids, recorded in testdata/k6/running_groups.txt.
-	require.Equal(t, "d41d8cd98f00b204e9800998ecf8427e", ID(""))
-	require.Equal(t, "b0470a9324a4ae563b04e9ac49fbc9cf", ID("::visit homepage"))
-	require.Equal(t, "ce059f56092314573080c267d1fd0042", ID("::visit homepage::is 200"))
+	require.Equal(t, "d41d8cd98f00b204e9800998ecf8427e", aggregate.GroupID(""))
+	require.Equal(t, "b0470a9324a4ae563b04e9ac49fbc9cf", aggregate.GroupID("::visit homepage"))
+	require.Equal(t, "ce059f56092314573080c267d1fd0042", aggregate.GroupID("::visit homepage::is 200"))
 }

@@ -37,16 +37,15 @@ type Querier interface {
 	Query(ctx context.Context, expr string, ts time.Time) (model.Value, v1.Warnings, error)
 }
 
-// Names of the series read besides the k6_* ones: Tidemark's run metadata
-// (engine.RunInfoMetric, engine.ThresholdMetric).
+// Names of the series read besides the k6_* ones: Tidemark's run metadata.
 const (
-	runInfoMetric   = "tidemark_run_info"
-	thresholdMetric = "tidemark_threshold"
-	// k6Prefix is the prefix of every k6 series (internal/series.Prefix).
-	k6Prefix = "k6_"
+	runInfoMetric   = series.RunInfoMetric
+	thresholdMetric = series.ThresholdMetric
+	// k6Prefix is the prefix of every k6 series.
+	k6Prefix = series.Prefix
 	// labelInstanceID tells instances apart; labelTestID selects the run.
-	labelInstanceID = "instance_id"
-	labelTestID     = "testid"
+	labelInstanceID = series.LabelInstanceID
+	labelTestID     = series.LabelTestID
 )
 
 // expectedResponse is the sub-metric k6's summary always shows.

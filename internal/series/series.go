@@ -20,6 +20,22 @@ const Prefix = "k6_"
 // tidemark_scenario_target): a metric whose name starts with it keeps its name.
 const OwnPrefix = "tidemark_"
 
+// Names of Tidemark's run metadata metrics. They are gauges and are not k6 metrics:
+// they start with OwnPrefix and keep their name.
+const (
+	// RunInfoMetric is written with every push of a run (value 1), labelled with the
+	// run's tags and its test identity: its span is the run's window.
+	RunInfoMetric = "tidemark_run_info"
+	// ScenarioTargetMetric is each scenario's configured target, labelled scenario
+	// and unit (iterations_per_second or vus).
+	ScenarioTargetMetric = "tidemark_scenario_target"
+	// ThresholdMetric is one series per threshold of the run (value 1), labelled
+	// metric (the key as written), threshold (the expression), type and contains (the
+	// metric's k6 type and value type), so that a later correlation judges each stage
+	// by the thresholds the run was judged by.
+	ThresholdMetric = "tidemark_threshold"
+)
+
 // Label names Tidemark adds to every series.
 const (
 	LabelTestID     = "testid"

@@ -25,8 +25,6 @@ import (
 	"github.com/prometheus/prometheus/tsdb"
 	"github.com/prometheus/prometheus/util/notifications"
 	apiv1 "github.com/prometheus/prometheus/web/api/v1"
-
-	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
 // newHandler wires Prometheus' own HTTP API (web/api/v1) over the store, so that every
@@ -39,7 +37,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	}
 	externalURL, err := url.Parse(s.cfg.ExternalURL)
 	if err != nil {
-		return nil, exitcode.Invalid(fmt.Errorf("parse external url %q: %w", s.cfg.ExternalURL, err))
+		return nil, &ConfigError{Err: fmt.Errorf("parse external url %q: %w", s.cfg.ExternalURL, err)}
 	}
 	buildInfo := prometheusVersion()
 	// The remote-write receiver and the fast path append through the same limits.

@@ -9,8 +9,6 @@ import (
 	"github.com/prometheus/prometheus/config"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tidemark/tidemark/internal/exitcode"
-
 	// Registers file_sd_configs, the one service discovery besides static_configs that
 	// the store supports; the other mechanisms pull in cloud and Kubernetes SDKs.
 	_ "github.com/prometheus/prometheus/discovery/file"
@@ -26,7 +24,7 @@ func scrapeConfig(cfg Config, logger *slog.Logger) (*config.Config, error) {
 	if cfg.ScrapeConfigFile != "" {
 		c, err := config.LoadFile(cfg.ScrapeConfigFile, false, logger)
 		if err != nil {
-			return nil, exitcode.Invalid(fmt.Errorf("load scrape config %q: %w", cfg.ScrapeConfigFile, err))
+			return nil, &ConfigError{Err: fmt.Errorf("load scrape config %q: %w", cfg.ScrapeConfigFile, err)}
 		}
 		return c, nil
 	}
@@ -62,7 +60,7 @@ func scrapeConfig(cfg Config, logger *slog.Logger) (*config.Config, error) {
 	}
 	c, err := config.Load(string(b), logger)
 	if err != nil {
-		return nil, exitcode.Invalid(fmt.Errorf("scrape targets %q: %w", cfg.ScrapeTargets, err))
+		return nil, &ConfigError{Err: fmt.Errorf("scrape targets %q: %w", cfg.ScrapeTargets, err)}
 	}
 	return c, nil
 }

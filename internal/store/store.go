@@ -141,7 +141,7 @@ type Store struct {
 // Prometheus, these register once: give each store of a process its own registry (or nil),
 // also when reopening a directory. The caller must Close the store. Errors that come
 // from the configuration (Config and the scrape configuration file) rather than the
-// system are exitcode.Invalid.
+// system are *ConfigError.
 func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, error) {
 	cfg = withDefaults(cfg)
 	if logger == nil {

@@ -170,17 +170,3 @@ func TestCompareKeys(t *testing.T) {
 	require.Negative(t, compareKeys("abc", "ABC"))
 	require.Negative(t, compareKeys("ab", "abc"))
 }
-
-func TestThresholdMethod(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"p(95)<500":   "p(95)",
-		" rate < 0.1": "rate",
-		"count>=10":   "count",
-		"avg!=3":      "avg",
-		"value===1":   "value",
-		"med":         "med",
-	} {
-		require.Equal(t, want, thresholdMethod(in), in)
-	}
-}

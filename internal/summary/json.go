@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/aggregate"
 )
 
 // WriteExport writes the `--summary-export` file: k6's legacy JSON (reference/k6.md
@@ -139,28 +141,28 @@ type legacyGroup struct {
 	Checks map[string]dataCheck   `json:"checks"`
 }
 
-func checkOf(c *check) dataCheck {
-	return dataCheck{Name: c.name, Path: c.path, ID: id(c.path), Passes: c.passes, Fails: c.fails}
+func checkOf(c *aggregate.Check) dataCheck {
+	return dataCheck{Name: c.Name, Path: c.Path, ID: aggregate.GroupID(c.Path), Passes: c.Passes, Fails: c.Fails}
 }
 
-func dataGroupOf(g *group) dataGroup {
-	out := dataGroup{Name: g.name, Path: g.path, ID: id(g.path), Groups: []dataGroup{}, Checks: []dataCheck{}}
-	for _, sub := range g.groups {
+func dataGroupOf(g *aggregate.Group) dataGroup {
+	out := dataGroup{Name: g.Name, Path: g.Path, ID: aggregate.GroupID(g.Path), Groups: []dataGroup{}, Checks: []dataCheck{}}
+	for _, sub := range g.Groups {
 		out.Groups = append(out.Groups, dataGroupOf(sub))
 	}
-	for _, c := range g.checks {
+	for _, c := range g.Checks {
 		out.Checks = append(out.Checks, checkOf(c))
 	}
 	return out
 }
 
-func legacyGroupOf(g *group) legacyGroup {
-	out := legacyGroup{Name: g.name, Path: g.path, ID: id(g.path), Groups: map[string]legacyGroup{}, Checks: map[string]dataCheck{}}
-	for _, sub := range g.groups {
-		out.Groups[sub.name] = legacyGroupOf(sub)
+func legacyGroupOf(g *aggregate.Group) legacyGroup {
+	out := legacyGroup{Name: g.Name, Path: g.Path, ID: aggregate.GroupID(g.Path), Groups: map[string]legacyGroup{}, Checks: map[string]dataCheck{}}
+	for _, sub := range g.Groups {
+		out.Groups[sub.Name] = legacyGroupOf(sub)
 	}
-	for _, c := range g.checks {
-		out.Checks[c.name] = checkOf(c)
+	for _, c := range g.Checks {
+		out.Checks[c.Name] = checkOf(c)
 	}
 	return out
 }

@@ -223,7 +223,7 @@ func guessMetric(name string, ths []Threshold) *metrics.Metric {
 		return nil
 	}
 	t := metrics.Trend
-	switch thresholdMethod(ths[0].Expr) {
+	switch threshold.MethodOf(ths[0].Expr) {
 	case "count":
 		t = metrics.Counter
 	case "rate":
@@ -393,13 +393,4 @@ func localeCompare(a, b string) int {
 		return c
 	}
 	return caseTie
-}
-
-// thresholdMethod returns the aggregation of an expression: "p(95)<500" → "p(95)".
-func thresholdMethod(expr string) string {
-	i := strings.IndexAny(expr, "=><!")
-	if i < 0 {
-		return strings.TrimSpace(expr)
-	}
-	return strings.TrimSpace(expr[:i])
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // ANSI SGR codes k6 uses.
@@ -246,7 +247,7 @@ func (r *report) thresholdLines(p palette) []string {
 			if !th.OK {
 				mark = p.paint("✗", sgrRed)
 			}
-			agg := thresholdMethod(th.Expr)
+			agg := threshold.MethodOf(th.Expr)
 			value := p.paint(agg, sgrWhite) + "=" + p.paint(r.thresholdValue(l, e, agg, th), sgrCyan)
 			out = append(out, indent(lvl)+mark+" "+p.paint("'"+strings.TrimSpace(th.Expr)+"'", sgrWhite)+" "+value)
 		}
@@ -315,13 +316,13 @@ func (r *report) checkLines(p palette) []string {
 	}
 	out = append(out, blank)
 	for _, c := range t.flat {
-		if c.fails == 0 {
-			out = append(out, indent(level)+p.paint("✓ "+c.name, sgrGreen))
+		if c.Fails == 0 {
+			out = append(out, indent(level)+p.paint("✓ "+c.Name, sgrGreen))
 			continue
 		}
-		pct := math.Floor(100 * float64(c.passes) / float64(c.passes+c.fails))
-		line := indent(level) + p.paint("✗ "+c.name, sgrRed) + "\n" +
-			indent(level+1) + p.paint(fmt.Sprintf("↳  %s%% — ✓ %d / ✗ %d", jsNumber(pct), c.passes, c.fails), sgrRed)
+		pct := math.Floor(100 * float64(c.Passes) / float64(c.Passes+c.Fails))
+		line := indent(level) + p.paint("✗ "+c.Name, sgrRed) + "\n" +
+			indent(level+1) + p.paint(fmt.Sprintf("↳  %s%% — ✓ %d / ✗ %d", jsNumber(pct), c.Passes, c.Fails), sgrRed)
 		out = append(out, line)
 	}
 	return append(out, blank)

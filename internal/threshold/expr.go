@@ -211,6 +211,17 @@ func ParseExpr(s string) (Expr, error) {
 	return Expr{Method: m, Op: op, Value: v, Source: s}, nil
 }
 
+// MethodOf returns the method of an expression as written, without parsing or
+// validating it: the text before its operator, trimmed ("p(95)<500" → "p(95)",
+// " rate < 0.1" → "rate"), or the whole expression trimmed when it has no operator.
+// The summaries name a threshold's statistic with it.
+func MethodOf(expr string) string {
+	if i := strings.IndexAny(expr, "=><!"); i >= 0 {
+		return strings.TrimSpace(expr[:i])
+	}
+	return strings.TrimSpace(expr)
+}
+
 // parseNumber accepts decimal numbers only: strconv.ParseFloat would also take NaN,
 // Inf, hexadecimal and underscores, none of which makes sense in a threshold.
 func parseNumber(s string) (float64, error) {

@@ -368,3 +368,17 @@ func TestSetEvaluateWindow(t *testing.T) {
 	require.Equal(t, metrics.Trend, final.Outcomes[0].Threshold.Type)
 	require.Equal(t, metrics.Time, final.Outcomes[0].Threshold.Contains)
 }
+
+func TestMethodOf(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"p(95)<500":   "p(95)",
+		" rate < 0.1": "rate",
+		"count>=10":   "count",
+		"avg!=3":      "avg",
+		"value===1":   "value",
+		"med":         "med",
+	} {
+		require.Equal(t, want, MethodOf(in), in)
+	}
+}

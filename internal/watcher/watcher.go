@@ -379,7 +379,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]seenRun, error) {
 		by += ", " + w.cfg.GroupBy
 	}
 	var sel strings.Builder
-	sel.WriteString(`__name__=~"tidemark_run_info|k6_vus|k6_iterations_total", testid!=""`)
+	sel.WriteString(`__name__=~"` + engine.RunInfoMetric + `|k6_vus|k6_iterations_total", testid!=""`)
 	for _, n := range slices.Sorted(maps.Keys(w.cfg.Correlation.Selector)) {
 		fmt.Fprintf(&sel, ", %s=%q", n, w.cfg.Correlation.Selector[n])
 	}

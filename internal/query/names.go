@@ -1,0 +1,74 @@
+package query
+
+// Query names the detectors of internal/analysis read from a timeline: a catalog must
+// define each one in DetectorQueries.
+const (
+	QScenarioTarget = "scenario_target"
+	// QScenarioTargetInstances is the target per scenario and instance (instance_id);
+	// optional (a catalog from an older version lacks it).
+	QScenarioTargetInstances = "scenario_target_instances"
+	QHTTPReqs                = "http_reqs"
+	QHTTPFailures            = "http_failures"
+	QHTTPReqRate             = "http_req_rate"
+	QIterations              = "iterations"
+	// QIterationsRaw is k6_iterations_total's raw samples, at k6's own stamps, read for a
+	// run without tidemark_scenario_target: its stages are inferred from them, and its
+	// stages' iterations counted on them.
+	QIterationsRaw = "iterations_raw"
+	// QHTTPReqsRaw and QDroppedRaw are k6_http_reqs_total's and
+	// k6_dropped_iterations_total's raw samples, read with QIterationsRaw: the stages'
+	// requests, failures and drops are counted on them.
+	QHTTPReqsRaw      = "http_reqs_raw"
+	QDroppedRaw       = "dropped_iterations_raw"
+	QDropped          = "dropped_iterations"
+	QVUs              = "vus"
+	QLatencyP50       = "latency_p50"
+	QLatencyP95       = "latency_p95"
+	QLatencyP99       = "latency_p99"
+	QHPADeployment    = "hpa_deployment"
+	QHPACurrent       = "hpa_current"
+	QHPADesired       = "hpa_desired"
+	QHPAMin           = "hpa_min"
+	QHPAMax           = "hpa_max"
+	QHPATargetMetric  = "hpa_target_metric"
+	QHPAStatusMetric  = "hpa_status_metric"
+	QHPATolerance     = "hpa_tolerance"
+	QDeploymentSpec   = "deployment_spec_replicas"
+	QDeploymentReady  = "deployment_ready"
+	QPodCreated       = "pod_created"
+	QPodReadyTime     = "pod_ready_time"
+	QPodReady         = "pod_ready"
+	QCPUUsagePod      = "cpu_usage_pod"
+	QCPURequestPod    = "cpu_request_pod"
+	QCPULimitPod      = "cpu_limit_pod"
+	QCPUCFSPeriods    = "cpu_cfs_periods"
+	QCPUThrottled     = "cpu_throttled_ratio"
+	QRDSCPU           = "rds_cpu"
+	QRDSConnections   = "rds_connections"
+	QRDSCreditBalance = "rds_credit_balance"
+	QRDSFreeableMem   = "rds_freeable_memory"
+)
+
+// DetectorQueries returns the names of the queries the detectors read: a catalog must
+// define each of them.
+func DetectorQueries() []string {
+	return []string{
+		QScenarioTarget, QHTTPReqs, QHTTPFailures, QHTTPReqRate, QIterations, QDropped, QVUs,
+		QLatencyP50, QLatencyP95, QLatencyP99, QHPADeployment, QHPACurrent, QHPADesired, QHPAMin,
+		QHPAMax, QHPATargetMetric, QHPAStatusMetric, QHPATolerance, QDeploymentSpec, QDeploymentReady,
+		QPodCreated, QPodReadyTime, QPodReady, QCPUUsagePod, QCPURequestPod, QCPULimitPod,
+		QCPUCFSPeriods, QCPUThrottled, QRDSCPU, QRDSConnections, QRDSCreditBalance, QRDSFreeableMem,
+	}
+}
+
+// Source names, as in the catalog.
+const (
+	SourceK6       = "k6"
+	SourceKSM      = "ksm"
+	SourceCAdvisor = "cadvisor"
+	SourceRDS      = "rds"
+)
+
+// RequiredSources returns the source names the queries refer to: a catalog must define
+// each of them.
+func RequiredSources() []string { return []string{SourceK6, SourceKSM, SourceCAdvisor, SourceRDS} }
