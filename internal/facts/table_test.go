@@ -1,0 +1,131 @@
+package facts_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
+	"github.com/tidemark/tidemark/internal/regress"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+func TestDirection(t *testing.T) {
+	t.Parallel()
+	d := facts.Default()
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		want   facts.Direction
+	}{
+		{"hpa_reaction_seconds", map[string]string{"from": "load_step"}, facts.UpIsWorse},
+		{"hpa_reaction_seconds", map[string]string{"from": "metric_crossed"}, facts.UpIsWorse},
+		{"hpa_reaction_seconds", nil, facts.UpIsWorse},
+		{"stage_achieved_ratio", nil, facts.DownIsWorse},
+		{"hpa_peak_replicas", nil, facts.Neutral},
+		{"no_such_fact", nil, facts.Neutral},
+	} {
+		require.Equal(t, tc.want, d.Direction(facts.KeyFact{Name: tc.name, Labels: tc.labels}), tc.name)
+	}
+}
+
+func TestTitle(t *testing.T) {
+	t.Parallel()
+	d := facts.Default()
+	for _, tc := range []struct {
+		fact facts.KeyFact
+		want string
+	}{
+		{facts.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": "load_step"}}, "HPA reaction shoong/order"},
+		{facts.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": "metric_crossed"}}, "HPA reaction after crossing shoong/order"},
+		{facts.KeyFact{Name: "hpa_ready_gap_seconds", Labels: map[string]string{"object": "shoong/order", "step": "0", "to": "4"}}, "Start-up gap shoong/order (step 1, to 4 replicas)"},
+		{facts.KeyFact{Name: "stage_p95_seconds", Labels: map[string]string{"stage": "1", "scenario": "spike"}}, "Stage 2 (spike) p95 latency"},
+		{facts.KeyFact{Name: "throttling_onset_vus", Labels: map[string]string{"object": "shoong/order", "threshold": "0.05"}}, "Throttling onset VUs shoong/order (throttled > 5%)"},
+		{facts.KeyFact{Name: "no_such_fact", Labels: map[string]string{"zone": "a"}}, "no such fact (zone=a)"},
+	} {
+		require.Equal(t, tc.want, d.Title(tc.fact))
+	}
+}
+
+// TestDefault checks the table's own rules: one fact per name and fixed labels, one
+// comparison row per name in a section, and every fact readable and titled.
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	keys := map[string]bool{}
+	rows := map[string]bool{}
+	for _, f := range facts.Default() {
+		id := fmt.Sprint(f.Name, f.Fixed)
+		require.False(t, keys[id], "fact %s declared twice", id)
+		keys[id] = true
+		if f.Compare != "" {
+			row := string(f.Section) + "/" + f.Compare
+			require.False(t, rows[row], "comparison row %s twice", row)
+			rows[row] = true
+		}
+		require.NotNil(t, f.Read, f.Name)
+		require.NotEmpty(t, f.Title, f.Name)
+		require.NotEmpty(t, f.Section, f.Name)
+		require.True(t, f.Key || f.Compare != "" || f.CompareBy != nil, "%s is neither a key fact nor compared", f.Name)
+	}
+}
+
+// TestAddFact adds a fact in a test-only table and finds it everywhere the table is
+// derived: the key facts, the written-back series, compare and the regression detector.
+func TestAddFact(t *testing.T) {
+	t.Parallel()
+	const name = "test_peak_vus"
+	table := append(facts.Default(), facts.Fact{
+		Name: name, Key: true, Compare: "peak_vus_for_test", Unit: analysis.UnitVUs, Direction: facts.DownIsWorse,
+		Title: "Peak VUs held", Section: facts.SectionLoad,
+		Read: func(a facts.Analysis) []facts.Value { return []facts.Value{{Fact: a.Load.PeakVUs}} },
+	})
+	end := time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)
+	result := func(id string, vus float64, end time.Time) *correlator.Result {
+		return &correlator.Result{TestID: id, Window: correlator.Windows{Run: timeline.Window{From: end.Add(-10 * time.Minute), To: end}},
+			Load: analysis.Load{Requests: 100, PeakVUs: &analysis.Fact{Value: vus, Unit: analysis.UnitVUs}}}
+	}
+	before, after := result("spike-1", 50, end.Add(-time.Hour)), result("spike-2", 20, end)
+
+	// The key facts.
+	kfs := table.KeyFacts(after.Analysis())
+	want := facts.KeyFact{Name: name, Value: 20, Unit: analysis.UnitVUs}
+	require.Contains(t, kfs, want)
+	require.NotContains(t, facts.Default().KeyFacts(after.Analysis()), want)
+	require.NotContains(t, correlator.KeyFacts(after), want)
+
+	// The written-back series.
+	var series []string
+	for _, s := range correlator.WriteBackWith(table, after) {
+		series = append(series, s.String())
+	}
+	require.Contains(t, series, `tidemark_fact_test_peak_vus{testid="spike-2"}`)
+	for _, s := range correlator.WriteBack(after) {
+		require.NotEqual(t, facts.Prefix+name, s.Label("__name__"))
+	}
+
+	// compare.
+	c := correlator.CompareWith(table, before, after)
+	i := slices.IndexFunc(c.Rows, func(r correlator.ComparisonRow) bool { return r.Fact == "peak_vus_for_test" })
+	require.GreaterOrEqual(t, i, 0, "no comparison row")
+	require.Equal(t, "load", c.Rows[i].Section)
+	require.InDelta(t, 50, c.Rows[i].Values[0].Value, 0)
+	require.InDelta(t, 20, c.Rows[i].Values[1].Value, 0)
+	require.False(t, slices.ContainsFunc(correlator.Compare(before, after).Rows, func(r correlator.ComparisonRow) bool { return r.Fact == "peak_vus_for_test" }))
+
+	// The regression detector: down is worse.
+	history := []regress.Run{{TestID: before.TestID, End: before.Window.Run.To, Facts: table.KeyFacts(before.Analysis())}}
+	current := regress.Run{TestID: after.TestID, End: after.Window.Run.To, Facts: kfs}
+	changes := regress.DetectWith(table, history, current)
+	j := slices.IndexFunc(changes, func(c regress.Change) bool { return c.Fact.Name == name })
+	require.GreaterOrEqual(t, j, 0, "no change")
+	require.True(t, changes[j].Regression)
+	require.InDelta(t, -30, changes[j].Delta, 0)
+	require.True(t, strings.HasPrefix(changes[j].Text, "Peak VUs held: 20 VUs, was 50 VUs in spike-1"), changes[j].Text)
+	require.False(t, slices.ContainsFunc(regress.Detect(history, current), func(c regress.Change) bool { return c.Fact.Name == name }))
+}
