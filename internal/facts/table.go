@@ -31,6 +31,13 @@ const (
 	LoadP95 = "p95_seconds"
 )
 
+// Values of the HPA reaction's from label: the reaction is counted from the load step
+// or from the moment the HPA's metric crossed its target.
+const (
+	FromLoadStep      = "load_step"
+	FromMetricCrossed = "metric_crossed"
+)
+
 // Default returns the facts of a correlated run, in report order: the table production
 // uses. Each call returns a new table, which the caller may extend.
 func Default() Table {
@@ -125,10 +132,10 @@ func autoscalingFacts() Table {
 			Read: h(func(h analysis.HPA) *analysis.Fact { return h.Baseline })},
 		{Name: "hpa_peak_replicas", Key: true, Compare: "peak_replicas", Labels: object, Unit: analysis.UnitReplicas, Direction: Neutral, Title: "HPA peak replicas", Section: s,
 			Read: h(func(h analysis.HPA) *analysis.Fact { return h.Peak })},
-		{Name: HPAReaction, Key: true, Compare: "reaction_from_load_step", Fixed: map[string]string{"from": "load_step"}, Labels: object, Unit: analysis.UnitSeconds,
+		{Name: HPAReaction, Key: true, Compare: "reaction_from_load_step", Fixed: map[string]string{"from": FromLoadStep}, Labels: object, Unit: analysis.UnitSeconds,
 			Direction: UpIsWorse, Title: "HPA reaction", Section: s, Span: true,
 			Read: h(func(h analysis.HPA) *analysis.Fact { return h.ReactionFromLoadStep })},
-		{Name: HPAReaction, Key: true, Compare: "reaction_from_crossing", Fixed: map[string]string{"from": "metric_crossed"}, Labels: object, Unit: analysis.UnitSeconds,
+		{Name: HPAReaction, Key: true, Compare: "reaction_from_crossing", Fixed: map[string]string{"from": FromMetricCrossed}, Labels: object, Unit: analysis.UnitSeconds,
 			Direction: UpIsWorse, Title: "HPA reaction after crossing", Section: s, Span: true,
 			Read: h(func(h analysis.HPA) *analysis.Fact { return h.ReactionFromCrossing })},
 		{Name: HPATimeToMax, Key: true, Compare: "time_to_max", Labels: object, Unit: analysis.UnitSeconds, Direction: UpIsWorse, Title: "Time to max", Section: s, Span: true,
