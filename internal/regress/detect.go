@@ -50,6 +50,24 @@ func NewRun(r *correlator.Result) Run {
 	return Run{TestID: r.TestID, Group: Group(r.TestID), End: r.Window.Run.To, Facts: correlator.KeyFacts(r)}
 }
 
+// AgainstFirst compares each run after the first with the first (`tidemark compare`), by
+// the rule the exporter applies to a group's history, with a history of one run: the
+// resolution decides. The order of the results decides what is compared, not the runs'
+// times: the first is the baseline even when it ran later. Never nil.
+func AgainstFirst(results []*correlator.Result) []Change {
+	changes := []Change{}
+	if len(results) < 2 {
+		return changes
+	}
+	first := NewRun(results[0])
+	for _, r := range results[1:] {
+		cur := NewRun(r)
+		cur.End = time.Time{}
+		changes = append(changes, Detect([]Run{first}, cur)...)
+	}
+	return changes
+}
+
 // Change is a fact that moved beyond its resolution and the history's spread.
 type Change struct {
 	// Fact is the current run's.
