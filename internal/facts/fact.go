@@ -2,6 +2,7 @@ package facts
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/timeline"
@@ -125,11 +126,11 @@ func (f Fact) Metric() string { return Prefix + f.Name }
 // Selector is the fact's Fixed labels as PromQL matchers, each after ", ", in label
 // order: appended to a selector of the fact's series, it selects this fact alone.
 func (f Fact) Selector() string {
-	var s string
+	var b strings.Builder
 	for _, k := range sortedKeys(f.Fixed) {
-		s += `, ` + k + `="` + f.Fixed[k] + `"`
+		b.WriteString(`, ` + k + `="` + f.Fixed[k] + `"`)
 	}
-	return s
+	return b.String()
 }
 
 // row is the comparison row of the fact's value with labels, and whether it has one.

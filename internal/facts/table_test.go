@@ -2,6 +2,7 @@ package facts_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestAddFact(t *testing.T) {
 	// compare.
 	c := correlator.CompareWith(table, before, after)
 	i := slices.IndexFunc(c.Rows, func(r correlator.ComparisonRow) bool { return r.Fact == "peak_vus_for_test" })
-	require.GreaterOrEqual(t, i, 0, "no comparison row")
+	require.NotEqual(t, -1, i, "no comparison row")
 	require.Equal(t, "load", c.Rows[i].Section)
 	require.InDelta(t, 50, c.Rows[i].Values[0].Value, 0)
 	require.InDelta(t, 20, c.Rows[i].Values[1].Value, 0)
@@ -123,9 +124,43 @@ func TestAddFact(t *testing.T) {
 	current := regress.Run{TestID: after.TestID, End: after.Window.Run.To, Facts: kfs}
 	changes := regress.DetectWith(table, history, current)
 	j := slices.IndexFunc(changes, func(c regress.Change) bool { return c.Fact.Name == name })
-	require.GreaterOrEqual(t, j, 0, "no change")
+	require.NotEqual(t, -1, j, "no change")
 	require.True(t, changes[j].Regression)
 	require.InDelta(t, -30, changes[j].Delta, 0)
 	require.True(t, strings.HasPrefix(changes[j].Text, "Peak VUs held: 20 VUs, was 50 VUs in spike-1"), changes[j].Text)
 	require.False(t, slices.ContainsFunc(regress.Detect(history, current), func(c regress.Change) bool { return c.Fact.Name == name }))
+}
+
+// TestLabels reads every fact of the table from a run that has them all, and checks each
+// value carries the labels its fact declares.
+func TestLabels(t *testing.T) {
+	t.Parallel()
+	f := func(v float64, u string) *analysis.Fact {
+		return &analysis.Fact{Value: v, Unit: u, ResolutionSeconds: 5}
+	}
+	end := time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)
+	held := 0
+	a := facts.Analysis{
+		Load: analysis.Load{Requests: 100, ErrorRate: f(0.1, analysis.UnitRatio), PeakRate: f(50, analysis.UnitPerSec), PeakVUs: f(10, analysis.UnitVUs), P95: f(0.3, analysis.UnitSeconds),
+			Stages: []analysis.StageFacts{{Stage: timeline.Stage{Index: 0, Scenario: "spike", Window: timeline.Window{From: end.Add(-time.Minute), To: end}, EndTarget: 10},
+				AchievedRatio: f(0.9, analysis.UnitRatio), ErrorRate: f(0.1, analysis.UnitRatio), P95: f(0.2, analysis.UnitSeconds)}},
+			Capacity: analysis.Capacity{LastHeld: &held, FirstBroke: &held}},
+		Autoscaling: []analysis.HPA{{Namespace: "shoong", Name: "order", Baseline: f(1, analysis.UnitReplicas), Peak: f(4, analysis.UnitReplicas),
+			ReactionFromLoadStep: f(10, analysis.UnitSeconds), ReactionFromCrossing: f(5, analysis.UnitSeconds), TimeToMax: f(30, analysis.UnitSeconds),
+			HeldAtMax: f(60, analysis.UnitSeconds), ScaleInDelay: f(100, analysis.UnitSeconds), RecoveryAfterLoadEnd: f(200, analysis.UnitSeconds),
+			Steps: []analysis.ScaleStep{{To: 4, ReadyGap: f(7, analysis.UnitSeconds)}}}},
+		CPU: []analysis.WorkloadCPU{{Namespace: "shoong", Workload: "order", PeakUsageOfRequest: f(1.2, analysis.UnitRatio), PeakUsageOfLimit: f(0.9, analysis.UnitRatio),
+			PeakThrottled: f(0.3, analysis.UnitRatio), Onsets: []analysis.Onset{{Threshold: 0.05, VUs: f(20, analysis.UnitVUs), RequestRate: f(30, analysis.UnitPerSec)}}}},
+		Database: []analysis.Database{{Instance: "db", CPUPeak: f(50, analysis.UnitPercent), ConnectionsPeak: f(20, analysis.UnitCount),
+			ConnectionsGrowth: f(10, analysis.UnitCount), FreeableMin: f(1e9, analysis.UnitBytes)}},
+		Errors: analysis.Errors{InGapShare: f(0.4, analysis.UnitRatio), Bursts: []analysis.Burst{{Share: 0.5}}},
+	}
+	for _, fact := range facts.Default() {
+		values := fact.Read(a)
+		require.NotEmpty(t, values, fact.Name)
+		for _, v := range values {
+			require.NotNil(t, v.Fact, "%s: the run has every fact", fact.Name)
+			require.ElementsMatch(t, fact.Labels, slices.Collect(maps.Keys(v.Labels)), fact.Name)
+		}
+	}
 }
