@@ -3,6 +3,8 @@ package facts_test
 import (
 	"fmt"
 	"maps"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -163,4 +165,35 @@ func TestLabels(t *testing.T) {
 			require.ElementsMatch(t, fact.Labels, slices.Collect(maps.Keys(v.Labels)), fact.Name)
 		}
 	}
+}
+
+// TestDirectionsDocumented checks docs/regressions.md lists every key fact under its
+// direction, and nothing else.
+func TestDirectionsDocumented(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../docs/regressions.md")
+	require.NoError(t, err)
+	_, doc, ok := strings.Cut(string(raw), "## Directions")
+	require.True(t, ok, "docs/regressions.md has no Directions section")
+	doc, _, _ = strings.Cut(doc, "\n## ")
+	documented := map[string]facts.Direction{}
+	name := regexp.MustCompile("`([a-z0-9_]+)`")
+	for line := range strings.SplitSeq(doc, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) != 3 || !strings.Contains(line, "`") {
+			continue
+		}
+		for i, dir := range []facts.Direction{facts.UpIsWorse, facts.DownIsWorse, facts.Neutral} {
+			for _, m := range name.FindAllStringSubmatch(cells[i], -1) {
+				documented[m[1]] = dir
+			}
+		}
+	}
+	want := map[string]facts.Direction{}
+	for _, f := range facts.Default() {
+		if f.Key {
+			want[f.Name] = f.Direction
+		}
+	}
+	require.Equal(t, want, documented)
 }
