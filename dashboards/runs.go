@@ -8,7 +8,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/units"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
 
@@ -38,8 +38,13 @@ const groupRegex = `/^(.+?)(?:[-_.](?:` + regress.SuffixPattern + `))?$/`
 // source holds it, shown with the testid on the x axis. Regressions are annotated where
 // their series first appear (the step before had none), not along the whole series.
 func runsExprs() ExprTable {
-	perRun := func(name, extra string, dims ...string) string {
-		sel := correlator.FactPrefix + name + "{" + runsSelector + extra + "}"
+	t := facts.Default()
+	// perRun is the last value of the fact called name in each run; with dims, one per
+	// value of those labels. Facts sharing a name are told apart by their Fixed labels:
+	// the first declared is queried (the HPA reaction from the load step).
+	perRun := func(name string, dims ...string) string {
+		f, _ := t.Get(name)
+		sel := f.Metric() + "{" + runsSelector + f.Selector() + "}"
 		last := "last_over_time(" + sel + "[$__range])"
 		if len(dims) == 0 {
 			return "max by (testid) (" + last + ")"
@@ -51,22 +56,22 @@ func runsExprs() ExprTable {
 		return sel + " unless " + sel + " offset $__interval"
 	}
 	return ExprTable{
-		"runs_reaction":       perRun("hpa_reaction_seconds", `, from="load_step"`, "object"),
-		"runs_ready_gap":      perRun("hpa_ready_gap_seconds", "", "object"),
-		"runs_time_to_max":    perRun("hpa_time_to_max_seconds", "", "object"),
-		"runs_scale_in_delay": perRun("hpa_scale_in_delay_seconds", "", "object"),
-		"runs_error_ratio":    perRun("error_ratio", ""),
-		"runs_peak_rate":      perRun("peak_request_rate", ""),
-		"runs_stage_p95":      perRun("stage_p95_seconds", "", "scenario", "stage"),
-		"runs_onset_vus":      perRun("throttling_onset_vus", "", "object", "threshold"),
-		"runs_db_growth":      perRun("db_connections_growth", "", "object"),
+		"runs_reaction":       perRun(facts.HPAReaction, "object"),
+		"runs_ready_gap":      perRun(facts.HPAReadyGap, "object"),
+		"runs_time_to_max":    perRun(facts.HPATimeToMax, "object"),
+		"runs_scale_in_delay": perRun(facts.HPAScaleInDelay, "object"),
+		"runs_error_ratio":    perRun(facts.ErrorRatio),
+		"runs_peak_rate":      perRun(facts.PeakRequestRate),
+		"runs_stage_p95":      perRun(facts.StageP95, "scenario", "stage"),
+		"runs_onset_vus":      perRun(facts.ThrottlingOnsetVU, "object", "threshold"),
+		"runs_db_growth":      perRun(facts.DBGrowth, "object"),
 
-		"runs_table_requests":  perRun("requests_total", ""),
-		"runs_table_error":     perRun("error_ratio", ""),
-		"runs_table_reaction":  perRun("hpa_reaction_seconds", `, from="load_step"`),
-		"runs_table_ready_gap": perRun("hpa_ready_gap_seconds", ""),
-		"runs_table_max":       perRun("hpa_time_to_max_seconds", ""),
-		"runs_table_onset":     perRun("throttling_onset_vus", ""),
+		"runs_table_requests":  perRun(facts.Requests),
+		"runs_table_error":     perRun(facts.ErrorRatio),
+		"runs_table_reaction":  perRun(facts.HPAReaction),
+		"runs_table_ready_gap": perRun(facts.HPAReadyGap),
+		"runs_table_max":       perRun(facts.HPATimeToMax),
+		"runs_table_onset":     perRun(facts.ThrottlingOnsetVU),
 
 		"runs_regressions":       appeared("regression"),
 		"runs_improvements":      appeared("improvement"),
@@ -141,7 +146,7 @@ func RunsOverTime(exprs Exprs) (dashboard.Dashboard, error) {
 		Refresh("5m").
 		Link(dashboardLink()).
 		WithVariable(datasourceVariable()).
-		WithVariable(queryVariable("group", "Group", "label_values("+correlator.FactPrefix+"requests_total, testid)").Regex(groupRegex))
+		WithVariable(queryVariable("group", "Group", "label_values("+facts.Prefix+facts.Requests+", testid)").Regex(groupRegex))
 	db.Annotation(b.annotationQuery(annotation{name: "Regressions", query: "runs_regressions", color: "red",
 		title: "regression: {{fact}} {{object}}", text: "{{testid}} against {{baseline_testid}} (value: the change in the fact's unit)", tagKeys: "fact,object,testid"}))
 	db.Annotation(b.annotationQuery(annotation{name: "Improvements", query: "runs_improvements", color: "green",

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -65,7 +64,7 @@ func runCompare(ctx context.Context, cfg *compareConfig, g *globals) (err error)
 		results = append(results, res)
 	}
 	cmp := correlator.Compare(results...)
-	changes := compareChanges(results)
+	changes := regress.AgainstFirst(results)
 	doc := report.FromComparison(cmp, results, report.WithRegressions(changes))
 	if _, err := report.WriteFiles(cfg.outputDir, "compare", doc, comparisonJSON{Comparison: cmp, Changes: changes}); err != nil {
 		return err
@@ -82,22 +81,4 @@ func runCompare(ctx context.Context, cfg *compareConfig, g *globals) (err error)
 type comparisonJSON struct {
 	correlator.Comparison
 	Changes []regress.Change `json:"changes"`
-}
-
-// compareChanges compares each run after the first with the first, by the same rule the
-// exporter applies to a group's history (a history of one run: the resolution decides).
-func compareChanges(results []*correlator.Result) []regress.Change {
-	changes := []regress.Change{}
-	if len(results) < 2 {
-		return changes
-	}
-	first := regress.NewRun(results[0])
-	for _, r := range results[1:] {
-		cur := regress.NewRun(r)
-		// The order of the arguments decides what is compared, not the runs' times: the
-		// first run is the baseline even when it ran later.
-		cur.End = time.Time{}
-		changes = append(changes, regress.Detect([]regress.Run{first}, cur)...)
-	}
-	return changes
 }

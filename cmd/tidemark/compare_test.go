@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/regress"
 )
 
 // TestCompareChanges: compare uses the regression rule, each later run against the
@@ -30,7 +31,7 @@ func TestCompareChanges(t *testing.T) {
 		result("spike-50-20260528", day, 55),
 		result("spike-50-20260529", day.Add(24*time.Hour), 30),
 	}
-	changes := compareChanges(rs)
+	changes := regress.AgainstFirst(rs)
 	require.Len(t, changes, 1, "30 s is within ±15 s of 25 s")
 	require.Equal(t, "HPA reaction shoong/dev-shoong-order: 55 s, was 25 s in spike-50-20260530 (+30 s, resolution ±15 s)", changes[0].Text)
 	require.True(t, changes[0].Regression)
@@ -43,5 +44,5 @@ func TestCompareChanges(t *testing.T) {
 	require.Contains(t, got, "testids")
 	require.Len(t, got["changes"], 1)
 
-	require.Empty(t, compareChanges(rs[:1]))
+	require.Empty(t, regress.AgainstFirst(rs[:1]))
 }

@@ -125,7 +125,7 @@ func TestDuplicateKSMTargetLeavesFactsUnchanged(t *testing.T) {
 		require.InDelta(t, 0.2, order.Limit.Value, 1e-9)
 	}
 	require.NotEmpty(t, one.Autoscaling)
-	require.Equal(t, facts(t, one), facts(t, two))
+	require.Equal(t, factsJSON(t, one), factsJSON(t, two))
 
 	// Only the duplicated run has the note, and it names both targets.
 	dupNotes := func(r *Result) []analysis.Note {
@@ -146,11 +146,11 @@ func TestDuplicateKSMTargetLeavesFactsUnchanged(t *testing.T) {
 	require.Equal(t, analysis.SourceKSM, ns[0].Object)
 }
 
-// facts is the facts part of a result (everything but the notes, the queries and the
+// factsJSON is the facts part of a result (everything but the notes, the queries and the
 // generation time) as JSON values, floats rounded to 12 significant digits: Prometheus
 // adds a sum's inputs in the order it meets them, and a join over twice the series
 // may meet them in another order (0.19595505617977532 vs 0.1959550561797753).
-func facts(t *testing.T, r *Result) any {
+func factsJSON(t *testing.T, r *Result) any {
 	t.Helper()
 	// The fixture's throttled ratio is a plateau of 0.3 over three steps: which of them
 	// is the peak is decided by that last bit, so the peak's value is compared, not its time.

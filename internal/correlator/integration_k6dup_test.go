@@ -170,7 +170,7 @@ func TestHAPairLeavesK6FactsUnchanged(t *testing.T) {
 	}
 
 	// And the pair's are the same.
-	f1, f2 := facts(t, once).(map[string]any), facts(t, pair).(map[string]any)
+	f1, f2 := factsJSON(t, once).(map[string]any), factsJSON(t, pair).(map[string]any)
 	// (The window's cool-down ends at the time of correlating, which differs; the
 	// evidence names the series read, testid included.)
 	require.Equal(t, once.Window.Run, pair.Window.Run)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -63,12 +64,12 @@ func TestKeyFacts(t *testing.T) {
 			VUs: &analysis.Fact{Value: 20, Unit: analysis.UnitVUs, ResolutionSeconds: 5}}}}},
 		Series: map[string]timeline.Set{analysis.QVUs: {vus}},
 	}
-	byName := map[string]KeyFact{}
+	byName := map[string]facts.KeyFact{}
 	for _, k := range KeyFacts(r) {
 		require.NotContains(t, k.Labels, "testid")
 		byName[k.Name] = k
 	}
-	require.Equal(t, KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": "load_step"},
+	require.Equal(t, facts.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": "load_step"},
 		Value: 30, Unit: analysis.UnitSeconds, ResolutionSeconds: 20, Resolution: 20}, byName["hpa_reaction_seconds"], "a span's resolution is its own")
 	require.InDelta(t, 0.0, byName["stage_p95_seconds"].Resolution, 1e-12, "a latency has no resolution in seconds")
 	require.InDelta(t, 0.9*2*15/300, byName["stage_achieved_ratio"].Resolution, 1e-12, "both ends of the 5 min stage ±15 s")

@@ -6,12 +6,12 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 )
 
 // RegressionMetric is the exporter's gauge of the changes of a run:
@@ -42,7 +42,7 @@ type Run struct {
 	TestID string
 	Group  string
 	End    time.Time
-	Facts  []correlator.KeyFact
+	Facts  []facts.KeyFact
 }
 
 // NewRun makes the Run of a correlated result, in its default group.
@@ -50,11 +50,29 @@ func NewRun(r *correlator.Result) Run {
 	return Run{TestID: r.TestID, Group: Group(r.TestID), End: r.Window.Run.To, Facts: correlator.KeyFacts(r)}
 }
 
+// AgainstFirst compares each run after the first with the first (`tidemark compare`), by
+// the rule the exporter applies to a group's history, with a history of one run: the
+// resolution decides. The order of the results decides what is compared, not the runs'
+// times: the first is the baseline even when it ran later. Never nil.
+func AgainstFirst(results []*correlator.Result) []Change {
+	changes := []Change{}
+	if len(results) < 2 {
+		return changes
+	}
+	first := NewRun(results[0])
+	for _, r := range results[1:] {
+		cur := NewRun(r)
+		cur.End = time.Time{}
+		changes = append(changes, Detect([]Run{first}, cur)...)
+	}
+	return changes
+}
+
 // Change is a fact that moved beyond its resolution and the history's spread.
 type Change struct {
 	// Fact is the current run's.
-	Fact   correlator.KeyFact `json:"fact"`
-	TestID string             `json:"testid"`
+	Fact   facts.KeyFact `json:"fact"`
+	TestID string        `json:"testid"`
 	// BaselineTestID is the run it is compared with: the history run whose value is
 	// nearest the history's median (the most recent of those as near), so with one run
 	// of history that run, and after a one-off outlier the runs before it.
@@ -78,56 +96,8 @@ type Change struct {
 	Text string `json:"text"`
 }
 
-// Direction says which way a fact gets worse.
-type Direction int
-
-// Directions.
-const (
-	// Neutral facts describe the run rather than judge it (requests, replicas): their
-	// changes are not reported.
-	Neutral Direction = iota
-	// UpIsWorse facts are delays, gaps, errors and latencies.
-	UpIsWorse
-	// DownIsWorse facts are capacities: rates held, stages held, onset loads.
-	DownIsWorse
-)
-
-// directions are the facts' directions by name (the tidemark_fact_* name without the
-// prefix); a name not listed is Neutral.
-func directions() map[string]Direction {
-	return map[string]Direction{
-		"hpa_reaction_seconds":          UpIsWorse,
-		"hpa_ready_gap_seconds":         UpIsWorse,
-		"hpa_time_to_max_seconds":       UpIsWorse,
-		"hpa_scale_in_delay_seconds":    UpIsWorse,
-		"hpa_recovery_seconds":          UpIsWorse,
-		"error_ratio":                   UpIsWorse,
-		"failures_total":                UpIsWorse,
-		"dropped_iterations_total":      UpIsWorse,
-		"stage_error_ratio":             UpIsWorse,
-		"stage_p95_seconds":             UpIsWorse,
-		"cpu_peak_throttled_ratio":      UpIsWorse,
-		"cpu_peak_usage_of_limit_ratio": UpIsWorse,
-		"db_connections_growth":         UpIsWorse,
-		"db_cpu_peak_percent":           UpIsWorse,
-		"errors_in_gap_ratio":           UpIsWorse,
-		"peak_request_rate":             DownIsWorse,
-		"stage_held":                    DownIsWorse,
-		"stage_achieved_ratio":          DownIsWorse,
-		"throttling_onset_vus":          DownIsWorse,
-		"throttling_onset_request_rate": DownIsWorse,
-		"requests_total":                Neutral,
-		"hpa_baseline_replicas":         Neutral,
-		"hpa_peak_replicas":             Neutral,
-		"hpa_held_at_max_seconds":       Neutral,
-	}
-}
-
-// DirectionOf returns which way the fact called name (without FactPrefix) gets worse.
-func DirectionOf(name string) Direction { return directions()[name] }
-
 // sameFact reports whether two facts are the same measurement: same name, same labels.
-func sameFact(a, b correlator.KeyFact) bool {
+func sameFact(a, b facts.KeyFact) bool {
 	return a.Name == b.Name && maps.Equal(a.Labels, b.Labels)
 }
 
@@ -135,10 +105,16 @@ func sameFact(a, b correlator.KeyFact) bool {
 type point struct {
 	testID string
 	end    time.Time
-	fact   correlator.KeyFact
+	fact   facts.KeyFact
 }
 
-// Detect compares current with history (older runs of its group, any order) and returns
+// Detect compares current with history by the directions of facts.Default: DetectWith
+// its table.
+func Detect(history []Run, current Run) []Change {
+	return DetectWith(facts.Default(), history, current)
+}
+
+// DetectWith compares current with history (older runs of its group, any order) and returns
 // the changes, in the order of current's facts. Runs of history with current's testid or
 // that ended after it are ignored. For each fact of current with a direction:
 //
@@ -149,12 +125,11 @@ type point struct {
 //     resolutions, and |current − median| exceeds SpreadK × MADScale × MAD of the
 //     history, at least that resolution and RelativeFloor × |median|, both on the same
 //     side.
-func Detect(history []Run, current Run) []Change {
-	dirs := directions()
+func DetectWith(t facts.Table, history []Run, current Run) []Change {
 	var out []Change
 	for _, f := range current.Facts {
-		dir := dirs[f.Name]
-		if dir == Neutral || math.IsNaN(f.Value) {
+		dir := t.Direction(f)
+		if dir == facts.Neutral || math.IsNaN(f.Value) {
 			continue
 		}
 		var pts []point
@@ -202,20 +177,20 @@ func Detect(history []Run, current Run) []Change {
 		}
 		c := Change{
 			Fact: f, TestID: current.TestID, BaselineTestID: base.testID, Baseline: base.fact.Value,
-			Delta: delta, Regression: (dir == UpIsWorse) == (delta > 0),
+			Delta: delta, Regression: (dir == facts.UpIsWorse) == (delta > 0),
 			Resolution: res, Median: med, Spread: spread, HistoryRuns: len(pts),
 		}
-		c.Text = text(c)
+		c.Text = text(t, c)
 		out = append(out, c)
 	}
 	return out
 }
 
 // text is a change for a person: what, now, before, where, by how much, how exactly.
-func text(c Change) string {
+func text(t facts.Table, c Change) string {
 	f := c.Fact
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, was %s in %s (%s", Title(f), analysis.FormatValue(f.Unit, f.Value), analysis.FormatValue(f.Unit, c.Baseline), c.BaselineTestID, formatDelta(f.Unit, c.Delta))
+	fmt.Fprintf(&b, "%s: %s, was %s in %s (%s", t.Title(f), analysis.FormatValue(f.Unit, f.Value), analysis.FormatValue(f.Unit, c.Baseline), c.BaselineTestID, formatDelta(f.Unit, c.Delta))
 	if c.Resolution > 0 {
 		fmt.Fprintf(&b, ", resolution ±%s", analysis.FormatValue(f.Unit, c.Resolution))
 	}
@@ -224,90 +199,6 @@ func text(c Change) string {
 	}
 	b.WriteString(")")
 	return b.String()
-}
-
-// titles name the facts for a person.
-func titles() map[string]string {
-	return map[string]string{
-		"requests_total":                "Requests",
-		"failures_total":                "Failures",
-		"error_ratio":                   "Error rate",
-		"dropped_iterations_total":      "Dropped iterations",
-		"peak_request_rate":             "Peak request rate",
-		"stage_held":                    "held",
-		"stage_achieved_ratio":          "achieved of target",
-		"stage_error_ratio":             "error rate",
-		"stage_p95_seconds":             "p95 latency",
-		"hpa_baseline_replicas":         "HPA baseline replicas",
-		"hpa_peak_replicas":             "HPA peak replicas",
-		"hpa_reaction_seconds":          "HPA reaction",
-		"hpa_time_to_max_seconds":       "Time to max",
-		"hpa_held_at_max_seconds":       "Held at max",
-		"hpa_scale_in_delay_seconds":    "Scale-in delay",
-		"hpa_recovery_seconds":          "Recovery to min",
-		"hpa_ready_gap_seconds":         "Start-up gap",
-		"cpu_peak_throttled_ratio":      "Peak CPU throttling",
-		"cpu_peak_usage_of_limit_ratio": "Peak CPU of limit",
-		"throttling_onset_vus":          "Throttling onset VUs",
-		"throttling_onset_request_rate": "Throttling onset request rate",
-		"db_connections_growth":         "DB connections growth",
-		"db_cpu_peak_percent":           "DB CPU peak",
-		"errors_in_gap_ratio":           "Failures inside start-up gaps",
-	}
-}
-
-// Title names a fact with its labels for a person: "HPA reaction shoong/order",
-// "Start-up gap shoong/order (step 1, to 4 replicas)", "Stage 2 (spike) p95 latency".
-func Title(f correlator.KeyFact) string {
-	t, ok := titles()[f.Name]
-	if !ok {
-		t = strings.ReplaceAll(f.Name, "_", " ")
-	}
-	l := f.Labels
-	if st, ok := l["stage"]; ok {
-		n := st
-		if i, err := strconv.Atoi(st); err == nil {
-			n = strconv.Itoa(i + 1) // stages are numbered from 1 in reports
-		}
-		scen := ""
-		if s := l["scenario"]; s != "" {
-			scen = " (" + s + ")"
-		}
-		t = "Stage " + n + scen + " " + t
-	}
-	if f.Name == "hpa_reaction_seconds" && l["from"] == "metric_crossed" {
-		t = "HPA reaction after crossing"
-	}
-	if o := l["object"]; o != "" {
-		t += " " + o
-	}
-	var extra []string
-	if s, ok := l["step"]; ok {
-		if i, err := strconv.Atoi(s); err == nil {
-			s = strconv.Itoa(i + 1)
-		}
-		extra = append(extra, "step "+s)
-	}
-	if to, ok := l["to"]; ok {
-		extra = append(extra, "to "+to+" replicas")
-	}
-	if th, ok := l["threshold"]; ok {
-		if v, err := strconv.ParseFloat(th, 64); err == nil {
-			th = fmt.Sprintf("%g%%", v*100)
-		}
-		extra = append(extra, "throttled > "+th)
-	}
-	// Any other label, sorted, so two facts never read the same.
-	known := map[string]bool{"stage": true, "scenario": true, "from": true, "object": true, "step": true, "to": true, "threshold": true}
-	for _, k := range slices.Sorted(maps.Keys(l)) {
-		if !known[k] {
-			extra = append(extra, k+"="+l[k])
-		}
-	}
-	if len(extra) > 0 {
-		t += " (" + strings.Join(extra, ", ") + ")"
-	}
-	return t
 }
 
 // formatDelta prints a signed change; ratios and percentages change in percentage
@@ -329,6 +220,7 @@ func formatDelta(unit string, d float64) string {
 
 // Sort orders changes regressions first, then by fact title: for reports.
 func Sort(cs []Change) {
+	t := facts.Default()
 	slices.SortStableFunc(cs, func(a, b Change) int {
 		if a.Regression != b.Regression {
 			if a.Regression {
@@ -336,7 +228,7 @@ func Sort(cs []Change) {
 			}
 			return 1
 		}
-		return cmp.Compare(Title(a.Fact), Title(b.Fact))
+		return cmp.Compare(t.Title(a.Fact), t.Title(b.Fact))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 )
 
 const order = "shoong/dev-shoong-order"
@@ -17,7 +18,7 @@ var day1 = time.Date(2026, 5, 28, 10, 30, 0, 0, time.UTC)
 // spikeRun is one run of the spike: reaction and time to max shifted by
 // later seconds (every scale-up later), ready gaps unchanged, resolution ±15 s.
 func spikeRun(id string, end time.Time, later float64) Run {
-	return Run{TestID: id, Group: Group(id), End: end, Facts: []correlator.KeyFact{
+	return Run{TestID: id, Group: Group(id), End: end, Facts: []facts.KeyFact{
 		{Name: "requests_total", Value: 30000 + later, Unit: analysis.UnitCount},
 		{Name: "hpa_peak_replicas", Labels: map[string]string{"object": order}, Value: 5, Unit: analysis.UnitReplicas},
 		{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": order, "from": "load_step"}, Value: 25 + later, Unit: analysis.UnitSeconds, ResolutionSeconds: 15, Resolution: 15},
@@ -69,8 +70,8 @@ func TestDetect(t *testing.T) {
 	t.Parallel()
 	base := spikeRun("spike-50-20260528", day1, 0)
 	at := func(d int) time.Time { return day1.Add(time.Duration(d) * 24 * time.Hour) }
-	fact := func(name string, v, res float64, unit string, labels ...string) correlator.KeyFact {
-		f := correlator.KeyFact{Name: name, Value: v, Unit: unit, ResolutionSeconds: res, Resolution: res}
+	fact := func(name string, v, res float64, unit string, labels ...string) facts.KeyFact {
+		f := facts.KeyFact{Name: name, Value: v, Unit: unit, ResolutionSeconds: res, Resolution: res}
 		if len(labels) > 0 {
 			f.Labels = map[string]string{}
 			for i := 0; i+1 < len(labels); i += 2 {
@@ -79,7 +80,7 @@ func TestDetect(t *testing.T) {
 		}
 		return f
 	}
-	run := func(id string, day int, fs ...correlator.KeyFact) Run {
+	run := func(id string, day int, fs ...facts.KeyFact) Run {
 		return Run{TestID: id, Group: "g", End: at(day), Facts: fs}
 	}
 	for _, tc := range []struct {
@@ -225,14 +226,6 @@ func TestNewRun(t *testing.T) {
 	run := NewRun(r)
 	require.Equal(t, "spike-50", run.Group)
 	require.Equal(t, end, run.End)
-	require.Contains(t, run.Facts, correlator.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": order, "from": "load_step"},
+	require.Contains(t, run.Facts, facts.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": order, "from": "load_step"},
 		Value: 25, Unit: analysis.UnitSeconds, ResolutionSeconds: 15, Resolution: 15})
-}
-
-func TestDirectionOf(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, UpIsWorse, DirectionOf("hpa_reaction_seconds"))
-	require.Equal(t, DownIsWorse, DirectionOf("stage_achieved_ratio"))
-	require.Equal(t, Neutral, DirectionOf("hpa_peak_replicas"))
-	require.Equal(t, Neutral, DirectionOf("no_such_fact"))
 }

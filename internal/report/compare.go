@@ -1,11 +1,10 @@
 package report
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 )
 
 // FromComparison turns facts of several runs into a document with one column per run.
@@ -21,8 +20,9 @@ func FromComparison(c correlator.Comparison, results []*correlator.Result, opts 
 	}
 	cols := append([]string{"Section", "Object", "Fact"}, c.TestIDs...)
 	marks := map[rowKey][]string{}
+	t := facts.Default()
 	for _, ch := range o.changes {
-		if k, ok := comparisonRow(ch.Fact); ok {
+		if k, ok := comparisonRow(t, ch.Fact); ok {
 			kind := "improvement"
 			if ch.Regression {
 				kind = "regression"
@@ -72,42 +72,7 @@ type rowKey struct{ section, object, fact string }
 // comparisonRow is the comparison row (correlator.Compare) showing a key fact, when
 // there is one: stage facts and per-step start-up gaps have none (the regressions
 // section lists them).
-func comparisonRow(f correlator.KeyFact) (rowKey, bool) {
-	o := f.Labels["object"]
-	simple := map[string]rowKey{
-		"failures_total":                {"load", "", "failures"},
-		"error_ratio":                   {"load", "", "error_rate"},
-		"dropped_iterations_total":      {"load", "", "dropped_iterations"},
-		"peak_request_rate":             {"load", "", "peak_request_rate"},
-		"hpa_time_to_max_seconds":       {"autoscaling", o, "time_to_max"},
-		"hpa_held_at_max_seconds":       {"autoscaling", o, "held_at_max"},
-		"hpa_scale_in_delay_seconds":    {"autoscaling", o, "scale_in_delay"},
-		"hpa_recovery_seconds":          {"autoscaling", o, "recovery_after_load_end"},
-		"cpu_peak_throttled_ratio":      {"cpu", o, "peak_throttled_ratio"},
-		"cpu_peak_usage_of_limit_ratio": {"cpu", o, "peak_usage_of_limit"},
-		"db_connections_growth":         {"database", o, "connections_growth"},
-		"db_cpu_peak_percent":           {"database", o, "cpu_peak_percent"},
-		"errors_in_gap_ratio":           {"errors", "", "in_gap_share"},
-	}
-	if k, ok := simple[f.Name]; ok {
-		return k, true
-	}
-	switch f.Name {
-	case "hpa_reaction_seconds":
-		if f.Labels["from"] == "metric_crossed" {
-			return rowKey{"autoscaling", o, "reaction_from_crossing"}, true
-		}
-		return rowKey{"autoscaling", o, "reaction_from_load_step"}, true
-	case "throttling_onset_vus", "throttling_onset_request_rate":
-		th, err := strconv.ParseFloat(f.Labels["threshold"], 64)
-		if err != nil {
-			return rowKey{}, false
-		}
-		suffix := "_vus"
-		if f.Name == "throttling_onset_request_rate" {
-			suffix = "_request_rate"
-		}
-		return rowKey{"cpu", o, fmt.Sprintf("throttled_over_%g%%", 100*th) + suffix}, true
-	}
-	return rowKey{}, false
+func comparisonRow(t facts.Table, f facts.KeyFact) (rowKey, bool) {
+	row, ok := t.CompareRow(f)
+	return rowKey{string(row.Section), row.Object, row.Name}, ok
 }

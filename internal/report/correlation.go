@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -109,23 +110,28 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		}
 		out = append(out, KeyFact{Label: label, Value: FormatFact(f), Detail: joinDetail(detail, precision(f))})
 	}
+	// The facts' titles are the table's.
+	t := facts.Default()
+	title := func(name string, labels map[string]string) string {
+		return t.Title(facts.KeyFact{Name: name, Labels: labels})
+	}
 	l := r.Load
-	out = append(out, KeyFact{Label: "Requests", Value: fmt.Sprintf("%.0f", l.Requests),
+	out = append(out, KeyFact{Label: title(facts.Requests, nil), Value: fmt.Sprintf("%.0f", l.Requests),
 		Detail: fmt.Sprintf("%.0f failed, %.0f dropped iterations", l.Failures, l.Dropped)})
-	add("Error rate", l.ErrorRate, "")
-	add("p95 latency", l.P95, "whole run")
+	add(title(facts.ErrorRatio, nil), l.ErrorRate, "")
+	add(title(facts.LoadP95, nil), l.P95, "whole run")
 	if l.Capacity.Text != "" {
 		out = append(out, KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text})
 	}
 	for _, h := range r.Autoscaling {
-		name := h.Name
-		add("HPA reaction "+name, h.ReactionFromLoadStep, "from the load step to the first scale-up")
-		add("HPA reaction after crossing "+name, h.ReactionFromCrossing, "from target×(1+tolerance) to the first scale-up")
+		name := " " + h.Name
+		add(title(facts.HPAReaction, map[string]string{"from": facts.FromLoadStep})+name, h.ReactionFromLoadStep, "from the load step to the first scale-up")
+		add(title(facts.HPAReaction, map[string]string{"from": facts.FromMetricCrossed})+name, h.ReactionFromCrossing, "from target×(1+tolerance) to the first scale-up")
 		if g := h.LargestStartupGap(); g != nil {
-			add("Largest start-up gap "+name, g, "HPA current replicas until Ready caught up")
+			add(title(facts.LargestReadyGap, nil)+name, g, "HPA current replicas until Ready caught up")
 		}
-		add("Time to max "+name, h.TimeToMax, "")
-		add("Scale-in delay "+name, h.ScaleInDelay, "after the load ended")
+		add(title(facts.HPATimeToMax, nil)+name, h.TimeToMax, "")
+		add(title(facts.HPAScaleInDelay, nil)+name, h.ScaleInDelay, "after the load ended")
 	}
 	for _, c := range r.CPU {
 		for _, o := range c.Onsets {
@@ -145,14 +151,14 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		}
 	}
 	for _, db := range r.Database {
-		add("DB connections growth "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
+		add(title(facts.DBGrowth, nil)+" "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
 	}
 	if f, b := r.Errors.InGapShare, r.Errors.InGapShareBounds; f != nil && b != nil {
-		out = append(out, KeyFact{Label: "Failures inside start-up gaps", Value: FormatFact(f),
+		out = append(out, KeyFact{Label: title(facts.ErrorsInGap, nil), Value: FormatFact(f),
 			Detail: fmt.Sprintf("share of all failed requests; between %s and %s given the push and scrape intervals",
 				FormatFact(&analysis.Fact{Value: b.Low, Unit: analysis.UnitRatio}), FormatFact(&analysis.Fact{Value: b.High, Unit: analysis.UnitRatio}))})
 	} else {
-		add("Failures inside start-up gaps", f, "share of all failed requests")
+		add(title(facts.ErrorsInGap, nil), f, "share of all failed requests")
 	}
 	return out
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
 
@@ -82,7 +82,7 @@ func factMetric(testID string, f fact) prometheus.Metric {
 	if f.key.unit != "" {
 		help += " (unit: " + f.key.unit + ")"
 	}
-	desc := prometheus.NewDesc(correlator.FactPrefix+f.key.name, help+".", names, nil)
+	desc := prometheus.NewDesc(facts.Prefix+f.key.name, help+".", names, nil)
 	vt := prometheus.GaugeValue
 	if strings.HasSuffix(f.key.name, "_total") {
 		vt = prometheus.CounterValue

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 )
 
 // key is one fact's identity: its name, labels and unit. Every run that has the fact
@@ -46,7 +46,7 @@ type interner struct {
 func newInterner() *interner { return &interner{keys: map[string]*key{}} }
 
 // intern returns the shared key of kf.
-func (in *interner) intern(kf correlator.KeyFact) *key {
+func (in *interner) intern(kf facts.KeyFact) *key {
 	names := make([]string, 0, len(kf.Labels))
 	for n := range kf.Labels {
 		names = append(names, n)
@@ -74,13 +74,13 @@ func (in *interner) intern(kf correlator.KeyFact) *key {
 	return k
 }
 
-func (in *interner) fact(kf correlator.KeyFact) fact {
+func (in *interner) fact(kf facts.KeyFact) fact {
 	return fact{key: in.intern(kf), value: kf.Value, resSeconds: kf.ResolutionSeconds, res: kf.Resolution}
 }
 
-// keyFact expands f back into a correlator.KeyFact.
-func (f fact) keyFact() correlator.KeyFact {
-	kf := correlator.KeyFact{Name: f.key.name, Value: f.value, Unit: f.key.unit, ResolutionSeconds: f.resSeconds, Resolution: f.res}
+// keyFact expands f back into a facts.KeyFact.
+func (f fact) keyFact() facts.KeyFact {
+	kf := facts.KeyFact{Name: f.key.name, Value: f.value, Unit: f.key.unit, ResolutionSeconds: f.resSeconds, Resolution: f.res}
 	if len(f.key.labels) > 0 {
 		kf.Labels = make(map[string]string, len(f.key.labels)/2)
 		for i := 0; i+1 < len(f.key.labels); i += 2 {

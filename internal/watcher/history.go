@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
 
@@ -40,9 +40,9 @@ type Run struct {
 	From  time.Time `json:"from"`
 	To    time.Time `json:"to"`
 	// CorrelatedAt is when the exporter correlated the run.
-	CorrelatedAt time.Time            `json:"correlated_at"`
-	Facts        []correlator.KeyFact `json:"facts"`
-	Changes      []regress.Change     `json:"changes,omitempty"`
+	CorrelatedAt time.Time        `json:"correlated_at"`
+	Facts        []facts.KeyFact  `json:"facts"`
+	Changes      []regress.Change `json:"changes,omitempty"`
 	// Notes are the correlation's notes about missing sources and facts.
 	Notes []string `json:"notes,omitempty"`
 	// Report is the run's report directory, relative to the reports directory; empty
@@ -496,7 +496,7 @@ func (r *record) run() Run {
 	out := Run{TestID: r.testID, Group: r.group, From: r.from, To: r.to, CorrelatedAt: r.correlatedAt,
 		Notes: r.notes, Report: r.report, Error: r.err}
 	if len(r.facts) > 0 {
-		out.Facts = make([]correlator.KeyFact, len(r.facts))
+		out.Facts = make([]facts.KeyFact, len(r.facts))
 		for i, f := range r.facts {
 			out.Facts[i] = f.keyFact()
 		}
@@ -520,7 +520,7 @@ func (h *History) Before(group string, end time.Time) []regress.Run {
 		if !r.to.Before(end) {
 			continue
 		}
-		rr := regress.Run{TestID: r.testID, Group: r.group, End: r.to, Facts: make([]correlator.KeyFact, len(r.facts))}
+		rr := regress.Run{TestID: r.testID, Group: r.group, End: r.to, Facts: make([]facts.KeyFact, len(r.facts))}
 		for i, f := range r.facts {
 			rr.Facts[i] = f.keyFact()
 		}

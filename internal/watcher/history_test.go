@@ -12,36 +12,36 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
 
 // syntheticRun is a run with the key facts of story 1 (about 40, as correlator.KeyFacts
 // gives them) and one change.
 func syntheticRun(i int) Run {
-	var facts []correlator.KeyFact
+	var kfs []facts.KeyFact
 	for _, name := range []string{"requests_total", "failures_total", "error_ratio", "peak_request_rate", "errors_in_gap_ratio"} {
-		facts = append(facts, correlator.KeyFact{Name: name, Value: float64(i), Unit: "count"})
+		kfs = append(kfs, facts.KeyFact{Name: name, Value: float64(i), Unit: "count"})
 	}
 	for st := range 4 {
 		for _, name := range []string{"stage_held", "stage_achieved_ratio", "stage_error_ratio", "stage_p95_seconds"} {
-			facts = append(facts, correlator.KeyFact{Name: name, Labels: map[string]string{"stage": fmt.Sprint(st), "scenario": "spike"}, Value: 1, Unit: "ratio"})
+			kfs = append(kfs, facts.KeyFact{Name: name, Labels: map[string]string{"stage": fmt.Sprint(st), "scenario": "spike"}, Value: 1, Unit: "ratio"})
 		}
 	}
 	for _, name := range []string{"hpa_baseline_replicas", "hpa_peak_replicas", "hpa_time_to_max_seconds", "hpa_held_at_max_seconds", "hpa_scale_in_delay_seconds", "hpa_recovery_seconds"} {
-		facts = append(facts, correlator.KeyFact{Name: name, Labels: map[string]string{"object": "shoong/order"}, Value: 30, Unit: "seconds", ResolutionSeconds: 15, Resolution: 15})
+		kfs = append(kfs, facts.KeyFact{Name: name, Labels: map[string]string{"object": "shoong/order"}, Value: 30, Unit: "seconds", ResolutionSeconds: 15, Resolution: 15})
 	}
 	for _, from := range []string{"load_step", "metric_crossed"} {
-		facts = append(facts, correlator.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": from}, Value: 30, Unit: "seconds", ResolutionSeconds: 15, Resolution: 15})
+		kfs = append(kfs, facts.KeyFact{Name: "hpa_reaction_seconds", Labels: map[string]string{"object": "shoong/order", "from": from}, Value: 30, Unit: "seconds", ResolutionSeconds: 15, Resolution: 15})
 	}
 	for step := range 2 {
-		facts = append(facts, correlator.KeyFact{Name: "hpa_ready_gap_seconds", Labels: map[string]string{"object": "shoong/order", "step": fmt.Sprint(step), "to": "4"}, Value: 15, Unit: "seconds"})
+		kfs = append(kfs, facts.KeyFact{Name: "hpa_ready_gap_seconds", Labels: map[string]string{"object": "shoong/order", "step": fmt.Sprint(step), "to": "4"}, Value: 15, Unit: "seconds"})
 	}
 	end := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
 	id := fmt.Sprintf("spike-50-%08d", 20260101+i)
 	return Run{TestID: id, Group: "spike-50", From: end.Add(-10 * time.Minute), To: end, CorrelatedAt: end.Add(15 * time.Minute),
-		Facts: facts, Report: id, Notes: []string{"rds: no RDS series"},
-		Changes: []regress.Change{{Fact: facts[len(facts)-3], TestID: id, BaselineTestID: "spike-50-20260101", Baseline: 25, Delta: 5, Text: "HPA reaction shoong/order: 30 s, was 25 s"}}}
+		Facts: kfs, Report: id, Notes: []string{"rds: no RDS series"},
+		Changes: []regress.Change{{Fact: kfs[len(kfs)-3], TestID: id, BaselineTestID: "spike-50-20260101", Baseline: 25, Delta: 5, Text: "HPA reaction shoong/order: 30 s, was 25 s"}}}
 }
 
 // clockAfter returns a clock an hour after syntheticRun(n-1) ended.

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
 
@@ -124,7 +124,7 @@ func TestRunsPage(t *testing.T) {
 	evil.TestID = `<script>alert("x")</script>`
 	evil.Report = reportDir(evil.TestID)
 	evil.Notes = []string{`rds: no <b>RDS</b> series & no "CloudWatch"`}
-	evil.Changes = []regress.Change{{Fact: correlator.KeyFact{Name: "hpa_reaction_seconds"}, Regression: true, Text: "HPA reaction <i>a</i>: 55 s, was 25 s"}}
+	evil.Changes = []regress.Change{{Fact: facts.KeyFact{Name: "hpa_reaction_seconds"}, Regression: true, Text: "HPA reaction <i>a</i>: 55 s, was 25 s"}}
 	require.NoError(t, w.History().Add(evil))
 	failed := Run{TestID: "broken-20260101", Group: "broken", CorrelatedAt: syntheticRun(0).To.Add(-time.Minute), Error: "find run: <no data>"}
 	require.NoError(t, w.History().Add(failed))
