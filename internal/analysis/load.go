@@ -187,7 +187,7 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		}
 		runPts, toEnd := stagePoints(ts, tl.Run)
 		c := stageCounters{iterations: gridIncreases(itD), requests: gridIncreases(scReqD), failures: gridIncreases(scFailD), dropped: gridIncreases(scDropD)}
-		stages, ok := instanceStages(tl.Set(QScenarioTargetInstances).Match(map[string]string{"scenario": sc, "unit": unit}), tl.Run)
+		stages, ok := instanceStages(tl.Set(QScenarioTargetInstances).Match(map[string]string{"scenario": sc, "unit": unit}), tl.Run, tl.Res(SourceK6))
 		if !ok {
 			stages = settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol)
 		}
@@ -237,37 +237,125 @@ func stagePoints(ts timeline.Series, run timeline.Window) (ps []timeline.Point, 
 // a stage's targets are the instances' summed, its inner boundaries the instances' median.
 // Cut from the sum instead, instances that started or ended a push apart would add
 // stages of partial sums at the run's start and end (0→10→20→30 for three instances of
-// a hold at 10 each). ok is false unless there are two or more instances and all of them
-// cut into stages of the same kinds: then the summed target is cut as for one instance.
-func instanceStages(instances timeline.Set, run timeline.Window) ([]timeline.Stage, bool) {
+// a hold at 10 each). Each stage's TargetMean is what the instances were scheduled for
+// over its window, each counted only while it ran (from about its first push to its
+// last, res being the push interval): a hold at 30/s of three instances, one of which
+// started a second late, was planned for less than 30/s over its first seconds. ok is
+// false unless there are two or more instances and all of them cut into stages of the
+// same kinds: then the summed target is cut as for one instance.
+func instanceStages(instances timeline.Set, run timeline.Window, res time.Duration) ([]timeline.Stage, bool) {
 	if len(instances) < 2 {
 		return nil, false
 	}
-	var per [][]timeline.Stage
+	var per []instanceTarget
 	for _, is := range instances {
-		pts, _ := stagePoints(is, run)
+		pts, toEnd := stagePoints(is, run)
 		tol := stageTolerance(is, is.Label("unit"))
 		st := settleStages(timeline.Stages(timeline.Series{Labels: is.Labels, Points: pts}, is.Label("scenario"), is.Label("unit"), tol), pts, tol)
-		if len(st) == 0 || (len(per) > 0 && !sameKinds(st, per[0])) {
+		if len(st) == 0 || (len(per) > 0 && !sameKinds(st, per[0].stages)) {
 			return nil, false
 		}
-		per = append(per, st)
+		// The instance ran from about its first push (half a step before the first grid
+		// point that saw it) to its final push (run's end when it was the last to end).
+		it := instanceTarget{stages: st, ran: timeline.Window{From: pts[0].T.Add(-res / 2), To: pts[len(pts)-1].T.Add(res / 2)}}
+		if toEnd {
+			it.ran.To = run.To
+		}
+		it.ran.From, it.ran.To = maxTime(it.ran.From, run.From), minTime(it.ran.To, run.To)
+		per = append(per, it)
 	}
-	out := slices.Clone(per[0])
+	out := slices.Clone(per[0].stages)
 	for i := range out {
 		var froms, tos []time.Time
 		out[i].StartTarget, out[i].EndTarget = 0, 0
-		for _, st := range per {
-			froms, tos = append(froms, st[i].From), append(tos, st[i].To)
-			out[i].StartTarget += st[i].StartTarget
-			out[i].EndTarget += st[i].EndTarget
+		for _, it := range per {
+			froms, tos = append(froms, it.stages[i].From), append(tos, it.stages[i].To)
+			out[i].StartTarget += it.stages[i].StartTarget
+			out[i].EndTarget += it.stages[i].EndTarget
 		}
 		out[i].From, out[i].To = medianTime(froms), medianTime(tos)
 		if i > 0 {
 			out[i].From = out[i-1].To // the boundary is one instant
 		}
 	}
+	// The run's first and last stage reach its start and end (coverRun); the mean is
+	// taken over the windows the stages will have.
+	windows := make([]timeline.Window, len(out))
+	for i := range out {
+		windows[i] = out[i].Window
+	}
+	windows[0].From = run.From
+	windows[len(windows)-1].To = maxTime(windows[len(windows)-1].To, per[0].ran.To)
+	for _, it := range per[1:] {
+		windows[len(windows)-1].To = maxTime(windows[len(windows)-1].To, it.ran.To)
+	}
+	for i, w := range windows {
+		if d := w.Duration(); d > 0 {
+			var sum float64
+			for _, it := range per {
+				sum += it.integral(w)
+			}
+			out[i].TargetMean = sum / d.Seconds()
+		}
+	}
 	return out, true
+}
+
+// instanceTarget is one instance's stages and the window it ran in.
+type instanceTarget struct {
+	stages []timeline.Stage
+	ran    timeline.Window
+}
+
+// integral is the instance's target integrated over w (target × seconds): its stages'
+// straight lines, held before the first and after the last, zero while it was not running.
+func (it instanceTarget) integral(w timeline.Window) float64 {
+	from, to := maxTime(w.From, it.ran.From), minTime(w.To, it.ran.To)
+	if !to.After(from) {
+		return 0
+	}
+	// The midpoint rule over 1,000 pieces: the target is piecewise linear, so the error
+	// is at most a thousandth of one piece's change around each of the few kinks.
+	const pieces = 1000
+	dt := to.Sub(from) / pieces
+	var sum float64
+	for k := range pieces {
+		sum += it.at(from.Add(dt*time.Duration(k) + dt/2))
+	}
+	return sum * dt.Seconds()
+}
+
+// at is the instance's target at t along its stages.
+func (it instanceTarget) at(t time.Time) float64 {
+	st := it.stages
+	if !t.After(st[0].From) {
+		return st[0].StartTarget
+	}
+	for _, s := range st {
+		if t.After(s.To) {
+			continue
+		}
+		d := s.To.Sub(s.From).Seconds()
+		if d <= 0 {
+			return s.EndTarget
+		}
+		return s.StartTarget + (s.EndTarget-s.StartTarget)*t.Sub(s.From).Seconds()/d
+	}
+	return st[len(st)-1].EndTarget
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // sameKinds tells whether two cuts have the same stages in the same order.
@@ -328,7 +416,7 @@ type stageCounters struct {
 }
 
 func stageFacts(tl *timeline.Timeline, st timeline.Stage, c stageCounters, res time.Duration) StageFacts {
-	sf := StageFacts{Stage: st, TargetAvg: (st.StartTarget + st.EndTarget) / 2}
+	sf := StageFacts{Stage: st, TargetAvg: cmp.Or(st.TargetMean, (st.StartTarget+st.EndTarget)/2)}
 	d := st.Duration().Seconds()
 	sf.Requests = c.requests.in(st.Window)
 	sf.Failures = c.failures.in(st.Window)

@@ -169,6 +169,13 @@ func TestLoadStagesOfInstances(t *testing.T) {
 		require.InDelta(t, w.from, st.StartTarget, 1e-9, "stage %d", i+1)
 		require.InDelta(t, w.to, st.EndTarget, 1e-9, "stage %d", i+1)
 	}
+	// Planned for less than the summed target while some instances had not started
+	// (the first hold) or had ended (the last): each instance counts while it ran.
+	for i, band := range [][2]float64{{22, 30}, {50, 70}, {70, 90}} {
+		require.Greater(t, load.Stages[i].TargetMean, band[0], "stage %d", i+1)
+		require.Less(t, load.Stages[i].TargetMean, band[1], "stage %d", i+1)
+		require.InDelta(t, load.Stages[i].TargetMean, load.Stages[i].TargetAvg, 1e-9, "stage %d is judged against what was planned", i+1)
+	}
 	require.Equal(t, run.From, load.Stages[0].From)
 	require.Equal(t, run.To, load.Stages[2].To)
 	// The middle instance's boundaries, within a grid step.

@@ -312,6 +312,11 @@ type Stage struct {
 	Window
 	StartTarget float64 `json:"start_target"`
 	EndTarget   float64 `json:"end_target"`
+	// TargetMean, when set, is the mean target over the stage's window as the run's
+	// instances were scheduled: a stage of a run spread over instances that started or
+	// ended apart is planned for less than its summed target while some of them were not
+	// running. Zero means the mean of StartTarget and EndTarget.
+	TargetMean float64 `json:"target_mean,omitempty"`
 	// Inferred tells that the stage was inferred from what the run achieved (its request
 	// rate or VUs), not read from a configured target: its targets are achieved levels.
 	Inferred bool `json:"inferred"`
