@@ -46,3 +46,21 @@ func TestIntegrationIdentityGroups(t *testing.T) {
 	require.Empty(t, r3.Changes, "another load shape has no history")
 	require.Contains(t, scrape(t, w), `tidemark_fact_regression{baseline_testid="monday-smoke",fact="hpa_reaction_seconds",from="load_step",kind="regression",object="shoong/order",testid="release-1.4"} 30`)
 }
+
+// TestIntegrationSameLabelsetProbes is issue 24's exporter stopped for an hour: a run
+// written with --remote-write.drop-label scenario has k6_vus and k6_iterations_total
+// with the same labels, which made the listing query fail ("vector cannot contain
+// metrics with the same labelset") for every run until that one left the lookback. The
+// runs before and after it are correlated, and so is it.
+func TestIntegrationSameLabelsetProbes(t *testing.T) {
+	t.Parallel()
+	before := watchertest.Run{TestID: "before", Day: 0}
+	dropped := watchertest.Run{TestID: "dropped-scenario", Day: 1, DropLabels: []string{"scenario"}}
+	after := watchertest.Run{TestID: "after", Day: 2}
+	prom := watchertest.Load(t, []watchertest.Run{before, dropped, after})
+	w := newWatcherFrom(t, prom.URL, t.TempDir(), before)
+	require.Equal(t, 3, w.Cycle(context.Background()), "every run is listed and correlated")
+	for _, id := range []string{before.TestID, dropped.TestID, after.TestID} {
+		require.Equal(t, id, runByID(t, w, id).TestID)
+	}
+}

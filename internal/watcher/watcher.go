@@ -379,11 +379,19 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]seenRun, error) {
 		by += ", " + w.cfg.GroupBy
 	}
 	var sel strings.Builder
-	sel.WriteString(`__name__=~"` + engine.RunInfoMetric + `|k6_vus|k6_iterations_total", testid!=""`)
+	sel.WriteString(`testid!=""`)
 	for _, n := range slices.Sorted(maps.Keys(w.cfg.Correlation.Selector)) {
 		fmt.Fprintf(&sel, ", %s=%q", n, w.cfg.Correlation.Selector[n])
 	}
-	expr := fmt.Sprintf("group by (%s) (count_over_time({%s}[%s]))", by, sel.String(), model.Duration(w.cfg.Lookback))
+	// One range selector per probe name: count_over_time drops the name, so one selector
+	// over the three names fails ("vector cannot contain metrics with the same labelset")
+	// when a run's k6_vus and k6_iterations_total carry the same labels (a run written
+	// with --remote-write.drop-label scenario), and no run would be listed.
+	var parts []string
+	for _, name := range []string{engine.RunInfoMetric, "k6_vus", "k6_iterations_total"} {
+		parts = append(parts, fmt.Sprintf("group by (%s) (count_over_time(%s{%s}[%s]))", by, name, sel.String(), model.Duration(w.cfg.Lookback)))
+	}
+	expr := strings.Join(parts, " or ")
 	v, _, err := w.q.Query(ctx, expr, now)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)

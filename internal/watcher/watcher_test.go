@@ -95,7 +95,11 @@ func TestListGroups(t *testing.T) {
 			if tc.groupBy != "" {
 				by += ", " + tc.groupBy
 			}
-			require.Equal(t, []string{`group by (` + by + `) (count_over_time({__name__=~"tidemark_run_info|k6_vus|k6_iterations_total", testid!=""}[1h]))`}, q.queries)
+			var parts []string
+			for _, name := range []string{"tidemark_run_info", "k6_vus", "k6_iterations_total"} {
+				parts = append(parts, `group by (`+by+`) (count_over_time(`+name+`{testid!=""}[1h]))`)
+			}
+			require.Equal(t, []string{strings.Join(parts, " or ")}, q.queries, "one selector per probe name")
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,10 @@ type Run struct {
 	// RunInfo are labels added to the run's tidemark_run_info series, such as the test
 	// identity a run Tidemark made carries (test_file, test_hash).
 	RunInfo map[string]string
+	// DropLabels removes these labels from the load series (k6_*, tidemark_*), as
+	// --remote-write.drop-label does: without scenario, k6_vus and k6_iterations_total
+	// carry the same labels.
+	DropLabels []string
 }
 
 // delayed are the series ScaleUpDelay moves.
@@ -100,6 +105,9 @@ func OpenMetrics(r Run) (string, *layouts.Fixture, error) {
 			return "", nil, fmt.Errorf("parse timestamp of %q: %w", l, err)
 		}
 		series := s.series
+		if strings.HasPrefix(name, "k6_") || strings.HasPrefix(name, "tidemark_") {
+			series = dropLabels(series, r.DropLabels)
+		}
 		if name == "tidemark_run_info" && len(r.RunInfo) > 0 {
 			var extra strings.Builder
 			for _, k := range slices.Sorted(maps.Keys(r.RunInfo)) {
@@ -110,6 +118,16 @@ func OpenMetrics(r Run) (string, *layouts.Fixture, error) {
 		out = append(out, series+" "+v+" "+strconv.FormatFloat(t+shift, 'f', 3, 64))
 	}
 	return strings.Join(out, "\n") + "\n", f, nil
+}
+
+// dropLabels removes the named labels from an OpenMetrics series name{labels}.
+func dropLabels(series string, names []string) string {
+	for _, n := range names {
+		re := regexp.MustCompile(`([{,])` + regexp.QuoteMeta(n) + `="(?:[^"\\]|\\.)*",?`)
+		series = re.ReplaceAllString(series, "$1")
+		series = strings.Replace(series, ",}", "}", 1)
+	}
+	return series
 }
 
 // From is the start of the run r as loaded (story 1's start plus r.Day days).
