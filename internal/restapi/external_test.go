@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,17 @@ scenarios:
 	exchange(t, h, "ext_resume_notpaused")
 	requestsGrow()
 	exchange(t, h, "ext_vus_and_max") // vus 7, vus-max 8
+	// Issue 24: vus-max 100,000,000 was accepted and the host's memory ran out; the VUs
+	// it would add are checked against the memory left, as options are.
+	code, body = patch(`{"vus-max":100000000}`)
+	require.Equal(t, http.StatusBadRequest, code, body)
+	require.Contains(t, body, `"title":"Config update error"`)
+	require.Contains(t, body, "vus-max 100000000: 99999992 VUs need about")
+	require.Equal(t, int64(8), status(t, w).VUsMax, "nothing allocated")
+	// A body larger than a status document can be is refused unread.
+	code, raw := call(t, http.MethodPatch, w.url("/v1/status"), "application/json", `{"data":{"attributes":{"vus":1}},"pad":"`+strings.Repeat("x", 1<<20)+`"}`)
+	require.Equal(t, http.StatusBadRequest, code, string(raw))
+	require.Contains(t, string(raw), "request body too large")
 	code, body = patch(`{"vus-max":4}`)
 	require.Equal(t, http.StatusBadRequest, code)
 	require.JSONEq(t, `{"errors":[{"status":"400","title":"Config update error","detail":"invalid configuration supplied: the number of active VUs (7) must be less than or equal to the number of maxVUs (4)"}]}`, body)

@@ -107,11 +107,18 @@ func (h *Handler) only(w http.ResponseWriter, r *http.Request, method string, se
 	serve()
 }
 
+// Request body limits: a status document is a few hundred bytes; setup data is the
+// script's own and may be large, but not unbounded (k6 sets none).
+const (
+	maxStatusBody = 64 << 10
+	maxSetupBody  = 64 << 20
+)
+
 // patchStatus applies a PATCH of /v1/status. k6 v1.8.1 answers stopped:true with the
 // status even where the paused in the same body would fail (k6-operator's stopper
 // sends paused:false with it), so a stop is applied alone.
 func (h *Handler) patchStatus(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxStatusBody))
 	if err != nil {
 		h.writeError(w, contentStatus, &Error{Code: http.StatusBadRequest, Title: "Invalid data", Err: err})
 		return
@@ -219,7 +226,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 		}
 	case http.MethodPut:
 		// k6 takes the raw setup data (not an envelope) and an empty body as none.
-		body, err := io.ReadAll(r.Body)
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSetupBody))
 		if err == nil && len(bytes.TrimSpace(body)) > 0 {
 			var v any
 			err = json.Unmarshal(body, &v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/executor"
+	"github.com/tidemark/tidemark/internal/scenario"
 )
 
 // StatusSource is what Run reads of the engine; *engine.Engine implements it.
@@ -58,7 +60,12 @@ type runOptions struct {
 	tainted  func() map[string]bool
 	setup    SetupRunner
 	teardown TeardownRunner
+	limits   func() scenario.Limits
 }
+
+// WithLimits sets the bound on the VUs a PATCH may add (the default reads this machine's
+// available memory at each PATCH: scenario.MachineLimits).
+func WithLimits(l func() scenario.Limits) RunOption { return func(o *runOptions) { o.limits = l } }
 
 // WithClock sets the clock counters' rates are computed with; the default is time.Now.
 func WithClock(now func() time.Time) RunOption { return func(o *runOptions) { o.now = now } }
@@ -109,7 +116,7 @@ var (
 // stop ends the run as PATCH stopped:true asks (k6 exits 103 then); it is called at
 // most once.
 func NewRun(gate *Pause, stop func(), opts ...RunOption) *Run {
-	o := runOptions{now: time.Now, tainted: func() map[string]bool { return nil }}
+	o := runOptions{now: time.Now, tainted: func() map[string]bool { return nil }, limits: scenario.MachineLimits}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -215,6 +222,15 @@ func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
 	if u.VUs != nil || u.VUsMax != nil {
 		if ctl == nil {
 			return ExecutionConfigError(ErrNotExternallyControlled)
+		}
+		// The VUs a larger vus-max allocates at once must fit in the memory left now,
+		// as a scenario's VUs must fit when the options are loaded.
+		if u.VUsMax != nil {
+			if added := *u.VUsMax - r.Status().VUsMax; added > 0 {
+				if err := r.o.limits().CheckVUs(added); err != nil {
+					return ConfigError(fmt.Errorf("vus-max %d: %w", *u.VUsMax, err))
+				}
+			}
 		}
 		if err := ctl.SetVUs(u.VUs, u.VUsMax); err != nil {
 			return controlError(err)

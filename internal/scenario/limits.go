@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -134,6 +135,16 @@ func (l Limits) maxVUs() (uint64, bool) {
 		return 0, false
 	}
 	return l.MemoryAvailable / BytesPerVU, true
+}
+
+// CheckVUs reports, as an error, n more VUs than the memory holds (a REST API PATCH
+// that raises vus-max is checked with the VUs it adds); nil when they fit or there is
+// no bound.
+func (l Limits) CheckVUs(n int64) error {
+	if msg := l.checkVUs(float64(n)); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // checkVUs reports a VU count the machine cannot hold, as a message for field; ""
