@@ -126,7 +126,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	if err := reg.Register(writeRequests); err != nil {
 		return nil, fmt.Errorf("register store metrics: %w", err)
 	}
-	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests))
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests, s.cfg.MaxLabelValueLength))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")

@@ -147,6 +147,8 @@ func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, e
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// Prometheus' components log what they reject whole (logcap.go).
+	logger = newCappedLogger(logger, maxLoggedValue)
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}

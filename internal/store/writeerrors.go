@@ -10,6 +10,7 @@ import (
 
 	"github.com/gogo/protobuf/proto"
 	"github.com/klauspost/compress/snappy"
+	remoteapi "github.com/prometheus/client_golang/exp/api/remote"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/prompb"
 	writev2 "github.com/prometheus/prometheus/prompb/io/prometheus/write/v2"
@@ -32,7 +33,11 @@ const (
 // When fast is not nil, it gets the first go at every request (see fastWrite.serve);
 // what it declines goes to next unchanged. requests counts the requests each path
 // answered (label path: fast or prometheus).
-func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec) http.Handler {
+//
+// A body holding a label longer than Prometheus' labels can hold (maxLabelBytes) is
+// answered 400 here, before either path builds labels from it; maxValueLen is the
+// store's own label value limit, for the message.
+func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec, maxValueLen int) http.Handler {
 	var bodies sync.Pool // *[]byte: compressed request bodies.
 	fastTotal, promTotal := requests.WithLabelValues("fast"), requests.WithLabelValues("prometheus")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +63,16 @@ func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.C
 			http.Error(w, "remote write: read body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
+		ct := r.Header.Get("Content-Type")
+		if ct == "" {
+			ct = "application/x-protobuf"
+		}
+		if msgType, err := remoteapi.ParseProtoMsg(ct); err == nil {
+			if n, ok := oversizedLabel(msgType, body); ok {
+				http.Error(w, oversizedLabelError(n, maxValueLen), http.StatusBadRequest)
+				return
+			}
+		}
 		if fast != nil && fast.serve(w, r, body) {
 			fastTotal.Inc()
 			return
@@ -70,7 +85,7 @@ func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.C
 			return
 		}
 		msg := diagnoseWrite(r.Header.Get("Content-Type"), body, strings.TrimSpace(cw.body.String()))
-		http.Error(w, msg, cw.code)
+		http.Error(w, capText(msg, maxAnswerText), cw.code)
 	})
 }
 
