@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -292,7 +291,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 	}
 	defer func() { err = errors.Join(err, closeFn()) }()
 	if cfg.discover {
-		return printDiscovery(ctx, g.stdout, c, ccfg, where)
+		return c.WriteDiscovery(ctx, g.stdout, ccfg, where)
 	}
 	res, err := c.Correlate(ctx, ccfg)
 	if err != nil {
@@ -312,7 +311,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact samples back (tidemark_event, tidemark_fact_*).\n", n)
 		}
 	}
-	if err := printKeyFacts(g.stdout, res, where); err != nil {
+	if err := report.WriteRunKeyFacts(g.stdout, res, where); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.stdout, "\nReports:\n")
@@ -343,33 +342,6 @@ func parseTime(flag, value string) (time.Time, error) {
 		return t, fmt.Errorf("%s %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", flag, value)
 	}
 	return t, nil
-}
-
-// printKeyFacts prints the run's window, its headline facts and the notes.
-// printDiscovery prints where each source was found as comments, then the catalog with
-// the adopted selectors: passed back as --catalog.file it correlates as discovery does.
-func printDiscovery(ctx context.Context, w io.Writer, c *correlator.Correlator, cfg correlator.Config, where string) error {
-	d, err := c.Discover(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("%w (queried %s)", err, where)
-	}
-	b, err := d.CatalogYAML(c.Catalog())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# Sources of run %s (queried %s):\n", cfg.TestID, where)
-	for _, s := range d.Sources {
-		fmt.Fprintf(w, "#   %s: %s\n", s.Source, s.Note)
-	}
-	fmt.Fprintf(w, "# The catalog with these selectors, for --catalog.file:\n")
-	_, err = w.Write(b)
-	return err
-}
-
-func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
-	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
-		res.Window.Run.From.UTC().Format(time.DateTime), res.Window.Run.To.UTC().Format(time.TimeOnly), where)
-	return report.WriteKeyFacts(w, report.FromCorrelation(res))
 }
 
 // writeBack remote-writes the result's events and facts to the write-back URL: the flag,
