@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/serving"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/watcher"
 )
@@ -122,17 +120,14 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
-		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
-		reg.Register(versioncollector.NewCollector("tidemark")),
-		reg.Register(w.Collector())); err != nil {
+	reg, err := serving.NewRegistry(w.Collector())
+	if err != nil {
 		return fmt.Errorf("register metrics: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorHandling: promhttp.ContinueOnError}))
 	mux.Handle("/", w.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: serving.ReadHeaderTimeout}
 
 	var listeners []net.Listener
 	if cfg.web.WebSystemdSocket == nil || !*cfg.web.WebSystemdSocket {
@@ -145,36 +140,11 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 	logger.Info("Starting exporter", "prometheus", where, "storage_path", wcfg.StorageDir,
 		"interval", wcfg.Interval, "lookback", wcfg.Lookback, "runs_in_history", w.History().Len())
 
-	serveErr := make(chan error, 1)
-	go func() {
-		var err error
-		if listeners == nil {
-			err = web.ListenAndServe(srv, cfg.web, logger)
-		} else {
-			err = web.ServeMultiple(listeners, srv, cfg.web, logger)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		serveErr <- err
-	}()
+	// The watcher stops, and its cycle ends, before the server drains.
 	wctx, stop := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		_ = w.Run(wctx)
-	}()
-	select {
-	case <-ctx.Done():
-		logger.Info("Received signal, shutting down")
-	case err = <-serveErr:
-	}
-	stop()
-	<-watchDone
-	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil {
-		logger.Warn("Failed to shut down HTTP server gracefully", "err", serr)
-	}
-	return err
+	return serving.Run(ctx, srv, listeners, cfg.web, logger, serving.Actor{
+		Run:       func() error { defer close(watchDone); return w.Run(wctx) },
+		Interrupt: func(error) { stop(); <-watchDone },
+	})
 }

@@ -3,22 +3,14 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
-	oklogrun "github.com/oklog/run"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/version"
@@ -26,6 +18,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/serving"
 	"github.com/tidemark/tidemark/internal/store"
 )
 
@@ -33,9 +26,6 @@ import (
 // and port 9091, next to Prometheus' 9090. NOTE: the Prometheus Pushgateway also defaults
 // to 9091; pass --web.listen-address when both run on one host.
 const defaultServeAddress = "127.0.0.1:9091"
-
-// serveShutdownTimeout bounds how long in-flight requests may take after SIGTERM.
-const serveShutdownTimeout = 10 * time.Second
 
 type serveConfig struct {
 	dataDir          string
@@ -134,8 +124,13 @@ func serve(ctx context.Context, c *serveConfig, logger *slog.Logger) error {
 	}
 	scfg.ExternalURL = cmp.Or(scfg.ExternalURL, baseURL)
 
-	reg := prometheus.NewRegistry()
-	st, err := openServedStore(scfg, logger, reg)
+	reg, err := serving.NewRegistry()
+	if err != nil {
+		store.CloseListeners(listeners)
+		return fmt.Errorf("register the process metrics: %w", err)
+	}
+	// Its configuration errors carry exit code 104.
+	st, err := store.Open(scfg, logger, reg)
 	if err != nil {
 		store.CloseListeners(listeners)
 		return err
@@ -163,68 +158,7 @@ func serve(ctx context.Context, c *serveConfig, logger *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.Handle("/", st.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: serving.ReadHeaderTimeout}
 	logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
-	return runServer(ctx, srv, listeners, c.web, st.Reload, logger)
-}
-
-// openServedStore registers the process metrics and opens the store with its own.
-func openServedStore(scfg store.Config, logger *slog.Logger, reg *prometheus.Registry) (*store.Store, error) {
-	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
-		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
-		reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
-		return nil, fmt.Errorf("register the process metrics: %w", err)
-	}
-	// Its configuration errors carry exit code 104.
-	return store.Open(scfg, logger, reg)
-}
-
-// runServer serves srv on listeners (none: systemd's sockets) until ctx ends, then
-// drains it. SIGHUP calls reload, as it makes Prometheus re-read its configuration.
-func runServer(ctx context.Context, srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, reload func() error, logger *slog.Logger) error {
-	var g oklogrun.Group
-	stopCtx, stop := context.WithCancel(ctx)
-	g.Add(func() error {
-		<-stopCtx.Done()
-		if ctx.Err() != nil {
-			logger.Info("Received signal, shutting down")
-		}
-		return nil
-	}, func(error) { stop() })
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	g.Add(func() error {
-		for {
-			select {
-			case <-hup:
-				if err := reload(); err != nil {
-					logger.Error("Failed to reload scrape configuration", "err", err)
-					continue
-				}
-				logger.Info("Reloaded scrape configuration")
-			case <-stopCtx.Done():
-				return nil
-			}
-		}
-	}, func(error) { stop() })
-	g.Add(func() error {
-		var err error
-		if listeners == nil {
-			err = web.ListenAndServe(srv, flags, logger)
-		} else {
-			err = web.ServeMultiple(listeners, srv, flags, logger)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	}, func(error) {
-		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			logger.Warn("Failed to shut down HTTP server gracefully", "err", err)
-		}
-	})
-	return g.Run()
+	return serving.Run(ctx, srv, listeners, c.web, logger, serving.OnSIGHUP(st.Reload, logger))
 }
