@@ -4,19 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/serving"
-	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/watcher"
 )
 
@@ -120,31 +115,7 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 	if err != nil {
 		return err
 	}
-	reg, err := serving.NewRegistry(w.Collector())
-	if err != nil {
-		return fmt.Errorf("register metrics: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorHandling: promhttp.ContinueOnError}))
-	mux.Handle("/", w.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: serving.ReadHeaderTimeout}
-
-	var listeners []net.Listener
-	if cfg.web.WebSystemdSocket == nil || !*cfg.web.WebSystemdSocket {
-		if listeners, err = store.Listen(*cfg.web.WebListenAddresses); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n",
-			where, store.BaseURL(listeners[0].Addr(), *cfg.web.WebConfigFile), wcfg.StorageDir)
-	}
-	logger.Info("Starting exporter", "prometheus", where, "storage_path", wcfg.StorageDir,
-		"interval", wcfg.Interval, "lookback", wcfg.Lookback, "runs_in_history", w.History().Len())
-
-	// The watcher stops, and its cycle ends, before the server drains.
-	wctx, stop := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	return serving.Run(ctx, srv, listeners, cfg.web, logger, serving.Actor{
-		Run:       func() error { defer close(watchDone); return w.Run(wctx) },
-		Interrupt: func(error) { stop(); <-watchDone },
+	return w.Serve(ctx, cfg.web, where, logger, func(baseURL string) {
+		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n", where, baseURL, wcfg.StorageDir)
 	})
 }

@@ -1,24 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/serving"
 	"github.com/tidemark/tidemark/internal/store"
 )
 
@@ -107,58 +102,5 @@ func serve(ctx context.Context, c *serveConfig, logger *slog.Logger) error {
 			return exitcode.Invalid(fmt.Errorf("validate --web.config.file: %w", err))
 		}
 	}
-	if url, ok, err := store.Discover(ctx, scfg.Dir); err == nil && ok {
-		return fmt.Errorf("data directory %q is already served by %s: %w", scfg.Dir, url, store.ErrLocked)
-	}
-
-	// We listen ourselves (rather than web.ListenAndServe) to learn the bound address for
-	// the discovery file, also with port 0. With systemd socket activation the sockets are
-	// systemd's, and the discovery file takes --web.external-url.
-	var listeners []net.Listener
-	baseURL := scfg.ExternalURL
-	if c.web.WebSystemdSocket == nil || !*c.web.WebSystemdSocket {
-		if listeners, err = store.Listen(*c.web.WebListenAddresses); err != nil {
-			return err
-		}
-		baseURL = store.BaseURL(listeners[0].Addr(), *c.web.WebConfigFile)
-	}
-	scfg.ExternalURL = cmp.Or(scfg.ExternalURL, baseURL)
-
-	reg, err := serving.NewRegistry()
-	if err != nil {
-		store.CloseListeners(listeners)
-		return fmt.Errorf("register the process metrics: %w", err)
-	}
-	// Its configuration errors carry exit code 104.
-	st, err := store.Open(scfg, logger, reg)
-	if err != nil {
-		store.CloseListeners(listeners)
-		return err
-	}
-	// The store is closed last: after the HTTP server has drained, so that every write
-	// answered 2xx is in the WAL, and the TSDB is flushed and unlocked.
-	defer func() {
-		if cerr := st.Close(); cerr != nil {
-			logger.Error("Failed to close store", "err", cerr)
-		}
-	}()
-	removeAnnouncement := func() error { return nil }
-	if baseURL != "" {
-		if removeAnnouncement, err = store.Announce(scfg.Dir, baseURL); err != nil {
-			store.CloseListeners(listeners)
-			return err
-		}
-	}
-	defer func() {
-		if rerr := removeAnnouncement(); rerr != nil {
-			logger.Warn("Failed to remove discovery file", "err", rerr)
-		}
-	}()
-
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.Handle("/", st.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: serving.ReadHeaderTimeout}
-	logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
-	return serving.Run(ctx, srv, listeners, c.web, logger, serving.OnSIGHUP(st.Reload, logger))
+	return store.Serve(ctx, scfg, c.web, logger)
 }
