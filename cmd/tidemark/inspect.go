@@ -73,16 +73,10 @@ func runInspect(cfg *inspectConfig, g *globals) error {
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(r.Options(), &opts); err != nil {
+		if opts, err = r.ResolvedOptions(); err != nil {
 			return fmt.Errorf("inspect %s: %w", cfg.file, err)
 		}
 		test = r.Test()
-		// The resolved model's test-wide options, over the script's own.
-		for k, v := range test.K6Options(nil) {
-			if k != "scenarios" {
-				opts[k] = v
-			}
-		}
 	} else {
 		t, _, err := scenario.LoadK6(cfg.file, cfg.k6.scriptEnv(proc, cliEnv), cfg.k6.environ(proc))
 		if err != nil {

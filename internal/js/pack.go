@@ -63,9 +63,9 @@ func (r *Runner) Pack(w io.Writer, o PackOptions) error {
 	return WriteArchive(w, meta, sources)
 }
 
-// packOptions are the options an archive records: the script's resolved options, the
-// test-wide options of the resolved test, and o's.
-func (r *Runner) packOptions(o PackOptions) (gojson.RawMessage, error) {
+// ResolvedOptions are the options the script runs with, as k6 inspect prints them: the
+// script's own (Options), under the test-wide options of the resolved test (Test).
+func (r *Runner) ResolvedOptions() (map[string]any, error) {
 	var opts map[string]any
 	if err := gojson.Unmarshal(r.Options(), &opts); err != nil {
 		return nil, err
@@ -74,6 +74,15 @@ func (r *Runner) packOptions(o PackOptions) (gojson.RawMessage, error) {
 		if k != "scenarios" {
 			opts[k] = v
 		}
+	}
+	return opts, nil
+}
+
+// packOptions are the options an archive records: the resolved options and o's.
+func (r *Runner) packOptions(o PackOptions) (gojson.RawMessage, error) {
+	opts, err := r.ResolvedOptions()
+	if err != nil {
+		return nil, err
 	}
 	if len(o.Tags) > 0 {
 		opts["tags"] = o.Tags // k6: --tag replaces the script's tags
