@@ -18,6 +18,7 @@ import (
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/store"
@@ -58,40 +59,30 @@ func (f *promFlags) check() error {
 // redacted), the embedded store's remote-write URL when that is the API (for
 // write-back), and a function that releases it.
 func (f *promFlags) open(ctx context.Context, logger *slog.Logger) (q query.Querier, where, embeddedWriteURL string, closeFn func() error, err error) {
-	if f.prometheusURL != "" {
-		u, err := url.Parse(f.prometheusURL)
-		if err != nil {
-			return nil, "", "", nil, exitcode.Invalid(fmt.Errorf("--prometheus.url: %w", err))
-		}
-		q, err := f.remote()
-		if err != nil {
-			return nil, "", "", nil, err
-		}
-		return q, u.Redacted(), "", func() error { return nil }, nil
-	}
-	local, err := store.OpenLocal(ctx, f.dataDir, logger)
+	api, err := promapi.Open(ctx, f.config(), logger)
 	if err != nil {
-		return nil, "", "", nil, err
+		return nil, "", "", nil, invalidPromConfig(err)
 	}
-	// Served on loopback, so write-back can reach it by remote write.
-	if err := local.Listen("", logger); err != nil {
-		return nil, "", "", nil, errors.Join(err, local.Close())
-	}
-	q, err = query.NewPrometheus(local.URL, local.Transport)
-	if err != nil {
-		return nil, "", "", nil, errors.Join(err, local.Close())
-	}
-	return q, local.Where, local.URL + "/api/v1/write", local.Close, nil
+	return api.Querier, api.Where, api.EmbeddedWriteURL, api.Close, nil
 }
 
 // remote returns the querier of --prometheus.url, with --http.config.file's
 // authentication and TLS.
 func (f *promFlags) remote() (query.Querier, error) {
-	rt, err := query.RoundTripperFromFile(f.httpConfig)
-	if err != nil {
-		return nil, exitcode.Invalid(err)
+	q, err := promapi.Remote(f.config())
+	return q, invalidPromConfig(err)
+}
+
+func (f *promFlags) config() promapi.Config {
+	return promapi.Config{URL: f.prometheusURL, HTTPConfigFile: f.httpConfig, Dir: f.dataDir, QueryTimeout: f.queryTimeout}
+}
+
+// invalidPromConfig marks errors of the API's configuration as such.
+func invalidPromConfig(err error) error {
+	if cerr := (*promapi.ConfigError)(nil); errors.As(err, &cerr) {
+		return exitcode.Invalid(err)
 	}
-	return query.NewPrometheus(f.prometheusURL, rt, query.WithTimeout(f.queryTimeout))
+	return err
 }
 
 // sourceFlags are how correlate, compare and the exporter reach Prometheus and which
