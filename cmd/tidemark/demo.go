@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -12,12 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/examples"
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -47,6 +49,12 @@ instead of 5 minutes, which the report and tidemark_sim_info say. The demo exits
 every step worked, whether or not the spike crossed its thresholds (it is meant to).
 It logs warnings only, unless --log.level=debug.`
 
+// The demo's built-in profile and scenario (examples/, embedded in the binary).
+const (
+	demoProfile  = "cluster-shoong.yaml"
+	demoScenario = "demo-spike.yaml"
+)
+
 // demoCmd is `tidemark demo`: the whole product on the embedded default.
 func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &demoConfig{}
@@ -54,9 +62,9 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("output.dir", "Where the store's data, the report and the dashboards go.").Default("tidemark-demo").StringVar(&cfg.outputDir)
 	cmd.Flag("web.listen-address", "Address of the embedded store's Prometheus API (add it to Grafana as a Prometheus data source). "+
 		"A free port is used when it is taken.").Default(defaultServeAddress).StringVar(&cfg.listen)
-	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demo.Profile+".").
+	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+".").
 		PlaceHolder("FILE").StringVar(&cfg.profile)
-	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demo.Scenario+".").
+	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+".").
 		PlaceHolder("FILE").StringVar(&cfg.scenario)
 	cmd.Flag("scrape.interval", "How often the store scrapes the simulated cluster.").Default("5s").DurationVar(&cfg.scrape)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window of the simulated HPAs (Kubernetes: 5m).").
@@ -80,6 +88,19 @@ func (cfg *demoConfig) validate() error {
 	return nil
 }
 
+// readInput returns the file at path, or the built-in example name when path is empty.
+func readInput(path, name string) ([]byte, string, error) {
+	if path == "" {
+		b, err := examples.Read(name)
+		return b, "examples/" + name + " (built in)", err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, path, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, path, nil
+}
+
 func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 	if err := cfg.validate(); err != nil {
 		return exitcode.Invalid(err)
@@ -90,15 +111,19 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 		_ = g.logConfig.Level.Set("warn")
 	}
 	logger := g.logger()
-	err := demo.Run(ctx, demo.Config{OutputDir: cfg.outputDir, Listen: cfg.listen, Profile: cfg.profile, Scrape: cfg.scrape,
+	raw, name, err := readInput(cfg.profile, demoProfile)
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	profile, err := sim.ParseProfile(raw, name)
+	if err != nil {
+		return exitcode.Invalid(err)
+	}
+	return demo.Run(ctx, demo.Config{OutputDir: cfg.outputDir, Listen: cfg.listen, Profile: profile, Scrape: cfg.scrape,
 		FastWindow: cfg.fastWindow, Cooldown: cfg.cooldown, Keep: cfg.keep, Dashboards: dashboards.Generate,
 		Load: func(ctx context.Context, testID, target, writeURL string) error {
 			return loadDemo(ctx, cfg, g, logger, testID, target, writeURL)
 		}}, logger, g.stdout)
-	if ierr := (*demo.InputError)(nil); errors.As(err, &ierr) {
-		return exitcode.Invalid(err)
-	}
-	return err
 }
 
 // demoSummaryFile is the run's summary (--summary-file's format, with the STAGES rows)
@@ -108,7 +133,7 @@ const demoSummaryFile = "summary.json"
 // loadDemo runs the demo's scenario against target with remote write into the store,
 // as `tidemark run` would, and prints it the same way.
 func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger, testID, target, writeURL string) error {
-	raw, name, err := demo.ReadInput(cfg.scenario, demo.Scenario)
+	raw, name, err := readInput(cfg.scenario, demoScenario)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}

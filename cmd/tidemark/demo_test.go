@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/examples"
 	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
@@ -36,10 +37,18 @@ func TestDemoRejectsBadDurations(t *testing.T) {
 	}
 }
 
-// TestDemoInputs: a file that cannot be read is a configuration error before anything
-// starts (the built-in examples: demo.TestReadInput).
+// TestDemoInputs: without --profile or --scenario the demo reads the built-in examples;
+// a file that cannot be read is a configuration error before anything starts.
 func TestDemoInputs(t *testing.T) {
 	t.Parallel()
+	for _, name := range []string{demoProfile, demoScenario} {
+		b, where, err := readInput("", name)
+		require.NoError(t, err)
+		want, err := examples.Read(name)
+		require.NoError(t, err)
+		require.Equal(t, want, b)
+		require.Equal(t, "examples/"+name+" (built in)", where)
+	}
 	missing := filepath.Join(t.TempDir(), "missing.yaml")
 	out := filepath.Join(t.TempDir(), "demo")
 	var stdout, stderr bytes.Buffer

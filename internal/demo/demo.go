@@ -16,18 +16,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tidemark/tidemark/examples"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/store"
-)
-
-// The demo's built-in profile and scenario (examples/, embedded in the binary).
-const (
-	Profile  = "cluster-shoong.yaml"
-	Scenario = "demo-spike.yaml"
 )
 
 // SimulatorFile holds the simulator's own count of the run's answers under the output
@@ -44,8 +37,8 @@ type Config struct {
 	OutputDir string
 	// Listen is the store's address; a free port is used when it is taken.
 	Listen string
-	// Profile is the simulated cluster's profile file; "" is the built-in Profile.
-	Profile string
+	// Profile is the simulated cluster's profile.
+	Profile *sim.Profile
 	// Scrape is how often the store scrapes the cluster; FastWindow is the simulated
 	// HPAs' downscale stabilisation window; Cooldown bounds the wait for the scale-in.
 	Scrape, FastWindow, Cooldown time.Duration
@@ -57,31 +50,7 @@ type Config struct {
 	Dashboards func(dir string) error
 }
 
-// InputError is an input of the demo (its profile or scenario) that cannot be read or
-// parsed: the caller's to fix.
-type InputError struct{ Err error }
-
-// Error returns the message of the underlying error.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the underlying error.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// ReadInput returns the file at path, or the built-in example name when path is empty,
-// and where it came from.
-func ReadInput(path, name string) ([]byte, string, error) {
-	if path == "" {
-		b, err := examples.Read(name)
-		return b, "examples/" + name + " (built in)", err
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, path, fmt.Errorf("read %s: %w", path, err)
-	}
-	return b, path, nil
-}
-
-// Run runs the demo and prints its story to out. Errors in its inputs are *InputError.
+// Run runs the demo and prints its story to out.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) (err error) {
 	d, err := start(ctx, cfg, logger, out)
 	if err != nil {
@@ -114,19 +83,12 @@ type demo struct {
 }
 
 func start(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) (*demo, error) {
-	raw, name, err := ReadInput(cfg.Profile, Profile)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	profile, err := sim.ParseProfile(raw, name)
-	if err != nil {
-		return nil, &InputError{err}
-	}
 	d := &demo{cfg: cfg, out: out, dataDir: filepath.Join(cfg.OutputDir, "data"), started: time.Now()}
 	if err := os.MkdirAll(d.dataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", d.dataDir, err)
 	}
-	d.cluster, err = sim.NewServer(profile, logger.With("component", "sim"), sim.WithFast(cfg.FastWindow))
+	var err error
+	d.cluster, err = sim.NewServer(cfg.Profile, logger.With("component", "sim"), sim.WithFast(cfg.FastWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +99,7 @@ func start(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) 
 		return nil, errors.Join(err, d.close())
 	}
 	fmt.Fprintf(out, "Tidemark demo\n  simulated cluster  %s (profile %s, fast scale-in: %s)\n  embedded store     %s (data in %s)\n",
-		d.cluster.MetricsURL(), profile.Name, cfg.FastWindow, d.local.URL, d.dataDir)
+		d.cluster.MetricsURL(), cfg.Profile.Name, cfg.FastWindow, d.local.URL, d.dataDir)
 	return d, nil
 }
 
