@@ -34,7 +34,8 @@ export default function () {}`,
 	var opts map[string]any
 	require.NoError(t, gojson.Unmarshal(ar.Options(), &opts))
 	require.Equal(t, map[string]any{"b": "flag"}, opts["tags"], "--tag replaces the script's tags")
-	require.Equal(t, true, opts["noSetup"])
+	noSetup, _ := opts["noSetup"].(bool)
+	require.True(t, noSetup)
 	require.Equal(t, "ua", opts["userAgent"])
 	require.InDelta(t, 3, opts["maxRedirects"], 0)
 	require.NotContains(t, opts, "noTeardown")
