@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -101,96 +98,35 @@ func runArchive(cfg *archiveConfig, g *globals) error {
 	if err := cfg.k6.validate(); err != nil {
 		return exitcode.Invalid(err)
 	}
+	opts := js.PackOptions{NoSetup: cfg.k6.noSetup, NoTeardown: cfg.k6.noTeardown, UserAgent: cfg.userAgent,
+		InsecureSkipTLSVerify: cfg.insecureTLS, ExcludeEnv: cfg.excludeEnv}
 	if cfg.maxRedirect != "" {
-		if n, err := strconv.Atoi(cfg.maxRedirect); err != nil || n < 0 {
+		n, err := strconv.Atoi(cfg.maxRedirect)
+		if err != nil || n < 0 {
 			return exitcode.Invalid(fmt.Errorf("--max-redirects %q: expected a whole number of at least 0", cfg.maxRedirect))
 		}
+		opts.MaxRedirects = &n
 	}
 	cliEnv, err := parsePairs("env", cfg.env)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	tags, err := parsePairs("tag", cfg.tags)
-	if err != nil {
+	if opts.Tags, err = parsePairs("tag", cfg.tags); err != nil {
 		return exitcode.Invalid(err)
 	}
 	proc := processEnv()
 	logger := g.logger()
 	warnUnsupportedK6Env(logger, proc)
-	env := cfg.k6.scriptEnv(proc, cliEnv)
-	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: env, Environ: cfg.k6.environ(proc), Logger: logger})
+	opts.Env = cfg.k6.scriptEnv(proc, cliEnv)
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: opts.Env, Environ: cfg.k6.environ(proc), Logger: logger})
 	if err != nil {
 		return err
 	}
-	if cfg.excludeEnv {
-		env = map[string]string{}
-	} else if arcEnv := r.ArchiveEnv(); arcEnv != nil {
-		// Packing an archive again keeps its __ENV, under this command's.
-		maps.Copy(arcEnv, env)
-		env = arcEnv
-	}
-	opts, err := archiveOptions(r, cfg, tags)
-	if err != nil {
-		return fmt.Errorf("archive %s: %w", cfg.file, err)
-	}
-	sources, err := r.Sources()
-	if err != nil {
-		return fmt.Errorf("archive %s: %w", cfg.file, err)
-	}
-	mainURL, err := r.MainURL()
-	if err != nil {
-		return fmt.Errorf("archive %s: %w", cfg.file, err)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("archive %s: %w", cfg.file, err)
-	}
-	pwd, err := js.FileURL(wd)
-	if err != nil {
-		return fmt.Errorf("archive %s: %w", cfg.file, err)
-	}
-	meta := js.ArchiveMetadata{Type: "js", Options: opts, Filename: mainURL, Pwd: pwd, Env: env,
-		CompatibilityMode: "extended", K6Version: js.ArchiveK6Version, Goos: runtime.GOOS}
 	var buf bytes.Buffer
-	if err := js.WriteArchive(&buf, meta, sources); err != nil {
+	if err := r.Pack(&buf, opts); err != nil {
 		return fmt.Errorf("archive %s: %w", cfg.file, err)
 	}
 	return writeArchiveOut(cfg.out, buf.Bytes(), g.stdout)
-}
-
-// archiveOptions are the options an archive records: the script's resolved options
-// (scenarios as the run resolves them), the test-wide options of the resolved test,
-// and what the flags set.
-func archiveOptions(r *js.Runner, cfg *archiveConfig, tags map[string]string) (json.RawMessage, error) {
-	var opts map[string]any
-	if err := json.Unmarshal(r.Options(), &opts); err != nil {
-		return nil, err
-	}
-	for k, v := range r.Test().K6Options(nil) {
-		if k != "scenarios" {
-			opts[k] = v
-		}
-	}
-	if len(tags) > 0 {
-		opts["tags"] = tags // k6: --tag replaces the script's tags
-	}
-	if cfg.k6.noSetup {
-		opts["noSetup"] = true
-	}
-	if cfg.k6.noTeardown {
-		opts["noTeardown"] = true
-	}
-	if cfg.userAgent != "" {
-		opts["userAgent"] = cfg.userAgent
-	}
-	if cfg.insecureTLS {
-		opts["insecureSkipTLSVerify"] = true
-	}
-	if cfg.maxRedirect != "" {
-		n, _ := strconv.Atoi(cfg.maxRedirect) // validated in runArchive
-		opts["maxRedirects"] = n
-	}
-	return json.Marshal(opts)
 }
 
 // writeArchiveOut writes the archive to out, or to stdout for "-", replacing a file

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/store"
@@ -59,40 +59,30 @@ func (f *promFlags) check() error {
 // redacted), the embedded store's remote-write URL when that is the API (for
 // write-back), and a function that releases it.
 func (f *promFlags) open(ctx context.Context, logger *slog.Logger) (q query.Querier, where, embeddedWriteURL string, closeFn func() error, err error) {
-	if f.prometheusURL != "" {
-		u, err := url.Parse(f.prometheusURL)
-		if err != nil {
-			return nil, "", "", nil, exitcode.Invalid(fmt.Errorf("--prometheus.url: %w", err))
-		}
-		q, err := f.remote()
-		if err != nil {
-			return nil, "", "", nil, err
-		}
-		return q, u.Redacted(), "", func() error { return nil }, nil
-	}
-	local, err := store.OpenLocal(ctx, f.dataDir, logger)
+	api, err := promapi.Open(ctx, f.config(), logger)
 	if err != nil {
-		return nil, "", "", nil, err
+		return nil, "", "", nil, invalidPromConfig(err)
 	}
-	// Served on loopback, so write-back can reach it by remote write.
-	if err := local.Listen("", logger); err != nil {
-		return nil, "", "", nil, errors.Join(err, local.Close())
-	}
-	q, err = query.NewPrometheus(local.URL, local.Transport)
-	if err != nil {
-		return nil, "", "", nil, errors.Join(err, local.Close())
-	}
-	return q, local.Where, local.URL + "/api/v1/write", local.Close, nil
+	return api.Querier, api.Where, api.EmbeddedWriteURL, api.Close, nil
 }
 
 // remote returns the querier of --prometheus.url, with --http.config.file's
 // authentication and TLS.
 func (f *promFlags) remote() (query.Querier, error) {
-	rt, err := query.RoundTripperFromFile(f.httpConfig)
-	if err != nil {
-		return nil, exitcode.Invalid(err)
+	q, err := promapi.Remote(f.config())
+	return q, invalidPromConfig(err)
+}
+
+func (f *promFlags) config() promapi.Config {
+	return promapi.Config{URL: f.prometheusURL, HTTPConfigFile: f.httpConfig, Dir: f.dataDir, QueryTimeout: f.queryTimeout}
+}
+
+// invalidPromConfig marks errors of the API's configuration as such.
+func invalidPromConfig(err error) error {
+	if cerr := (*promapi.ConfigError)(nil); errors.As(err, &cerr) {
+		return exitcode.Invalid(err)
 	}
-	return query.NewPrometheus(f.prometheusURL, rt, query.WithTimeout(f.queryTimeout))
+	return err
 }
 
 // sourceFlags are how correlate, compare and the exporter reach Prometheus and which
@@ -292,7 +282,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 	}
 	defer func() { err = errors.Join(err, closeFn()) }()
 	if cfg.discover {
-		return printDiscovery(ctx, g.stdout, c, ccfg, where)
+		return c.WriteDiscovery(ctx, g.stdout, ccfg, where)
 	}
 	res, err := c.Correlate(ctx, ccfg)
 	if err != nil {
@@ -312,7 +302,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 			defer fmt.Fprintf(g.stdout, "Wrote %d event and fact samples back (tidemark_event, tidemark_fact_*).\n", n)
 		}
 	}
-	if err := printKeyFacts(g.stdout, res, where); err != nil {
+	if err := report.WriteRunKeyFacts(g.stdout, res, where); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.stdout, "\nReports:\n")
@@ -343,33 +333,6 @@ func parseTime(flag, value string) (time.Time, error) {
 		return t, fmt.Errorf("%s %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", flag, value)
 	}
 	return t, nil
-}
-
-// printKeyFacts prints the run's window, its headline facts and the notes.
-// printDiscovery prints where each source was found as comments, then the catalog with
-// the adopted selectors: passed back as --catalog.file it correlates as discovery does.
-func printDiscovery(ctx context.Context, w io.Writer, c *correlator.Correlator, cfg correlator.Config, where string) error {
-	d, err := c.Discover(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("%w (queried %s)", err, where)
-	}
-	b, err := d.CatalogYAML(c.Catalog())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# Sources of run %s (queried %s):\n", cfg.TestID, where)
-	for _, s := range d.Sources {
-		fmt.Fprintf(w, "#   %s: %s\n", s.Source, s.Note)
-	}
-	fmt.Fprintf(w, "# The catalog with these selectors, for --catalog.file:\n")
-	_, err = w.Write(b)
-	return err
-}
-
-func printKeyFacts(w io.Writer, res *correlator.Result, where string) error {
-	fmt.Fprintf(w, "Run %s, %s → %s UTC (queried %s)\n\n", res.TestID,
-		res.Window.Run.From.UTC().Format(time.DateTime), res.Window.Run.To.UTC().Format(time.TimeOnly), where)
-	return report.WriteKeyFacts(w, report.FromCorrelation(res))
 }
 
 // writeBack remote-writes the result's events and facts to the write-back URL: the flag,

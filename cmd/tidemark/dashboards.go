@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
@@ -117,11 +118,7 @@ func discoverCatalog(ctx context.Context, cfg *dashboardsConfig, cat *query.Cata
 	if cfg.lookback <= 0 {
 		return nil, exitcode.Invalid(fmt.Errorf("--lookback %s: expected a positive duration such as 1h", cfg.lookback))
 	}
-	rt, err := query.RoundTripperFromFile(cfg.httpCfg)
-	if err != nil {
-		return nil, exitcode.Invalid(err)
-	}
-	q, err := query.NewPrometheus(cfg.promURL, rt)
+	q, err := promapi.Remote(promapi.Config{URL: cfg.promURL, HTTPConfigFile: cfg.httpCfg})
 	if err != nil {
 		return nil, exitcode.Invalid(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/browsertest"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
@@ -51,7 +52,7 @@ func TestIntegrationDemo(t *testing.T) {
 
 	require.Positive(t, res.Load.Requests)
 	requireSameStageVerdicts(t, filepath.Join(out, demoSummaryFile), &res)
-	requireFailuresAsTheSimulatorCounted(t, filepath.Join(out, demoSimulatorFile), &res)
+	requireFailuresAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
 	var order *struct{ reaction, steps, gaps int }
 	for _, h := range res.Autoscaling {
 		if h.Name != "order" {
@@ -161,7 +162,7 @@ func requireFailuresAsTheSimulatorCounted(t *testing.T, truthFile string, res *c
 	t.Helper()
 	b, err := os.ReadFile(truthFile)
 	require.NoError(t, err)
-	var truth simTruth
+	var truth demo.Truth
 	require.NoError(t, json.Unmarshal(b, &truth))
 	t.Logf("simulator: %s; report: %.0f requests, %.0f failed, in gaps %v %+v", truth, res.Load.Requests, res.Load.Failures,
 		res.Errors.InGapShare, res.Errors.InGapShareBounds)

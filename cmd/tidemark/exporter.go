@@ -4,21 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/watcher"
 )
 
@@ -122,59 +115,7 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
-		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
-		reg.Register(versioncollector.NewCollector("tidemark")),
-		reg.Register(w.Collector())); err != nil {
-		return fmt.Errorf("register metrics: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorHandling: promhttp.ContinueOnError}))
-	mux.Handle("/", w.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-
-	var listeners []net.Listener
-	if cfg.web.WebSystemdSocket == nil || !*cfg.web.WebSystemdSocket {
-		if listeners, err = store.Listen(*cfg.web.WebListenAddresses); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n",
-			where, store.BaseURL(listeners[0].Addr(), *cfg.web.WebConfigFile), wcfg.StorageDir)
-	}
-	logger.Info("Starting exporter", "prometheus", where, "storage_path", wcfg.StorageDir,
-		"interval", wcfg.Interval, "lookback", wcfg.Lookback, "runs_in_history", w.History().Len())
-
-	serveErr := make(chan error, 1)
-	go func() {
-		var err error
-		if listeners == nil {
-			err = web.ListenAndServe(srv, cfg.web, logger)
-		} else {
-			err = web.ServeMultiple(listeners, srv, cfg.web, logger)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		serveErr <- err
-	}()
-	wctx, stop := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		_ = w.Run(wctx)
-	}()
-	select {
-	case <-ctx.Done():
-		logger.Info("Received signal, shutting down")
-	case err = <-serveErr:
-	}
-	stop()
-	<-watchDone
-	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil {
-		logger.Warn("Failed to shut down HTTP server gracefully", "err", serr)
-	}
-	return err
+	return w.Serve(ctx, cfg.web, where, logger, func(baseURL string) {
+		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n", where, baseURL, wcfg.StorageDir)
+	})
 }

@@ -1,25 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
-	oklogrun "github.com/oklog/run"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -33,9 +21,6 @@ import (
 // and port 9091, next to Prometheus' 9090. NOTE: the Prometheus Pushgateway also defaults
 // to 9091; pass --web.listen-address when both run on one host.
 const defaultServeAddress = "127.0.0.1:9091"
-
-// serveShutdownTimeout bounds how long in-flight requests may take after SIGTERM.
-const serveShutdownTimeout = 10 * time.Second
 
 type serveConfig struct {
 	dataDir          string
@@ -117,114 +102,5 @@ func serve(ctx context.Context, c *serveConfig, logger *slog.Logger) error {
 			return exitcode.Invalid(fmt.Errorf("validate --web.config.file: %w", err))
 		}
 	}
-	if url, ok, err := store.Discover(ctx, scfg.Dir); err == nil && ok {
-		return fmt.Errorf("data directory %q is already served by %s: %w", scfg.Dir, url, store.ErrLocked)
-	}
-
-	// We listen ourselves (rather than web.ListenAndServe) to learn the bound address for
-	// the discovery file, also with port 0. With systemd socket activation the sockets are
-	// systemd's, and the discovery file takes --web.external-url.
-	var listeners []net.Listener
-	baseURL := scfg.ExternalURL
-	if c.web.WebSystemdSocket == nil || !*c.web.WebSystemdSocket {
-		if listeners, err = store.Listen(*c.web.WebListenAddresses); err != nil {
-			return err
-		}
-		baseURL = store.BaseURL(listeners[0].Addr(), *c.web.WebConfigFile)
-	}
-	scfg.ExternalURL = cmp.Or(scfg.ExternalURL, baseURL)
-
-	reg := prometheus.NewRegistry()
-	st, err := openServedStore(scfg, logger, reg)
-	if err != nil {
-		store.CloseListeners(listeners)
-		return err
-	}
-	// The store is closed last: after the HTTP server has drained, so that every write
-	// answered 2xx is in the WAL, and the TSDB is flushed and unlocked.
-	defer func() {
-		if cerr := st.Close(); cerr != nil {
-			logger.Error("Failed to close store", "err", cerr)
-		}
-	}()
-	removeAnnouncement := func() error { return nil }
-	if baseURL != "" {
-		if removeAnnouncement, err = store.Announce(scfg.Dir, baseURL); err != nil {
-			store.CloseListeners(listeners)
-			return err
-		}
-	}
-	defer func() {
-		if rerr := removeAnnouncement(); rerr != nil {
-			logger.Warn("Failed to remove discovery file", "err", rerr)
-		}
-	}()
-
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.Handle("/", st.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-	logger.Info("Serving embedded store", "url", baseURL, "data_dir", scfg.Dir)
-	return runServer(ctx, srv, listeners, c.web, st.Reload, logger)
-}
-
-// openServedStore registers the process metrics and opens the store with its own.
-func openServedStore(scfg store.Config, logger *slog.Logger, reg *prometheus.Registry) (*store.Store, error) {
-	if err := errors.Join(reg.Register(collectors.NewGoCollector()),
-		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
-		reg.Register(versioncollector.NewCollector("tidemark"))); err != nil {
-		return nil, fmt.Errorf("register the process metrics: %w", err)
-	}
-	// Its configuration errors carry exit code 104.
-	return store.Open(scfg, logger, reg)
-}
-
-// runServer serves srv on listeners (none: systemd's sockets) until ctx ends, then
-// drains it. SIGHUP calls reload, as it makes Prometheus re-read its configuration.
-func runServer(ctx context.Context, srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, reload func() error, logger *slog.Logger) error {
-	var g oklogrun.Group
-	stopCtx, stop := context.WithCancel(ctx)
-	g.Add(func() error {
-		<-stopCtx.Done()
-		if ctx.Err() != nil {
-			logger.Info("Received signal, shutting down")
-		}
-		return nil
-	}, func(error) { stop() })
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	g.Add(func() error {
-		for {
-			select {
-			case <-hup:
-				if err := reload(); err != nil {
-					logger.Error("Failed to reload scrape configuration", "err", err)
-					continue
-				}
-				logger.Info("Reloaded scrape configuration")
-			case <-stopCtx.Done():
-				return nil
-			}
-		}
-	}, func(error) { stop() })
-	g.Add(func() error {
-		var err error
-		if listeners == nil {
-			err = web.ListenAndServe(srv, flags, logger)
-		} else {
-			err = web.ServeMultiple(listeners, srv, flags, logger)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	}, func(error) {
-		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			logger.Warn("Failed to shut down HTTP server gracefully", "err", err)
-		}
-	})
-	return g.Run()
+	return store.Serve(ctx, scfg, c.web, logger)
 }

@@ -64,23 +64,9 @@ func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, std
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
-	if err := printSimulation(stdout, srv, cfg.fast, realWindow); err != nil {
+	if err := srv.WriteIntro(stdout, realWindow); err != nil {
 		return errors.Join(err, srv.Stop())
 	}
 	<-ctx.Done()
 	return srv.Stop()
-}
-
-func printSimulation(w io.Writer, srv *sim.Server, fast bool, realWindow time.Duration) error {
-	p := srv.Profile()
-	fmt.Fprintf(w, "Simulated cluster %q (namespace %s) is running in real time.\n\n", p.Name, p.Namespace)
-	if err := srv.WriteEndpoints(w); err != nil {
-		return err
-	}
-	if fast {
-		fmt.Fprintf(w, "\nFAST MODE: the HPA downscale stabilisation window is %s instead of %s; scale-in happens sooner than on a real cluster. "+
-			"tidemark_sim_info{fast=\"true\"} records it.\n", p.Controller.DownscaleStabilization.D(), realWindow)
-	}
-	_, err := fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
-	return err
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
@@ -64,20 +61,5 @@ func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	reg := prometheus.NewRegistry()
-	if err := reg.Register(target.NewCollector(srv)); err != nil {
-		return fmt.Errorf("register the target's metrics: %w", err)
-	}
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	logger.Info("Target listening", "address", ln.Addr().String(), "latency", lat.String(), "cpu_work_seconds", cfg.cpuWork.Seconds(),
-		"error_ratio", cfg.errorRatio, "error_status", cfg.errorStatus, "body_size", cfg.bodySize)
-	if err := srv.Serve(ctx, ln, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), 5*time.Second); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	st := srv.Stats()
-	logger.Info("Target stopped", "requests", st.Requests, "errors", st.Errors)
-	return nil
+	return srv.ListenAndServe(ctx, cfg.listen, 5*time.Second, logger)
 }
