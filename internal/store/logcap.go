@@ -39,7 +39,9 @@ func newCappedLogger(logger *slog.Logger, limit int) *slog.Logger {
 }
 
 // Enabled implements slog.Handler.
-func (h *cappedHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+func (h *cappedHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
 
 // Handle implements slog.Handler.
 func (h *cappedHandler) Handle(ctx context.Context, r slog.Record) error {
