@@ -41,8 +41,8 @@ type Overrides struct {
 	// Outputs are k6 --out values: experimental-prometheus-rw turns remote write on, at
 	// k6's default URL unless one is configured.
 	Outputs []string
-	// Environ is the environment in os.Environ form.
-	Environ []string
+	// Environ is the process environment.
+	Environ map[string]string
 	// TestID and InstanceID label every series.
 	TestID, InstanceID string
 }
@@ -145,11 +145,9 @@ func (o Overrides) applySeries(c *series.Config) error {
 // DefaultInstanceID is the instance_id of a run that sets none: the Job completion
 // index of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX in environ), else the host
 // name.
-func DefaultInstanceID(environ []string) string {
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "JOB_COMPLETION_INDEX="); ok && v != "" {
-			return v
-		}
+func DefaultInstanceID(environ map[string]string) string {
+	if v := environ["JOB_COMPLETION_INDEX"]; v != "" {
+		return v
 	}
 	h, err := os.Hostname()
 	if err != nil {

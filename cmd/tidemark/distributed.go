@@ -15,6 +15,7 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/testrun"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -64,9 +65,9 @@ func addDistributedFlags(cmd *kingpin.CmdClause) *distributedFlags {
 // distributed reports whether the run waits for a start: several instances or --start-at.
 func (d *distributedFlags) distributed() bool { return d.instances > 1 || d.startAt != "" }
 
-// apply checks the flags and derives this instance's execution segment and instance_id
-// into c. Its errors are configuration errors.
-func (d *distributedFlags) apply(c *runConfig) error {
+// apply checks the flags and derives this instance's execution segment and
+// instance_id into o and out. Its errors are configuration errors.
+func (d *distributedFlags) apply(o *testrun.Options, out *outputFlags) error {
 	if d.startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, d.startAt)
 		if err != nil {
@@ -87,15 +88,15 @@ func (d *distributedFlags) apply(c *runConfig) error {
 	if err != nil || i < 0 || i >= d.instances {
 		return fmt.Errorf("--instance-index %q: expected a whole number from 0 to %d (--instances %d)", d.instanceIndex, d.instances-1, d.instances)
 	}
-	if c.segment != "" || c.segmentSeq != "" {
+	if o.Segment != "" || o.SegmentSequence != "" {
 		return fmt.Errorf("--instances %d with --execution-segment or --execution-segment-sequence: give one or the other", d.instances)
 	}
-	c.segment, c.segmentSeq = pacer.SegmentOf(i, d.instances)
-	if c.outputs.instanceID == "" {
-		c.outputs.instanceID = strconv.Itoa(i)
+	o.Segment, o.SegmentSequence = pacer.SegmentOf(i, d.instances)
+	if out.instanceID == "" {
+		out.instanceID = strconv.Itoa(i)
 	}
 	if d.start.IsZero() {
-		rw, err := c.outputs.remoteWriteConfigs("", "")
+		rw, err := out.remoteWriteConfigs("", "")
 		if err != nil {
 			return err
 		}
@@ -114,23 +115,20 @@ func (d *distributedFlags) apply(c *runConfig) error {
 
 // wait holds the run until its start instant (--start-at, or all --instances ready).
 // A timeout exits 102 (k6's GenericTimeout), SIGINT/SIGTERM 105.
-func (d *distributedFlags) wait(ctx context.Context, c *runConfig, logger *slog.Logger) error {
-	if !d.distributed() {
-		return nil
-	}
-	tags, err := parsePairs("tag", c.tags)
+func (d *distributedFlags) wait(ctx context.Context, o testrun.Options, out *outputFlags, logger *slog.Logger) error {
+	tags, err := testrun.ParsePairs("tag", o.Tags)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	testID := cmp.Or(c.testID, tags["testid"])
-	cfg := barrier.Config{Instances: d.instances, InstanceID: c.outputs.instanceID, TestID: testID, StartAt: d.start,
+	testID := cmp.Or(o.TestID, tags["testid"])
+	cfg := barrier.Config{Instances: d.instances, InstanceID: out.instanceID, TestID: testID, StartAt: d.start,
 		Timeout: d.startTimeout, PollInterval: d.pollInterval, Margin: d.margin}
 	var be *barrier.Backend
 	if d.start.IsZero() {
 		if err := cfg.Validate(); err != nil {
 			return exitcode.Invalid(err)
 		}
-		rw, err := c.outputs.remoteWriteConfigs(testID, c.outputs.instanceID)
+		rw, err := out.remoteWriteConfigs(testID, out.instanceID)
 		if err != nil {
 			return exitcode.Invalid(err)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 func main() {
@@ -97,59 +96,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "tidemark %s: %v\n", selected, err)
 	}
-	return exitCode(err)
-}
-
-// kindCode is the exit code of a verdict kind that a library package returns.
-func kindCode(kind error) int {
-	switch kind {
-	case verdict.ErrInvalid:
-		return exitcode.InvalidConfig
-	case verdict.ErrInterrupted:
-		return exitcode.ExternalAbort
-	case verdict.ErrStopped:
-		return exitcode.ScriptStoppedFromRESTAPI
-	case verdict.ErrListen:
-		return exitcode.CannotStartRESTAPI
-	case verdict.ErrThresholds:
-		return exitcode.ThresholdsFailed
-	case verdict.ErrTimeout:
-		return exitcode.GenericTimeout
-	}
-	return exitcode.Generic
-}
-
-// exitCode is the process exit code of err: OK for nil, else that of the first error
-// in its chain that has one (a verdict kind, or an exitcode.Coder), else Generic.
-func exitCode(err error) int {
-	if err == nil {
-		return exitcode.OK
-	}
-	if code, ok := codeOf(err); ok {
-		return code
-	}
-	return exitcode.Generic
-}
-
-// codeOf walks err's chain in the order errors.As does.
-func codeOf(err error) (int, bool) {
-	switch e := err.(type) {
-	case *verdict.Error:
-		return kindCode(e.Kind), true
-	case exitcode.Coder:
-		return e.ExitCode(), true
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		if next := u.Unwrap(); next != nil {
-			return codeOf(next)
-		}
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			if code, ok := codeOf(e); ok {
-				return code, true
-			}
-		}
-	}
-	return 0, false
+	return exitcode.Of(err)
 }

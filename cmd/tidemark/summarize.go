@@ -3,20 +3,19 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/runsummary"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 const summarizeHelp = `Print one k6 end-of-test summary and threshold verdict for a run spread over
@@ -71,41 +70,16 @@ func summarizeCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	return cmd, func(ctx context.Context) error { return runSummarize(ctx, cfg, g) }
 }
 
-// summarizeTest is the test whose thresholds and summary options apply: the file's,
-// or one with the flags' summary options only.
+// test is the test whose thresholds and summary options apply: the file's, or one
+// with the flags' summary options only.
 func (cfg *summarizeConfig) test(logger *slog.Logger) (*scenario.Test, *metrics.Registry, error) {
-	proc := processEnv()
-	f := k6Flags{trendStats: cfg.trendStats, timeUnit: cfg.timeUnit, systemEnv: true}
-	environ := f.environ(proc)
-	if cfg.file == "" {
-		t := &scenario.Test{SummaryTrendStats: scenario.DefaultSummaryTrendStats()}
-		if s := environ["K6_SUMMARY_TREND_STATS"]; s != "" {
-			t.SummaryTrendStats = strings.Split(s, ",")
-		}
-		switch u := environ["K6_SUMMARY_TIME_UNIT"]; u {
-		case "", "s", "ms", "us":
-			t.SummaryTimeUnit = u
-		default:
-			return nil, nil, exitcode.Invalid(fmt.Errorf("--summary-time-unit %q: expected s, ms or us", u))
-		}
-		return t, nil, nil
-	}
-	cliEnv, err := parsePairs("env", cfg.env)
+	o := testrun.Options{File: cfg.file, Env: cfg.env, ModulesDir: cfg.modulesDir,
+		Shortcuts: testrun.Shortcuts{TrendStats: cfg.trendStats, TimeUnit: cfg.timeUnit, SystemEnv: true}}
+	src, err := testrun.Load(o, testrun.ProcessEnv(), pacer.Segment{}, logger)
 	if err != nil {
-		return nil, nil, exitcode.Invalid(err)
+		return nil, nil, err
 	}
-	if js.IsScript(cfg.file) {
-		r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: f.scriptEnv(proc, cliEnv), Environ: environ, Logger: logger})
-		if err != nil {
-			return nil, nil, err
-		}
-		return r.Test(), r.Registry(), nil
-	}
-	t, _, err := scenario.LoadK6(cfg.file, f.scriptEnv(proc, cliEnv), environ)
-	if err != nil {
-		return nil, nil, exitcode.Invalid(err)
-	}
-	return t, nil, nil
+	return src.Test(), src.Registry(), nil
 }
 
 func runSummarize(ctx context.Context, cfg *summarizeConfig, g *globals) (err error) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"github.com/tidemark/tidemark/internal/runsummary"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 // atEndFlags are `tidemark run --summarize-at-end` and its knobs: the last of a
@@ -39,33 +39,23 @@ func addSummarizeAtEndFlags(cmd *kingpin.CmdClause) *atEndFlags {
 	return f
 }
 
-// run runs the instance's own test (execute) and then, with --summarize-at-end and
-// several instances, the whole run's summary when this instance finished last
-// (runsummary.AtEnd).
-func (f *atEndFlags) run(ctx context.Context, c *runConfig, g *globals, execute func() error) error {
-	if f == nil || !f.enabled || c.dist.instances < 2 {
-		return execute()
-	}
-	logger := g.logger().With("component", "summarize-at-end")
-	a, err := f.prepare(c, g, logger)
-	if err != nil {
-		return exitcode.Invalid(err)
-	}
-	return a.Run(ctx, execute, g.stdout, logger)
-}
-
-// prepare checks what --summarize-at-end needs before the run starts: a testid shared
+// build is the run's summarize-at-end (runsummary.AtEnd), nil unless it is on with
+// several instances. It checks what that needs before the run starts: a testid shared
 // by the instances, a remote-write endpoint and its query API.
-func (f *atEndFlags) prepare(c *runConfig, g *globals, logger *slog.Logger) (*runsummary.AtEnd, error) {
-	tags, err := parsePairs("tag", c.tags)
+func (f *atEndFlags) build(o testrun.Options, dist *distributedFlags, out *outputFlags, g *globals, logger *slog.Logger) (*runsummary.AtEnd, error) {
+	if !f.enabled || dist.instances < 2 {
+		return nil, nil
+	}
+	logger = logger.With("component", "summarize-at-end")
+	tags, err := testrun.ParsePairs("tag", o.Tags)
 	if err != nil {
 		return nil, err
 	}
-	testID := cmp.Or(c.testID, tags[series.LabelTestID])
+	testID := cmp.Or(o.TestID, tags[series.LabelTestID])
 	if testID == "" {
 		return nil, errors.New("--summarize-at-end needs the run's --testid (the same for every instance): the last instance summarizes the run by it")
 	}
-	rw, err := c.outputs.remoteWriteConfigs(testID, c.outputs.instanceID)
+	rw, err := out.remoteWriteConfigs(testID, out.instanceID)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +63,7 @@ func (f *atEndFlags) prepare(c *runConfig, g *globals, logger *slog.Logger) (*ru
 		return nil, errors.New("--summarize-at-end needs a remote-write URL (--remote-write.url or K6_PROMETHEUS_RW_SERVER_URL): " +
 			"the instances learn who finished last, and the last one reads the run, through that backend")
 	}
-	be, err := backendOf(rw[0], c.dist.promURL, logger)
+	be, err := backendOf(rw[0], dist.promURL, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -81,19 +71,19 @@ func (f *atEndFlags) prepare(c *runConfig, g *globals, logger *slog.Logger) (*ru
 	if err != nil {
 		return nil, fmt.Errorf("--barrier.prometheus.url %s: %w", be.QueryURL, err)
 	}
-	sc := &summarizeConfig{testID: testID, file: c.file, env: c.env, modulesDir: c.modulesDir,
-		lookback: model.Duration(24 * time.Hour), trendStats: c.k6.trendStats, timeUnit: c.k6.timeUnit, noThresholds: c.noThresholds}
-	if !c.noSummary {
+	sc := &summarizeConfig{testID: testID, file: o.File, env: o.Env, modulesDir: o.ModulesDir, lookback: model.Duration(24 * time.Hour),
+		trendStats: o.Shortcuts.TrendStats, timeUnit: o.Shortcuts.TimeUnit, noThresholds: o.NoThresholds}
+	if !o.Show.NoSummary {
 		// The instance that prints the run's summary writes it to its --summary-export
 		// and --summary-file too, in place of its own share's (which its log keeps): a
 		// CI job that collects the file gets the whole run's result (docs/distributed.md).
-		sc.summaryExport, sc.summaryFile = c.summaryExport, c.summaryFile
+		sc.summaryExport, sc.summaryFile = o.Show.SummaryExport, o.Show.SummaryFile
 	}
-	return &runsummary.AtEnd{Instances: c.dist.instances, Self: c.outputs.instanceID, Timeout: f.timeout, Poll: c.dist.pollInterval,
+	return &runsummary.AtEnd{Instances: dist.instances, Self: out.instanceID, Timeout: f.timeout, Poll: dist.pollInterval,
 		Writer: be.Writer, Where: be.Where, Querier: q, QueryURL: be.QueryURL, Summary: sc.options(nil, nil, g, nil),
 		Load: func() (*scenario.Test, *metrics.Registry, error) { return sc.test(logger) },
 		Planned: func(err error) bool {
-			code := exitCode(err)
+			code := exitcode.Of(err)
 			return code == exitcode.OK || code == exitcode.ThresholdsFailed
 		},
 	}, nil

@@ -15,25 +15,23 @@ import (
 
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/testrun"
 	"github.com/tidemark/tidemark/internal/webdash"
 )
 
 func TestWebDashboardConfig(t *testing.T) {
 	t.Parallel()
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
+	env := func(kv ...string) testrun.Env {
+		e := testrun.Env{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			e[kv[i]] = kv[i+1]
 		}
+		return e
 	}
 	for _, tc := range []struct {
 		name    string
 		outs    []string
-		env     func(string) string
+		env     testrun.Env
 		want    *webdash.Config
 		wantErr string
 	}{
@@ -49,7 +47,7 @@ func TestWebDashboardConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := webDashboardConfig(tc.outs, tc.env)
+			got, err := testrun.DashboardConfig(tc.outs, tc.env)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))

@@ -5,6 +5,8 @@ package exitcode
 
 import (
 	"errors"
+
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // The exit codes, as k6 uses them (k6 errext/exitcodes).
@@ -73,15 +75,58 @@ func Or(code int, err error) error {
 	return With(code, err)
 }
 
-// Of returns the exit code for err: OK for nil, the code of the first Coder in its
-// chain, else Generic.
+// Of returns the exit code for err: OK for nil, else that of the first error in its
+// chain (in the order errors.As walks it) that has one, a Coder or a verdict kind
+// (Kind), else Generic.
 func Of(err error) int {
 	if err == nil {
 		return OK
 	}
-	var c Coder
-	if errors.As(err, &c) {
-		return c.ExitCode()
+	if code, ok := codeOf(err); ok {
+		return code
 	}
 	return Generic
+}
+
+// Kind is the exit code of a verdict kind, which library packages return instead of
+// a code.
+func Kind(kind error) int {
+	switch kind {
+	case verdict.ErrInvalid:
+		return InvalidConfig
+	case verdict.ErrInterrupted:
+		return ExternalAbort
+	case verdict.ErrStopped:
+		return ScriptStoppedFromRESTAPI
+	case verdict.ErrListen:
+		return CannotStartRESTAPI
+	case verdict.ErrThresholds:
+		return ThresholdsFailed
+	case verdict.ErrTimeout:
+		return GenericTimeout
+	}
+	return Generic
+}
+
+// codeOf walks err's chain as errors.As does.
+func codeOf(err error) (int, bool) {
+	switch e := err.(type) {
+	case *verdict.Error:
+		return Kind(e.Kind), true
+	case Coder:
+		return e.ExitCode(), true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if next := u.Unwrap(); next != nil {
+			return codeOf(next)
+		}
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if code, ok := codeOf(e); ok {
+				return code, true
+			}
+		}
+	}
+	return 0, false
 }
