@@ -92,14 +92,10 @@ func (f *outputFlags) addStoreFlags(cmd *kingpin.CmdClause) {
 }
 
 // rwOuts are the remote-write --out values (experimental-prometheus-rw, for
-// remotewrite.Compose), from --out or K6_OUT; a bad value is a configuration error
-// naming the supported outputs.
+// remotewrite.Compose); a bad value is a configuration error naming the supported
+// outputs. runRun sets outs to the resolved ones (--out, else K6_OUT).
 func (f *outputFlags) rwOuts() ([]string, error) {
-	o := testrun.Options{Outs: f.outs}
-	if len(o.Outs) == 0 && f.env["K6_OUT"] != "" {
-		o.Outs = []string{f.env["K6_OUT"]}
-	}
-	return o.RemoteWriteOuts(f.env)
+	return testrun.Options{Outs: f.outs}.RemoteWriteOuts(f.env)
 }
 
 // overrides are the remote-write flags given on the command line.

@@ -144,7 +144,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if err != nil {
 		return err
 	}
-	cfg.outputs.env = env
+	cfg.outputs.env, cfg.outputs.outs = env, opts.Outs
 	if err := cfg.dist.apply(&opts, cfg.outputs); err != nil {
 		return exitcode.Invalid(err)
 	}

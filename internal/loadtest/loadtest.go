@@ -183,8 +183,9 @@ type Config struct {
 	// InsecureSkipTLSVerify turns off the verification of the system under test's
 	// certificates (k6 --insecure-skip-tls-verify).
 	InsecureSkipTLSVerify bool
-	// Getenv reads the process environment (the proxy variables); nil is os.Getenv.
-	Getenv func(string) string
+	// Env is the process environment, for the proxy variables; nil reads the
+	// process's own.
+	Env map[string]string
 	// UserAgent is sent by requests that set none.
 	UserAgent string
 	// VUs makes the scenarios' VUs; nil runs each scenario's YAML flow. When it is a
@@ -345,9 +346,9 @@ func httpOptions(cfg Config) request.Options {
 		opts.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by insecureSkipTLSVerify
 	}
 	if opts.Proxy == nil {
-		getenv := cfg.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
+		getenv := os.Getenv
+		if cfg.Env != nil {
+			getenv = func(k string) string { return cfg.Env[k] }
 		}
 		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 			if getenv(k) != "" {
