@@ -34,6 +34,10 @@ type Overrides struct {
 	TrendStats       *string // comma-separated, as K6_PROMETHEUS_RW_TREND_STATS
 	NativeHistograms *bool
 	StaleMarkers     *bool
+	// NativeByDefault turns native histograms on unless NativeHistograms or
+	// K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM says otherwise (for a receiver known
+	// to read them, the embedded store).
+	NativeByDefault bool
 	// Labels are static name=value labels added to every series.
 	Labels []string
 	// DropLabels are tags not turned into labels.
@@ -81,6 +85,10 @@ func Compose(o Overrides) (Config, []Config, error) {
 }
 
 func (o Overrides) compose() (Config, error) {
+	if _, set := o.Environ[k6Env+"TREND_AS_NATIVE_HISTOGRAM"]; o.NativeByDefault && o.NativeHistograms == nil && !set {
+		native := true
+		o.NativeHistograms = &native
+	}
 	cfg := DefaultConfig
 	cfg.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	if o.ConfigFile != "" {

@@ -63,3 +63,25 @@ func envOf(kvs []string) map[string]string {
 	}
 	return out
 }
+
+// TestNativeByDefault: native histograms are on for a receiver known to read them,
+// unless the flag or K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM says otherwise.
+func TestNativeByDefault(t *testing.T) {
+	t.Parallel()
+	off := false
+	for _, tc := range []struct {
+		name string
+		o    Overrides
+		want bool
+	}{
+		{"default", Overrides{NativeByDefault: true}, true},
+		{"not by default", Overrides{}, false},
+		{"the flag says no", Overrides{NativeByDefault: true, NativeHistograms: &off}, false},
+		{"the environment says no", Overrides{NativeByDefault: true, Environ: map[string]string{"K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "false"}}, false},
+	} {
+		tc.o.URLs = []string{"http://a/w"}
+		_, cfgs, err := Compose(tc.o)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, cfgs[0].Series.NativeHistograms, tc.name)
+	}
+}

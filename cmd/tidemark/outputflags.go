@@ -43,6 +43,7 @@ type outputFlags struct {
 	outs           []string
 	dataDir        string
 	noStore        bool
+	nativeDefault  bool // native histograms unless configured otherwise (the embedded store)
 
 	set struct {
 		url, protocol, interval, trendStats, native, stale bool
@@ -102,7 +103,7 @@ func (f *outputFlags) rwOuts() ([]string, error) {
 func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides {
 	rw, _ := f.rwOuts() // checked before the run (testrun.Options.Resolve)
 	o := remotewrite.Overrides{ConfigFile: f.rwConfigFile, Labels: f.rwLabels, DropLabels: f.rwDropLabels,
-		Outputs: rw, Environ: f.env, TestID: testID, InstanceID: instanceID}
+		Outputs: rw, Environ: f.env, TestID: testID, InstanceID: instanceID, NativeByDefault: f.nativeDefault}
 	if f.set.url {
 		o.URLs = append([]string{}, f.rwURLs...)
 	}
@@ -154,12 +155,9 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 		if err := local.Listen("", logger); err != nil {
 			return nil, errors.Join(err, local.Close())
 		}
-		f.rwURLs, f.set.url = []string{local.URL + "/api/v1/write"}, true
-		if _, ok := f.env["K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM"]; !f.set.native && !ok {
-			// The embedded store reads native histograms, so trends go as histograms too:
-			// per-stage percentiles, and thresholds judged per stage, are exact.
-			f.rwNative, f.set.native = true, true
-		}
+		// The embedded store reads native histograms, so trends go as histograms too:
+		// per-stage percentiles, and thresholds judged per stage, are exact.
+		f.rwURLs, f.set.url, f.nativeDefault = []string{local.URL + "/api/v1/write"}, true, true
 	}
 	sinks, err := f.build(agg, runTags, logger)
 	if err != nil {

@@ -92,8 +92,8 @@ func (o Options) config(src Source, env Env, tags map[string]string, seg pacer.S
 	cfg := loadtest.Config{Test: test, Source: o.File, TestID: o.TestID, Tags: tags, Segment: seg, NoThresholds: o.NoThresholds,
 		InsecureSkipTLSVerify: o.InsecureSkipTLSVerify, UserAgent: userAgent, VUs: src.VUs(), Registry: src.Registry(),
 		// The test's httpDebug, under K6_HTTP_DEBUG and --http-debug (k6's precedence).
-		HTTP:   request.Options{Debug: RequestDebug(cmp.Or(o.HTTPDebug, HTTPDebugMode(src.HTTPDebug())), logger)},
-		Env: env, Actors: parts.Outputs, Logger: logger}
+		HTTP: request.Options{Debug: RequestDebug(cmp.Or(o.HTTPDebug, HTTPDebugMode(src.HTTPDebug())), logger)},
+		Env:  env, Actors: parts.Outputs, Logger: logger}
 	files, err := o.files(env)
 	if err != nil || len(files) == 0 {
 		return cfg, verdict.Invalid(err)
