@@ -1,6 +1,7 @@
 // Package exitcode holds the process exit codes Tidemark shares with k6 (reference/k6.md
-// §3.4) and the one rule that maps an error to them. Subcommands return errors; only
-// main turns them into an exit code, through Of.
+// §3.4) and the one rule that maps an error to them. Library packages return errors of
+// a verdict kind (internal/verdict); subcommands return errors; only main turns them
+// into an exit code, through Of.
 package exitcode
 
 import (
@@ -110,13 +111,13 @@ func Kind(kind error) int {
 
 // codeOf walks err's chain as errors.As does.
 func codeOf(err error) (int, bool) {
-	switch e := err.(type) {
+	switch e := err.(type) { //nolint:errorlint // each link of the chain is looked at, in order
 	case *verdict.Error:
 		return Kind(e.Kind), true
 	case Coder:
 		return e.ExitCode(), true
 	}
-	switch u := err.(type) {
+	switch u := err.(type) { //nolint:errorlint // the walk itself
 	case interface{ Unwrap() error }:
 		if next := u.Unwrap(); next != nil {
 			return codeOf(next)
