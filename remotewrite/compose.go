@@ -34,6 +34,10 @@ type Overrides struct {
 	TrendStats       *string // comma-separated, as K6_PROMETHEUS_RW_TREND_STATS
 	NativeHistograms *bool
 	StaleMarkers     *bool
+	// NativeByDefault turns native histograms on unless NativeHistograms or
+	// K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM says otherwise (for a receiver known
+	// to read them, the embedded store).
+	NativeByDefault bool
 	// Labels are static name=value labels added to every series.
 	Labels []string
 	// DropLabels are tags not turned into labels.
@@ -41,8 +45,8 @@ type Overrides struct {
 	// Outputs are k6 --out values: experimental-prometheus-rw turns remote write on, at
 	// k6's default URL unless one is configured.
 	Outputs []string
-	// Environ is the environment in os.Environ form.
-	Environ []string
+	// Environ is the process environment.
+	Environ map[string]string
 	// TestID and InstanceID label every series.
 	TestID, InstanceID string
 }
@@ -81,6 +85,10 @@ func Compose(o Overrides) (Config, []Config, error) {
 }
 
 func (o Overrides) compose() (Config, error) {
+	if _, set := o.Environ[k6Env+"TREND_AS_NATIVE_HISTOGRAM"]; o.NativeByDefault && o.NativeHistograms == nil && !set {
+		native := true
+		o.NativeHistograms = &native
+	}
 	cfg := DefaultConfig
 	cfg.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	if o.ConfigFile != "" {
@@ -145,11 +153,9 @@ func (o Overrides) applySeries(c *series.Config) error {
 // DefaultInstanceID is the instance_id of a run that sets none: the Job completion
 // index of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX in environ), else the host
 // name.
-func DefaultInstanceID(environ []string) string {
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "JOB_COMPLETION_INDEX="); ok && v != "" {
-			return v
-		}
+func DefaultInstanceID(environ map[string]string) string {
+	if v := environ["JOB_COMPLETION_INDEX"]; v != "" {
+		return v
 	}
 	h, err := os.Hostname()
 	if err != nil {

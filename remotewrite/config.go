@@ -203,16 +203,12 @@ func redactURLError(err error) error {
 const k6Env = "K6_PROMETHEUS_RW_"
 
 // ApplyK6Env applies k6's K6_PROMETHEUS_RW_* environment variables (and
-// K6_FEATURES=native-histograms) from environ, in os.Environ form, so an existing k6
-// CronJob keeps its configuration. It reports whether any was set.
-func (c *Config) ApplyK6Env(environ []string) (bool, error) {
+// K6_FEATURES=native-histograms) from environ, the process environment, so an
+// existing k6 CronJob keeps its configuration. It reports whether any was set.
+func (c *Config) ApplyK6Env(environ map[string]string) (bool, error) {
 	env := map[string]string{}
 	headers := map[string]string{}
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
+	for k, v := range environ {
 		if h, ok := strings.CutPrefix(k, k6Env+"HEADERS_"); ok && h != "" {
 			headers[h] = v
 			continue

@@ -183,7 +183,7 @@ func TestApplyK6Env(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := remotewrite.DefaultConfig
-			set, err := cfg.ApplyK6Env(tc.env)
+			set, err := cfg.ApplyK6Env(envOf(tc.env))
 			require.Equal(t, tc.wantSet, set)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
@@ -281,11 +281,11 @@ func TestSigV4(t *testing.T) {
 	})
 	cfg := testConfig(rc.url())
 	cfg.Series.TestID = ""
-	set, err := cfg.ApplyK6Env([]string{
+	set, err := cfg.ApplyK6Env(envOf([]string{
 		"K6_PROMETHEUS_RW_SIGV4_REGION=us-east-1",
 		"K6_PROMETHEUS_RW_SIGV4_ACCESS_KEY=AKIDEXAMPLE",
 		"K6_PROMETHEUS_RW_SIGV4_SECRET_KEY=" + secret,
-	})
+	}))
 	require.NoError(t, err)
 	require.True(t, set)
 	logger, logs := newLogger(slog.LevelDebug)
@@ -332,7 +332,7 @@ func TestBadURLNeverLeaks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var c remotewrite.Config
-			_, err := c.ApplyK6Env([]string{"K6_PROMETHEUS_RW_SERVER_URL=" + tc.url})
+			_, err := c.ApplyK6Env(envOf([]string{"K6_PROMETHEUS_RW_SERVER_URL=" + tc.url}))
 			require.ErrorContains(t, err, "K6_PROMETHEUS_RW_SERVER_URL")
 			require.ErrorContains(t, err, tc.want)
 			require.NotContains(t, err.Error(), "s3cr")
@@ -349,6 +349,17 @@ func TestBadURLNeverLeaks(t *testing.T) {
 	}
 	// Without credentials, the cause stays.
 	var c remotewrite.Config
-	_, err := c.ApplyK6Env([]string{"K6_PROMETHEUS_RW_SERVER_URL=http://host:bad/"})
+	_, err := c.ApplyK6Env(envOf([]string{"K6_PROMETHEUS_RW_SERVER_URL=http://host:bad/"}))
 	require.ErrorContains(t, err, `invalid port ":bad" after host`)
+}
+
+// envOf is an environment in os.Environ form as a map.
+func envOf(kvs []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/sim"
+	"github.com/tidemark/tidemark/internal/testrun"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -151,15 +152,15 @@ func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Log
 		return err
 	}
 	fmt.Fprintf(g.stdout, "\nRunning %s against %s (testid %s)\n", name, target, testID)
-	err = execute(ctx, loadtest.Config{
+	err = testrun.Execute(ctx, loadtest.Config{
 		Test:   test,
 		Source: name,
 		TestID: testID,
-		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 			return remoteWriteSinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry())
-		},
+		})},
 		Logger: logger,
-	}, printing{quiet: cfg.quietProgress, summaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, g)
+	}, testrun.Show{Quiet: cfg.quietProgress, SummaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})
 	// Crossed thresholds (exit code 99, as they are meant to be in this spike) are part
 	// of the story, not a failure of the demo.
 	if exitcode.Of(err) == exitcode.ThresholdsFailed {

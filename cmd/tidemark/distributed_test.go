@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -13,57 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
-	"github.com/tidemark/tidemark/internal/pacer"
 )
-
-func TestSegmentOf(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		i, n          int
-		segment, seq  string
-		wantFrom, wTo string
-	}{
-		{0, 3, "0:1/3", "0,1/3,2/3,1", "0", "1/3"},
-		{1, 3, "1/3:2/3", "0,1/3,2/3,1", "1/3", "2/3"},
-		{2, 3, "2/3:1", "0,1/3,2/3,1", "2/3", "1"},
-		{0, 2, "0:1/2", "0,1/2,1", "0", "1/2"},
-		{3, 4, "3/4:1", "0,1/4,2/4,3/4,1", "3/4", "1"},
-	} {
-		seg, seq := segmentOf(tc.i, tc.n)
-		require.Equal(t, tc.segment, seg)
-		require.Equal(t, tc.seq, seq)
-		// The pacer accepts what we derive, as the same segment.
-		got, err := pacer.ParseSegment(seg, seq)
-		require.NoError(t, err, seg)
-		want, err := pacer.ParseSegment(tc.wantFrom+":"+tc.wTo, seq)
-		require.NoError(t, err)
-		require.Equal(t, want.String(), got.String())
-	}
-}
-
-func TestQueryURLOf(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ write, want, wantErr string }{
-		{"http://prometheus:9090/api/v1/write", "http://prometheus:9090", ""},
-		{"http://vm:8428/api/v1/write", "http://vm:8428", ""},
-		{"http://vminsert:8480/insert/0/prometheus/api/v1/write", "http://vminsert:8480/select/0/prometheus", ""},
-		{"https://mimir.example/api/v1/push", "https://mimir.example/prometheus", ""},
-		{"https://user:secret@prom.example/sub/api/v1/write?x=1", "https://user:secret@prom.example/sub", ""},
-		{"https://aps-workspaces.example/workspaces/ws-1/api/v1/remote_write", "https://aps-workspaces.example/workspaces/ws-1", ""},
-		{"http://thanos-receive:19291/receive", "",
-			"remote-write URL http://thanos-receive:19291/receive: cannot tell where its query API is; set --barrier.prometheus.url"},
-	} {
-		u, err := url.Parse(tc.write)
-		require.NoError(t, err)
-		got, err := queryURLOf(u)
-		if tc.wantErr != "" {
-			require.EqualError(t, err, tc.wantErr)
-			continue
-		}
-		require.NoError(t, err)
-		require.Equal(t, tc.want, got)
-	}
-}
 
 // TestDistributedFlagErrors: every bad combination is a configuration error (104)
 // that names the flag and what was expected, in one line.

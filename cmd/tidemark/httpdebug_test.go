@@ -6,6 +6,8 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 // TestHTTPDebugFlag: --http-debug alone means the heads and never takes the script as
@@ -37,7 +39,7 @@ func TestHTTPDebugFlag(t *testing.T) {
 		require.NoError(t, err, tc.args)
 		require.Equal(t, tc.want, f, tc.args)
 		require.Equal(t, "x.js", file, tc.args)
-		d := f.debug(promslog.NewNopLogger())
+		d := testrun.RequestDebug(string(f), promslog.NewNopLogger())
 		require.Equal(t, tc.want == "headers" || tc.want == "full", d != nil, tc.args)
 		if d != nil {
 			require.Equal(t, tc.want == "full", d.Full, tc.args)

@@ -24,6 +24,7 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 // cliRun is one run of the real binary: its exit code, its output, the requests the
@@ -461,7 +462,7 @@ func TestK6CLI(t *testing.T) {
 		t.Parallel()
 		var env, want []string
 		for _, k := range k6DocumentedEnv() {
-			if !slices.Contains(supportedK6Env(), k) && !k6OutputEnv(k) {
+			if !slices.Contains(testrun.SupportedK6Env(), k) && !k6OutputEnv(k) {
 				env, want = append(env, k+"=1"), append(want, k)
 			}
 		}

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -14,9 +14,11 @@ import (
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 
 	"github.com/tidemark/tidemark/exporter"
+	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/loadtest"
-	"github.com/tidemark/tidemark/internal/output"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/store"
+	"github.com/tidemark/tidemark/internal/testrun"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -39,17 +41,20 @@ type outputFlags struct {
 	exporterListen string
 	webConfigFile  string
 	outs           []string
+	dataDir        string
+	noStore        bool
+	nativeDefault  bool // native histograms unless configured otherwise (the embedded store)
 
 	set struct {
 		url, protocol, interval, trendStats, native, stale bool
 	}
-	// environ returns the environment in os.Environ form (tests replace it).
-	environ func() []string
+	// env is the process environment (tests replace it).
+	env testrun.Env
 }
 
 // addOutputFlags registers the output flags on the run command.
 func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
-	f := &outputFlags{environ: os.Environ}
+	f := &outputFlags{env: testrun.ProcessEnv()}
 	cmd.Flag("remote-write.url", "Push the run's k6-compatible series to this Prometheus remote-write endpoint (e.g. http://prometheus:9090/api/v1/write). Repeatable: every endpoint gets every series. Also K6_PROMETHEUS_RW_SERVER_URL.").
 		IsSetByUser(&f.set.url).StringsVar(&f.rwURLs)
 	cmd.Flag("remote-write.protocol", "Remote-write protocol: 1.0 (as k6) or 2.0 (with type/help/unit metadata).").
@@ -79,43 +84,26 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 	return f
 }
 
-// outValues are --out's values, else K6_OUT's (one output, as k6 reads it).
-func (f *outputFlags) outValues() []string {
-	if len(f.outs) > 0 {
-		return f.outs
-	}
-	if v := os.Getenv("K6_OUT"); v != "" {
-		return []string{v}
-	}
-	return nil
+// addStoreFlags registers the embedded store's flags on the run command.
+func (f *outputFlags) addStoreFlags(cmd *kingpin.CmdClause) {
+	cmd.Flag("storage.tsdb.path", "Without a remote-write URL the run's series go into the embedded store in this directory "+
+		"(or into the `tidemark serve` holding it), for `tidemark serve` and `tidemark correlate`.").
+		Default(store.DefaultConfig.Dir).StringVar(&f.dataDir)
+	cmd.Flag("no-embedded-store", "Keep the series only in memory when no remote-write URL is set.").BoolVar(&f.noStore)
 }
 
-// outputSpecs parses the outputs: the file outputs (json, csv; internal/output) and
-// the remote-write ones (experimental-prometheus-rw, for remotewrite.Compose). A bad
-// value is a configuration error naming the supported outputs.
-func (f *outputFlags) outputSpecs() (files []output.Spec, rw []string, err error) {
-	specs, err := output.ParseSpecs(f.outValues(), os.Getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range specs {
-		switch s.Kind {
-		case output.PrometheusRW:
-			rw = append(rw, s.String())
-		case output.WebDashboard:
-			// The web dashboard is not a file output (webDashboardConfig).
-		default:
-			files = append(files, s)
-		}
-	}
-	return files, rw, nil
+// rwOuts are the remote-write --out values (experimental-prometheus-rw, for
+// remotewrite.Compose); a bad value is a configuration error naming the supported
+// outputs. runRun sets outs to the resolved ones (--out, else K6_OUT).
+func (f *outputFlags) rwOuts() ([]string, error) {
+	return testrun.Options{Outs: f.outs}.RemoteWriteOuts(f.env)
 }
 
 // overrides are the remote-write flags given on the command line.
 func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides {
-	_, rw, _ := f.outputSpecs() // checked before the run (runRun)
+	rw, _ := f.rwOuts() // checked before the run (testrun.Options.Resolve)
 	o := remotewrite.Overrides{ConfigFile: f.rwConfigFile, Labels: f.rwLabels, DropLabels: f.rwDropLabels,
-		Outputs: rw, Environ: f.environ(), TestID: testID, InstanceID: instanceID}
+		Outputs: rw, Environ: f.env, TestID: testID, InstanceID: instanceID, NativeByDefault: f.nativeDefault}
 	if f.set.url {
 		o.URLs = append([]string{}, f.rwURLs...)
 	}
@@ -144,13 +132,69 @@ func (f *outputFlags) remoteWriteConfigs(testID, instanceID string) ([]remotewri
 	return cfgs, err
 }
 
+// actor is the run's outputs (loadtest.Outputs of sinks).
+func (f *outputFlags) actor(logger *slog.Logger) loadtest.Actor {
+	return loadtest.Outputs(func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+		return f.sinks(agg, runTags, logger)
+	})
+}
+
+// sinks builds the run's sinks from the flags. Without a remote-write URL (flag, file or
+// K6_PROMETHEUS_RW_SERVER_URL) the series are remote-written into the embedded store:
+// a `tidemark serve` holding --storage.tsdb.path, or that directory opened in-process.
+func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
+	rw, err := f.remoteWriteConfigs("", "")
+	if err != nil {
+		return nil, err
+	}
+	var local *store.Local
+	if len(rw) == 0 && !f.noStore {
+		if local, err = store.OpenLocal(context.Background(), f.dataDir, logger); err != nil {
+			return nil, err
+		}
+		if err := local.Listen("", logger); err != nil {
+			return nil, errors.Join(err, local.Close())
+		}
+		// The embedded store reads native histograms, so trends go as histograms too:
+		// per-stage percentiles, and thresholds judged per stage, are exact.
+		f.rwURLs, f.set.url, f.nativeDefault = []string{local.URL + "/api/v1/write"}, true, true
+	}
+	sinks, err := f.build(agg, runTags, logger)
+	if err != nil {
+		if local != nil {
+			err = errors.Join(err, local.Close())
+		}
+		return nil, err
+	}
+	if local != nil {
+		// After the remote-write sink, so its final flush lands before the store closes.
+		sinks = append(sinks, &localSink{local: local, dir: f.dataDir})
+	}
+	return sinks, nil
+}
+
+// localSink closes the embedded store after the run and says where the data went.
+type localSink struct {
+	local *store.Local
+	dir   string
+}
+
+func (s *localSink) Start()      {}
+func (s *localSink) Stop() error { return s.local.Close() }
+func (s *localSink) SummaryLines() []string {
+	if !s.local.InProcess() {
+		return []string{"data: written to " + s.local.Where}
+	}
+	return []string{fmt.Sprintf("data: written to the embedded store in %s; query it with `tidemark serve --storage.tsdb.path %s`", s.dir, s.dir)}
+}
+
 // build returns the run's output sinks. store is the run's aggregate store; runTags
 // are the run's tags (testid included). The sinks read the store while the run is
 // live; none is returned when no output is configured.
 func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
 	instanceID := f.instanceID
 	if instanceID == "" {
-		instanceID = remotewrite.DefaultInstanceID(f.environ())
+		instanceID = remotewrite.DefaultInstanceID(f.env)
 	}
 	testID := runTags[series.LabelTestID]
 	src := series.FromAggregate(store)

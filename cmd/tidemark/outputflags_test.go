@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/testrun"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -29,7 +30,11 @@ func parseOutputFlags(t *testing.T, env []string, args ...string) *outputFlags {
 	app.Terminate(nil)
 	cmd := app.Command("run", "")
 	f := addOutputFlags(cmd)
-	f.environ = func() []string { return env }
+	f.env = testrun.Env{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		f.env[k] = v
+	}
 	_, err := app.Parse(append([]string{"run"}, args...))
 	require.NoError(t, err)
 	return f
@@ -114,7 +119,7 @@ func TestOutputFlagsErrors(t *testing.T) {
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, "scheme must be http or https")
 	f = parseOutputFlags(t, nil, "-o", "influxdb=http://x")
-	_, _, err = f.outputSpecs()
+	_, err = f.rwOuts()
 	require.ErrorContains(t, err, `invalid output type "influxdb", available types are: csv, experimental-prometheus-rw, json`)
 	// json and csv are file outputs: remote write stays off.
 	f = parseOutputFlags(t, nil, "-o", "json=x.json", "-o", "csv")

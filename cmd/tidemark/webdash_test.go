@@ -15,51 +15,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
-	"github.com/tidemark/tidemark/internal/webdash"
 )
-
-func TestWebDashboardConfig(t *testing.T) {
-	t.Parallel()
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	for _, tc := range []struct {
-		name    string
-		outs    []string
-		env     func(string) string
-		want    *webdash.Config
-		wantErr string
-	}{
-		{name: "off", outs: []string{"json=a.json"}, env: env()},
-		{name: "--out web-dashboard", outs: []string{"web-dashboard"}, env: env(), want: &webdash.DefaultConfig},
-		{name: "K6_WEB_DASHBOARD with its variables", env: env("K6_WEB_DASHBOARD", "true", "K6_WEB_DASHBOARD_PORT", "-1", "K6_WEB_DASHBOARD_EXPORT", "r.html"),
-			want: &webdash.Config{Host: "localhost", Port: -1, Period: time.Second, Export: "r.html"}},
-		{name: "the argument over the variables", outs: []string{"csv=a.csv", "web-dashboard=port=8080&period=5s"}, env: env("K6_WEB_DASHBOARD_PORT", "1"),
-			want: &webdash.Config{Host: "localhost", Port: 8080, Period: 5 * time.Second}},
-		{name: "twice", outs: []string{"web-dashboard", "web-dashboard=port=1"}, env: env(), wantErr: "--out web-dashboard is given 2 times: a run has one web dashboard"},
-		{name: "bad K6_WEB_DASHBOARD", env: env("K6_WEB_DASHBOARD", "yes"), wantErr: `K6_WEB_DASHBOARD="yes": expected true or false`},
-		{name: "bad port", outs: []string{"web-dashboard=port=x"}, env: env(), wantErr: `web-dashboard parameter port: "x" is not a port`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := webDashboardConfig(tc.outs, tc.env)
-			if tc.wantErr != "" {
-				require.ErrorContains(t, err, tc.wantErr)
-				require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
-		})
-	}
-}
 
 // TestRunWebDashboardExportOnly: port=-1 serves nothing and writes the export at the
 // end; a parameter k6 does not have gets one warning, and K6_WEB_DASHBOARD_* are not

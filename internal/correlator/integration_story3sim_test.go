@@ -285,11 +285,11 @@ func testStory3OnSimulator(t *testing.T, profile string, levels []int) s3simObse
 		Test:   test,
 		Source: p.Name + ".yaml",
 		TestID: testID,
-		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 			c, err := remotewrite.NewClient(rw[0], series.FromAggregate(agg), logger, prometheus.NewRegistry())
 			client = c
 			return []loadtest.Sink{c}, err
-		},
+		})},
 		Logger: logger,
 	})
 	// The SLO is crossed from the first broken level on: the run's verdict is a crossed

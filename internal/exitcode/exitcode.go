@@ -1,7 +1,11 @@
 // Package exitcode holds the process exit codes Tidemark shares with k6 (reference/k6.md
-// §3.4) and the one rule that maps an error to them. Subcommands return errors; only
-// main turns them into an exit code, through Of.
+// §3.4) and the one rule that maps an error to them. Library packages return errors of
+// a verdict kind (internal/verdict) or errors that say what went wrong (InvalidConfig,
+// Interrupted, TimedOut, a script's own); subcommands return errors; only main turns
+// them into an exit code, through Of.
 package exitcode
+
+import "github.com/tidemark/tidemark/internal/verdict"
 
 // The exit codes, as k6 uses them (k6 errext/exitcodes).
 const (
@@ -115,8 +119,31 @@ type (
 	markedFailed interface{ MarkedFailed() bool }
 )
 
+// Kind is the exit code of a verdict kind, which library packages return instead of
+// a code.
+func Kind(kind error) int {
+	switch kind {
+	case verdict.ErrInvalid:
+		return InvalidConfig
+	case verdict.ErrInterrupted:
+		return ExternalAbort
+	case verdict.ErrStopped:
+		return ScriptStoppedFromRESTAPI
+	case verdict.ErrListen:
+		return CannotStartRESTAPI
+	case verdict.ErrThresholds:
+		return ThresholdsFailed
+	case verdict.ErrTimeout:
+		return GenericTimeout
+	}
+	return Generic
+}
+
 // codeOf returns the exit code err itself has, not looking into its chain.
 func codeOf(err error) (int, bool) {
+	if e, ok := err.(*verdict.Error); ok { //nolint:errorlint // each link of the chain is looked at by find
+		return Kind(e.Kind), true
+	}
 	if e, ok := err.(Coder); ok {
 		return e.ExitCode(), true
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 func TestOf(t *testing.T) {
@@ -27,6 +29,12 @@ func TestOf(t *testing.T) {
 		{"outermost code wins", With(Generic, Invalid(base)), Generic},
 		{"or keeps a code", Or(InvalidConfig, fmt.Errorf("sink: %w", With(CannotStartRESTAPI, base))), CannotStartRESTAPI},
 		{"or marks a plain error", Or(InvalidConfig, base), InvalidConfig},
+		{"verdict kind", fmt.Errorf("run: %w", verdict.As(verdict.ErrThresholds, base)), ThresholdsFailed},
+		{"first of a kind and a code", errors.Join(verdict.As(verdict.ErrInterrupted, base), With(ThresholdsFailed, base)), ExternalAbort},
+		{"first of a code and a kind", errors.Join(With(ThresholdsFailed, base), verdict.Invalid(base)), ThresholdsFailed},
+		{"listen", verdict.Or(verdict.ErrInvalid, verdict.As(verdict.ErrListen, base)), CannotStartRESTAPI},
+		{"timeout", verdict.As(verdict.ErrTimeout, base), GenericTimeout},
+		{"stopped", verdict.As(verdict.ErrStopped, base), ScriptStoppedFromRESTAPI},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -69,11 +69,11 @@ func TestIntegrationStagesSleep(t *testing.T) {
 	var client *remotewrite.Client
 	res, err := loadtest.Run(r.Context(ctx), loadtest.Config{
 		Test: r.Test(), Source: "script.js", TestID: testID, VUs: r, Registry: r.Registry(), Logger: logger,
-		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 			c, err := remotewrite.NewClient(rw[0], series.FromAggregate(agg), logger, prometheus.NewRegistry())
 			client = c
 			return []loadtest.Sink{c}, err
-		},
+		})},
 	})
 	require.NoError(t, err)
 	require.NoError(t, r.Err())
@@ -147,10 +147,10 @@ func TestIntegrationCustomMetrics(t *testing.T) {
 		require.NoError(t, err)
 		_, err = loadtest.Run(r.Context(context.Background()), loadtest.Config{
 			Test: r.Test(), Source: "script.js", TestID: testID, VUs: r, Registry: r.Registry(), Logger: logger,
-			Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+			Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 				c, err := remotewrite.NewClient(rw[0], series.FromAggregate(agg), logger, prometheus.NewRegistry())
 				return []loadtest.Sink{c}, err
-			},
+			})},
 		})
 		want := 0
 		if fail {

@@ -1,8 +1,8 @@
 // Package loadtest runs one load test the way `tidemark run` does. It wires the engine
 // to the aggregate store, evaluates the test's thresholds against it (abortOnFail
 // included), snapshots the aggregates at every stage boundary, starts and stops the
-// run's sinks, and returns the end-of-test summary input with k6's verdict as an error
-// that carries its exit code.
+// run's actors (outputs, REST API, web dashboard, progress), and returns the
+// end-of-test summary input with k6's verdict as an error of a verdict kind.
 //
 // Where the test comes from does not matter here: a YAML scenario and a script both
 // decode into a scenario.Test, and a script runtime brings its own VUs through
@@ -17,18 +17,19 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/engine"
-	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/summary"
 	"github.com/tidemark/tidemark/internal/threshold"
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // ErrInterrupted is the verdict of a run stopped by its context (SIGINT or SIGTERM):
@@ -42,16 +43,36 @@ type Sink interface {
 	Stop() error
 }
 
-// Summarizer is an optional Sink capability: lines for the end of the summary, such as
-// the samples a remote-write endpoint accepted. It is called after Stop.
+// Actor is a part of the run besides the engine, with a start and a stop: an output,
+// the REST API, the web dashboard, the header and the progress line. Run starts the
+// actors in order once the run is prepared, before the first iteration, and stops them
+// in order after the last one (and teardown).
+type Actor interface {
+	// Start must not block, except to hold the start (a paused REST API). Its error
+	// ends the run before it starts: the actors started before it are stopped.
+	Start(ctx context.Context, p *Plan) error
+	// Stop flushes and waits.
+	Stop() error
+}
+
+// Ender is an optional Actor capability: End is called when the iterations end,
+// before teardown, in the reverse order of the actors (a progress line stops, the REST
+// API reports the run ended).
+type Ender interface {
+	End()
+}
+
+// Summarizer is an optional Actor capability: lines for the end of the summary, such
+// as the samples a remote-write endpoint accepted. It is called after Stop.
 type Summarizer interface {
 	SummaryLines() []string
 }
 
 // Lifecycle is an optional capability of Config.VUs: a script's setup() and
-// teardown(data). Setup runs once the sinks have started, before the first iteration;
-// its error ends the run before it starts (no Result). Teardown runs after the last
-// iteration, also when the run was interrupted; its error joins the run's verdict.
+// teardown(data). Setup runs once the actors have started, before the first
+// iteration; its error ends the run before it starts (no Result). Teardown runs after
+// the last iteration, also when the run was interrupted; its error joins the run's
+// verdict.
 type Lifecycle interface {
 	Setup(ctx context.Context) error
 	Teardown(ctx context.Context) error
@@ -65,9 +86,79 @@ type PusherSink interface {
 	Sink
 }
 
-// SinksFunc builds the run's sinks once its tags (testid included) are known. The sinks
-// read agg while the run is live and are stopped in order after it.
+// SinksFunc builds sinks once the run's store and tags (testid included) are known.
 type SinksFunc func(agg *aggregate.Store, runTags map[string]string) ([]Sink, error)
+
+// Outputs is the Actor of the sinks build makes: it builds them when the run starts,
+// starts them, and stops them in order after the run.
+func Outputs(build SinksFunc) Actor { return &outputs{build: build} }
+
+type outputs struct {
+	build SinksFunc
+	sinks []Sink
+}
+
+func (o *outputs) Start(_ context.Context, p *Plan) error {
+	sinks, err := o.build(p.Store, p.RunTags)
+	if err != nil {
+		return err
+	}
+	o.sinks = sinks
+	for _, s := range sinks {
+		s.Start()
+	}
+	return nil
+}
+
+func (o *outputs) Stop() error {
+	var errs []error
+	for _, s := range o.sinks {
+		errs = append(errs, s.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+func (o *outputs) SummaryLines() []string {
+	var out []string
+	for _, s := range o.sinks {
+		if sum, ok := s.(Summarizer); ok {
+			out = append(out, sum.SummaryLines()...)
+		}
+	}
+	return out
+}
+
+// Hook is an Actor of functions: Started when the run starts (nil: nothing), Ended
+// when its iterations end (nil: nothing).
+type Hook struct {
+	Started func(ctx context.Context, p *Plan) error
+	Ended   func()
+}
+
+// Start calls Started.
+func (h Hook) Start(ctx context.Context, p *Plan) error {
+	if h.Started == nil {
+		return nil
+	}
+	return h.Started(ctx, p)
+}
+
+// Stop does nothing.
+func (Hook) Stop() error { return nil }
+
+// End calls Ended.
+func (h Hook) End() {
+	if h.Ended != nil {
+		h.Ended()
+	}
+}
+
+var (
+	_ Actor      = (*outputs)(nil)
+	_ Summarizer = (*outputs)(nil)
+	_ Actor      = Hook{}
+	_ Ender      = Hook{}
+)
 
 // Config is one run.
 type Config struct {
@@ -92,8 +183,9 @@ type Config struct {
 	// InsecureSkipTLSVerify turns off the verification of the system under test's
 	// certificates (k6 --insecure-skip-tls-verify).
 	InsecureSkipTLSVerify bool
-	// Getenv reads the process environment (the proxy variables); nil is os.Getenv.
-	Getenv func(string) string
+	// Env is the process environment, for the proxy variables; nil reads the
+	// process's own.
+	Env map[string]string
 	// UserAgent is sent by requests that set none.
 	UserAgent string
 	// VUs makes the scenarios' VUs; nil runs each scenario's YAML flow. When it is a
@@ -103,23 +195,26 @@ type Config struct {
 	// Registry holds the run's metrics; nil makes a new one. A script passes the
 	// registry its init context created custom metrics in.
 	Registry *metrics.Registry
-	// Sinks builds the run's outputs; nil has none.
-	Sinks SinksFunc
 	// Outputs, when set, wraps the aggregate store (next) in an output that sees every
-	// sample the engine pushes; its error is a configuration error (exit code 104).
+	// sample the engine pushes (--out json, csv); its error is a configuration error.
 	Outputs func(next metrics.Pusher) (PusherSink, error)
-	// Started, when set, is called once the run is prepared and its sinks have
-	// started, before the first iteration (to print a header and start a progress
-	// line). The function it returns, if any, is called when the iterations end.
-	Started func(Plan) (ended func())
+	// Actors are started in order before the first iteration and stopped in order
+	// after the run.
+	Actors []Actor
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of the default test id; nil is time.Now.
 	Now func() time.Time
 }
 
-// Plan is a prepared run, as Config.Started sees it.
+// Plan is a prepared run, as the actors see it.
 type Plan struct {
+	// Test is the run's test.
+	Test *scenario.Test
+	// Store is the run's aggregate store, which outputs read while the run is live.
+	Store *aggregate.Store
+	// RunTags are the run's tags, testid included.
+	RunTags map[string]string
 	// TestID is the run's test id.
 	TestID string
 	// Segment is this instance's execution segment.
@@ -140,13 +235,14 @@ type Result struct {
 	Summary summary.Input
 }
 
-// Run prepares and runs the test, stops its sinks, and returns the summary input.
+// Run prepares and runs the test, stops its actors, and returns the summary input.
 //
 // An error before the run starts is returned with a nil Result; configuration errors
-// carry exit code 104. Once the run has happened the Result is always returned, with
-// the run's verdict as the error: ErrInterrupted (exit code 105), a
-// *threshold.CrossedError (99), or a sink that failed to flush (255), joined in that
-// order. The caller prints the summary and then the error.
+// are of kind verdict.ErrInvalid. Once the run has happened the Result is always
+// returned, with the run's verdict as the error: ErrInterrupted (kind
+// verdict.ErrInterrupted), a *threshold.CrossedError (verdict.ErrThresholds), or an
+// actor that failed to flush, joined in that order. The caller prints the summary and
+// then the error.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r, err := prepare(cfg)
 	if err != nil {
@@ -164,7 +260,8 @@ type run struct {
 	agg        *aggregate.Store
 	thresholds *threshold.Set
 	eng        *engine.Engine
-	sinks      []Sink
+	outputs    PusherSink // --out's file outputs, or nil
+	started    []Actor
 
 	snapMu sync.Mutex
 	snaps  map[time.Duration]*aggregate.Snapshot
@@ -199,7 +296,7 @@ func prepare(cfg Config) (*run, error) {
 		}
 		set, err := cfg.Test.ThresholdSet(threshold.RegistryTypes(r.reg))
 		if err != nil {
-			return nil, exitcode.Invalid(r.sourced(err))
+			return nil, verdict.Invalid(r.sourced(err))
 		}
 		r.thresholds = set
 		evaluate = engine.ThresholdsFunc(r.evaluate)
@@ -209,7 +306,7 @@ func prepare(cfg Config) (*run, error) {
 	if cfg.Outputs != nil {
 		o, err := cfg.Outputs(r.agg)
 		if err != nil {
-			return nil, exitcode.Invalid(err)
+			return nil, verdict.Invalid(err)
 		}
 		outputs, pusher = o, o
 	}
@@ -232,30 +329,13 @@ func prepare(cfg Config) (*run, error) {
 		if outputs != nil {
 			_ = outputs.Stop() // closes its files
 		}
-		return nil, exitcode.Invalid(r.sourced(err))
+		return nil, verdict.Invalid(r.sourced(err))
 	}
 	r.eng = eng
-	if outputs != nil {
-		r.sinks = append(r.sinks, outputs)
-	}
+	r.outputs = outputs
 	// Every snapshot (a push, a stage boundary, the summary) reads the gauges of its
 	// own moment.
 	r.agg.BeforeSnapshot(eng.EmitGauges)
-	if cfg.Sinks != nil {
-		runTags := map[string]string{}
-		for _, t := range eng.RunTags().Tags() {
-			runTags[t.Key] = t.Value
-		}
-		sinks, err := cfg.Sinks(r.agg, runTags)
-		if err != nil {
-			if outputs != nil {
-				_ = outputs.Stop()
-			}
-			// A sink that could not start keeps its own code (106 for the REST API).
-			return nil, exitcode.Or(exitcode.InvalidConfig, err)
-		}
-		r.sinks = append(r.sinks, sinks...)
-	}
 	return r, nil
 }
 
@@ -266,9 +346,9 @@ func httpOptions(cfg Config) request.Options {
 		opts.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by insecureSkipTLSVerify
 	}
 	if opts.Proxy == nil {
-		getenv := cfg.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
+		getenv := os.Getenv
+		if cfg.Env != nil {
+			getenv = func(k string) string { return cfg.Env[k] }
 		}
 		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 			if getenv(k) != "" {
@@ -304,30 +384,71 @@ func (r *run) sourced(err error) error {
 	return fmt.Errorf("%s: %w", r.cfg.Source, err)
 }
 
-func (r *run) run(ctx context.Context) (*Result, error) {
-	for _, s := range r.sinks {
-		s.Start()
+// start starts the outputs and the actors in order; on an error it stops those
+// started and returns it, a configuration error unless it has a kind of its own.
+func (r *run) start(ctx context.Context) error {
+	if r.outputs != nil {
+		r.outputs.Start()
 	}
-	var ended func()
-	if r.cfg.Started != nil {
-		ended = r.cfg.Started(Plan{TestID: r.testID, Segment: r.cfg.Segment, Engine: r.eng})
+	runTags := map[string]string{}
+	for _, t := range r.eng.RunTags().Tags() {
+		runTags[t.Key] = t.Value
+	}
+	plan := &Plan{Test: r.cfg.Test, Store: r.agg, RunTags: runTags, TestID: r.testID, Segment: r.cfg.Segment, Engine: r.eng}
+	for _, a := range r.cfg.Actors {
+		if err := a.Start(ctx, plan); err != nil {
+			r.end()
+			// An actor that could not start keeps its own kind (ErrListen for the REST API).
+			return errors.Join(verdict.Or(verdict.ErrInvalid, err), r.stop(nil))
+		}
+		r.started = append(r.started, a)
+	}
+	return nil
+}
+
+// end tells the started actors that the iterations ended, last first.
+func (r *run) end() {
+	for _, a := range slices.Backward(r.started) {
+		if e, ok := a.(Ender); ok {
+			e.End()
+		}
+	}
+}
+
+// stop stops the outputs and the started actors in order, and collects their summary
+// lines into extra.
+func (r *run) stop(extra *[]string) error {
+	var errs []error
+	stop := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("flush the run's %s: %w", name, err))
+		}
+	}
+	if r.outputs != nil {
+		stop("outputs", r.outputs.Stop())
+	}
+	for _, a := range r.started {
+		stop("outputs", a.Stop())
+		if sum, ok := a.(Summarizer); ok && extra != nil {
+			*extra = append(*extra, sum.SummaryLines()...)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *run) run(ctx context.Context) (*Result, error) {
+	if err := r.start(ctx); err != nil {
+		return nil, err
 	}
 	lc, _ := r.cfg.VUs.(Lifecycle)
 	if lc != nil {
 		if err := lc.Setup(ctx); err != nil {
-			if ended != nil {
-				ended()
-			}
-			for _, s := range r.sinks {
-				err = errors.Join(err, s.Stop())
-			}
-			return nil, err
+			r.end()
+			return nil, errors.Join(err, r.stop(nil))
 		}
 	}
 	res := r.eng.Run(ctx)
-	if ended != nil {
-		ended()
-	}
+	r.end()
 
 	var errs []error
 	if lc != nil {
@@ -340,7 +461,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if res.Interrupted {
-		errs = append(errs, exitcode.With(exitcode.ExternalAbort, ErrInterrupted))
+		errs = append(errs, verdict.As(verdict.ErrInterrupted, ErrInterrupted))
 	}
 	var thresholds map[string][]summary.Threshold
 	if r.thresholds != nil {
@@ -351,18 +472,11 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			if ce, ok := errors.AsType[*threshold.CrossedError](err); ok && res.Aborted {
 				ce.Abort = true
 			}
-			errs = append(errs, exitcode.With(exitcode.ThresholdsFailed, err))
+			errs = append(errs, verdict.As(verdict.ErrThresholds, err))
 		}
 	}
 	var extra []string
-	for _, s := range r.sinks {
-		if err := s.Stop(); err != nil {
-			errs = append(errs, fmt.Errorf("flush the run's outputs: %w", err))
-		}
-		if sum, ok := s.(Summarizer); ok {
-			extra = append(extra, sum.SummaryLines()...)
-		}
-	}
+	errs = append(errs, r.stop(&extra))
 	final := r.agg.Snapshot()
 	return &Result{
 		TestID: r.testID,

@@ -12,12 +12,12 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/executor"
-	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 	"github.com/tidemark/tidemark/internal/threshold"
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 func parse(t *testing.T, yaml, url string) *scenario.Test {
@@ -62,17 +62,17 @@ scenarios:
 		thresholds string
 		noTh       bool
 		sinkErr    error
-		wantCode   int
+		wantKind   error
 		wantErr    string
 	}{
-		{name: "passed", thresholds: `{http_reqs: ['count==6']}`, wantCode: exitcode.OK},
-		{name: "crossed", thresholds: `{http_reqs: ['count<6']}`, wantCode: exitcode.ThresholdsFailed,
+		{name: "passed", thresholds: `{http_reqs: ['count==6']}`, wantKind: nil},
+		{name: "crossed", thresholds: `{http_reqs: ['count<6']}`, wantKind: verdict.ErrThresholds,
 			wantErr: "thresholds on metrics 'http_reqs' have been crossed"},
-		{name: "no thresholds", thresholds: `{http_reqs: ['count<6']}`, noTh: true, wantCode: exitcode.OK},
-		{name: "a sink that fails to flush", thresholds: `{}`, sinkErr: errors.New("endpoint gone"), wantCode: exitcode.Generic,
+		{name: "no thresholds", thresholds: `{http_reqs: ['count<6']}`, noTh: true, wantKind: nil},
+		{name: "a sink that fails to flush", thresholds: `{}`, sinkErr: errors.New("endpoint gone"), wantKind: nil,
 			wantErr: "flush the run's outputs: endpoint gone"},
 		{name: "crossed wins over a sink error", thresholds: `{http_reqs: ['count<6']}`, sinkErr: errors.New("endpoint gone"),
-			wantCode: exitcode.ThresholdsFailed, wantErr: "endpoint gone"},
+			wantKind: verdict.ErrThresholds, wantErr: "endpoint gone"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -84,20 +84,21 @@ scenarios:
 				Source:       "dir/verdict.yaml",
 				Tags:         map[string]string{"testid": "from-tag", "env": "ci"},
 				NoThresholds: tc.noTh,
-				Sinks: func(agg *aggregate.Store, runTags map[string]string) ([]Sink, error) {
+				Actors: []Actor{Outputs(func(agg *aggregate.Store, runTags map[string]string) ([]Sink, error) {
 					require.Equal(t, map[string]string{"testid": "from-tag", "env": "ci"}, runTags)
 					sink = &recordingSink{agg: agg, stopErr: tc.sinkErr}
 					return []Sink{sink}, nil
-				},
-				Started: func(p Plan) func() {
-					plan = p
+				}), Hook{Started: func(_ context.Context, p *Plan) error {
+					plan = *p
 					require.True(t, sink.started.Load(), "sinks start before the first iteration")
-					return func() { ended = true }
-				},
+					return nil
+				}, Ended: func() { ended = true }}},
 			})
-			require.Equal(t, tc.wantCode, exitcode.Of(err), "err: %v", err)
+			require.Equal(t, tc.wantKind, verdict.Of(err), "err: %v", err)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
+			} else {
+				require.NoError(t, err)
 			}
 			require.NotNil(t, res, "the result of a run that happened is always returned")
 			require.Equal(t, "from-tag", res.TestID)
@@ -131,7 +132,7 @@ scenarios:
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	res, err := Run(ctx, Config{Test: test, TestID: "int"})
-	require.Equal(t, exitcode.ExternalAbort, exitcode.Of(err), "interrupted wins over crossed thresholds")
+	require.Equal(t, verdict.ErrInterrupted, verdict.Of(err), "interrupted wins over crossed thresholds")
 	require.ErrorIs(t, err, ErrInterrupted)
 	var crossed *threshold.CrossedError
 	require.ErrorAs(t, err, &crossed, "the thresholds' verdict is still said")
@@ -226,16 +227,17 @@ func TestRunConfigErrors(t *testing.T) {
 	t.Parallel()
 	test := scriptTest(map[string][]scenario.Threshold{"no_such_metric": {{Expr: "count<1"}}})
 	_, err := Run(context.Background(), Config{Test: test, Source: "bad.yaml", VUs: &countingSource{}})
-	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
+	require.Equal(t, verdict.ErrInvalid, verdict.Of(err))
 	require.ErrorContains(t, err, "bad.yaml: ")
 
 	_, err = Run(context.Background(), Config{Test: scriptTest(nil), VUs: &countingSource{},
-		Sinks: func(*aggregate.Store, map[string]string) ([]Sink, error) { return nil, errors.New("port busy") }})
-	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
+		Actors: []Actor{Outputs(func(*aggregate.Store, map[string]string) ([]Sink, error) { return nil, errors.New("port busy") })}})
+	require.Equal(t, verdict.ErrInvalid, verdict.Of(err))
 	require.EqualError(t, err, "port busy")
 
 	_, err = Run(context.Background(), Config{})
-	require.Equal(t, exitcode.Generic, exitcode.Of(err))
+	require.Error(t, err)
+	require.Nil(t, verdict.Of(err), "no test is not a configuration of the user's")
 }
 
 func TestDefaultTestID(t *testing.T) {

@@ -258,3 +258,22 @@ func (s Segment) Fraction() float64 {
 	f, _ := new(big.Rat).Sub(s.to, s.from).Float64()
 	return f
 }
+
+// SegmentOf returns the execution segment of instance i of n and the sequence of all
+// n: i/n:(i+1)/n and 0,1/n,…,(n-1)/n,1, as k6-operator passes them.
+func SegmentOf(i, n int) (segment, sequence string) {
+	frac := func(k int) string {
+		switch k {
+		case 0:
+			return "0"
+		case n:
+			return "1"
+		}
+		return fmt.Sprintf("%d/%d", k, n)
+	}
+	seq := make([]string, 0, n+1)
+	for k := 0; k <= n; k++ {
+		seq = append(seq, frac(k))
+	}
+	return frac(i) + ":" + frac(i+1), strings.Join(seq, ",")
+}

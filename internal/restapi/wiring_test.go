@@ -33,8 +33,8 @@ type wiredRun struct {
 }
 
 // startWired runs test through loadtest.Run with the REST API wired as the report
-// describes: the store and the listener from Config.Sinks, the engine and the
-// --paused gate in Config.Started, a stop that cancels the run's context.
+// describes: the store and the listener from an output actor, the engine and the
+// --paused gate in a hook actor, a stop that cancels the run's context.
 func startWired(t *testing.T, yaml, url string) *wiredRun {
 	t.Helper()
 	test, err := scenario.Parse("test.yaml", []byte(yaml), map[string]string{"URL": url})
@@ -47,7 +47,7 @@ func startWired(t *testing.T, yaml, url string) *wiredRun {
 	logger := promslog.NewNopLogger()
 	cfg := loadtest.Config{
 		Test: test, TestID: "restapi",
-		Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 			w.run.SetStore(agg)
 			srv, err := Listen("127.0.0.1:0", NewHandler(w.run, logger), logger)
 			if err != nil {
@@ -55,14 +55,16 @@ func startWired(t *testing.T, yaml, url string) *wiredRun {
 			}
 			bound <- srv
 			return []loadtest.Sink{apiSink{}}, nil
-		},
-		Started: func(p loadtest.Plan) func() {
-			w.run.SetEngine(p.Engine)
-			if gate.Wait(ctx) == nil {
-				w.run.Started(time.Now())
-			}
-			return w.run.Ended
-		},
+		}), loadtest.Hook{
+			Started: func(_ context.Context, p *loadtest.Plan) error {
+				w.run.SetEngine(p.Engine)
+				if gate.Wait(ctx) == nil {
+					w.run.Started(time.Now())
+				}
+				return nil
+			},
+			Ended: w.run.Ended,
+		}},
 	}
 	go func() {
 		defer close(w.done)

@@ -82,10 +82,10 @@ func TestIntegrationCustomMetrics(t *testing.T) {
 		defer cancel()
 		_, err = loadtest.Run(r.Context(ctx), loadtest.Config{
 			Test: r.Test(), Source: "custom.js", TestID: testID, VUs: r, Registry: r.Registry(), Logger: logger,
-			Sinks: func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+			Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 				c, err := remotewrite.NewClient(rw[0], series.FromAggregate(agg), logger, prometheus.NewRegistry())
 				return []loadtest.Sink{c}, err
-			},
+			})},
 		})
 		require.NoError(t, r.Err())
 		return testID, err

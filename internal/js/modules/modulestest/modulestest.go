@@ -193,13 +193,13 @@ func RunTest(t testing.TB, path string, env map[string]string, opts ...Option) *
 		TestID:   "test",
 		VUs:      r,
 		Registry: r.Registry(),
-		Sinks: func(agg *aggregate.Store, tags map[string]string) ([]loadtest.Sink, error) {
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, tags map[string]string) ([]loadtest.Sink, error) {
 			store = agg
 			if set.sinks != nil {
 				return set.sinks(agg, tags)
 			}
 			return nil, nil
-		},
+		})},
 		Logger: set.js.Logger,
 	})
 	require.NotNil(t, res, "the run did not start: %v", err)

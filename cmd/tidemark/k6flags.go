@@ -1,0 +1,112 @@
+package main
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/common/version"
+
+	"github.com/tidemark/tidemark/internal/testrun"
+)
+
+// k6Flags are k6's shortcut and summary flags as inspect and archive bind them; run
+// binds testrun.Shortcuts.
+type k6Flags struct {
+	vus, duration, iterations string
+	stages                    []string
+	trendStats, timeUnit      string
+	noSummary                 bool
+	summaryMode               string
+	noUsageReport             bool
+	systemEnv                 bool
+	throw                     bool
+	noSetup, noTeardown       bool
+}
+
+func (f k6Flags) shortcuts() testrun.Shortcuts {
+	return testrun.Shortcuts{VUs: f.vus, Duration: f.duration, Iterations: f.iterations, Stages: f.stages,
+		TrendStats: f.trendStats, TimeUnit: f.timeUnit, NoSummary: f.noSummary, SummaryMode: f.summaryMode,
+		SystemEnv: f.systemEnv, Throw: f.throw, NoSetup: f.noSetup, NoTeardown: f.noTeardown}
+}
+
+// validate is testrun.Shortcuts.Validate.
+func (f k6Flags) validate() error { return f.shortcuts().Validate() }
+
+// environ is testrun.Shortcuts.Environ.
+func (f k6Flags) environ(proc map[string]string) map[string]string {
+	return f.shortcuts().Environ(proc)
+}
+
+// scriptEnv is testrun.Shortcuts.ScriptEnv.
+func (f k6Flags) scriptEnv(proc, cli map[string]string) map[string]string {
+	return f.shortcuts().ScriptEnv(proc, cli)
+}
+
+// processEnv is the process environment.
+func processEnv() map[string]string { return testrun.ProcessEnv() }
+
+// parsePairs parses --KIND KEY=VALUE flags.
+func parsePairs(kind string, pairs []string) (map[string]string, error) {
+	return testrun.ParsePairs(kind, pairs)
+}
+
+// warnUnsupportedK6Env is testrun.WarnUnsupportedK6Env.
+func warnUnsupportedK6Env(logger *slog.Logger, proc map[string]string) {
+	testrun.WarnUnsupportedK6Env(logger, proc)
+}
+
+// defaultUserAgent is --user-agent's default.
+func defaultUserAgent() string { return "tidemark/" + version.Version }
+
+// httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" unset, "off"
+// (--no-http-debug), "headers" or "full". k6 turns it on for any value; only full
+// logs the bodies.
+type httpDebugFlag string
+
+// Set implements kingpin.Value: the bare flag is "true", --no-http-debug "false".
+func (f *httpDebugFlag) Set(v string) error {
+	if v == "false" {
+		*f = "off" // over K6_HTTP_DEBUG
+		return nil
+	}
+	*f = httpDebugFlag(httpDebugMode(v))
+	return nil
+}
+
+func (f *httpDebugFlag) String() string { return string(*f) }
+
+// IsBoolFlag lets --http-debug stand alone, so that it does not take the script as
+// its value; --http-debug=VALUE reaches the flag through httpDebugArgs.
+func (*httpDebugFlag) IsBoolFlag() bool { return true }
+
+// httpDebugValue is the hidden --http-debug.value that --http-debug=VALUE becomes.
+type httpDebugValue struct{ *httpDebugFlag }
+
+// IsBoolFlag makes --http-debug.value take its value.
+func (httpDebugValue) IsBoolFlag() bool { return false }
+
+// Set implements kingpin.Value: as in k6, any value turns the dumps on.
+func (v httpDebugValue) Set(s string) error {
+	*v.httpDebugFlag = httpDebugFlag(httpDebugMode(s))
+	return nil
+}
+
+// httpDebugMode is testrun.HTTPDebugMode.
+func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
+
+// httpDebugArgs rewrites --http-debug=VALUE (before a --) as --http-debug.value=VALUE:
+// kingpin has no flag with an optional value, and its boolean --http-debug would
+// leave VALUE as a positional argument.
+func httpDebugArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--http-debug="); ok {
+			out[i] = "--http-debug.value=" + v
+		}
+	}
+	return out
+}

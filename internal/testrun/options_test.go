@@ -1,0 +1,112 @@
+package testrun
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/verdict"
+	"github.com/tidemark/tidemark/internal/webdash"
+)
+
+func TestWebDashboardConfig(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) Env {
+		e := Env{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			e[kv[i]] = kv[i+1]
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name    string
+		outs    []string
+		env     Env
+		want    *webdash.Config
+		wantErr string
+	}{
+		{name: "off", outs: []string{"json=a.json"}, env: env()},
+		{name: "--out web-dashboard", outs: []string{"web-dashboard"}, env: env(), want: &webdash.DefaultConfig},
+		{name: "K6_WEB_DASHBOARD with its variables", env: env("K6_WEB_DASHBOARD", "true", "K6_WEB_DASHBOARD_PORT", "-1", "K6_WEB_DASHBOARD_EXPORT", "r.html"),
+			want: &webdash.Config{Host: "localhost", Port: -1, Period: time.Second, Export: "r.html"}},
+		{name: "the argument over the variables", outs: []string{"csv=a.csv", "web-dashboard=port=8080&period=5s"}, env: env("K6_WEB_DASHBOARD_PORT", "1"),
+			want: &webdash.Config{Host: "localhost", Port: 8080, Period: 5 * time.Second}},
+		{name: "twice", outs: []string{"web-dashboard", "web-dashboard=port=1"}, env: env(), wantErr: "--out web-dashboard is given 2 times: a run has one web dashboard"},
+		{name: "bad K6_WEB_DASHBOARD", env: env("K6_WEB_DASHBOARD", "yes"), wantErr: `K6_WEB_DASHBOARD="yes": expected true or false`},
+		{name: "bad port", outs: []string{"web-dashboard=port=x"}, env: env(), wantErr: `web-dashboard parameter port: "x" is not a port`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := DashboardConfig(tc.outs, tc.env)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				require.ErrorIs(t, err, verdict.ErrInvalid)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestResolve: the K6_* environment fills what the flags leave unset, the flags win,
+// and a bad shortcut or output is a configuration error naming it.
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		env     Env
+		check   func(t *testing.T, o Options)
+		wantErr string
+	}{
+		{name: "environment", env: Env{"K6_NO_THRESHOLDS": "true", "K6_PAUSED": "true", "K6_LINGER": "true", "K6_ADDRESS": "a:1",
+			"K6_HTTP_DEBUG": "1", "K6_SUMMARY_EXPORT": "e.json", "K6_NO_SUMMARY": "true", "K6_OUT": "json=x.json"},
+			check: func(t *testing.T, o Options) {
+				require.True(t, o.NoThresholds)
+				require.Equal(t, Show{Address: "a:1", Paused: true, Linger: true, NoSummary: true, SummaryExport: "e.json"}, o.Show)
+				require.Equal(t, "headers", o.HTTPDebug)
+				require.Equal(t, []string{"json=x.json"}, o.Outs)
+			}},
+		{name: "flags over the environment", opts: Options{HTTPDebug: "off", Outs: []string{"csv=y.csv"}, Show: Show{Address: "b:2", SummaryExport: "f.json"}},
+			env: Env{"K6_ADDRESS": "a:1", "K6_HTTP_DEBUG": "full", "K6_SUMMARY_EXPORT": "e.json", "K6_OUT": "json=x.json"},
+			check: func(t *testing.T, o Options) {
+				require.Equal(t, "b:2", o.Show.Address)
+				require.Equal(t, "f.json", o.Show.SummaryExport)
+				require.Equal(t, "off", o.HTTPDebug)
+				require.Equal(t, []string{"csv=y.csv"}, o.Outs)
+			}},
+		{name: "summary mode", opts: Options{Shortcuts: Shortcuts{SummaryMode: "disabled"}},
+			check: func(t *testing.T, o Options) { require.True(t, o.Show.NoSummary) }},
+		{name: "web dashboard", env: Env{"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1"},
+			check: func(t *testing.T, o Options) { require.Equal(t, -1, o.Show.Dashboard.Port) }},
+		{name: "bad shortcut", opts: Options{Shortcuts: Shortcuts{VUs: "x"}}, wantErr: `--vus "x": expected a whole number of at least 0`},
+		{name: "bad output", opts: Options{Outs: []string{"influxdb=http://x"}}, wantErr: `invalid output type "influxdb"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tc.opts.Resolve(tc.env, promslog.NewNopLogger())
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				require.ErrorIs(t, err, verdict.ErrInvalid)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, got)
+		})
+	}
+}
+
+// TestShortcutsEnviron: the shortcuts are set as their K6_* variables over the
+// environment; a duration, iterations or stages given clear the environment's other two.
+func TestShortcutsEnviron(t *testing.T) {
+	t.Parallel()
+	proc := Env{"K6_DURATION": "1m", "K6_ITERATIONS": "9", "K6_VUS": "3", "HOME": "/root"}
+	require.Equal(t, Env{"K6_ITERATIONS": "4", "K6_VUS": "2", "HOME": "/root"},
+		Shortcuts{VUs: "2", Iterations: "4"}.Environ(proc))
+	require.Equal(t, proc, Shortcuts{}.Environ(proc))
+	require.Equal(t, map[string]string{"A": "cli"}, Shortcuts{}.ScriptEnv(proc, map[string]string{"A": "cli"}))
+	require.Equal(t, "/root", Shortcuts{SystemEnv: true}.ScriptEnv(proc, nil)["HOME"])
+}
