@@ -22,19 +22,28 @@ import (
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
+// startStore serves an embedded store with its default limits until the test ends.
+func startStore(t *testing.T) *httptest.Server {
+	t.Helper()
+	cfg := store.DefaultConfig
+	cfg.Dir = t.TempDir()
+	st, err := store.Open(cfg, promslog.NewNopLogger(), prometheus.NewRegistry())
+	require.NoError(t, err)
+	srv := httptest.NewServer(st.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		require.NoError(t, st.Close())
+	})
+	return srv
+}
+
 // TestIntegrationProtocol2 pushes with remote write 2.0 into Tidemark's embedded store,
 // which runs Prometheus 3's own write handler (the Debian Prometheus 2.42 and
 // VictoriaMetrics 1.79 predate 2.0): every float series and native histogram lands,
 // nothing is rejected, and the stale markers end the series.
 func TestIntegrationProtocol2(t *testing.T) {
 	t.Parallel()
-	cfg := store.DefaultConfig
-	cfg.Dir = t.TempDir()
-	st, err := store.Open(cfg, promslog.NewNopLogger(), prometheus.NewRegistry())
-	require.NoError(t, err)
-	defer st.Close()
-	srv := httptest.NewServer(st.Handler())
-	defer srv.Close()
+	srv := startStore(t)
 
 	testID := "rw2"
 	run := newSyntheticRun(testID)
@@ -101,13 +110,7 @@ func TestIntegrationProtocol2Fallback(t *testing.T) {
 // cap the long URL is sent truncated within 2,048 bytes and every series lands.
 func TestIntegrationLongLabelValue(t *testing.T) {
 	t.Parallel()
-	cfg := store.DefaultConfig
-	cfg.Dir = t.TempDir()
-	st, err := store.Open(cfg, promslog.NewNopLogger(), prometheus.NewRegistry())
-	require.NoError(t, err)
-	defer st.Close()
-	srv := httptest.NewServer(st.Handler())
-	defer srv.Close()
+	srv := startStore(t)
 	long := "http://127.0.0.1/search?q=" + strings.Repeat("x", 20*1024)
 
 	for _, tc := range []struct {

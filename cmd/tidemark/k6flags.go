@@ -18,7 +18,6 @@ type k6Flags struct {
 	trendStats, timeUnit      string
 	noSummary                 bool
 	summaryMode               string
-	noUsageReport             bool
 	systemEnv                 bool
 	throw                     bool
 	noSetup, noTeardown       bool

@@ -5,7 +5,11 @@
 // them into an exit code, through Of.
 package exitcode
 
-import "github.com/tidemark/tidemark/internal/verdict"
+import (
+	"errors"
+
+	"github.com/tidemark/tidemark/internal/verdict"
+)
 
 // The exit codes, as k6 uses them (k6 errext/exitcodes).
 const (
@@ -122,18 +126,18 @@ type (
 // Kind is the exit code of a verdict kind, which library packages return instead of
 // a code.
 func Kind(kind error) int {
-	switch kind {
-	case verdict.ErrInvalid:
+	switch {
+	case errors.Is(kind, verdict.ErrInvalid):
 		return InvalidConfig
-	case verdict.ErrInterrupted:
+	case errors.Is(kind, verdict.ErrInterrupted):
 		return ExternalAbort
-	case verdict.ErrStopped:
+	case errors.Is(kind, verdict.ErrStopped):
 		return ScriptStoppedFromRESTAPI
-	case verdict.ErrListen:
+	case errors.Is(kind, verdict.ErrListen):
 		return CannotStartRESTAPI
-	case verdict.ErrThresholds:
+	case errors.Is(kind, verdict.ErrThresholds):
 		return ThresholdsFailed
-	case verdict.ErrTimeout:
+	case errors.Is(kind, verdict.ErrTimeout):
 		return GenericTimeout
 	}
 	return Generic
@@ -189,7 +193,7 @@ func find(err error) (int, bool) {
 		if code, ok := codeOf(err); ok {
 			return code, true
 		}
-		switch u := err.(type) {
+		switch u := err.(type) { //nolint:errorlint // the walk itself
 		case interface{ Unwrap() error }:
 			err = u.Unwrap()
 		case interface{ Unwrap() []error }:

@@ -56,7 +56,7 @@ func TestWithKeepsMessageAndChain(t *testing.T) {
 
 // behaviourError says what went wrong as the libraries' errors do, without a code.
 type behaviourError struct {
-	invalid, interrupted, timedOut bool
+	invalid bool
 }
 
 func (e behaviourError) Error() string       { return "behaviour" }

@@ -237,7 +237,7 @@ func TestRunConfigErrors(t *testing.T) {
 
 	_, err = Run(context.Background(), Config{})
 	require.Error(t, err)
-	require.Nil(t, verdict.Of(err), "no test is not a configuration of the user's")
+	require.NoError(t, verdict.Of(err), "no test is not a configuration of the user's")
 }
 
 func TestDefaultTestID(t *testing.T) {

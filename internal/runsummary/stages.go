@@ -173,7 +173,7 @@ func stagesOf(load analysis.Load, schema int32) *Stages {
 	}
 	switch load.StagesSource {
 	case analysis.StagesScenarioTarget:
-		out.Notes = append(out.Notes, "STAGES: cut from the run's tidemark_scenario_target summed over its instances, as tidemark correlate cuts them; "+
+		out.Notes = append(out.Notes, "STAGES: cut from the run's tidemark_scenario_target of each instance and laid over each other (targets summed), as tidemark correlate cuts them; "+
 			"counts are the stage's increases summed across instances")
 	case analysis.StagesGiven:
 		out.Notes = append(out.Notes, "STAGES: the script's stages laid from the run's start (the run wrote no tidemark_scenario_target); "+

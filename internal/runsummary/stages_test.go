@@ -82,7 +82,7 @@ func TestStagesOf(t *testing.T) {
 	require.Nil(t, a2.P95)
 	require.False(t, a2.Held)
 	require.Equal(t, []string{"no requests measured in this stage"}, a2.Broke)
-	require.Contains(t, got.Notes[0], "tidemark_scenario_target summed over its instances")
+	require.Contains(t, got.Notes[0], "tidemark_scenario_target of each instance and laid over each other")
 	require.Contains(t, got.Notes[1], "±4.4%")
 }
 

@@ -61,8 +61,7 @@ func Or(kind, err error) error {
 
 // Of returns the kind of the first *Error in err's chain, or nil.
 func Of(err error) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Kind
 	}
 	return nil

@@ -19,5 +19,5 @@ func TestKinds(t *testing.T) {
 	require.NoError(t, Invalid(nil))
 	require.Equal(t, ErrListen, Of(Or(ErrInvalid, fmt.Errorf("sink: %w", As(ErrListen, base)))))
 	require.Equal(t, ErrInvalid, Of(Or(ErrInvalid, base)))
-	require.Nil(t, Of(base))
+	require.NoError(t, Of(base))
 }
