@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // ReadyMetric is the series each instance writes when it is ready to start, labelled
@@ -198,9 +200,9 @@ func (e *TimeoutError) Error() string {
 // Unwrap returns the last read error.
 func (e *TimeoutError) Unwrap() error { return e.Last }
 
-// TimedOut reports that the barrier's time limit ran out: not all instances being ready
-// in time is neither a bad configuration nor an interruption (the command exits 102).
-func (e *TimeoutError) TimedOut() bool { return true }
+// VerdictKind says the barrier's time limit ran out: not all instances being ready in
+// time is neither a bad configuration nor an interruption (the command exits 102).
+func (e *TimeoutError) VerdictKind() error { return verdict.ErrTimeout }
 
 // Wait blocks until the start instant and returns it: cfg.StartAt when set (at once,
 // with a warning, when that is past), else the instant computed from all instances'

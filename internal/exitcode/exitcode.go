@@ -101,87 +101,43 @@ func Of(err error) int {
 	return Generic
 }
 
-// The behaviours by which the libraries' errors say what went wrong without deciding
-// an exit code (and without importing this package): Of maps each to its code.
-type (
-	// configError is a configuration that cannot be used as given: a flag, a file, a
-	// scenario, a script or an output (InvalidConfig).
-	configError interface{ InvalidConfig() bool }
-	// interruption is a run stopped by SIGINT or SIGTERM (ExternalAbort).
-	interruption interface{ Interrupted() bool }
-	// timeLimit is a time limit other than setup's and teardown's that ran out, such as
-	// the start barrier's (GenericTimeout).
-	timeLimit interface{ TimedOut() bool }
-	// lifecycleTimeout is a script's lifecycle function that did not finish in time,
-	// named: setup (SetupTimeout), teardown (TeardownTimeout), else ScriptException.
-	lifecycleTimeout interface{ TimeoutOf() string }
-	// scriptException is a script that failed itself (ScriptException).
-	scriptException interface{ ScriptException() bool }
-	// scriptAborted is a run the script stopped (ScriptAborted).
-	scriptAborted interface{ Aborted() bool }
-	// markedFailed is a run the script marked as failed (MarkedAsFailed).
-	markedFailed interface{ MarkedFailed() bool }
-)
-
 // Kind is the exit code of a verdict kind, which library packages return instead of
 // a code.
 func Kind(kind error) int {
-	switch {
-	case errors.Is(kind, verdict.ErrInvalid):
-		return InvalidConfig
-	case errors.Is(kind, verdict.ErrInterrupted):
-		return ExternalAbort
-	case errors.Is(kind, verdict.ErrStopped):
-		return ScriptStoppedFromRESTAPI
-	case errors.Is(kind, verdict.ErrListen):
-		return CannotStartRESTAPI
-	case errors.Is(kind, verdict.ErrThresholds):
-		return ThresholdsFailed
-	case errors.Is(kind, verdict.ErrTimeout):
-		return GenericTimeout
+	for _, k := range []struct {
+		kind error
+		code int
+	}{
+		{verdict.ErrInvalid, InvalidConfig},
+		{verdict.ErrInterrupted, ExternalAbort},
+		{verdict.ErrStopped, ScriptStoppedFromRESTAPI},
+		{verdict.ErrListen, CannotStartRESTAPI},
+		{verdict.ErrThresholds, ThresholdsFailed},
+		{verdict.ErrTimeout, GenericTimeout},
+		{verdict.ErrScriptException, ScriptException},
+		{verdict.ErrSetupTimeout, SetupTimeout},
+		{verdict.ErrTeardownTimeout, TeardownTimeout},
+		{verdict.ErrScriptAborted, ScriptAborted},
+		{verdict.ErrMarkedFailed, MarkedAsFailed},
+	} {
+		if errors.Is(kind, k.kind) {
+			return k.code
+		}
 	}
 	return Generic
 }
 
-// codeOf returns the exit code err itself has, not looking into its chain.
+// codeOf returns the exit code err itself has, not looking into its chain: a Coder's,
+// or that of the kind a verdict.Kinded error says.
 func codeOf(err error) (int, bool) {
-	if e, ok := err.(*verdict.Error); ok { //nolint:errorlint // each link of the chain is looked at by find
-		return Kind(e.Kind), true
-	}
+	// Each link of the chain is looked at by find: no errors.As here.
 	if e, ok := err.(Coder); ok {
 		return e.ExitCode(), true
 	}
-	if e, ok := err.(configError); ok && e.InvalidConfig() {
-		return InvalidConfig, true
-	}
-	if e, ok := err.(interruption); ok && e.Interrupted() {
-		return ExternalAbort, true
-	}
-	if e, ok := err.(timeLimit); ok && e.TimedOut() {
-		return GenericTimeout, true
-	}
-	return scriptCodeOf(err)
-}
-
-// scriptCodeOf returns the exit code of a script's own error, as k6's.
-func scriptCodeOf(err error) (int, bool) {
-	if e, ok := err.(lifecycleTimeout); ok {
-		switch e.TimeoutOf() {
-		case "setup":
-			return SetupTimeout, true
-		case "teardown":
-			return TeardownTimeout, true
+	if e, ok := err.(verdict.Kinded); ok {
+		if kind := e.VerdictKind(); kind != nil {
+			return Kind(kind), true
 		}
-		return ScriptException, true
-	}
-	if e, ok := err.(scriptException); ok && e.ScriptException() {
-		return ScriptException, true
-	}
-	if e, ok := err.(scriptAborted); ok && e.Aborted() {
-		return ScriptAborted, true
-	}
-	if e, ok := err.(markedFailed); ok && e.MarkedFailed() {
-		return MarkedAsFailed, true
 	}
 	return 0, false
 }

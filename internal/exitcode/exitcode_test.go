@@ -54,42 +54,15 @@ func TestWithKeepsMessageAndChain(t *testing.T) {
 	require.NoError(t, Or(InvalidConfig, nil))
 }
 
-// behaviourError says what went wrong as the libraries' errors do, without a code.
-type behaviourError struct {
-	invalid bool
-}
+// kindError says how it ended as the libraries' errors do (verdict.Kinded), without a
+// code; a nil kind says nothing.
+type kindError struct{ kind error }
 
-func (e behaviourError) Error() string       { return "behaviour" }
-func (e behaviourError) InvalidConfig() bool { return e.invalid }
-
-type interruptedError struct{ behaviourError }
-
-func (e interruptedError) InvalidConfig() bool { return false }
-func (e interruptedError) Interrupted() bool   { return true }
-
-type scriptError struct{ fn string }
-
-func (e scriptError) Error() string         { return "script" }
-func (e scriptError) ScriptException() bool { return e.fn == "" }
-func (e scriptError) TimeoutOf() string     { return e.fn }
-
-type abortedError struct{}
-
-func (abortedError) Error() string { return "aborted" }
-func (abortedError) Aborted() bool { return true }
-
-type markedError struct{}
-
-func (markedError) Error() string      { return "marked" }
-func (markedError) MarkedFailed() bool { return true }
-
-type timedOutError struct{}
-
-func (timedOutError) Error() string  { return "timed out" }
-func (timedOutError) TimedOut() bool { return true }
+func (e kindError) Error() string      { return "kind" }
+func (e kindError) VerdictKind() error { return e.kind }
 
 // TestOfBehaviours: the libraries' errors get their exit codes here, at the edge, by
-// what they say went wrong.
+// the kind of ending they say (verdict.Kinded).
 func TestOfBehaviours(t *testing.T) {
 	t.Parallel()
 	base := errors.New("boom")
@@ -98,19 +71,18 @@ func TestOfBehaviours(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"config error", fmt.Errorf("load: %w", behaviourError{invalid: true}), InvalidConfig},
-		{"not a config error", behaviourError{}, Generic},
-		{"interrupted", fmt.Errorf("run: %w", interruptedError{}), ExternalAbort},
-		{"timed out", fmt.Errorf("barrier: %w", timedOutError{}), GenericTimeout},
-		{"outer code wins", With(ThresholdsFailed, timedOutError{}), ThresholdsFailed},
-		{"first in a join wins", errors.Join(base, timedOutError{}, Invalid(base)), GenericTimeout},
-		{"or keeps a behaviour", Or(InvalidConfig, fmt.Errorf("x: %w", timedOutError{})), GenericTimeout},
-		{"setup timeout", fmt.Errorf("x: %w", &scriptError{fn: "setup"}), SetupTimeout},
-		{"teardown timeout", &scriptError{fn: "teardown"}, TeardownTimeout},
-		{"handleSummary timeout", scriptError{fn: "handleSummary"}, ScriptException},
-		{"script exception", fmt.Errorf("init: %w", scriptError{}), ScriptException},
-		{"aborted", fmt.Errorf("run: %w", abortedError{}), ScriptAborted},
-		{"marked as failed", markedError{}, MarkedAsFailed},
+		{"config error", fmt.Errorf("load: %w", kindError{verdict.ErrInvalid}), InvalidConfig},
+		{"not a config error", kindError{}, Generic},
+		{"interrupted", fmt.Errorf("run: %w", kindError{verdict.ErrInterrupted}), ExternalAbort},
+		{"timed out", fmt.Errorf("barrier: %w", kindError{verdict.ErrTimeout}), GenericTimeout},
+		{"outer code wins", With(ThresholdsFailed, kindError{verdict.ErrTimeout}), ThresholdsFailed},
+		{"first in a join wins", errors.Join(base, kindError{verdict.ErrTimeout}, Invalid(base)), GenericTimeout},
+		{"or keeps a behaviour", Or(InvalidConfig, fmt.Errorf("x: %w", kindError{verdict.ErrTimeout})), GenericTimeout},
+		{"setup timeout", fmt.Errorf("x: %w", kindError{verdict.ErrSetupTimeout}), SetupTimeout},
+		{"teardown timeout", kindError{verdict.ErrTeardownTimeout}, TeardownTimeout},
+		{"script exception", fmt.Errorf("init: %w", kindError{verdict.ErrScriptException}), ScriptException},
+		{"aborted", fmt.Errorf("run: %w", kindError{verdict.ErrScriptAborted}), ScriptAborted},
+		{"marked as failed", kindError{verdict.ErrMarkedFailed}, MarkedAsFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

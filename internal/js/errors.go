@@ -8,6 +8,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // TimeoutError is a lifecycle function that did not finish in time (the command exits
@@ -22,8 +23,17 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s() did not finish within %s (%sTimeout)", e.Func, e.Timeout, e.Func)
 }
 
-// TimeoutOf returns the lifecycle function whose time limit ran out.
-func (e *TimeoutError) TimeoutOf() string { return e.Func }
+// VerdictKind says whose time limit ran out: setup's or teardown's, else (another
+// function of the script's) a script exception.
+func (e *TimeoutError) VerdictKind() error {
+	switch e.Func {
+	case "setup":
+		return verdict.ErrSetupTimeout
+	case "teardown":
+		return verdict.ErrTeardownTimeout
+	}
+	return verdict.ErrScriptException
+}
 
 // ScriptError is an error of the script itself: a syntax error, an exception in the
 // init context, setup, teardown or handleSummary, an unknown module (exit code 107).
@@ -43,16 +53,16 @@ func (e *ScriptError) Error() string { return e.Msg }
 // Unwrap returns the underlying error.
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// ScriptException reports that the script itself failed.
-func (e *ScriptError) ScriptException() bool { return true }
+// VerdictKind says the script itself failed.
+func (e *ScriptError) VerdictKind() error { return verdict.ErrScriptException }
 
 // AbortedError is a run stopped by test.abort() (exit code 108).
 type AbortedError struct {
 	*modules.AbortError
 }
 
-// Aborted reports that the script stopped the run.
-func (e *AbortedError) Aborted() bool { return true }
+// VerdictKind says the script stopped the run.
+func (e *AbortedError) VerdictKind() error { return verdict.ErrScriptAborted }
 
 // Unwrap returns the abort.
 func (e *AbortedError) Unwrap() error { return e.AbortError }
@@ -70,8 +80,8 @@ func (e *MarkedFailedError) Error() string {
 	return "test marked as failed: " + e.Reason
 }
 
-// MarkedFailed reports that the script marked the run as failed.
-func (e *MarkedFailedError) MarkedFailed() bool { return true }
+// VerdictKind says the script marked the run as failed.
+func (e *MarkedFailedError) VerdictKind() error { return verdict.ErrMarkedFailed }
 
 // ConfigError is a script, an archive or options that cannot be run as given: the
 // command reports it as a bad configuration (exit code 104).
@@ -83,8 +93,8 @@ func (e *ConfigError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// InvalidConfig reports that the script cannot be run as given.
-func (e *ConfigError) InvalidConfig() bool { return true }
+// VerdictKind says the script cannot be run as given.
+func (e *ConfigError) VerdictKind() error { return verdict.ErrInvalid }
 
 // invalid wraps err in a *ConfigError; a nil err stays nil.
 func invalid(err error) error {
@@ -104,8 +114,8 @@ func (e *InterruptedError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// Interrupted reports that the run was stopped from outside.
-func (e *InterruptedError) Interrupted() bool { return true }
+// VerdictKind says the run was stopped from outside.
+func (e *InterruptedError) VerdictKind() error { return verdict.ErrInterrupted }
 
 // interrupted wraps err in an *InterruptedError; a nil err stays nil.
 func interrupted(err error) error {

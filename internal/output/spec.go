@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // Kind is the type of a k6 output, the part of an `--out` value before the first "=".
@@ -222,5 +224,5 @@ func (e *SpecError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *SpecError) Unwrap() error { return e.Err }
 
-// InvalidConfig reports that the outputs cannot be used as given.
-func (e *SpecError) InvalidConfig() bool { return true }
+// VerdictKind says the outputs cannot be used as given.
+func (e *SpecError) VerdictKind() error { return verdict.ErrInvalid }

@@ -20,7 +20,24 @@ var (
 	ErrThresholds = errors.New("thresholds crossed")
 	// ErrTimeout is a time limit that ran out, other than setup's and teardown's.
 	ErrTimeout = errors.New("timed out")
+	// ErrScriptException is a script that failed itself: a syntax error, an exception
+	// in the init context or a lifecycle function, an unknown module.
+	ErrScriptException = errors.New("script exception")
+	// ErrSetupTimeout and ErrTeardownTimeout are setup() and teardown() not finishing
+	// within their time limits.
+	ErrSetupTimeout    = errors.New("setup timed out")
+	ErrTeardownTimeout = errors.New("teardown timed out")
+	// ErrScriptAborted is a run the script stopped (test.abort()).
+	ErrScriptAborted = errors.New("aborted by the script")
+	// ErrMarkedFailed is a run the script marked as failed (test.fail()).
+	ErrMarkedFailed = errors.New("marked as failed by the script")
 )
+
+// Kinded is an error that says how a run or command ended: one of the kinds above. A
+// library's own error types implement it; *Error does for any error given a kind.
+type Kinded interface {
+	VerdictKind() error
+}
 
 // Error is Err ended as Kind. Its message is Err's; errors.Is(e, Kind) holds.
 type Error struct {
@@ -33,6 +50,9 @@ func (e *Error) Error() string { return e.Err.Error() }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
+
+// VerdictKind returns the kind.
+func (e *Error) VerdictKind() error { return e.Kind }
 
 // Is reports whether target is the kind.
 func (e *Error) Is(target error) bool { return target == e.Kind }
