@@ -30,6 +30,9 @@ type serveConfig struct {
 	lookbackDelta    time.Duration
 	queryTimeout     time.Duration
 	maxSamples       int
+	maxQueryLength   int
+	maxConcurrency   int
+	maxSubquerySteps int64
 	scrapeTargets    []string
 	scrapeInterval   time.Duration
 	scrapeConfigFile string
@@ -54,6 +57,12 @@ func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action)
 		Default(store.DefaultConfig.QueryTimeout.String()).DurationVar(&cfg.queryTimeout)
 	cmd.Flag("query.max-samples", "Maximum number of samples a single query can load into memory.").
 		Default(fmt.Sprint(store.DefaultConfig.MaxSamples)).IntVar(&cfg.maxSamples)
+	cmd.Flag("query.max-length", "Longest query, in bytes, the store parses; longer ones are refused (400) before parsing, whose time grows faster than the length.").
+		Default(fmt.Sprint(store.DefaultConfig.MaxQueryLength)).IntVar(&cfg.maxQueryLength)
+	cmd.Flag("query.max-concurrency", "Maximum number of queries evaluated at once; others wait up to --query.timeout, then get 503.").
+		Default(fmt.Sprint(store.DefaultConfig.MaxConcurrentQueries)).IntVar(&cfg.maxConcurrency)
+	cmd.Flag("query.max-subquery-steps", "Most steps a query's subqueries may evaluate (nested ones multiplied, times a range query's steps); more is refused (422) before evaluation.").
+		Default(fmt.Sprint(store.DefaultConfig.MaxSubquerySteps)).Int64Var(&cfg.maxSubquerySteps)
 	cmd.Flag("scrape.target", "host:port of a target to scrape (job \""+store.ScrapeJobName+"\"). Repeatable. Ignored with --config.file.").
 		StringsVar(&cfg.scrapeTargets)
 	cmd.Flag("scrape.interval", "Scrape interval of --scrape.target targets.").
@@ -77,18 +86,21 @@ func (c *serveConfig) storeConfig() (store.Config, error) {
 		return store.Config{}, exitcode.Invalid(fmt.Errorf("parse --storage.tsdb.out-of-order-time-window: %w", err))
 	}
 	return store.Config{
-		Dir:              c.dataDir,
-		Retention:        time.Duration(retention),
-		RetentionSize:    int64(c.retentionSize),
-		OutOfOrderWindow: time.Duration(ooo),
-		LookbackDelta:    c.lookbackDelta,
-		QueryTimeout:     c.queryTimeout,
-		MaxSamples:       c.maxSamples,
-		ScrapeTargets:    c.scrapeTargets,
-		ScrapeInterval:   c.scrapeInterval,
-		ScrapeConfigFile: c.scrapeConfigFile,
-		ExternalURL:      c.externalURL,
-		Version:          version.Version,
+		Dir:                  c.dataDir,
+		Retention:            time.Duration(retention),
+		RetentionSize:        int64(c.retentionSize),
+		OutOfOrderWindow:     time.Duration(ooo),
+		LookbackDelta:        c.lookbackDelta,
+		QueryTimeout:         c.queryTimeout,
+		MaxSamples:           c.maxSamples,
+		MaxQueryLength:       c.maxQueryLength,
+		MaxConcurrentQueries: c.maxConcurrency,
+		MaxSubquerySteps:     c.maxSubquerySteps,
+		ScrapeTargets:        c.scrapeTargets,
+		ScrapeInterval:       c.scrapeInterval,
+		ScrapeConfigFile:     c.scrapeConfigFile,
+		ExternalURL:          c.externalURL,
+		Version:              version.Version,
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,8 @@ func TestServeLifecycle(t *testing.T) {
 	webCfg := filepath.Join(t.TempDir(), "web.yml")
 	require.NoError(t, os.WriteFile(webCfg, fmt.Appendf(nil, "basic_auth_users:\n  grafana: %s\n", hash), 0o600))
 
-	args := []string{"serve", "--storage.tsdb.path=" + dir, "--web.listen-address=127.0.0.1:0", "--web.config.file=" + webCfg, "--log.level=warn"}
+	args := []string{"serve", "--storage.tsdb.path=" + dir, "--web.listen-address=127.0.0.1:0", "--web.config.file=" + webCfg, "--log.level=warn",
+		"--query.max-subquery-steps=5000"}
 	var logBuf bytes.Buffer
 	child := exec.Command(os.Args[0], "-test.run=^TestServeLifecycle$", "-test.count=1")
 	child.Env = append(os.Environ(), serveChildEnv+"="+strings.Join(args, "\x1f"))
@@ -95,6 +97,26 @@ func TestServeLifecycle(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+
+	// Issue 24's one GET that killed serve (out of memory sizing a subquery's steps) is
+	// answered with an error under the flag's limit, and serve answers the next query.
+	get := func(q string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query?query="+url.QueryEscape(q), nil)
+		require.NoError(t, err)
+		req.SetBasicAuth("grafana", "s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	code, answer := get("max_over_time(vector(1)[1y:1ms])")
+	require.Equal(t, http.StatusUnprocessableEntity, code, answer)
+	require.Contains(t, answer, "--query.max-subquery-steps=5000")
+	code, answer = get("max_over_time(vector(1)[1h:1s])")
+	require.Equal(t, http.StatusOK, code, "3,601 steps fit: %s", answer)
 
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	select {
