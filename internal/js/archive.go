@@ -182,9 +182,19 @@ func extractArchive(p string) (*extracted, error) {
 	return x, nil
 }
 
+// What an archive may unpack to: an entry claiming more (a sparse file of 6 GiB in a
+// 10 KB archive reached 4 GB of memory) is refused before it is read. k6 archives hold
+// scripts, modules and the files they open(): 256 MiB is far above a large CSV of test
+// data, and 1 GiB above any archive k6-operator ships in a ConfigMap or volume.
+const (
+	MaxArchiveEntry = 256 << 20
+	MaxArchiveTotal = 1 << 30
+)
+
 func (x *extracted) unpack(tr *tar.Reader) error {
 	contents := map[string][]byte{}
 	var haveMeta bool
+	var total int64
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -197,7 +207,13 @@ func (x *extracted) unpack(tr *tar.Reader) error {
 		var data []byte
 		switch h.Typeflag {
 		case tar.TypeReg:
-			if data, err = io.ReadAll(tr); err != nil {
+			if h.Size > MaxArchiveEntry {
+				return fmt.Errorf("entry %s is %d bytes, more than the %d bytes an archive entry may hold", h.Name, h.Size, MaxArchiveEntry)
+			}
+			if total += h.Size; total > MaxArchiveTotal {
+				return fmt.Errorf("entries up to %s add up to %d bytes, more than the %d bytes an archive may unpack to", h.Name, total, MaxArchiveTotal)
+			}
+			if data, err = io.ReadAll(io.LimitReader(tr, MaxArchiveEntry+1)); err != nil {
 				return err
 			}
 		case tar.TypeLink:

@@ -115,3 +115,21 @@ func TestArchiveRejects(t *testing.T) {
 	require.Equal(t, "export default function () {}", string(b), "the main script from data when its path is missing")
 	require.JSONEq(t, `{}`, string(x.options))
 }
+
+// TestArchiveBomb is issue 24's decompression bomb: a small archive whose entry claims
+// 6 GiB (a sparse file) reached 4 GB of memory as it was read. It is refused from its
+// header, before a byte of it is read, naming the entry and the limit.
+func TestArchiveBomb(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "metadata.json", Mode: 0o644, Size: 2, Typeflag: tar.TypeReg}))
+	_, err := tw.Write([]byte("{}"))
+	require.NoError(t, err)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "file/huge.csv", Mode: 0o644, Size: 6 << 30, Typeflag: tar.TypeReg}))
+	// The entry's bytes never follow: only its header is needed to refuse it.
+	p := filepath.Join(t.TempDir(), "bomb.tar")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	require.Less(t, buf.Len(), 10<<10)
+	_, err = New(Config{Script: p})
+	require.ErrorContains(t, err, "entry file/huge.csv is 6442450944 bytes, more than the 268435456 bytes an archive entry may hold")
+}

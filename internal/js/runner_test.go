@@ -624,3 +624,23 @@ func TestOptionNoModuleHonours(t *testing.T) {
 	_, err = New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.NewNopLogger()})
 	require.NoError(t, err, "k6/http honours throw")
 }
+
+// TestOptionsBounds is issue 24's options that took the machine: 200,000 stages (7 MB of
+// JSON; a million took 1.7 GB) and options nested 100 levels deep (100,000 took 53 s to
+// decode) are configuration errors found on their JSON, before it is decoded.
+func TestOptionsBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, options, want string }{
+		{"too many stages", `{stages: Array.from({length: 200000}, () => ({duration: '1s', target: 10}))}`, "bytes of options, more than the 4194304 bytes options may take"},
+		{"too deep", `(() => { let o = {}; for (let i = 0; i < 100; i++) o = {tags: o}; return o })()`, "options nested more than 32 levels deep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeFiles(t, map[string]string{"main.js": "export const options = " + tc.options + ";\nexport default function () {}\n"})
+			_, err := load(t, dir, "main.js", nil)
+			require.ErrorContains(t, err, tc.want)
+			var cerr *ConfigError
+			require.ErrorAs(t, err, &cerr, "a configuration error (exit code 104)")
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -205,4 +208,23 @@ func TestMachineLimitsReadsCgroups(t *testing.T) {
 			require.Equal(t, Limits{MemoryAvailable: tc.want}, machineLimits(tc.root))
 		})
 	}
+}
+
+// TestLoadTooLarge is issue 24's 31 MB scenario of stages, which was parsed whole (9.5 GB,
+// 132 s) before its values were checked: a file over MaxFileSize is refused unread, by
+// Load and LoadK6, with the file named.
+func TestLoadTooLarge(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("stages:\n")
+	for b.Len() <= MaxFileSize {
+		b.WriteString("  - {duration: 1s, target: 10}\n")
+	}
+	p := filepath.Join(t.TempDir(), "huge.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	_, err := Load(p, nil)
+	require.ErrorContains(t, err, "huge.yaml")
+	require.ErrorContains(t, err, "cannot read file: larger than 4194304 bytes, the most a scenario file may be")
+	_, _, err = LoadK6(p, nil, nil)
+	require.ErrorContains(t, err, "larger than 4194304 bytes")
 }
