@@ -115,7 +115,7 @@ func runExporter(ctx context.Context, cfg *exporterConfig, g *globals) (err erro
 	if err != nil {
 		return err
 	}
-	return w.Serve(ctx, cfg.web, where, logger, func(baseURL string) {
-		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s, serving %s (/metrics, /runs), state in %s\n", where, baseURL, wcfg.StorageDir)
+	return w.Serve(ctx, cfg.web, where, logger, func(listening string) {
+		fmt.Fprintf(g.stdout, "tidemark exporter: watching %s; /metrics and /runs on %s; state in %s\n", where, listening, wcfg.StorageDir)
 	})
 }

@@ -26,7 +26,7 @@ import (
 	"github.com/tidemark/tidemark/internal/watcher/watchertest"
 )
 
-var exporterURL = regexp.MustCompile(`serving (http://\S+) `)
+var exporterURL = regexp.MustCompile(`/runs on (http://[^\s;]+)`)
 
 // startExporter starts `tidemark exporter` with args and returns its base URL, read
 // from its first line.

@@ -52,6 +52,19 @@ func BaseURL(addr net.Addr, webConfigFile string) string {
 	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
+// Where describes a listener for a banner: its BaseURL, and, when it listens on every
+// interface (":9466"), says so, so that a banner showing 127.0.0.1 does not read as a
+// loopback-only server.
+func Where(addr net.Addr, webConfigFile string) string {
+	u := BaseURL(addr, webConfigFile)
+	if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			return u + " (listening on every interface)"
+		}
+	}
+	return u
+}
+
 // webConfigHasTLS reports whether an exporter-toolkit web config file turns on TLS.
 // exporter-toolkit has already validated the file.
 func webConfigHasTLS(path string) bool {

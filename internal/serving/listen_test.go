@@ -36,6 +36,21 @@ func TestBaseURL(t *testing.T) {
 	}
 }
 
+// TestWhere: issue 24's exporter said http://127.0.0.1:9466 while it listened on every
+// interface; the banner says so.
+func TestWhere(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"0.0.0.0:9466":   "http://127.0.0.1:9466 (listening on every interface)",
+		"[::]:9466":      "http://127.0.0.1:9466 (listening on every interface)",
+		"127.0.0.1:9466": "http://127.0.0.1:9466",
+	} {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		require.NoError(t, err)
+		require.Equal(t, want, Where(a, ""), addr)
+	}
+}
+
 func TestListen(t *testing.T) {
 	t.Parallel()
 	_, err := Listen(nil)

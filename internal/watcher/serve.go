@@ -32,7 +32,7 @@ func (w *Watcher) Serve(ctx context.Context, flags *web.FlagConfig, where string
 		if listeners, err = serving.Listen(*flags.WebListenAddresses); err != nil {
 			return err
 		}
-		listening(serving.BaseURL(listeners[0].Addr(), *flags.WebConfigFile))
+		listening(serving.Where(listeners[0].Addr(), *flags.WebConfigFile))
 	}
 	logger.Info("Starting exporter", "prometheus", where, "storage_path", w.cfg.StorageDir,
 		"interval", w.cfg.Interval, "lookback", w.cfg.Lookback, "runs_in_history", w.History().Len())
