@@ -76,7 +76,7 @@ func TestLoadFileErrors(t *testing.T) {
 		{name: "unknown field", yaml: "url: http://x/\npush_intervall: 5s\n", wantErr: []string{"field push_intervall not found"}},
 		{name: "bad values", yaml: "url: ftp://x/\nprotocol: \"3.0\"\npush_interval: 0s\ntrend_stats: [p99]\n", wantErr: []string{
 			`scheme must be http or https`, `remote write protocol "3.0": want 1.0 or 2.0`,
-			"remote write push interval must be positive", `parse trend stat "p99"`,
+			"remote write push interval 0s: expected at least 10ms", `parse trend stat "p99"`,
 		}},
 		{name: "sigv4 with basic auth", yaml: "url: http://x/\nsigv4: {region: eu-west-1}\nbasic_auth: {username: u, password: p}\n",
 			wantErr: []string{"sigv4 cannot be combined with basic_auth"}},

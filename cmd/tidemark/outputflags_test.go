@@ -134,6 +134,10 @@ func TestOutputFlagsErrors(t *testing.T) {
 	f = parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.label=1bad=x")
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, `label "1bad=x": "1bad" is not a valid label name`)
+	// Issue 24: 1ns pushed every live series about 1,250 times a second.
+	f = parseOutputFlags(t, nil, "--remote-write.url=http://x/w", "--remote-write.push-interval=1ns")
+	_, err = f.remoteWriteConfigs("id", "")
+	require.ErrorContains(t, err, "remote write push interval 1ns: expected at least 10ms")
 	f = parseOutputFlags(t, []string{"K6_PROMETHEUS_RW_SIGV4_REGION=x"})
 	_, err = f.build(aggregate.New(), nil, promslog.NewNopLogger())
 	require.ErrorContains(t, err, "must be set together")
