@@ -133,3 +133,15 @@ func TestArchiveBomb(t *testing.T) {
 	_, err = New(Config{Script: p})
 	require.ErrorContains(t, err, "entry file/huge.csv is 6442450944 bytes, more than the 268435456 bytes an archive entry may hold")
 }
+
+// TestModulesDirEscape is issue 24's https://../x, which read ../x beside --modules.dir:
+// a host of "." or ".." is refused, and the file outside is never read.
+func TestModulesDirEscape(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"secret.js":      "export const s = 'outside';",
+		"vendor/x/ok.js": "export const s = 'inside';",
+		"main.js":        "import { s } from 'https://../secret.js';\nexport default function () {}\n",
+	})
+	_, err := New(Config{Script: filepath.Join(dir, "main.js"), ModulesDir: filepath.Join(dir, "vendor")})
+	require.ErrorContains(t, err, `remote module "https://../secret.js": ".." is not a host name`)
+}

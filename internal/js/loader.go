@@ -101,6 +101,10 @@ func (l *loader) remote(spec string) (target, error) {
 	if err != nil || u.Host == "" {
 		return target{}, fmt.Errorf("unknown module %q: not a valid URL", spec)
 	}
+	// The host is a directory under --modules.dir: https://../x would read ../x.
+	if h := u.Hostname(); h == "." || h == ".." || strings.ContainsAny(u.Host, `/\`) {
+		return target{}, fmt.Errorf("remote module %q: %q is not a host name", spec, u.Host)
+	}
 	l.mu.Lock()
 	p, ok := l.programs[spec]
 	l.mu.Unlock()
