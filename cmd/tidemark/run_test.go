@@ -191,3 +191,29 @@ func TestRunSIGTERM(t *testing.T) {
 	require.Contains(t, stdout.String(), "http_reqs")
 	require.Contains(t, stderr.String(), "interrupted")
 }
+
+// TestRunHandleSummaryFails: as in k6, a handleSummary that throws is logged and the
+// run's exit code stays its own: 0 for a passing run, 99 when thresholds were crossed
+// (the run exited 107 or 255 before).
+func TestRunHandleSummaryFails(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		threshold string
+		want      int
+	}{{"count>=0", exitcode.OK}, {"count<0", exitcode.ThresholdsFailed}} {
+		t.Run(tc.threshold, func(t *testing.T) {
+			t.Parallel()
+			p := filepath.Join(t.TempDir(), "script.js")
+			require.NoError(t, os.WriteFile(p, []byte(`
+export const options = { iterations: 2, thresholds: { iterations: ['`+tc.threshold+`'] } };
+export default function () {}
+export function handleSummary() { throw new Error('summary broke'); }
+`), 0o600))
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"run", "--no-embedded-store", "-q", p}, &stdout, &stderr)
+			require.Equal(t, tc.want, code, stderr.String())
+			require.Contains(t, stderr.String(), "Failed to handle the end-of-test summary")
+			require.Contains(t, stderr.String(), "summary broke")
+		})
+	}
+}

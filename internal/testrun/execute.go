@@ -68,11 +68,13 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 	if res == nil || show.NoSummary {
 		return err
 	}
-	return errors.Join(append([]error{err}, writeSummary(ctx, res.Summary, cfg.VUs, show, out)...)...)
+	return errors.Join(append([]error{err}, writeSummary(ctx, res.Summary, cfg.VUs, show, out, logger)...)...)
 }
 
-// writeSummary prints the summary (or the script's handleSummary) and its files.
-func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO) []error {
+// writeSummary prints the summary (or the script's handleSummary) and its files. As in
+// k6, a handleSummary that fails is logged and leaves the run's exit code as it is (0,
+// or 99 for crossed thresholds).
+func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) []error {
 	in.Color = progress.IsTerminal(out.Stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
 	var errs []error
@@ -80,7 +82,7 @@ func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out
 	if h, ok := vus.(summaryHandler); ok {
 		var herr error
 		if handled, herr = h.HandleSummary(ctx, in, out.Stdout, out.Stderr); herr != nil {
-			errs = append(errs, herr)
+			logger.Error("Failed to handle the end-of-test summary", "err", herr)
 		}
 	}
 	if !handled {
