@@ -185,19 +185,20 @@ loop:
 	c.stopErr = c.final()
 }
 
-// final sends the last snapshot and the stale markers. Its error is Stop's (the
-// caller logs it).
+// final sends the last snapshot and the stale markers, both within one
+// final_flush_timeout: a pod's whole stop (this, then the summary) must fit in
+// Kubernetes' 30 s grace period, and with the receiver unreachable the two took 15 s
+// each. Stale markers are not tried after a flush that could not reach the receiver.
+// Its error is Stop's (the caller logs it).
 func (c *Client) final() error {
 	timeout := time.Duration(c.cfg.Queue.FinalFlushTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	err := c.push(ctx, true)
-	cancel()
 	if err != nil {
 		err = fmt.Errorf("final remote write flush (timeout %s): %w", timeout, err)
 	}
-	if c.cfg.StaleMarkers {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
+	if c.cfg.StaleMarkers && (err == nil || isRejection(err)) {
 		if serr := c.sendStale(ctx); serr != nil {
 			err = errors.Join(err, fmt.Errorf("send stale markers (timeout %s): %w", timeout, serr))
 		}

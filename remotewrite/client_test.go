@@ -607,16 +607,17 @@ func TestFinalFlush(t *testing.T) {
 		cfg.PushInterval = modelDuration(time.Hour)
 		cfg.Queue.FinalFlushTimeout = modelDuration(100 * time.Millisecond)
 		// The clock never moves: the final push makes one attempt, and its backoff
-		// outlasts the (wall-clock) final flush timeouts of both flushes.
+		// outlasts the (wall-clock) final flush timeout, which bounds the whole stop:
+		// no stale markers follow a flush that could not reach the receiver.
 		c := start(t, cfg, src, nil, nil, remotewrite.WithClock(newFakeClock()))
 		begin := time.Now()
 		err := c.Stop()
 		require.Less(t, time.Since(begin), 2*time.Second)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.ErrorContains(t, err, "final remote write flush")
-		require.ErrorContains(t, err, "send stale markers")
+		require.NotContains(t, err.Error(), "send stale markers")
 		st := c.Stats()
-		require.Equal(t, uint64(4), st.Dropped) // 2 samples + 2 stale markers
+		require.Equal(t, uint64(2), st.Dropped) // the final push's 2 samples
 		require.Equal(t, uint64(2), st.Failed)
 		require.Len(t, rc.requests(), 1)
 	})

@@ -28,12 +28,17 @@ type Overrides struct {
 	ConfigFile string
 	// URLs replace the endpoint of the file and the environment; every one gets every
 	// series.
-	URLs             []string
-	Protocol         *string
-	PushInterval     *time.Duration
-	TrendStats       *string // comma-separated, as K6_PROMETHEUS_RW_TREND_STATS
-	NativeHistograms *bool
-	StaleMarkers     *bool
+	URLs         []string
+	Protocol     *string
+	PushInterval *time.Duration
+	// FlushTimeout bounds the whole stop: the final push and the stale markers.
+	FlushTimeout *time.Duration
+	// LabelValueMaxLength and LongLabelValues are series.Config's.
+	LabelValueMaxLength *int
+	LongLabelValues     *string
+	TrendStats          *string // comma-separated, as K6_PROMETHEUS_RW_TREND_STATS
+	NativeHistograms    *bool
+	StaleMarkers        *bool
 	// NativeByDefault turns native histograms on unless NativeHistograms or
 	// K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM says otherwise (for a receiver known
 	// to read them, the embedded store).
@@ -105,6 +110,15 @@ func (o Overrides) compose() (Config, error) {
 	}
 	if o.PushInterval != nil {
 		cfg.PushInterval = model.Duration(*o.PushInterval)
+	}
+	if o.FlushTimeout != nil {
+		cfg.Queue.FinalFlushTimeout = model.Duration(*o.FlushTimeout)
+	}
+	if o.LabelValueMaxLength != nil {
+		cfg.Series.LabelValueMaxLength = *o.LabelValueMaxLength
+	}
+	if o.LongLabelValues != nil {
+		cfg.Series.LongLabelValues = *o.LongLabelValues
 	}
 	if o.TrendStats != nil {
 		cfg.Series.TrendStats = series.SplitStats(*o.TrendStats)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/testrun"
+	"github.com/tidemark/tidemark/internal/verdict"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -31,6 +33,9 @@ type outputFlags struct {
 	rwURLs         []string
 	rwProtocol     string
 	rwInterval     time.Duration
+	rwFlush        time.Duration
+	rwMaxValueLen  int
+	rwLongValues   string
 	rwTrendStats   string
 	rwNative       bool
 	rwStale        bool
@@ -46,7 +51,7 @@ type outputFlags struct {
 	nativeDefault  bool // native histograms unless configured otherwise (the embedded store)
 
 	set struct {
-		url, protocol, interval, trendStats, native, stale bool
+		url, protocol, interval, trendStats, native, stale, flush, maxValueLen, longValues bool
 	}
 	// env is the process environment (tests replace it).
 	env testrun.Env
@@ -61,6 +66,12 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		Default(remotewrite.Protocol1).IsSetByUser(&f.set.protocol).EnumVar(&f.rwProtocol, remotewrite.Protocol1, remotewrite.Protocol2)
 	cmd.Flag("remote-write.push-interval", "How often every live series is pushed. Also K6_PROMETHEUS_RW_PUSH_INTERVAL.").
 		Default(time.Duration(remotewrite.DefaultConfig.PushInterval).String()).IsSetByUser(&f.set.interval).DurationVar(&f.rwInterval)
+	cmd.Flag("remote-write.flush-timeout", "Bound of the whole stop of remote write: the final push and the stale markers together. The default leaves the summary room within Kubernetes' 30 s grace period; a run whose series were not all delivered exits 111.").
+		Default(time.Duration(remotewrite.DefaultQueueConfig.FinalFlushTimeout).String()).IsSetByUser(&f.set.flush).DurationVar(&f.rwFlush)
+	cmd.Flag("remote-write.label-value-max-length", "Longest label value sent, in bytes (Grafana Mimir's default limit); 0 for no limit. Longer values are handled as --remote-write.long-label-values says.").
+		Default(fmt.Sprint(series.DefaultLabelValueMaxLength)).IsSetByUser(&f.set.maxValueLen).IntVar(&f.rwMaxValueLen)
+	cmd.Flag("remote-write.long-label-values", "What becomes of a series with a longer label value: truncate (cut, ending in ...# and a hash of the whole value, so distinct values stay distinct) or drop (not sent).").
+		Default(series.LongTruncate).IsSetByUser(&f.set.longValues).EnumVar(&f.rwLongValues, series.LongTruncate, series.LongDrop)
 	cmd.Flag("remote-write.trend-stats", "Trend stats sent as gauges k6_<trend>_<stat>, comma-separated (count,sum,min,max,avg,med,p(N)); empty for none. Also K6_PROMETHEUS_RW_TREND_STATS.").
 		Default(strings.Join(series.DefaultTrendStats, ",")).IsSetByUser(&f.set.trendStats).StringVar(&f.rwTrendStats)
 	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
@@ -112,6 +123,15 @@ func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides
 	}
 	if f.set.interval {
 		o.PushInterval = &f.rwInterval
+	}
+	if f.set.flush {
+		o.FlushTimeout = &f.rwFlush
+	}
+	if f.set.maxValueLen {
+		o.LabelValueMaxLength = &f.rwMaxValueLen
+	}
+	if f.set.longValues {
+		o.LongLabelValues = &f.rwLongValues
 	}
 	if f.set.trendStats {
 		o.TrendStats = &f.rwTrendStats
@@ -168,20 +188,31 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 	}
 	if local != nil {
 		// After the remote-write sink, so its final flush lands before the store closes.
-		sinks = append(sinks, &localSink{local: local, dir: f.dataDir})
+		ls := &localSink{local: local, dir: f.dataDir}
+		for _, s := range sinks {
+			if rw, ok := s.(*remoteWriteSink); ok {
+				ls.rw = rw
+			}
+		}
+		sinks = append(sinks, ls)
 	}
 	return sinks, nil
 }
 
-// localSink closes the embedded store after the run and says where the data went.
+// localSink closes the embedded store after the run and says where the data went: never
+// "written" when its remote write (rw) did not deliver everything.
 type localSink struct {
 	local *store.Local
 	dir   string
+	rw    *remoteWriteSink
 }
 
 func (s *localSink) Start()      {}
 func (s *localSink) Stop() error { return s.local.Close() }
 func (s *localSink) SummaryLines() []string {
+	if s.rw != nil && s.rw.lost() {
+		return []string{"data: NOT all written to the embedded store (" + s.local.Where + "): see the remote write line and the log"}
+	}
 	if !s.local.InProcess() {
 		return []string{"data: written to " + s.local.Where}
 	}
@@ -257,8 +288,26 @@ type remoteWriteSink struct {
 	name string
 }
 
-func (s *remoteWriteSink) Start()      { s.c.Start() }
-func (s *remoteWriteSink) Stop() error { return s.c.Stop() }
+func (s *remoteWriteSink) Start() { s.c.Start() }
+
+// Stop flushes; a run whose samples did not all reach the receiver, unreachable or
+// refusing them, ends as not delivered (exit code 111 unless the run failed otherwise).
+func (s *remoteWriteSink) Stop() error {
+	err := s.c.Stop()
+	if st := s.c.Stats(); err != nil || st.Dropped > 0 || st.RefusedSeries > 0 {
+		return verdict.As(verdict.ErrNotDelivered, fmt.Errorf("remote write: %d samples not delivered: %w", st.Dropped, cmp.Or(err, errRefused)))
+	}
+	return nil
+}
+
+// errRefused is a delivery the receiver refused in part.
+var errRefused = errors.New("the receiver refused them (see the log)")
+
+// lost tells whether samples did not reach the receiver.
+func (s *remoteWriteSink) lost() bool {
+	st := s.c.Stats()
+	return st.Dropped > 0 || st.RefusedSeries > 0
+}
 func (s *remoteWriteSink) SummaryLines() []string {
 	line := s.c.Stats().String()
 	if s.name != "" {

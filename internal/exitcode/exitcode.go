@@ -42,6 +42,10 @@ const (
 	ScriptAborted = 108
 	// MarkedAsFailed is a run the script's test.fail() marked as failed.
 	MarkedAsFailed = 110
+	// NotDelivered is Tidemark's own (k6 has none): a run whose series did not all reach
+	// their remote-write receiver, unreachable or refusing them; a run that crossed its
+	// thresholds exits 99 all the same.
+	NotDelivered = 111
 )
 
 // Coder is an error that carries its exit code.
@@ -119,6 +123,7 @@ func Kind(kind error) int {
 		{verdict.ErrTeardownTimeout, TeardownTimeout},
 		{verdict.ErrScriptAborted, ScriptAborted},
 		{verdict.ErrMarkedFailed, MarkedAsFailed},
+		{verdict.ErrNotDelivered, NotDelivered},
 	} {
 		if errors.Is(kind, k.kind) {
 			return k.code

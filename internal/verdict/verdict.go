@@ -31,6 +31,8 @@ var (
 	ErrScriptAborted = errors.New("aborted by the script")
 	// ErrMarkedFailed is a run the script marked as failed (test.fail()).
 	ErrMarkedFailed = errors.New("marked as failed by the script")
+	// ErrNotDelivered is a run whose series did not all reach a remote-write receiver.
+	ErrNotDelivered = errors.New("series not delivered")
 )
 
 // Kinded is an error that says how a run or command ended: one of the kinds above. A
