@@ -75,7 +75,7 @@ func summarizeCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 func (cfg *summarizeConfig) test(logger *slog.Logger) (*scenario.Test, *metrics.Registry, error) {
 	o := testrun.Options{File: cfg.file, Env: cfg.env, ModulesDir: cfg.modulesDir,
 		Shortcuts: testrun.Shortcuts{TrendStats: cfg.trendStats, TimeUnit: cfg.timeUnit, SystemEnv: true}}
-	src, err := testrun.Load(o, testrun.ProcessEnv(), pacer.Segment{}, logger)
+	src, err := testrun.Load(context.Background(), o, testrun.ProcessEnv(), pacer.Segment{}, logger)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,6 +39,10 @@ const (
 
 // Config is one script run.
 type Config struct {
+	// Context, when set, interrupts the init context when it ends (SIGINT or SIGTERM):
+	// a script that never returns from its top level ends with an *InterruptedError
+	// (exit code 105), as in k6, not at a second signal.
+	Context context.Context
 	// Script is the path of the main module (.js, .mjs, .cjs or .ts).
 	Script string
 	// ModulesDir is --modules.dir: https://host/path imports are read from
@@ -142,8 +146,16 @@ func New(cfg Config) (*Runner, error) {
 		return nil, r.main.err
 	}
 	r.aux = r.newVU(0)
+	disarm := func() {}
+	if cfg.Context != nil {
+		disarm = r.aux.arm(cfg.Context)
+	}
 	exports, err := r.aux.evaluate(r.main)
+	disarm()
 	if err != nil {
+		if cfg.Context != nil && cfg.Context.Err() != nil {
+			return nil, interrupted(fmt.Errorf("%s: the init context was interrupted: %w", r.main.name, context.Cause(cfg.Context)))
+		}
 		return nil, initError(err)
 	}
 	opts, err := r.options(exports)
@@ -751,8 +763,18 @@ func (r *Runner) HandleSummary(ctx context.Context, in summary.Input, stdout, st
 	if err != nil {
 		return true, fmt.Errorf("handleSummary: parse its data: %w", err)
 	}
-	res, _, err := r.lifecycle(context.WithoutCancel(ctx), "handleSummary", r.script.HandleSummaryTimeout, data)
+	// A signal while handleSummary runs interrupts it, as in k6; after a run a signal
+	// already stopped, it runs to its end (or its timeout), and a second signal ends the
+	// process.
+	lctx := ctx
+	if ctx.Err() != nil {
+		lctx = context.WithoutCancel(ctx)
+	}
+	res, _, err := r.lifecycle(lctx, "handleSummary", r.script.HandleSummaryTimeout, data)
 	if err != nil {
+		if lctx.Err() != nil && errors.Is(context.Cause(lctx), context.Canceled) {
+			return true, interrupted(fmt.Errorf("handleSummary was interrupted: %w", err))
+		}
 		return true, err
 	}
 	if res == nil || sobek.IsUndefined(res) || sobek.IsNull(res) {

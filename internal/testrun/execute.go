@@ -83,6 +83,9 @@ func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out
 		var herr error
 		if handled, herr = h.HandleSummary(ctx, in, out.Stdout, out.Stderr); herr != nil {
 			logger.Error("Failed to handle the end-of-test summary", "err", herr)
+			if errors.Is(verdict.KindOf(herr), verdict.ErrInterrupted) {
+				errs = append(errs, herr) // a signal: the run ends as interrupted (105)
+			}
 		}
 	}
 	if !handled {

@@ -47,7 +47,7 @@ func Run(ctx context.Context, o Options, env Env, parts Parts) error {
 	if err != nil {
 		return verdict.Invalid(err)
 	}
-	src, err := Load(o, env, seg, logger)
+	src, err := Load(ctx, o, env, seg, logger)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ type Source interface {
 // scenario file (with ${__ENV.K} from env and --env), or, without a file, a test with
 // the summary options alone. The shortcuts apply over the file's options as K6_*
 // variables over env. seg is this instance's execution segment.
-func Load(o Options, env Env, seg pacer.Segment, logger *slog.Logger) (Source, error) {
+func Load(ctx context.Context, o Options, env Env, seg pacer.Segment, logger *slog.Logger) (Source, error) {
 	cli, err := ParsePairs("env", o.Env)
 	if err != nil {
 		return nil, verdict.Invalid(err)
@@ -45,7 +45,7 @@ func Load(o Options, env Env, seg pacer.Segment, logger *slog.Logger) (Source, e
 	environ := o.Shortcuts.Environ(env)
 	switch {
 	case js.IsScript(o.File):
-		r, err := js.New(js.Config{Script: o.File, ModulesDir: o.ModulesDir, Env: o.Shortcuts.ScriptEnv(env, cli),
+		r, err := js.New(js.Config{Context: ctx, Script: o.File, ModulesDir: o.ModulesDir, Env: o.Shortcuts.ScriptEnv(env, cli),
 			Environ: environ, Segment: seg, Logger: logger})
 		if err != nil {
 			return nil, err

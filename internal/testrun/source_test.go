@@ -20,14 +20,14 @@ func TestLoad(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("vus: 1\niterations: 1\nflow:\n  - url: ${__ENV.URL}/\n"), 0o600))
 	logger := promslog.NewNopLogger()
 
-	src, err := Load(Options{File: file, Env: []string{"URL=http://127.0.0.1:1"}, Shortcuts: Shortcuts{Iterations: "3"}}, Env{}, pacer.Segment{}, logger)
+	src, err := Load(t.Context(), Options{File: file, Env: []string{"URL=http://127.0.0.1:1"}, Shortcuts: Shortcuts{Iterations: "3"}}, Env{}, pacer.Segment{}, logger)
 	require.NoError(t, err)
 	require.Len(t, src.Test().Scenarios, 1)
 	require.Equal(t, []string{"K6_ITERATIONS"}, src.(*fileSource).replaced)
 	require.Nil(t, src.VUs(), "a scenario file runs each scenario's flow")
 	require.NoError(t, src.Verdict(nil))
 
-	src, err = Load(Options{Shortcuts: Shortcuts{TrendStats: "avg,p(99)", TimeUnit: "ms"}}, Env{}, pacer.Segment{}, logger)
+	src, err = Load(t.Context(), Options{Shortcuts: Shortcuts{TrendStats: "avg,p(99)", TimeUnit: "ms"}}, Env{}, pacer.Segment{}, logger)
 	require.NoError(t, err)
 	require.Equal(t, []string{"avg", "p(99)"}, src.Test().SummaryTrendStats)
 	require.Equal(t, "ms", src.Test().SummaryTimeUnit)
@@ -37,7 +37,7 @@ func TestLoad(t *testing.T) {
 		{File: file, Env: []string{"novalue"}},
 		{File: filepath.Join(t.TempDir(), "missing.yaml")},
 	} {
-		_, err := Load(o, Env{}, pacer.Segment{}, logger)
+		_, err := Load(t.Context(), o, Env{}, pacer.Segment{}, logger)
 		require.ErrorIs(t, err, verdict.ErrInvalid, "%+v", o)
 	}
 }

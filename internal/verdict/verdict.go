@@ -81,6 +81,15 @@ func Or(kind, err error) error {
 	return As(kind, err)
 }
 
+// KindOf returns the kind the first verdict.Kinded error in err's chain says, or nil.
+func KindOf(err error) error {
+	var k Kinded
+	if errors.As(err, &k) {
+		return k.VerdictKind()
+	}
+	return nil
+}
+
 // Of returns the kind of the first *Error in err's chain, or nil.
 func Of(err error) error {
 	if e, ok := errors.AsType[*Error](err); ok {
