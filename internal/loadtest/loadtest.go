@@ -10,6 +10,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -164,6 +165,9 @@ var (
 type Config struct {
 	// Test is the loaded test; required.
 	Test *scenario.Test
+	// SeriesWarning is where the warning about unique series starts; zero is
+	// SeriesWarning's value.
+	SeriesWarning int
 	// Source names where the test came from (a file path); it is the stem of the
 	// default test id.
 	Source string
@@ -336,7 +340,29 @@ func prepare(cfg Config) (*run, error) {
 	// Every snapshot (a push, a stage boundary, the summary) reads the gauges of its
 	// own moment.
 	r.agg.BeforeSnapshot(eng.EmitGauges)
+	r.agg.BeforeSnapshot(r.warnSeries())
 	return r, nil
+}
+
+// SeriesWarning is the number of unique series (metric and tag set) past which a run is
+// warned, once, as k6 warns: each series holds memory until the run ends and is sent at
+// every push, and a tag of unique values (a URL with an id) makes one per request (27,500
+// distinct URLs took 2.2 GB without a word).
+const SeriesWarning = 100_000
+
+// warnSeries returns a check, run before every snapshot, that logs once when the run's
+// series pass SeriesWarning.
+func (r *run) warnSeries() func() {
+	var once sync.Once
+	return func() {
+		if n := r.agg.Len(); n > cmp.Or(r.cfg.SeriesWarning, SeriesWarning) {
+			once.Do(func() {
+				r.logger.Warn("The test has generated metrics with more unique time series than the suggested limit, which could cause high memory usage. "+
+					"Consider not using high-cardinality values like unique IDs as metric tags or, if you need them in the URL, use the name metric tag or URL grouping",
+					"series", n, "limit", cmp.Or(r.cfg.SeriesWarning, SeriesWarning))
+			})
+		}
+	}
 }
 
 // httpOptions completes cfg.HTTP with the TLS and proxy settings.
