@@ -44,7 +44,9 @@ setup/teardown timed out, 102 the instances' start barrier timed out, 103 stoppe
 the REST API, 104 invalid scenario, options or flags, 105 interrupted by SIGINT/SIGTERM
 (running iterations get gracefulStop; the summary is still printed), 106 the REST API
 could not listen, 107 script error (syntax, exception in the init context, setup or
-teardown, unknown module), 108 test.abort(), 255 other errors.`
+teardown, unknown module), 108 test.abort(), 110 test.fail(), 111 (Tidemark's own) the
+run passed but its series were not all delivered to the remote-write receiver, 255 other
+errors.`
 
 type runConfig struct {
 	opts      testrun.Options
