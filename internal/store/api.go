@@ -41,7 +41,8 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	}
 	buildInfo := prometheusVersion()
 	// The remote-write receiver and the fast path append through the same limits.
-	appendable := limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength}
+	torn := &walTorn{logger: s.logger.With("component", "remote write")}
+	appendable := limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength, torn: torn}
 	api := apiv1.NewAPI(
 		s.engine,
 		s.db,
@@ -126,7 +127,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	if err := reg.Register(writeRequests); err != nil {
 		return nil, fmt.Errorf("register store metrics: %w", err)
 	}
-	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests, s.cfg.MaxLabelValueLength))
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests, s.cfg.MaxLabelValueLength, torn))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")

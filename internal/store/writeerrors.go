@@ -37,10 +37,17 @@ const (
 // A body holding a label longer than Prometheus' labels can hold (maxLabelBytes) is
 // answered 400 here, before either path builds labels from it; maxValueLen is the
 // store's own label value limit, for the message.
-func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec, maxValueLen int) http.Handler {
+//
+// Once the WAL is torn (a commit failed for want of space), every write is answered 503
+// until the store restarts (walTorn).
+func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec, maxValueLen int, torn *walTorn) http.Handler {
 	var bodies sync.Pool // *[]byte: compressed request bodies.
 	fastTotal, promTotal := requests.WithLabelValues("fast"), requests.WithLabelValues("prometheus")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if torn.is() {
+			http.Error(w, "remote write: the store's WAL could not be written (disk full); writes are refused until the store restarts, so that none is acknowledged and then lost: free space, then restart it", http.StatusServiceUnavailable)
+			return
+		}
 		bp, _ := bodies.Get().(*[]byte)
 		if bp == nil {
 			bp = new([]byte)
