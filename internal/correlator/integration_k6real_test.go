@@ -16,8 +16,8 @@ import (
 )
 
 // TestIntegrationRealK6Run correlates a run that k6 itself made: testdata/k6-v1.8.1-steps.om
-// holds, read back raw from Prometheus 2.42, what k6 v1.8.1 (built with `go install
-// go.k6.io/k6@v1.8.1`) wrote through its experimental-prometheus-rw output
+// holds, read back raw from Prometheus 2.42, what k6 v1.8.1 wrote through its
+// experimental-prometheus-rw output (recorded once, kept as data: no test builds or runs k6)
 // (K6_PROMETHEUS_RW_PUSH_INTERVAL=5s, stale markers on, --tag testid=k6-real-steps) for a
 // ramping-arrival-rate script (startRate 5; stages 20s:5, 5s:20, 25s:20, 5s:40, 25s:40,
 // 5s:0) against `tidemark target`. k6 printed http_reqs 1912.
