@@ -61,7 +61,7 @@ func serveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action)
 		Default(fmt.Sprint(store.DefaultConfig.MaxQueryLength)).IntVar(&cfg.maxQueryLength)
 	cmd.Flag("query.max-concurrency", "Maximum number of queries evaluated at once; others wait up to --query.timeout, then get 503.").
 		Default(fmt.Sprint(store.DefaultConfig.MaxConcurrentQueries)).IntVar(&cfg.maxConcurrency)
-	cmd.Flag("query.max-subquery-steps", "Most steps a query's subqueries may evaluate (nested ones multiplied, times a range query's steps); more is refused (422) before evaluation.").
+	cmd.Flag("query.max-subquery-steps", "Most steps one subquery may evaluate: its range plus the span it is evaluated over (a range query's, an enclosing subquery's), over its step; more is refused (422) before evaluation.").
 		Default(fmt.Sprint(store.DefaultConfig.MaxSubquerySteps)).Int64Var(&cfg.maxSubquerySteps)
 	cmd.Flag("scrape.target", "host:port of a target to scrape (job \""+store.ScrapeJobName+"\"). Repeatable. Ignored with --config.file.").
 		StringsVar(&cfg.scrapeTargets)
