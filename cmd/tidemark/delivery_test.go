@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,4 +60,73 @@ flow:
 			require.Less(t, took, 1*time.Second+2*time.Second+5*time.Second, "the run, its flush budget and some slack")
 		})
 	}
+}
+
+// TestRunSummaryBeforeFlush is issue 24's summary lost to the grace period: the summary
+// waited for the final flush to an unreachable receiver, so a pod killed at the end of
+// its grace period printed none. It is printed first; the delivery line follows the
+// flush.
+func TestRunSummaryBeforeFlush(t *testing.T) {
+	t.Parallel()
+	_, turl := startTestTarget(t, target.Config{})
+	scen := writeScenario(t, `
+scenarios:
+  s: {executor: shared-iterations, vus: 1, iterations: 3}
+flow:
+  - url: `+turl+`/
+`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + ln.Addr().String() + "/api/v1/write"
+	require.NoError(t, ln.Close())
+
+	stdout := &stampedWriter{}
+	var stderr bytes.Buffer
+	code := run([]string{"run", "--quiet", "--remote-write.url", closed,
+		"--remote-write.flush-timeout", "3s", scen}, stdout, &stderr)
+	end := time.Now()
+	require.Equal(t, exitcode.NotDelivered, code, "stderr:\n%s", stderr.String())
+	summaryAt, ok := stdout.first("TOTAL RESULTS")
+	require.True(t, ok, "stdout:\n%s", stdout.String())
+	require.Greater(t, end.Sub(summaryAt), 2*time.Second, "the summary is printed before the 3 s flush")
+	deliveryAt, ok := stdout.first("remote write:")
+	require.True(t, ok, "stdout:\n%s", stdout.String())
+	require.Less(t, end.Sub(deliveryAt), time.Second, "the delivery line comes after the flush")
+}
+
+// stampedWriter records when each write happened.
+type stampedWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes []stampedWrite
+}
+
+type stampedWrite struct {
+	at   time.Time
+	text string
+}
+
+func (w *stampedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, stampedWrite{time.Now(), string(p)})
+	return w.buf.Write(p)
+}
+
+// first is the time of the first write holding s.
+func (w *stampedWriter) first(s string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, wr := range w.writes {
+		if strings.Contains(wr.text, s) {
+			return wr.at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func (w *stampedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -76,6 +77,9 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
 	cmd.Flag("no-thresholds", "Do not evaluate thresholds (the run never exits 99).").BoolVar(&o.NoThresholds)
+	cmd.Flag("max-series", "At most this many unique series (metric and tag set; 0: no limit). Past it, samples of new tag sets "+
+		"count in their metric's totals under tidemark_overflow=\"true\" without their url, name and own tags, and the summary says how many.").
+		Default(strconv.Itoa(loadtest.DefaultMaxSeries)).IntVar(&o.MaxSeries)
 	cmd.Flag("execution-segment", "This instance's share of every scenario, e.g. 0:1/2 or 1/4:1/2 (k6 semantics).").
 		StringVar(&o.Segment)
 	cmd.Flag("execution-segment-sequence", "All instances' segments as boundaries, e.g. 0,1/4,1/2,1. Default: 0, the segment's ends, 1.").

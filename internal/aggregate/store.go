@@ -35,6 +35,12 @@ type Store struct {
 	byMetric  atomic.Pointer[map[*metrics.Metric]*sync.Map]
 	count     atomic.Int64 // Number of series.
 
+	// max caps count (0: no cap); folded counts the samples put into overflow
+	// series since (WithMaxSeries), whose tag sets come from overflowPool.
+	max          int64
+	folded       atomic.Int64
+	overflowPool *metrics.TagPool
+
 	// ordered lists every series in snapshot order; Snapshot rebuilds it, under mu,
 	// when series were added since.
 	ordered []*series
@@ -78,7 +84,29 @@ type series struct {
 type Option func(*options)
 
 type options struct {
-	now func() time.Time
+	now       func() time.Time
+	maxSeries int
+}
+
+// OverflowTag is the tag of an overflow series (WithMaxSeries), set to "true".
+const OverflowTag = "tidemark_overflow"
+
+// overflowKeys are the tags an overflow series keeps: k6's system tags of few values.
+// The others (url, name, check, the script's own) are what made the series many.
+var overflowKeys = map[string]bool{
+	"scenario": true, "group": true, "method": true, "status": true, "expected_response": true,
+	"proto": true, "error_code": true, "tls_version": true, "testid": true, "instance_id": true,
+}
+
+// WithMaxSeries caps the number of series at n; 0 or less sets no cap. Past the cap, a
+// sample of a new tag set is folded into an overflow series of its metric, which keeps
+// only the sample's tags of few values (scenario, method, status…) and the tag
+// OverflowTag: every sample still counts in its metric's totals, but not under its own
+// tags (a submetric of a dropped tag misses it). Folded tells how many were folded.
+// This is how a tag of unique values (a URL with an id) is kept from growing memory
+// without bound, as OpenTelemetry's cardinality limit does.
+func WithMaxSeries(n int) Option {
+	return func(o *options) { o.maxSeries = n }
 }
 
 // WithClock sets the clock that timestamps snapshots; the default is time.Now.
@@ -92,7 +120,7 @@ func New(opts ...Option) *Store {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Store{now: o.now}
+	s := &Store{now: o.now, max: int64(max(o.maxSeries, 0)), overflowPool: metrics.NewTagPool()}
 	s.byMetric.Store(&map[*metrics.Metric]*sync.Map{})
 	return s
 }
@@ -123,6 +151,10 @@ func (s *Store) lookup(m *metrics.Metric, tags *metrics.TagSet) *series {
 	}
 	if v, ok := set.Load(tags); ok {
 		return v.(*series)
+	}
+	if s.max > 0 && s.count.Load() >= s.max && !s.isOverflow(tags) {
+		s.folded.Add(1)
+		return s.lookup(m, s.overflowTags(tags))
 	}
 	ser := &series{metric: m, tags: tags}
 	if m.Type == metrics.Trend {
@@ -184,6 +216,26 @@ func (ser *series) add(smp *metrics.Sample) {
 		ser.hist.Observe(v)
 	}
 }
+
+// isOverflow tells whether tags are an overflow series'.
+func (s *Store) isOverflow(tags *metrics.TagSet) bool {
+	v, ok := tags.Get(OverflowTag)
+	return ok && v == "true"
+}
+
+// overflowTags are the tags of the overflow series that takes samples of tags.
+func (s *Store) overflowTags(tags *metrics.TagSet) *metrics.TagSet {
+	keep := make([]metrics.Tag, 0, tags.Len()+1)
+	for _, t := range tags.Tags() {
+		if overflowKeys[t.Key] {
+			keep = append(keep, t)
+		}
+	}
+	return s.overflowPool.Intern(append(keep, metrics.Tag{Key: OverflowTag, Value: "true"}))
+}
+
+// Folded returns the number of samples put into overflow series (WithMaxSeries).
+func (s *Store) Folded() int64 { return s.folded.Load() }
 
 // Len returns the number of series.
 func (s *Store) Len() int { return int(s.count.Load()) }

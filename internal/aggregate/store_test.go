@@ -531,3 +531,46 @@ func TestBeforeSnapshot(t *testing.T) {
 		require.Equal(t, want, ser.Value, "snapshot %g reads the value its hook pushed", want)
 	}
 }
+
+// TestMaxSeriesFolds is issue 24's unbounded memory from unique URLs (27,500 distinct
+// URLs took 2.2 GB): past the cap a new tag set is folded into its metric's overflow
+// series, which keeps the tags of few values, so the series and the interned tag sets
+// stay bounded while every sample still counts in the totals.
+func TestMaxSeriesFolds(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.pool = metrics.NewBoundedTagPool(100)
+	s := New(WithMaxSeries(100))
+	const urls = 10_000
+	for i := range urls {
+		tags := f.tags("url", "http://x/item/"+strconv.Itoa(i), "method", "GET", "scenario", "s")
+		s.Push([]metrics.Sample{f.sample(f.b.HTTPReqs, tags, 1, 1), f.sample(f.b.HTTPReqDuration, tags, 1, float64(i%50))})
+	}
+	require.Equal(t, 100+2, s.Len(), "the cap, and one overflow series per metric")
+	require.LessOrEqual(t, f.pool.Len(), 100, "the interned tag sets are bounded too")
+	require.EqualValues(t, 2*urls-100, s.Folded())
+
+	snap := s.Snapshot()
+	reqs, ok := snap.Metric("http_reqs")
+	require.True(t, ok)
+	require.InDelta(t, urls, reqs.Count, 0, "every sample counts in the metric's total")
+	dur, ok := snap.Metric("http_req_duration")
+	require.True(t, ok)
+	require.EqualValues(t, urls, dur.Trend.Count())
+	over, ok := snap.Submetric("http_reqs", []metrics.Tag{{Key: OverflowTag, Value: "true"}, {Key: "method", Value: "GET"}, {Key: "scenario", Value: "s"}})
+	require.True(t, ok, "the overflow series keeps the tags of few values")
+	require.InDelta(t, urls-50, over.Count, 0, "the first 50 URLs had series of their own (2 metrics each)")
+	for _, se := range snap.Series {
+		if v, _ := se.Tags.Get(OverflowTag); v == "true" {
+			_, hasURL := se.Tags.Get("url")
+			require.False(t, hasURL, "the overflow series drops the tag of many values")
+		}
+	}
+
+	unbounded := New()
+	for i := range 300 {
+		unbounded.Push([]metrics.Sample{f.sample(f.b.HTTPReqs, f.tags("url", strconv.Itoa(i)), 1, 1)})
+	}
+	require.Equal(t, 300, unbounded.Len(), "no cap without WithMaxSeries")
+	require.Zero(t, unbounded.Folded())
+}

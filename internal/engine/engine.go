@@ -90,6 +90,10 @@ type Config struct {
 	Segment pacer.Segment
 	// Pusher receives every sample; required. It must not block.
 	Pusher metrics.Pusher
+	// MaxTagSets bounds the tag sets the engine keeps interned (0: no bound); past it
+	// they are made anew for each sample, and the Pusher must cap its series
+	// (aggregate.WithMaxSeries).
+	MaxTagSets int
 	// Registry holds the metrics; nil makes a new one. Share it with thresholds and
 	// the summary so metric pointers match.
 	Registry *metrics.Registry
@@ -152,7 +156,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.TestID == "" {
 		return nil, errors.New("new engine: empty test id")
 	}
-	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewTagPool()}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewBoundedTagPool(cfg.MaxTagSets)}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}

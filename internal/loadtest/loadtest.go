@@ -168,6 +168,10 @@ type Config struct {
 	// SeriesWarning is where the warning about unique series starts; zero is
 	// SeriesWarning's value.
 	SeriesWarning int
+	// MaxSeries caps the run's unique series (metric and tag set); 0 sets no cap. Past
+	// it, samples of new tag sets count in their metric's totals through an overflow
+	// series (aggregate.WithMaxSeries), and the end of the run says how many.
+	MaxSeries int
 	// Source names where the test came from (a file path); it is the stem of the
 	// default test id.
 	Source string
@@ -205,6 +209,12 @@ type Config struct {
 	// Actors are started in order before the first iteration and stopped in order
 	// after the run.
 	Actors []Actor
+	// Report, when set, is called with the run's Result once its verdict is known and
+	// before the actors stop, so that the summary is shown before the outputs' final
+	// flush, which may take up to its timeout (a pod's grace period is short). Its
+	// error joins the run's. The Result's Summary.Extra is then still empty: the
+	// actors' summary lines are known only once they have stopped (Result.Delivery).
+	Report func(ctx context.Context, res *Result) error
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of the default test id; nil is time.Now.
@@ -237,6 +247,9 @@ type Result struct {
 	// handleSummary data). The caller sets its terminal fields (Color, StdoutTTY,
 	// StderrTTY) before writing it.
 	Summary summary.Input
+	// Delivery are the actors' summary lines (what the outputs delivered), known once
+	// they have stopped; without Config.Report they are also Summary.Extra.
+	Delivery []string
 }
 
 // Run prepares and runs the test, stops its actors, and returns the summary input.
@@ -275,7 +288,7 @@ func prepare(cfg Config) (*run, error) {
 	if cfg.Test == nil {
 		return nil, errors.New("prepare the run: no test")
 	}
-	r := &run{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, agg: aggregate.New(), snaps: map[time.Duration]*aggregate.Snapshot{}}
+	r := &run{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, agg: aggregate.New(aggregate.WithMaxSeries(cfg.MaxSeries)), snaps: map[time.Duration]*aggregate.Snapshot{}}
 	if r.reg == nil {
 		r.reg = metrics.NewRegistry()
 	}
@@ -328,6 +341,7 @@ func prepare(cfg Config) (*run, error) {
 		VUs:        cfg.VUs,
 		Logger:     r.logger,
 		OnBoundary: r.snapshot,
+		MaxTagSets: cfg.MaxSeries,
 	})
 	if err != nil {
 		if outputs != nil {
@@ -343,6 +357,25 @@ func prepare(cfg Config) (*run, error) {
 	r.agg.BeforeSnapshot(r.warnSeries())
 	return r, nil
 }
+
+// foldedNote is the summary's line on the samples folded into overflow series past
+// MaxSeries, also logged; none when there were none.
+func (r *run) foldedNote() []string {
+	n := r.agg.Folded()
+	if n == 0 {
+		return nil
+	}
+	r.logger.Warn("Samples of tag sets past the series limit were counted in their metric's totals only, under an overflow series",
+		"samples", n, "limit", r.cfg.MaxSeries, "tag", aggregate.OverflowTag+`="true"`)
+	return []string{fmt.Sprintf("series: over the limit of %d (--max-series), %d samples were counted under %s=\"true\" without their own tags (url, name…)",
+		r.cfg.MaxSeries, n, aggregate.OverflowTag)}
+}
+
+// DefaultMaxSeries is --max-series' default: twice the series k6 warns of
+// (SeriesWarning). A series takes about 1 KB in the aggregates and about 7 KB across
+// the run's outputs (27,500 URLs made about 300,000 series and 2.2 GB), so this bounds
+// a run to about 1.5 GB.
+const DefaultMaxSeries = 2 * SeriesWarning
 
 // SeriesWarning is the number of unique series (metric and tag set) past which a run is
 // warned, once, as k6 warns: each series holds memory until the run ends and is sent at
@@ -501,10 +534,8 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			errs = append(errs, verdict.As(verdict.ErrThresholds, err))
 		}
 	}
-	var extra []string
-	errs = append(errs, r.stop(&extra))
 	final := r.agg.Snapshot()
-	return &Result{
+	out := &Result{
 		TestID: r.testID,
 		Run:    res,
 		Summary: summary.Input{
@@ -517,9 +548,17 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			Thresholds: thresholds,
 			// The STAGES verdict evaluates the same thresholds in every stage window.
 			ThresholdSet: r.thresholds,
-			Extra:        extra,
+			Extra:        r.foldedNote(),
 		},
-	}, errors.Join(errs...)
+	}
+	if r.cfg.Report != nil {
+		errs = append(errs, r.cfg.Report(ctx, out))
+	}
+	errs = append(errs, r.stop(&out.Delivery))
+	if r.cfg.Report == nil {
+		out.Summary.Extra = append(out.Summary.Extra, out.Delivery...)
+	}
+	return out, errors.Join(errs...)
 }
 
 // evaluate evaluates the thresholds against a fresh snapshot of the aggregates.

@@ -120,6 +120,34 @@ scenarios:
 	}
 }
 
+// TestRunReportsBeforeStopping: with Report the summary is shown before the outputs'
+// final flush (which may take its whole timeout), and the flush's lines come after.
+func TestRunReportsBeforeStopping(t *testing.T) {
+	t.Parallel()
+	_, url := targettest.Start(t, target.Config{})
+	var sink *recordingSink
+	var reported *Result
+	stoppedAtReport := true
+	res, err := Run(context.Background(), Config{
+		Test: parse(t, "thresholds: {http_reqs: ['count<3']}\nscenarios:\n  s:\n    executor: shared-iterations\n    vus: 1\n    iterations: 3\n    flow:\n      - url: ${__ENV.URL}/x\n", url),
+		Actors: []Actor{Outputs(func(agg *aggregate.Store, _ map[string]string) ([]Sink, error) {
+			sink = &recordingSink{agg: agg}
+			return []Sink{sink}, nil
+		})},
+		Report: func(_ context.Context, res *Result) error {
+			reported, stoppedAtReport = res, sink.stopped.Load()
+			return errors.New("summary file unwritable")
+		},
+	})
+	require.Equal(t, verdict.ErrThresholds, verdict.Of(err), "the run's verdict stands: %v", err)
+	require.ErrorContains(t, err, "summary file unwritable", "Report's error joins the run's")
+	require.False(t, stoppedAtReport, "Report runs before the outputs stop")
+	require.Same(t, reported, res)
+	require.NotEmpty(t, reported.Summary.Thresholds, "Report sees the verdict")
+	require.Empty(t, res.Summary.Extra)
+	require.Equal(t, []string{"recorded"}, res.Delivery, "the outputs' lines come once they stopped")
+}
+
 func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 50 * time.Millisecond}})
@@ -289,3 +317,30 @@ scenarios:
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRunMaxSeries: past --max-series the run's totals stay whole and the summary says
+// how many samples lost their own tags.
+func TestRunMaxSeries(t *testing.T) {
+	t.Parallel()
+	_, url := targettest.Start(t, target.Config{})
+	var flow strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&flow, "      - url: ${__ENV.URL}/item/%d\n", i)
+	}
+	test := parse(t, `
+scenarios:
+  s:
+    executor: shared-iterations
+    vus: 1
+    iterations: 1
+    flow:
+`+flow.String(), url)
+	res, err := Run(context.Background(), Config{Test: test, TestID: "capped", MaxSeries: 30})
+	require.NoError(t, err)
+	reqs, ok := res.Summary.Snapshot.Metric("http_reqs")
+	require.True(t, ok)
+	require.InDelta(t, 40, reqs.Count, 0, "every request counts")
+	require.Len(t, res.Summary.Extra, 1, "%q", res.Summary.Extra)
+	require.Contains(t, res.Summary.Extra[0], "over the limit of 30 (--max-series)")
+	require.LessOrEqual(t, len(res.Summary.Snapshot.Series), 30+len(res.Summary.Snapshot.Metrics()), "the cap and one overflow series per metric and tag set of few values")
+}

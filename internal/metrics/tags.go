@@ -86,13 +86,22 @@ func (s *TagSet) String() string {
 // number of distinct tag sets, which the scenario bounds (k6 users keep the `url` tag
 // low-cardinality with `name`).
 type TagPool struct {
-	mu   sync.RWMutex
-	sets map[string]*TagSet
+	mu    sync.RWMutex
+	sets  map[string]*TagSet
+	limit int
 }
 
 // NewTagPool returns an empty pool.
 func NewTagPool() *TagPool {
 	return &TagPool{sets: map[string]*TagSet{}}
+}
+
+// NewBoundedTagPool returns an empty pool that keeps at most limit sets (0 or less: no
+// limit). Past it, Intern returns sets it does not keep: equal sets are then no longer
+// the same pointer, so a store keyed by them must have a cap of its own
+// (aggregate.WithMaxSeries), which folds them.
+func NewBoundedTagPool(limit int) *TagPool {
+	return &TagPool{sets: map[string]*TagSet{}, limit: limit}
 }
 
 // Intern returns the pool's TagSet equal to tags. Pairs with an empty key or value are
@@ -126,7 +135,9 @@ func (p *TagPool) Intern(tags []Tag) *TagSet {
 		return s
 	}
 	s = &TagSet{tags: append([]Tag(nil), tags...), key: key}
-	p.sets[key] = s
+	if p.limit <= 0 || len(p.sets) < p.limit {
+		p.sets[key] = s
+	}
 	return s
 }
 

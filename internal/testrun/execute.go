@@ -61,39 +61,83 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 			printHeader(out.Stdout, cfg.Source, p)
 			return nil
 		}}}, api.gate(), dash.started(), progressLine(show, out.Stderr))
+	var shown summaryShown
+	if !show.NoSummary {
+		// The summary comes before the outputs' final flush: a stop that outlives the
+		// pod's grace period loses the delivery line, not the summary.
+		cfg.Report = func(ctx context.Context, res *loadtest.Result) error {
+			var errs []error
+			shown, errs = writeSummary(ctx, res.Summary, cfg.VUs, show, out, logger)
+			return errors.Join(errs...)
+		}
+	}
 	res, err := loadtest.Run(ctx, cfg)
 	if api != nil && api.run.Status().Stopped && errors.Is(err, loadtest.ErrInterrupted) {
 		err = verdict.As(verdict.ErrStopped, errors.New("the run was stopped through the REST API"))
 	}
-	if res == nil || show.NoSummary {
-		return err
+	if res != nil {
+		shown.delivered(res.Delivery, out.Stdout, logger)
 	}
-	return errors.Join(append([]error{err}, writeSummary(ctx, res.Summary, cfg.VUs, show, out, logger)...)...)
+	return err
+}
+
+// summaryShown is how the summary was shown: not at all, as text, or by the
+// script's handleSummary.
+type summaryShown int
+
+const (
+	summaryNone summaryShown = iota
+	summaryText
+	summaryHandled
+)
+
+// delivered shows the outputs' delivery lines, known only after their final flush:
+// after the text summary as its last lines, else in the log (a handleSummary owns
+// stdout).
+func (s summaryShown) delivered(lines []string, stdout io.Writer, logger *slog.Logger) {
+	if len(lines) == 0 || s == summaryNone {
+		return
+	}
+	if s == summaryHandled {
+		for _, l := range lines {
+			logger.Info("Delivery", "result", l)
+		}
+		return
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString("\n")
+	_, _ = io.WriteString(stdout, b.String())
 }
 
 // writeSummary prints the summary (or the script's handleSummary) and its files. As in
 // k6, a handleSummary that fails is logged and leaves the run's exit code as it is (0,
 // or 99 for crossed thresholds).
-func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) []error {
+func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) (summaryShown, []error) {
 	in.Color = progress.IsTerminal(out.Stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
 	var errs []error
-	handled := false
+	shown := summaryText
 	if h, ok := vus.(summaryHandler); ok {
-		var herr error
-		if handled, herr = h.HandleSummary(ctx, in, out.Stdout, out.Stderr); herr != nil {
+		handled, herr := h.HandleSummary(ctx, in, out.Stdout, out.Stderr)
+		if herr != nil {
 			logger.Error("Failed to handle the end-of-test summary", "err", herr)
 			if errors.Is(verdict.KindOf(herr), verdict.ErrInterrupted) {
 				errs = append(errs, herr) // a signal: the run ends as interrupted (105)
 			}
 		}
+		if handled {
+			shown = summaryHandled
+		}
 	}
-	if !handled {
+	if shown == summaryText {
 		if werr := summary.WriteText(out.Stdout, in); werr != nil {
 			errs = append(errs, fmt.Errorf("write the summary: %w", werr))
 		}
 	}
-	return append(errs, runsummary.WriteFiles(in, show.SummaryExport, show.SummaryFile)...)
+	return shown, append(errs, runsummary.WriteFiles(in, show.SummaryExport, show.SummaryFile)...)
 }
 
 // progressLine shows the run's progress on w from its start to the end of its

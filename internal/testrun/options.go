@@ -190,6 +190,8 @@ type Options struct {
 	Segment, SegmentSequence string
 	NoThresholds             bool
 	InsecureSkipTLSVerify    bool
+	// MaxSeries is --max-series (loadtest.Config.MaxSeries).
+	MaxSeries int
 	// UserAgent is --user-agent; DefaultUserAgent is its default, which a script's
 	// userAgent option replaces.
 	UserAgent, DefaultUserAgent string

@@ -89,7 +89,7 @@ func (o Options) config(src Source, env Env, tags map[string]string, seg pacer.S
 		// The script's userAgent option, unless --user-agent says otherwise.
 		userAgent = test.UserAgent
 	}
-	cfg := loadtest.Config{Test: test, Source: o.File, TestID: o.TestID, Tags: tags, Segment: seg, NoThresholds: o.NoThresholds,
+	cfg := loadtest.Config{Test: test, Source: o.File, TestID: o.TestID, Tags: tags, Segment: seg, NoThresholds: o.NoThresholds, MaxSeries: o.MaxSeries,
 		InsecureSkipTLSVerify: o.InsecureSkipTLSVerify, UserAgent: userAgent, VUs: src.VUs(), Registry: src.Registry(),
 		// The test's httpDebug, under K6_HTTP_DEBUG and --http-debug (k6's precedence).
 		HTTP: request.Options{Debug: RequestDebug(cmp.Or(o.HTTPDebug, HTTPDebugMode(src.HTTPDebug())), logger)},
