@@ -137,7 +137,11 @@ func New(cfg Config) (*Executor, error) {
 		}
 		e.nVUs = seg.Scale(int64(max(sc.VUs, 1)))
 		if e.kind == scenario.SharedIterations {
-			e.iters = seg.Scale(int64(max(sc.Iterations, 1)))
+			// k6 divides the iterations among the segments that got VUs, in
+			// proportion to their VUs: a segment without VUs runs none.
+			if within, ok := seg.Within(int64(max(sc.VUs, 1))); ok {
+				e.iters = within.Scale(int64(max(sc.Iterations, 1)))
+			}
 		} else {
 			e.iters = int64(max(sc.Iterations, 1))
 		}
