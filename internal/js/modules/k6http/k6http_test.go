@@ -206,6 +206,43 @@ func TestRequestFunctions(t *testing.T) {
 	}, got)
 }
 
+// TestFormBody: an object body is sent as k6 sends it (k6-http/request docs,
+// "Form-encoded request bodies"): an array is one field per element, null and
+// undefined are empty fields, and the fields are sorted by name (k6 keeps the
+// object in a Go map); in a multipart body an array is one part per element.
+func TestFormBody(t *testing.T) {
+	t.Parallel()
+	var parts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+			if err := r.ParseMultipartForm(1 << 20); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			parts = append(parts, strings.Join(r.MultipartForm.Value["a"], ","))
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(b)
+	}))
+	defer srv.Close()
+	vu := vuContext(t)
+	require.NoError(t, vu.rt.Set("URL", srv.URL))
+	got := vu.run(t, `[
+		http.post(URL, { z: 'last', a: ['1', '2', '3'], n: 5 }).body,
+		http.post(URL, { a: [1, null, 'x y'], e: null, u: undefined, t: true }).body,
+		http.post(URL, { a: [], b: 'only' }).body,
+		http.post(URL, { a: ['1', '2'], f: http.file('x', 'f.txt') }).status,
+	]`)
+	require.Equal(t, []any{
+		"a=1&a=2&a=3&n=5&z=last",
+		"a=1&a=&a=x+y&e=&t=true&u=",
+		"b=only",
+		int64(200),
+	}, got)
+	require.Equal(t, []string{"1,2"}, parts)
+}
+
 func TestMultipartFile(t *testing.T) {
 	t.Parallel()
 	var got struct {
