@@ -471,6 +471,20 @@ func TestCookies(t *testing.T) {
 	vu.run(t, `http.cookieJar().clear(BASE)`)
 	require.Empty(t, cookies(""))
 
+	// A domain the URL does not match drops the cookie without a throw (k6's
+	// examples/cookies.js); a matching one, with or without its leading dot,
+	// is sent to the host.
+	vu.run(t, `
+		const j = http.cookieJar();
+		j.set(BASE + '/echo', 'foreign', '1', { domain: 'example.com', path: '/' });
+		j.set(BASE + '/echo', 'own', '2', { domain: '127.0.0.1', path: '/' });
+		globalThis.LOCAL = BASE.replace('127.0.0.1', 'localhost');
+		j.set(LOCAL + '/echo', 'dotted', '3', { domain: '.localhost', path: '/' });
+	`)
+	require.Equal(t, "own=2", cookies(""))
+	require.Equal(t, "dotted=3", vu.run(t, `http.get(LOCAL + '/echo').json().cookies`))
+	vu.run(t, `http.cookieJar().clear(BASE); http.cookieJar().clear(LOCAL)`)
+
 	_, err := vu.rt.RunString(`http.cookieJar().set(BASE, 'x', '1', { expires: 'tomorrow' })`)
 	require.ErrorContains(t, err, "jar.set: expires: want an RFC 1123 date")
 	_, err = vu.rt.RunString(`http.cookieJar().set('nohost', 'x', '1')`)
