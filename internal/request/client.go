@@ -112,6 +112,7 @@ func NewClient(env *Env, opts Options) *Client {
 	c.opts = opts
 	c.h1.dialer = net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
 	c.h1.rbuf = opts.ReadBufferSize
+	c.h1.pool = &connPool{}
 	c.trace = c.tr.clientTrace()
 	return c
 }

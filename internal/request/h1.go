@@ -50,9 +50,17 @@ type h1Conn struct {
 	br   *bufio.Reader
 }
 
+// connPool holds a VU's idle plain-HTTP connections. The VU's client and its
+// batch workers share it, as k6's VU shares one transport between its requests
+// and its batches: a batch after a GET reuses the GET's connection.
+type connPool struct {
+	mu   sync.Mutex
+	idle []*h1Conn
+}
+
 // h1State is the plain-HTTP side of a Client.
 type h1State struct {
-	idle    []*h1Conn
+	pool    *connPool
 	dialer  net.Dialer
 	rbuf    int
 	wbuf    []byte
@@ -89,9 +97,12 @@ func parseH1Target(u *url.URL) h1Target {
 
 // take returns an idle connection to addr, or nil.
 func (h *h1State) take(addr string) *h1Conn {
-	for i, c := range slices.Backward(h.idle) {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, c := range slices.Backward(p.idle) {
 		if c.addr == addr {
-			h.idle = append(h.idle[:i], h.idle[i+1:]...)
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
 			return c
 		}
 	}
@@ -101,29 +112,35 @@ func (h *h1State) take(addr string) *h1Conn {
 // put keeps c for the next request, closing the oldest connection to its host
 // beyond maxIdlePerHost.
 func (h *h1State) put(c *h1Conn) {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	n := 0
-	for _, o := range h.idle {
+	for _, o := range p.idle {
 		if o.addr == c.addr {
 			n++
 		}
 	}
 	if n >= maxIdlePerHost {
-		for i, o := range h.idle {
+		for i, o := range p.idle {
 			if o.addr == c.addr {
 				_ = o.conn.Close()
-				h.idle = append(h.idle[:i], h.idle[i+1:]...)
+				p.idle = append(p.idle[:i], p.idle[i+1:]...)
 				break
 			}
 		}
 	}
-	h.idle = append(h.idle, c)
+	p.idle = append(p.idle, c)
 }
 
 func (h *h1State) closeIdle() {
-	for _, c := range h.idle {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.idle {
 		_ = c.conn.Close()
 	}
-	h.idle = h.idle[:0]
+	p.idle = p.idle[:0]
 }
 
 // setActive marks conn as the connection of the request in flight; the
