@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -285,6 +286,29 @@ func TestExecutorExternalStopHonoursGracefulStop(t *testing.T) {
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.Zero(t, rec.interrupted.Load(), "running iterations finish within gracefulStop")
 	require.InDelta(t, 4, rec.completed.Load(), 2)
+}
+
+// TestExecutorAbortInterrupts: a Run context canceled with ErrAbort (an
+// abortOnFail threshold) interrupts the running iterations at once, also during
+// the grace period of a stop that came before.
+func TestExecutorAbortInterrupts(t *testing.T) {
+	t.Parallel()
+	for _, stopFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stopped before=%v", stopFirst), func(t *testing.T) {
+			t.Parallel()
+			sc := scenario.Scenario{Name: "x", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Hour, GracefulStop: time.Minute}
+			if stopFirst {
+				sc.Duration = 100 * time.Millisecond // ends, then waits for gracefulStop
+			}
+			e, rec, _ := newExec(t, sc, time.Hour, pacer.Segment{})
+			ctx, cancel := context.WithCancelCause(context.Background())
+			time.AfterFunc(300*time.Millisecond, func() { cancel(ErrAbort) })
+			start := time.Now()
+			e.Run(ctx, start)
+			require.Less(t, time.Since(start), 2*time.Second)
+			require.Equal(t, int64(2), rec.interrupted.Load())
+		})
+	}
 }
 
 func TestExecutorRampingVUs(t *testing.T) {
