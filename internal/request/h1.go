@@ -60,8 +60,10 @@ type connPool struct {
 
 // h1State is the plain-HTTP side of a Client.
 type h1State struct {
-	pool    *connPool
-	dialer  net.Dialer
+	pool   *connPool
+	dialer net.Dialer
+	// dial, when set, replaces dialer (tests wrap the connection).
+	dial    func(ctx context.Context, addr string) (net.Conn, error)
 	rbuf    int
 	wbuf    []byte
 	line    []byte // a header line longer than the read buffer
@@ -263,6 +265,12 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 // definitions); the addresses are tried in order.
 func (c *Client) dialH1(ctx context.Context, addr string, tm *h1Timings) (net.Conn, error) {
 	d := &c.h1.dialer
+	if c.h1.dial != nil {
+		tm.connectStart = c.tr.now()
+		conn, err := c.h1.dial(ctx, addr)
+		tm.connectDone = c.tr.now()
+		return conn, err
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -333,20 +341,36 @@ type errNoResponse struct{ err error }
 func (e errNoResponse) Error() string { return e.err.Error() }
 func (e errNoResponse) Unwrap() error { return e.err }
 
+// netHTTPWriteBuffer is net/http's default Transport.WriteBufferSize, the
+// buffer k6's requests are written into.
+const netHTTPWriteBuffer = 4 << 10
+
 // exchange writes the request and reads the response head into c.h1.resp.
+//
+// The request is written when k6's (net/http's) WroteRequest says so: once it
+// is in the connection's write buffer. A request that fits the buffer is
+// written to the socket after that, so the write's system call (on loopback,
+// the kernel delivering the bytes and waking the server: tens of µs) counts as
+// waiting, not sending; a larger one is sent as it is written.
 func (c *Client) exchange(conn *h1Conn, method string, head, body []byte, tm *h1Timings) error {
 	h := &c.h1
-	// One write for the head and a small body.
 	var err error
 	var n int
-	if len(body) > 0 && len(head)+len(body) <= 4<<10 {
-		h.wbuf = append(append(h.wbuf[:0], head...), body...)
-		n, err = conn.conn.Write(h.wbuf)
+	if len(head)+len(body) <= netHTTPWriteBuffer {
+		// One write for the head and a small body.
+		p := head
+		if len(body) > 0 {
+			h.wbuf = append(append(h.wbuf[:0], head...), body...)
+			p = h.wbuf
+		}
+		tm.wrote = c.tr.now()
+		n, err = conn.conn.Write(p)
 	} else {
 		n, err = conn.conn.Write(head)
 		if err == nil && len(body) > 0 {
 			_, err = conn.conn.Write(body)
 		}
+		tm.wrote = c.tr.now()
 	}
 	if err != nil {
 		if n == 0 {
@@ -354,7 +378,6 @@ func (c *Client) exchange(conn *h1Conn, method string, head, body []byte, tm *h1
 		}
 		return err
 	}
-	tm.wrote = c.tr.now()
 	for {
 		first, err := conn.br.Peek(1)
 		if len(first) == 0 {
