@@ -380,8 +380,8 @@ func (e *Engine) Run(ctx context.Context) Result {
 			break
 		}
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	start := time.Now()
 	e.startMu.Lock()
 	e.started = start
@@ -429,7 +429,9 @@ loop:
 				if _, abort := e.cfg.Thresholds.Evaluate(now.Sub(start), false); abort {
 					res.Aborted = true
 					e.logger.Warn("Threshold with abortOnFail crossed, stopping the run")
-					cancel()
+					// k6 interrupts the running iterations (their sleeps and
+					// requests) at once: no gracefulStop.
+					cancel(executor.ErrAbort)
 				}
 			}
 		}

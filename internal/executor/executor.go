@@ -10,6 +10,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -137,7 +138,11 @@ func New(cfg Config) (*Executor, error) {
 		}
 		e.nVUs = seg.Scale(int64(max(sc.VUs, 1)))
 		if e.kind == scenario.SharedIterations {
-			e.iters = seg.Scale(int64(max(sc.Iterations, 1)))
+			// k6 divides the iterations among the segments that got VUs, in
+			// proportion to their VUs: a segment without VUs runs none.
+			if within, ok := seg.Within(int64(max(sc.VUs, 1))); ok {
+				e.iters = within.Scale(int64(max(sc.Iterations, 1)))
+			}
 		} else {
 			e.iters = int64(max(sc.Iterations, 1))
 		}
@@ -432,6 +437,12 @@ func (e *Executor) pushDropped(n int64) {
 	}
 }
 
+// ErrAbort is the cause (context.Cause) of a Run context canceled to abort the
+// test: running iterations are interrupted at once, without gracefulStop, as
+// k6 interrupts them when an abortOnFail threshold fails. Any other cause is a
+// stop that honours gracefulStop (k6's SIGINT).
+var ErrAbort = errors.New("test aborted")
+
 // stopper owns a scenario's two stop signals: stopping (start no new iterations:
 // the scheduled end, or the caller's ctx) and the iteration context, canceled
 // gracefulStop after stopping unless every VU has returned first.
@@ -468,15 +479,35 @@ func newStopper(ctx context.Context, dur, graceful time.Duration) *stopper {
 		case <-s.finished:
 		}
 		close(s.stopping)
-		grace := time.NewTimer(graceful)
-		defer grace.Stop()
+		s.graceful(ctx, graceful)
+	})
+	return s
+}
+
+// graceful waits for every VU to return, for at most graceful, and then
+// interrupts the running iterations; an abort (ErrAbort) interrupts them at
+// once, even during the grace period of an earlier stop.
+func (s *stopper) graceful(ctx context.Context, graceful time.Duration) {
+	grace := time.NewTimer(graceful)
+	defer grace.Stop()
+	done := ctx.Done()
+	for {
+		if done != nil && ctx.Err() != nil {
+			if errors.Is(context.Cause(ctx), ErrAbort) {
+				s.cancel()
+				return
+			}
+			done = nil // a stop that honours gracefulStop
+		}
 		select {
 		case <-grace.C:
 			s.cancel()
+			return
 		case <-s.finished:
+			return
+		case <-done:
 		}
-	})
-	return s
+	}
 }
 
 // stop ends the scenario: no new iterations from now on.

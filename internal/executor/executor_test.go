@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -165,11 +166,37 @@ func TestExecutorIterationCounts(t *testing.T) {
 			completed: 150, // the first half owns arrival 0 and every other one: 151
 		},
 		{
+			// The first half gets VUs 0 and 2 of 3, and so 2/3 of the iterations
+			// (k6 divides them among the segments in proportion to their VUs).
 			name:      "segment scales shared iterations",
 			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 3, Iterations: 11},
 			seg:       "0:1/2",
 			work:      10 * time.Millisecond,
-			completed: 6, maxRunning: 2,
+			completed: 7, maxRunning: 2,
+		},
+		{
+			name:      "segment scales shared iterations: the other half",
+			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 3, Iterations: 11},
+			seg:       "1/2:1",
+			completed: 4, maxRunning: 1,
+		},
+		{
+			// k6 -i 10 --execution-segment 0:1/2 with one VU runs all 10 (issue 25).
+			name:      "the segment with the only VU runs every shared iteration",
+			sc:        scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 1, Iterations: 10},
+			seg:       "0:1/2",
+			completed: 10, maxRunning: 1,
+		},
+		{
+			name: "a segment without VUs runs no shared iteration",
+			sc:   scenario.Scenario{Name: "s", Executor: scenario.SharedIterations, VUs: 1, Iterations: 10},
+			seg:  "1/2:1",
+		},
+		{
+			name:      "segment scales per-VU iterations by VUs only",
+			sc:        scenario.Scenario{Name: "p", Executor: scenario.PerVUIterations, VUs: 3, Iterations: 4},
+			seg:       "1/2:1",
+			completed: 4, maxRunning: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,6 +286,29 @@ func TestExecutorExternalStopHonoursGracefulStop(t *testing.T) {
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.Zero(t, rec.interrupted.Load(), "running iterations finish within gracefulStop")
 	require.InDelta(t, 4, rec.completed.Load(), 2)
+}
+
+// TestExecutorAbortInterrupts: a Run context canceled with ErrAbort (an
+// abortOnFail threshold) interrupts the running iterations at once, also during
+// the grace period of a stop that came before.
+func TestExecutorAbortInterrupts(t *testing.T) {
+	t.Parallel()
+	for _, stopFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stopped before=%v", stopFirst), func(t *testing.T) {
+			t.Parallel()
+			sc := scenario.Scenario{Name: "x", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Hour, GracefulStop: time.Minute}
+			if stopFirst {
+				sc.Duration = 100 * time.Millisecond // ends, then waits for gracefulStop
+			}
+			e, rec, _ := newExec(t, sc, time.Hour, pacer.Segment{})
+			ctx, cancel := context.WithCancelCause(context.Background())
+			time.AfterFunc(300*time.Millisecond, func() { cancel(ErrAbort) })
+			start := time.Now()
+			e.Run(ctx, start)
+			require.Less(t, time.Since(start), 2*time.Second)
+			require.Equal(t, int64(2), rec.interrupted.Load())
+		})
+	}
 }
 
 func TestExecutorRampingVUs(t *testing.T) {

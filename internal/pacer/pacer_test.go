@@ -312,3 +312,31 @@ func mustSegment(segment, sequence string) Segment {
 	}
 	return s
 }
+
+func TestSegmentWithin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		seq   string
+		segs  []string
+		vus   int64
+		iters int64
+		want  []int64 // iterations of each segment
+	}{
+		{seq: "0,1/2,1", segs: []string{"0:1/2", "1/2:1"}, vus: 1, iters: 10, want: []int64{10, 0}},
+		{seq: "0,1/2,1", segs: []string{"0:1/2", "1/2:1"}, vus: 3, iters: 11, want: []int64{7, 4}},
+		{seq: "0,1/2,1", segs: []string{"0:1/2", "1/2:1"}, vus: 4, iters: 10, want: []int64{5, 5}},
+		{seq: "0,1/3,2/3,1", segs: []string{"0:1/3", "1/3:2/3", "2/3:1"}, vus: 2, iters: 9, want: []int64{5, 4, 0}},
+		{seq: "0,1", segs: []string{"0:1"}, vus: 1, iters: 10, want: []int64{10}},
+	} {
+		var sum int64
+		for i, s := range tc.segs {
+			var got int64
+			if w, ok := mustSegment(s, tc.seq).Within(tc.vus); ok {
+				got = w.Scale(tc.iters)
+			}
+			require.Equal(t, tc.want[i], got, "%s of %s, %d VUs", s, tc.seq, tc.vus)
+			sum += got
+		}
+		require.Equal(t, tc.iters, sum, "every iteration goes to one segment")
+	}
+}

@@ -117,21 +117,38 @@ func parseRat(s string) (*big.Rat, error) {
 
 // stripe computes the slots of sequence segment idx (k6's GetStripedOffsets).
 func (s *Segment) stripe(idx int) error {
+	owners, err := stripeOwners(s.seq)
+	if err != nil {
+		return err
+	}
+	s.slots = s.slots[:0]
+	for i, o := range owners {
+		if o == idx {
+			s.slots = append(s.slots, int64(i))
+		}
+	}
+	s.lcd = int64(len(owners))
+	return nil
+}
+
+// stripeOwners returns, for every slot of the striping cycle of seq, the index
+// of the sequence segment that owns it.
+func stripeOwners(seq []*big.Rat) ([]int, error) {
 	type seg struct {
 		idx    int
 		length *big.Rat
 	}
-	segs := make([]seg, 0, len(s.seq)-1)
+	segs := make([]seg, 0, len(seq)-1)
 	lcd := big.NewInt(1)
-	for i := 0; i+1 < len(s.seq); i++ {
-		l := new(big.Rat).Sub(s.seq[i+1], s.seq[i])
+	for i := 0; i+1 < len(seq); i++ {
+		l := new(big.Rat).Sub(seq[i+1], seq[i])
 		segs = append(segs, seg{idx: i, length: l})
 		d := l.Denom()
 		g := new(big.Int).GCD(nil, nil, lcd, d)
 		lcd.Mul(lcd, new(big.Int).Quo(d, g))
 	}
 	if !lcd.IsInt64() || lcd.Int64() > maxStripeSlots {
-		return fmt.Errorf("the fractions need a striping cycle of %s slots; expected at most %d: use coarser fractions, e.g. 1/3 rather than 0.333333333", lcd, maxStripeSlots)
+		return nil, fmt.Errorf("the fractions need a striping cycle of %s slots; expected at most %d: use coarser fractions, e.g. 1/3 rather than 0.333333333", lcd, maxStripeSlots)
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].length.Cmp(segs[j].length) > 0 })
 	L := lcd.Int64()
@@ -150,19 +167,72 @@ func (s *Segment) stripe(idx int) error {
 		}
 		return q.Int64()
 	}
+	owners := make([]int, L)
 	for i := range L {
 		for j := range segs {
 			if i >= ceil(next[j]) {
 				next[j].Add(next[j], step[j])
-				if segs[j].idx == idx {
-					s.slots = append(s.slots, i)
-				}
+				owners[i] = segs[j].idx
 				break
 			}
 		}
 	}
-	s.lcd = L
-	return nil
+	return owners, nil
+}
+
+// Within returns this instance's segment of something of which there are n
+// indivisible units shared by the whole sequence, in proportion to the units
+// each segment gets: k6 divides a shared-iterations scenario's iterations among
+// the segments that got its VUs, in proportion to their VUs
+// (ExecutionTuple.GetNewExecutionTupleFromValue). With one VU and the sequence
+// 0,1/2,1, segment 0:1/2 gets the VU and so all the iterations, and 1/2:1
+// none. ok is false when this segment gets none of the n units.
+func (s Segment) Within(n int64) (seg Segment, ok bool) {
+	if s.IsFull() {
+		return s, n > 0
+	}
+	if n <= 0 {
+		return Segment{}, false
+	}
+	owners, err := stripeOwners(s.seq)
+	if err != nil {
+		return Segment{}, false // ParseSegment striped this sequence already
+	}
+	L := int64(len(owners))
+	counts := make([]int64, len(s.seq)-1)
+	for i, o := range owners {
+		counts[o] += n / L
+		if int64(i) < n%L {
+			counts[o]++
+		}
+	}
+	idx := -1
+	for i := 0; i+1 < len(s.seq); i++ {
+		if s.seq[i].Cmp(s.from) == 0 {
+			idx = i
+		}
+	}
+	if idx < 0 || counts[idx] == 0 {
+		return Segment{}, false
+	}
+	seq := []*big.Rat{new(big.Rat)}
+	var cum int64
+	newIdx := 0
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		if i == idx {
+			newIdx = len(seq) - 1
+		}
+		cum += c
+		seq = append(seq, big.NewRat(cum, n))
+	}
+	out := Segment{from: seq[newIdx], to: seq[newIdx+1], seq: seq}
+	if err := out.stripe(newIdx); err != nil {
+		return Segment{}, false
+	}
+	return out, true
 }
 
 // IsFull reports whether the segment is the whole test.

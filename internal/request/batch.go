@@ -23,9 +23,11 @@ type BatchLimits struct {
 }
 
 // batchWorkers are the clients that run a batch's requests in parallel. Each
-// is a client of its own (its connections, tracer, watchdog and buffers), and
-// counts its bytes on the wire into its owner's, so that the VU's data_sent and
-// data_received include them. They stay for the VU's next batches.
+// is a client of its own (its tracer, watchdog and buffers) that shares its
+// owner's connections (the idle plain-HTTP pool and the net/http transport),
+// as k6's batch shares the VU's transport, and counts its bytes on the wire
+// into its owner's, so that the VU's data_sent and data_received include them.
+// They stay for the VU's next batches.
 type batchWorkers struct {
 	all []*Client
 }
@@ -43,9 +45,9 @@ func (w *batchWorkers) close() {
 // returns their responses in the order of reqs. Requests start in order, except
 // that one whose host is at its limit waits while later ones to other hosts go
 // (k6 queues a host's requests beyond batchPerHost). Each request's samples are
-// pushed when it ends. Every request runs on a worker client of c; c itself is
-// not used, so its keep-alive connections are not shared with the batch (a
-// connection serves one request at a time).
+// pushed when it ends. Every request runs on a worker client of c, on c's
+// connections: an idle one to the request's host is reused (a connection serves
+// one request at a time; the others open new ones, which stay in c's pool).
 func (c *Client) Batch(ctx context.Context, reqs []*Request, lim BatchLimits) []*Response {
 	out := make([]*Response, len(reqs))
 	n := len(reqs)
@@ -61,6 +63,10 @@ func (c *Client) Batch(ctx context.Context, reqs []*Request, lim BatchLimits) []
 	for len(c.workers.all) < n {
 		w := NewClient(c.env, c.opts)
 		w.wire = c.wire
+		w.h1.pool = c.h1.pool
+		// net/http's transport is safe for concurrent use; made here, before
+		// the workers start, so that they never race to make it.
+		w.client, w.transport = c.netHTTP(), c.transport
 		c.workers.all = append(c.workers.all, w)
 	}
 	q := newBatchQueue(reqs, lim.PerHost)

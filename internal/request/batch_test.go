@@ -3,10 +3,12 @@ package request
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +130,59 @@ func TestBatchHostAtItsLimitDoesNotHoldOthers(t *testing.T) {
 	defer mu.Unlock()
 	require.Len(t, started, 6)
 	require.ElementsMatch(t, hosts, started[:2], "the second host's first request did not wait for the first host's three")
+}
+
+// acceptCounter counts the connections a server accepts.
+type acceptCounter struct {
+	net.Listener
+	n atomic.Int64
+}
+
+func (l *acceptCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// TestBatchReusesTheVUConnections: a batch after a GET reuses the GET's idle
+// connection to the same host, and the connections a batch opened serve the
+// VU's next requests, as k6's batch shares the VU's transport (issue 25: the
+// first batch after a GET opened new connections only).
+func TestBatchReusesTheVUConnections(t *testing.T) {
+	t.Parallel()
+	// Each request waits a little, so that a batch's three overlap and
+	// need three connections.
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		fmt.Fprint(w, "ok")
+	}))
+	ln := &acceptCounter{Listener: srv.Listener}
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	f := newFixture()
+	c := NewClient(f.env, Options{})
+	defer c.Close()
+	ctx := context.Background()
+	get := func() {
+		t.Helper()
+		require.NoError(t, c.Send(ctx, &Request{URL: srv.URL + "/one"}).Err)
+	}
+	batch := func() {
+		t.Helper()
+		reqs := []*Request{{URL: srv.URL + "/a"}, {URL: srv.URL + "/b"}, {URL: srv.URL + "/c"}}
+		for _, r := range c.Batch(ctx, reqs, BatchLimits{Max: DefaultBatch, PerHost: DefaultBatchPerHost}) {
+			require.NoError(t, r.Err)
+		}
+	}
+	get()
+	require.Equal(t, int64(1), ln.n.Load())
+	batch()
+	require.Equal(t, int64(3), ln.n.Load(), "the batch reuses the GET's connection and opens two")
+	batch()
+	require.Equal(t, int64(3), ln.n.Load(), "the next batch reuses all three")
+	get()
+	require.Equal(t, int64(3), ln.n.Load(), "a GET after a batch reuses one of its connections")
 }

@@ -112,6 +112,7 @@ func NewClient(env *Env, opts Options) *Client {
 	c.opts = opts
 	c.h1.dialer = net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
 	c.h1.rbuf = opts.ReadBufferSize
+	c.h1.pool = &connPool{}
 	c.trace = c.tr.clientTrace()
 	return c
 }
@@ -550,11 +551,11 @@ func (c *Client) send(st *spec, method, target string, hdr http.Header, body []b
 	} else {
 		_, err = io.Copy(io.Discard, resp.Body)
 	}
+	end := c.tr.now() // receiving ends with the body's last byte
 	resp.Body.Close()
 	if err != nil && c.timedOut.Load() {
 		err = &TimeoutError{After: st.timeout, Err: err}
 	}
-	end := c.tr.now()
 	now := time.Now()
 	tm := c.tr.timings(end)
 	if err != nil {

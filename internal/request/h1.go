@@ -50,10 +50,20 @@ type h1Conn struct {
 	br   *bufio.Reader
 }
 
+// connPool holds a VU's idle plain-HTTP connections. The VU's client and its
+// batch workers share it, as k6's VU shares one transport between its requests
+// and its batches: a batch after a GET reuses the GET's connection.
+type connPool struct {
+	mu   sync.Mutex
+	idle []*h1Conn
+}
+
 // h1State is the plain-HTTP side of a Client.
 type h1State struct {
-	idle    []*h1Conn
-	dialer  net.Dialer
+	pool   *connPool
+	dialer net.Dialer
+	// dial, when set, replaces dialer (tests wrap the connection).
+	dial    func(ctx context.Context, addr string) (net.Conn, error)
 	rbuf    int
 	wbuf    []byte
 	line    []byte // a header line longer than the read buffer
@@ -89,9 +99,12 @@ func parseH1Target(u *url.URL) h1Target {
 
 // take returns an idle connection to addr, or nil.
 func (h *h1State) take(addr string) *h1Conn {
-	for i, c := range slices.Backward(h.idle) {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, c := range slices.Backward(p.idle) {
 		if c.addr == addr {
-			h.idle = append(h.idle[:i], h.idle[i+1:]...)
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
 			return c
 		}
 	}
@@ -101,29 +114,35 @@ func (h *h1State) take(addr string) *h1Conn {
 // put keeps c for the next request, closing the oldest connection to its host
 // beyond maxIdlePerHost.
 func (h *h1State) put(c *h1Conn) {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	n := 0
-	for _, o := range h.idle {
+	for _, o := range p.idle {
 		if o.addr == c.addr {
 			n++
 		}
 	}
 	if n >= maxIdlePerHost {
-		for i, o := range h.idle {
+		for i, o := range p.idle {
 			if o.addr == c.addr {
 				_ = o.conn.Close()
-				h.idle = append(h.idle[:i], h.idle[i+1:]...)
+				p.idle = append(p.idle[:i], p.idle[i+1:]...)
 				break
 			}
 		}
 	}
-	h.idle = append(h.idle, c)
+	p.idle = append(p.idle, c)
 }
 
 func (h *h1State) closeIdle() {
-	for _, c := range h.idle {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.idle {
 		_ = c.conn.Close()
 	}
-	h.idle = h.idle[:0]
+	p.idle = p.idle[:0]
 }
 
 // setActive marks conn as the connection of the request in flight; the
@@ -246,6 +265,12 @@ func (c *Client) roundTripH1(ctx context.Context, t h1Target, method string, hea
 // definitions); the addresses are tried in order.
 func (c *Client) dialH1(ctx context.Context, addr string, tm *h1Timings) (net.Conn, error) {
 	d := &c.h1.dialer
+	if c.h1.dial != nil {
+		tm.connectStart = c.tr.now()
+		conn, err := c.h1.dial(ctx, addr)
+		tm.connectDone = c.tr.now()
+		return conn, err
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -316,20 +341,36 @@ type errNoResponse struct{ err error }
 func (e errNoResponse) Error() string { return e.err.Error() }
 func (e errNoResponse) Unwrap() error { return e.err }
 
+// netHTTPWriteBuffer is net/http's default Transport.WriteBufferSize, the
+// buffer k6's requests are written into.
+const netHTTPWriteBuffer = 4 << 10
+
 // exchange writes the request and reads the response head into c.h1.resp.
+//
+// The request is written when k6's (net/http's) WroteRequest says so: once it
+// is in the connection's write buffer. A request that fits the buffer is
+// written to the socket after that, so the write's system call (on loopback,
+// the kernel delivering the bytes and waking the server: tens of µs) counts as
+// waiting, not sending; a larger one is sent as it is written.
 func (c *Client) exchange(conn *h1Conn, method string, head, body []byte, tm *h1Timings) error {
 	h := &c.h1
-	// One write for the head and a small body.
 	var err error
 	var n int
-	if len(body) > 0 && len(head)+len(body) <= 4<<10 {
-		h.wbuf = append(append(h.wbuf[:0], head...), body...)
-		n, err = conn.conn.Write(h.wbuf)
+	if len(head)+len(body) <= netHTTPWriteBuffer {
+		// One write for the head and a small body.
+		p := head
+		if len(body) > 0 {
+			h.wbuf = append(append(h.wbuf[:0], head...), body...)
+			p = h.wbuf
+		}
+		tm.wrote = c.tr.now()
+		n, err = conn.conn.Write(p)
 	} else {
 		n, err = conn.conn.Write(head)
 		if err == nil && len(body) > 0 {
 			_, err = conn.conn.Write(body)
 		}
+		tm.wrote = c.tr.now()
 	}
 	if err != nil {
 		if n == 0 {
@@ -337,7 +378,6 @@ func (c *Client) exchange(conn *h1Conn, method string, head, body []byte, tm *h1
 		}
 		return err
 	}
-	tm.wrote = c.tr.now()
 	for {
 		first, err := conn.br.Peek(1)
 		if len(first) == 0 {

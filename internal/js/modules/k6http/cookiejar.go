@@ -47,7 +47,11 @@ func (m *instance) jarObject(j *request.CookieJar, vuJar bool) *sobek.Object {
 		if err := cookieOptions(rt, c, call.Argument(3)); err != nil {
 			m.throw(fmt.Errorf("jar.set: %w", err))
 		}
-		if err := j.Set(u, c); err != nil {
+		// A cookie whose domain the URL's host does not match is dropped, as a
+		// browser drops such a Set-Cookie: k6 does not throw (its
+		// examples/cookies.js sets one for httpbin.org with domain example.com
+		// and checks that it is not sent).
+		if err := j.Set(u, c); err != nil && !errors.Is(err, request.ErrCookieDomain) {
 			m.throw(fmt.Errorf("jar.set: %w", err))
 		}
 		return sobek.Undefined()

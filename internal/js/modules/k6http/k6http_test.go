@@ -206,6 +206,43 @@ func TestRequestFunctions(t *testing.T) {
 	}, got)
 }
 
+// TestFormBody: an object body is sent as k6 sends it (k6-http/request docs,
+// "Form-encoded request bodies"): an array is one field per element, null and
+// undefined are empty fields, and the fields are sorted by name (k6 keeps the
+// object in a Go map); in a multipart body an array is one part per element.
+func TestFormBody(t *testing.T) {
+	t.Parallel()
+	var parts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+			if err := r.ParseMultipartForm(1 << 20); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			parts = append(parts, strings.Join(r.MultipartForm.Value["a"], ","))
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(b)
+	}))
+	defer srv.Close()
+	vu := vuContext(t)
+	require.NoError(t, vu.rt.Set("URL", srv.URL))
+	got := vu.run(t, `[
+		http.post(URL, { z: 'last', a: ['1', '2', '3'], n: 5 }).body,
+		http.post(URL, { a: [1, null, 'x y'], e: null, u: undefined, t: true }).body,
+		http.post(URL, { a: [], b: 'only' }).body,
+		http.post(URL, { a: ['1', '2'], f: http.file('x', 'f.txt') }).status,
+	]`)
+	require.Equal(t, []any{
+		"a=1&a=2&a=3&n=5&z=last",
+		"a=1&a=&a=x+y&e=&t=true&u=",
+		"b=only",
+		int64(200),
+	}, got)
+	require.Equal(t, []string{"1,2"}, parts)
+}
+
 func TestMultipartFile(t *testing.T) {
 	t.Parallel()
 	var got struct {
@@ -433,6 +470,20 @@ func TestCookies(t *testing.T) {
 	require.Equal(t, "l=1;z=1", cookies(`, { jar: local }`))
 	vu.run(t, `http.cookieJar().clear(BASE)`)
 	require.Empty(t, cookies(""))
+
+	// A domain the URL does not match drops the cookie without a throw (k6's
+	// examples/cookies.js); a matching one, with or without its leading dot,
+	// is sent to the host.
+	vu.run(t, `
+		const j = http.cookieJar();
+		j.set(BASE + '/echo', 'foreign', '1', { domain: 'example.com', path: '/' });
+		j.set(BASE + '/echo', 'own', '2', { domain: '127.0.0.1', path: '/' });
+		globalThis.LOCAL = BASE.replace('127.0.0.1', 'localhost');
+		j.set(LOCAL + '/echo', 'dotted', '3', { domain: '.localhost', path: '/' });
+	`)
+	require.Equal(t, "own=2", cookies(""))
+	require.Equal(t, "dotted=3", vu.run(t, `http.get(LOCAL + '/echo').json().cookies`))
+	vu.run(t, `http.cookieJar().clear(BASE); http.cookieJar().clear(LOCAL)`)
 
 	_, err := vu.rt.RunString(`http.cookieJar().set(BASE, 'x', '1', { expires: 'tomorrow' })`)
 	require.ErrorContains(t, err, "jar.set: expires: want an RFC 1123 date")

@@ -248,19 +248,17 @@ func (m *instance) body(v sobek.Value, req *request.Request) ([]byte, error) {
 	}
 	req.Header = header(req.Header)
 	if !multi {
-		var b strings.Builder
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte('&')
-			}
-			b.WriteString(url.QueryEscape(k))
-			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(o.Get(k).String()))
+		// k6 encodes the form as Go's url.Values: an array is one field per
+		// element, and the fields are sorted by name (k6 holds the object as a Go
+		// map, which keeps no order).
+		form := url.Values{}
+		for _, k := range keys {
+			form[k] = formValues(o.Get(k))
 		}
 		if req.Header.Get("Content-Type") == "" {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
-		return []byte(b.String()), nil
+		return []byte(form.Encode()), nil
 	}
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
@@ -268,8 +266,10 @@ func (m *instance) body(v sobek.Value, req *request.Request) ([]byte, error) {
 		val := o.Get(k)
 		f, ok := m.hiddenOf(val).(*fileData)
 		if !ok {
-			if err := w.WriteField(k, val.String()); err != nil {
-				return nil, fmt.Errorf("write form field %q: %w", k, err)
+			for _, v := range formValues(val) {
+				if err := w.WriteField(k, v); err != nil {
+					return nil, fmt.Errorf("write form field %q: %w", k, err)
+				}
 			}
 			continue
 		}
@@ -295,6 +295,29 @@ func (m *instance) body(v sobek.Value, req *request.Request) ([]byte, error) {
 		req.Header.Set("Content-Type", w.FormDataContentType())
 	}
 	return buf.Bytes(), nil
+}
+
+// formValues are the values of a form field: one per element of an array,
+// and "" for null and undefined (k6 keeps the field, empty).
+func formValues(v sobek.Value) []string {
+	if isNullish(v) {
+		return []string{""}
+	}
+	o, ok := v.(*sobek.Object)
+	if !ok || o.ClassName() != "Array" {
+		return []string{v.String()}
+	}
+	n := o.Get("length").ToInteger()
+	out := make([]string, 0, n)
+	for i := range n {
+		e := o.Get(strconv.FormatInt(i, 10))
+		if isNullish(e) {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, e.String())
+	}
+	return out
 }
 
 // compress applies params.compression: a comma list of gzip and deflate, in
