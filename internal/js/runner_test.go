@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
