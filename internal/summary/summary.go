@@ -122,6 +122,7 @@ type report struct {
 	entries    []*entry          // every metric and sub-metric with samples or thresholds, sorted
 	byKey      map[string]*entry // by key
 	checks     *checkTree
+	failed     map[string]bool // runFailed's, computed once
 }
 
 // expectedResponse is the sub-metric k6 creates by itself (reference/k6.md §3.2).

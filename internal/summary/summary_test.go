@@ -266,9 +266,9 @@ func TestTextLayout(t *testing.T) {
 	// The stage table: one row per stage, numbers right-aligned.
 	stages := out[strings.Index(out, "█ STAGES"):]
 	require.Contains(t, stages, "    stage    window    target  achieved  req/s")
-	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0  broke: http_reqs 'count>1000' count=300, http_reqs 'rate>10' rate=10/s\n`, stages,
-		"a counter's count and rate are the stage's: 300 requests in 30s")
-	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17  broke: http_req_duration 'avg<100' avg=201\.81ms, http_req_failed 'rate<0\.01' rate=2\.46%, 17 dropped\n`, stages)
+	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0  held; crossed in this stage: http_reqs 'rate>10' rate=10/s\n`, stages,
+		"a counter's rate is the stage's (10/s), its count (300 of the run's 1800) is not judged per stage, and the run passed both")
+	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17  broke: http_req_duration 'avg<100' avg=201\.81ms, http_req_failed 'rate<0\.01' rate=2\.46%; 17 dropped\n`, stages)
 	require.Contains(t, out, "\n  remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped\n  data stored in /tmp/tidemark/load-20261130-020000\n\n\n")
 }
 
@@ -473,7 +473,7 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped  verdict\n"+
 		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0  held\n"+
 		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0  held\n"+
-		"    verdict: no thresholds, so the defaults: held when the error rate is ≤ 1%, 0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
+		"    verdict: a stage broke when a threshold that failed the run is crossed in its own samples; after the ';', what else stood out: drops, an arrival-rate stage under 95% of its mean target (ramps under 15s not judged), an error rate over 1% (the run has no thresholds)\n")
 
 	in.Stages[1].To = nil
 	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)
