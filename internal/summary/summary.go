@@ -242,7 +242,7 @@ func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
 	if ok {
 		vals = s.Values
 	}
-	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty()}
+	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty() && !zeroDrops(m, vals)}
 	if given, ok := r.in.Trends[key]; ok && m.Type == metrics.Trend {
 		e.has, e.values = true, r.givenTrend(m, given)
 		r.entries = append(r.entries, e)
@@ -257,6 +257,14 @@ func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
 	r.entries = append(r.entries, e)
 	r.byKey[key] = e
 	return nil
+}
+
+// zeroDrops reports whether vals are dropped_iterations without a drop. The executors
+// start the series at 0 so that dashboards read 0, not "no data"; k6 emits it only
+// when an iteration is dropped, so its summary shows dropped_iterations only then
+// (or when a threshold names it).
+func zeroDrops(m *metrics.Metric, vals aggregate.Values) bool {
+	return m.Name == "dropped_iterations" && m.Type == metrics.Counter && vals.Count == 0
 }
 
 // k6Values returns the values k6 reports for a sink, in k6's units: counter {count,

@@ -614,3 +614,28 @@ func TestStageResults(t *testing.T) {
 	require.False(t, data.Stages[1].Held)
 	require.Equal(t, []string{"2 dropped"}, data.Stages[1].Broke)
 }
+
+// TestNoDroppedIterationsWithoutDrops: the executors start dropped_iterations at 0 for
+// the dashboards; k6 has no such sample, so its summary (text, export and
+// handleSummary data) shows dropped_iterations only when an iteration was dropped, or
+// when a threshold names it.
+func TestNoDroppedIterationsWithoutDrops(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	sc := r.tags("scenario", "default")
+	r.store.Push([]metrics.Sample{
+		{Metric: r.b.Iterations, Tags: sc, Time: r.start, Value: 1},
+		{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start, Value: 0},
+	})
+	in := Input{Snapshot: r.store.Snapshot(), Duration: time.Second}
+	require.NotContains(t, text(t, in), "dropped_iterations")
+	for _, write := range []func(io.Writer, Input) error{WriteExport, WriteData} {
+		var b bytes.Buffer
+		require.NoError(t, write(&b, in))
+		require.NotContains(t, b.String(), "dropped_iterations")
+	}
+	in.Thresholds = map[string][]Threshold{"dropped_iterations": {{Expr: "count==0", OK: true}}}
+	require.Contains(t, text(t, in), "    dropped_iterations...: 0 0/s\n")
+	r.store.Push([]metrics.Sample{{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start, Value: 2}})
+	require.Contains(t, text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second}), "    dropped_iterations...: 2 2/s\n")
+}
