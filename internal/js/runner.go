@@ -751,6 +751,9 @@ func (r *Runner) HandleSummary(ctx context.Context, in summary.Input, stdout, st
 	if _, ok := sobek.AssertFunction(r.aux.mods[r.main.id].Get("exports").ToObject(r.aux.rt).Get("handleSummary")); !ok {
 		return false, nil
 	}
+	if in.SetupData == nil {
+		in.SetupData = r.OnDemand().SetupData() // k6's data.setup_data
+	}
 	var buf bytes.Buffer
 	if err := summary.WriteData(&buf, in); err != nil {
 		return true, fmt.Errorf("handleSummary: build its data: %w", err)

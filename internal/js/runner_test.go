@@ -291,9 +291,10 @@ export default function () {
 func TestHandleSummary(t *testing.T) {
 	t.Parallel()
 	h := start(t, map[string]string{"script.js": `
+export function setup() { return { token: 'abc' }; }
 export default function () {}
 export function handleSummary(data) {
-  return { stdout: 'iterations: ' + data.metrics.iterations.values.count + '\n', stderr: 'e', [__ENV.OUT]: JSON.stringify(data.state) };
+  return { stdout: 'iterations: ' + data.metrics.iterations.values.count + ', token: ' + data.setup_data.token + '\n', stderr: 'e', [__ENV.OUT]: JSON.stringify(data.state) };
 }
 `})
 	out := filepath.Join(t.TempDir(), "summary.json")
@@ -302,13 +303,14 @@ export function handleSummary(data) {
 	_, err := h.r.aux.evaluate(h.r.main)
 	require.NoError(t, err)
 	v := h.vus(t, 1)[0]
+	require.NoError(t, h.r.Setup(bg()))
 	require.True(t, v.Iterate(bg()))
 	in := summaryInput(t, h)
 	var stdout, stderr bytes.Buffer
 	handled, err := h.r.HandleSummary(bg(), in, &stdout, &stderr)
 	require.NoError(t, err)
 	require.True(t, handled)
-	require.Equal(t, "iterations: 1\n", stdout.String())
+	require.Equal(t, "iterations: 1, token: abc\n", stdout.String(), "data.setup_data is setup()'s result, as in k6")
 	require.Equal(t, "e", stderr.String())
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)

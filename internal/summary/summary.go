@@ -7,6 +7,7 @@ package summary
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -90,6 +91,9 @@ type Input struct {
 	Color bool
 	// StdoutTTY and StderrTTY are reported in the --summary-file state.
 	StdoutTTY, StderrTTY bool
+	// SetupData is what setup() returned, as JSON (nil when it returned nothing or the
+	// script has none): `setup_data` of handleSummary's data and of --summary-export.
+	SetupData json.RawMessage
 	// Trends, when set, replaces the histograms of the snapshot's trends: by metric key
 	// ("http_req_duration", "http_req_duration{expected_response:true}"), each stat by
 	// its k6 name ("avg", "p(95)", "count") in base units (seconds for time trends). A

@@ -639,3 +639,27 @@ func TestNoDroppedIterationsWithoutDrops(t *testing.T) {
 	r.store.Push([]metrics.Sample{{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start, Value: 2}})
 	require.Contains(t, text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second}), "    dropped_iterations...: 2 2/s\n")
 }
+
+// TestSetupData: setup()'s data is `setup_data` in handleSummary's data and in the
+// --summary-export file, as k6 puts it; a run whose setup returned nothing has none.
+func TestSetupData(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{{Metric: r.b.Iterations, Tags: r.tags("scenario", "default"), Time: r.start, Value: 1}})
+	in := Input{Snapshot: r.store.Snapshot(), Duration: time.Second, SetupData: json.RawMessage(`{"token":"abc","ids":[1,2]}`)}
+	for _, write := range []func(io.Writer, Input) error{WriteExport, WriteData} {
+		var b bytes.Buffer
+		require.NoError(t, write(&b, in))
+		var got struct {
+			SetupData any `json:"setup_data"`
+		}
+		require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+		require.Equal(t, map[string]any{"token": "abc", "ids": []any{1.0, 2.0}}, got.SetupData)
+		require.Contains(t, b.String(), "\n    \"setup_data\": {\n        \"token\": \"abc\",", "indented as the rest")
+		b.Reset()
+		none := in
+		none.SetupData = nil
+		require.NoError(t, write(&b, none))
+		require.NotContains(t, b.String(), "setup_data")
+	}
+}
