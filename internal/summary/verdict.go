@@ -131,7 +131,9 @@ func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 }
 
 // thresholdID identifies a threshold by its metric key and expression as written.
-func thresholdID(key, expr string) string { return strings.TrimSpace(key) + "\x00" + strings.TrimSpace(expr) }
+func thresholdID(key, expr string) string {
+	return strings.TrimSpace(key) + "\x00" + strings.TrimSpace(expr)
+}
 
 // runFailed returns the thresholds that failed the run: those of Input.Thresholds that
 // are not OK or, without them, those ThresholdSet fails over the whole run.
