@@ -69,3 +69,32 @@ export function teardown() {}
 	require.NoError(t, json.Unmarshal(b, &data))
 	require.Equal(t, want, data.SetupData, "--summary-file (handleSummary's data) has setup_data")
 }
+
+// TestRunSummaryModeFull: `--summary-mode full` prints k6's full summary (a section per
+// group and per scenario), not the compact one.
+func TestRunSummaryModeFull(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "script.js")
+	require.NoError(t, os.WriteFile(script, []byte(`
+import { check, group } from 'k6';
+export const options = { iterations: 2 };
+export default function () {
+  check(1, { 'root check': () => true });
+  group('login', () => { check(1, { 'logged in': () => true }); });
+}
+`), 0o600))
+	for _, mode := range []string{"compact", "full"} {
+		var out, errOut bytes.Buffer
+		code := run([]string{"run", "--quiet", "--no-embedded-store", "--summary-mode", mode, "--testid", "it", script}, &out, &errOut)
+		require.Equal(t, 0, code, errOut.String())
+		stdout := out.String()
+		if mode == "compact" {
+			require.NotContains(t, stdout, "█ GROUP:")
+			continue
+		}
+		require.Contains(t, stdout, "  █ GROUP: login \n")
+		require.Contains(t, stdout, "  █ SCENARIO: default \n")
+		require.Contains(t, stdout, "group_duration")
+		require.NotContains(t, errOut.String(), "not supported")
+	}
+}

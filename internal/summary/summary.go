@@ -87,6 +87,9 @@ type Input struct {
 	// Extra lines printed after the summary, e.g. "remote write: 48,210 samples in 61
 	// requests, 2 retries, 0 dropped".
 	Extra []string
+	// Mode is k6's summary mode: "" or ModeCompact, or ModeFull, which adds the metrics
+	// compact hides and a section per group and per scenario.
+	Mode string
 	// Color enables ANSI colours; set it only when stdout is a terminal.
 	Color bool
 	// StdoutTTY and StderrTTY are reported in the --summary-file state.
@@ -101,6 +104,12 @@ type Input struct {
 	// `tidemark summarize` sets it with the values it computed from Prometheus.
 	Trends map[string]map[string]float64
 }
+
+// k6's summary modes (--summary-mode) that print a summary.
+const (
+	ModeCompact = "compact"
+	ModeFull    = "full"
+)
 
 // errNoSnapshot is returned when Input.Snapshot is nil.
 var errNoSnapshot = errors.New("summary needs a snapshot")

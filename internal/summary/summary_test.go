@@ -192,6 +192,7 @@ func TestGolden(t *testing.T) {
 		{"summary_color.golden", func(b *bytes.Buffer, in Input) error { return WriteText(b, in) }, true},
 		{"export.golden.json", func(b *bytes.Buffer, in Input) error { return WriteExport(b, in) }, false},
 		{"data.golden.json", func(b *bytes.Buffer, in Input) error { return WriteData(b, in) }, false},
+		{"summary_full.golden", func(b *bytes.Buffer, in Input) error { in.Mode = ModeFull; return WriteText(b, in) }, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			in := in
@@ -662,4 +663,30 @@ func TestSetupData(t *testing.T) {
 		require.NoError(t, write(&b, none))
 		require.NotContains(t, b.String(), "setup_data")
 	}
+}
+
+// TestFullMode: --summary-mode full prints compact's sections with the metrics compact
+// hides, then a section per group and per scenario with their own checks and metrics,
+// sub-groups nested as "↳ GROUP:"; compact has none of it.
+func TestFullMode(t *testing.T) {
+	t.Parallel()
+	in := fullInput(t)
+	compact := text(t, in)
+	in.Mode = ModeFull
+	full := text(t, in)
+	for _, s := range []string{"█ GROUP:", "█ SCENARIO:", "http_req_waiting"} {
+		require.NotContains(t, compact, s)
+		require.Contains(t, full, s)
+	}
+	group := full[strings.Index(full, "  █ GROUP: api \n"):strings.Index(full, "  █ SCENARIO: load \n")]
+	require.Contains(t, group, "\n    ✓ body has id\n\n    ↳ GROUP: orders \n\n      checks_total.......: 1800 ")
+	require.Contains(t, group, "\n      ✗ fast\n        ↳  78% — ✓ 1415 / ✗ 385\n")
+	require.NotContains(t, group, "status is 200", "a check of the root group is not the group's")
+	scenario := full[strings.Index(full, "  █ SCENARIO: load \n"):strings.Index(full, "  █ STAGES")]
+	require.Contains(t, scenario, "    ✗ status is 200\n")
+	require.Regexp(t, `\n    http_reqs\.+: 1800 +29\.268293/s\n`, scenario)
+	require.NotContains(t, scenario, "\n    vus", "vus has no scenario tag")
+	require.Contains(t, scenario, "\n    ↳ GROUP: api \n\n      checks_total")
+	require.Contains(t, scenario, "\n      ↳ GROUP: orders \n\n        checks_total")
+	require.Equal(t, strings.Index(full, "█ STAGES"), strings.LastIndex(full, "█ STAGES"))
 }

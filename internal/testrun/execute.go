@@ -77,6 +77,7 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) []error {
 	in.Color = progress.IsTerminal(out.Stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
+	in.Mode = show.SummaryMode
 	if od, ok := vus.(interface{ OnDemand() js.OnDemand }); ok {
 		in.SetupData = od.OnDemand().SetupData() // k6's setup_data
 	}
