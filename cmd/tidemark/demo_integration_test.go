@@ -105,9 +105,12 @@ func TestIntegrationDemo(t *testing.T) {
 }
 
 // requireSameStageVerdicts checks that the run's STAGES table (its --summary-file) and
-// the correlation judge every stage alike: each summary stage's verdict equals that of
-// the correlated stage holding its middle, and the report's capacity names the first
-// summary stage that broke.
+// the correlation agree: a summary stage broke only where a threshold that failed the
+// run is crossed, which the correlation's capacity verdict also counts, so every stage
+// the summary says broke is one the correlated stage holding its middle says broke
+// too (the correlation also breaks stages on drops and a missed target, which the
+// summary only notes), and the report's capacity breaks no later than the summary's
+// first broken stage.
 func requireSameStageVerdicts(t *testing.T, summaryFile string, res *correlator.Result) {
 	t.Helper()
 	b, err := os.ReadFile(summaryFile)
@@ -141,14 +144,16 @@ func requireSameStageVerdicts(t *testing.T, summaryFile string, res *correlator.
 		}
 		require.NotNil(t, got, "summary stage %d (%.0f–%.0f ms) has a correlated stage", i+1, row.StartMs, row.EndMs)
 		t.Logf("stage %d: summary %q, report %q", i+1, row.Verdict, got.why)
-		require.Equal(t, row.Held, got.held, "stage %d: the summary says %q, the report %q", i+1, row.Verdict, got.why)
+		if !row.Held {
+			require.False(t, got.held, "stage %d: the summary says %q, the report %q", i+1, row.Verdict, got.why)
+		}
 		if !row.Held && firstBroke < 0 {
 			firstBroke = got.idx
 		}
 	}
 	if firstBroke >= 0 {
 		require.NotNil(t, res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
-		require.Equal(t, firstBroke, *res.Load.Capacity.FirstBroke, res.Load.Capacity.Text)
+		require.LessOrEqual(t, *res.Load.Capacity.FirstBroke, firstBroke, res.Load.Capacity.Text)
 	}
 	require.Contains(t, res.Load.VerdictRule, "every threshold of the run passes in the stage")
 }

@@ -111,7 +111,7 @@ func addShortcutFlags(cmd *kingpin.CmdClause, f *testrun.Shortcuts) {
 		StringVar(&f.TimeUnit)
 	cmd.Flag("no-summary", "No end-of-test summary: no text, no handleSummary, no summary files, as k6's (K6_NO_SUMMARY).").
 		BoolVar(&f.NoSummary)
-	cmd.Flag("summary-mode", "compact (the default) or disabled (as --no-summary); full is not supported: the compact summary is printed, with a warning (K6_SUMMARY_MODE).").
+	cmd.Flag("summary-mode", "compact (the default), full (adds a section per group and per scenario, as k6's) or disabled (as --no-summary) (K6_SUMMARY_MODE).").
 		EnumVar(&f.SummaryMode, "compact", "full", "disabled")
 	cmd.Flag("no-usage-report", "Accepted for k6 compatibility: Tidemark sends no usage report (K6_NO_USAGE_REPORT).").Bool()
 	cmd.Flag("no-setup", "k6's --no-setup: the run does not call the script's setup() at its start; POST /v1/setup still can, PUT /v1/setup gives the data (K6_NO_SETUP).").

@@ -28,16 +28,21 @@ func (e *Executor) runArrivalRate(s *stopper) {
 	work := make(chan struct{}, e.maxVUs)
 	var idle atomic.Int64
 	var wg sync.WaitGroup
-	spawn := func(vu VU, first bool) {
+	// A VU is active (k6's vus) while it runs an iteration, not while it waits for
+	// one: k6 reports the busy VUs of an arrival-rate scenario, vus_max the allocated.
+	iterate := func(vu VU) {
 		e.active.Add(1)
+		e.iterate(s.iterCtx, vu)
+		e.active.Add(-1)
+	}
+	spawn := func(vu VU, first bool) {
 		if !first {
 			// Counted idle before the goroutine runs, so the first batch finds it.
 			idle.Add(1)
 		}
 		wg.Go(func() {
-			defer e.active.Add(-1)
 			if first {
-				e.iterate(s.iterCtx, vu)
+				iterate(vu)
 				idle.Add(1)
 			}
 			for {
@@ -52,7 +57,7 @@ func (e *Executor) runArrivalRate(s *stopper) {
 						return
 					}
 				}
-				e.iterate(s.iterCtx, vu)
+				iterate(vu)
 				idle.Add(1)
 			}
 		})

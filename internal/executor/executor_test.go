@@ -447,3 +447,32 @@ func TestExecutorClosesVUs(t *testing.T) {
 		})
 	}
 }
+
+// TestArrivalRateVUsAreTheBusyOnes: under an arrival-rate executor the active VUs (k6's
+// vus) are those running an iteration, not the pre-allocated ones waiting for one;
+// vus_max counts those.
+func TestArrivalRateVUsAreTheBusyOnes(t *testing.T) {
+	t.Parallel()
+	// 20/s of 5 ms iterations needs one VU at a time; 30 are pre-allocated.
+	sc := scenario.Scenario{Name: "a", Executor: scenario.ConstantArrivalRate, Rate: 20, TimeUnit: time.Second,
+		Duration: 600 * time.Millisecond, PreAllocatedVUs: 30, MaxVUs: 30, GracefulStop: time.Second}
+	e, _, _ := newExec(t, sc, 5*time.Millisecond, pacer.Segment{})
+	done := make(chan struct{})
+	var most, allocated atomic.Int64
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for !e.Stats().Done {
+			st := e.Stats()
+			most.Store(max(most.Load(), st.VUs))
+			allocated.Store(max(allocated.Load(), st.VUsMax))
+			<-tick.C
+		}
+	}()
+	runExec(e)
+	<-done
+	require.Equal(t, int64(30), allocated.Load(), "vus_max: the allocated VUs")
+	require.Less(t, most.Load(), int64(10), "vus: the VUs running an iteration")
+	require.Equal(t, int64(0), e.Stats().VUs)
+}

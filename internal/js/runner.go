@@ -608,7 +608,6 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 	}
 	v.state.SetGroup(group)
 	disarm := v.arm(ctx)
-	start := time.Now()
 	res, err := fn(sobek.Undefined(), args...)
 	if err == nil {
 		err = v.loop.run(ctx)
@@ -619,12 +618,9 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 		res, err = settled(res)
 	}
 	v.state.EndIteration(err == nil)
-	if group != "" {
-		// k6 times setup and teardown as iterations of their groups
-		// (iteration_duration{group:::setup}), without counting them in iterations.
-		now := time.Now()
-		v.state.Env.Pusher.Push([]metrics.Sample{{Metric: v.state.Env.Metrics.IterationDuration, Tags: v.state.Tags(), Time: now, Value: now.Sub(start).Seconds()}})
-	}
+	// setup and teardown are not iterations: k6 v1.8.1 and later emit neither
+	// iterations nor iteration_duration for them (its requests still count, tagged
+	// group ::setup or ::teardown), so iteration_duration's min is a real iteration's.
 	if err == nil && ctx.Err() != nil {
 		// A sleep or request the deadline cut short: the function did not finish.
 		err = context.Cause(ctx)
@@ -754,6 +750,9 @@ func (r *Runner) HandleSummary(ctx context.Context, in summary.Input, stdout, st
 	defer r.lifeMu.Unlock()
 	if _, ok := sobek.AssertFunction(r.aux.mods[r.main.id].Get("exports").ToObject(r.aux.rt).Get("handleSummary")); !ok {
 		return false, nil
+	}
+	if in.SetupData == nil {
+		in.SetupData = r.OnDemand().SetupData() // k6's data.setup_data
 	}
 	var buf bytes.Buffer
 	if err := summary.WriteData(&buf, in); err != nil {

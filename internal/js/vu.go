@@ -310,7 +310,8 @@ func (v *vu) setupData() sobek.Value {
 }
 
 // Iterate runs the scenario's exec function once. An exception ends the iteration as
-// interrupted (logged with its JS stack, rate-limited); test.abort() stops the run.
+// interrupted (logged with its JS stack, rate-limited) and, as in k6, still counts it
+// in iterations and iteration_duration; test.abort() stops the run.
 func (v *vu) Iterate(ctx context.Context) bool {
 	if v.broken {
 		<-ctx.Done()
@@ -341,11 +342,16 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	}
 	st.SetContext(context.Background())
 	complete := err == nil && ctx.Err() == nil
+	// An iteration an exception ended ran to its end all the same: k6 counts it in
+	// iterations and iteration_duration (it is still reported as interrupted). One
+	// that test.abort() or the end of its context cut short is not counted.
+	counted := complete
 	if err != nil && ctx.Err() == nil {
 		if ab, ok := abortOf(err); ok {
 			r.abortRun(&AbortedError{ab})
 		} else {
 			r.logException(v, err)
+			counted = true
 		}
 	}
 	// An exception inside group() leaves the root group: the iteration's samples
@@ -365,6 +371,10 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	}
 	if complete {
 		r.completed.Add(1)
+	} else {
+		r.interrupted.Add(1)
+	}
+	if counted {
 		now := time.Now()
 		b := st.Env.Metrics
 		s := append(v.out[:0],
@@ -373,8 +383,6 @@ func (v *vu) Iterate(ctx context.Context) bool {
 		)
 		st.Env.Pusher.Push(s)
 		v.out = s[:0]
-	} else {
-		r.interrupted.Add(1)
 	}
 	return complete
 }

@@ -22,7 +22,9 @@ func WriteExport(w io.Writer, in Input) error {
 	out := struct {
 		RootGroup legacyGroup               `json:"root_group"`
 		Metrics   map[string]map[string]any `json:"metrics"`
+		SetupData json.RawMessage           `json:"setup_data,omitempty"`
 	}{
+		SetupData: setupData(in.SetupData),
 		RootGroup: legacyGroupOf(r.checks.root),
 		Metrics:   map[string]map[string]any{},
 	}
@@ -82,9 +84,11 @@ func WriteData(w io.Writer, in Input) error {
 			IsStdErrTTY       bool    `json:"isStdErrTTY"`
 			TestRunDurationMs float64 `json:"testRunDurationMs"`
 		} `json:"state"`
-		Metrics map[string]metric `json:"metrics"`
-		Stages  []stageRow        `json:"stages"`
+		Metrics   map[string]metric `json:"metrics"`
+		SetupData json.RawMessage   `json:"setup_data,omitempty"`
+		Stages    []stageRow        `json:"stages"`
 	}{
+		SetupData: setupData(in.SetupData),
 		RootGroup: dataGroupOf(r.checks.root),
 		Metrics:   map[string]metric{},
 		Stages:    rows,
@@ -165,6 +169,14 @@ func legacyGroupOf(g *aggregate.Group) legacyGroup {
 		out.Checks[c.Name] = checkOf(c)
 	}
 	return out
+}
+
+// setupData returns data when it is one JSON value, nil otherwise (no setup_data key).
+func setupData(data json.RawMessage) json.RawMessage {
+	if len(data) == 0 || !json.Valid(data) {
+		return nil
+	}
+	return data
 }
 
 // finite replaces values JSON cannot carry: NaN becomes 0 and ±Inf the largest float.

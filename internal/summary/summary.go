@@ -7,6 +7,7 @@ package summary
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -86,10 +87,16 @@ type Input struct {
 	// Extra lines printed after the summary, e.g. "remote write: 48,210 samples in 61
 	// requests, 2 retries, 0 dropped".
 	Extra []string
+	// Mode is k6's summary mode: "" or ModeCompact, or ModeFull, which adds the metrics
+	// compact hides and a section per group and per scenario.
+	Mode string
 	// Color enables ANSI colours; set it only when stdout is a terminal.
 	Color bool
 	// StdoutTTY and StderrTTY are reported in the --summary-file state.
 	StdoutTTY, StderrTTY bool
+	// SetupData is what setup() returned, as JSON (nil when it returned nothing or the
+	// script has none): `setup_data` of handleSummary's data and of --summary-export.
+	SetupData json.RawMessage
 	// Trends, when set, replaces the histograms of the snapshot's trends: by metric key
 	// ("http_req_duration", "http_req_duration{expected_response:true}"), each stat by
 	// its k6 name ("avg", "p(95)", "count") in base units (seconds for time trends). A
@@ -97,6 +104,12 @@ type Input struct {
 	// `tidemark summarize` sets it with the values it computed from Prometheus.
 	Trends map[string]map[string]float64
 }
+
+// k6's summary modes (--summary-mode) that print a summary.
+const (
+	ModeCompact = "compact"
+	ModeFull    = "full"
+)
 
 // errNoSnapshot is returned when Input.Snapshot is nil.
 var errNoSnapshot = errors.New("summary needs a snapshot")
@@ -122,6 +135,7 @@ type report struct {
 	entries    []*entry          // every metric and sub-metric with samples or thresholds, sorted
 	byKey      map[string]*entry // by key
 	checks     *checkTree
+	failed     map[string]bool // runFailed's, computed once
 }
 
 // expectedResponse is the sub-metric k6 creates by itself (reference/k6.md §3.2).
@@ -241,7 +255,7 @@ func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
 	if ok {
 		vals = s.Values
 	}
-	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty()}
+	e := &entry{key: key, metric: m, vals: vals, has: ok && !vals.Empty() && !zeroDrops(m, vals)}
 	if given, ok := r.in.Trends[key]; ok && m.Type == metrics.Trend {
 		e.has, e.values = true, r.givenTrend(m, given)
 		r.entries = append(r.entries, e)
@@ -256,6 +270,14 @@ func (r *report) add(key string, m *metrics.Metric, tags []metrics.Tag) error {
 	r.entries = append(r.entries, e)
 	r.byKey[key] = e
 	return nil
+}
+
+// zeroDrops reports whether vals are dropped_iterations without a drop. The executors
+// start the series at 0 so that dashboards read 0, not "no data"; k6 emits it only
+// when an iteration is dropped, so its summary shows dropped_iterations only then
+// (or when a threshold names it).
+func zeroDrops(m *metrics.Metric, vals aggregate.Values) bool {
+	return m.Name == "dropped_iterations" && m.Type == metrics.Counter && vals.Count == 0
 }
 
 // k6Values returns the values k6 reports for a sink, in k6's units: counter {count,

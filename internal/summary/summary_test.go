@@ -192,6 +192,7 @@ func TestGolden(t *testing.T) {
 		{"summary_color.golden", func(b *bytes.Buffer, in Input) error { return WriteText(b, in) }, true},
 		{"export.golden.json", func(b *bytes.Buffer, in Input) error { return WriteExport(b, in) }, false},
 		{"data.golden.json", func(b *bytes.Buffer, in Input) error { return WriteData(b, in) }, false},
+		{"summary_full.golden", func(b *bytes.Buffer, in Input) error { in.Mode = ModeFull; return WriteText(b, in) }, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			in := in
@@ -266,9 +267,9 @@ func TestTextLayout(t *testing.T) {
 	// The stage table: one row per stage, numbers right-aligned.
 	stages := out[strings.Index(out, "█ STAGES"):]
 	require.Contains(t, stages, "    stage    window    target  achieved  req/s")
-	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0  broke: http_reqs 'count>1000' count=300, http_reqs 'rate>10' rate=10/s\n`, stages,
-		"a counter's count and rate are the stage's: 300 requests in 30s")
-	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17  broke: http_req_duration 'avg<100' avg=201\.81ms, http_req_failed 'rate<0\.01' rate=2\.46%, 17 dropped\n`, stages)
+	require.Regexp(t, `\n    load #1  0s-30s +10/s +10/s +10 +\S+ms +\S+ms +\S+ms +0\.00% +0  held; crossed in this stage: http_reqs 'rate>10' rate=10/s\n`, stages,
+		"a counter's rate is the stage's (10/s), its count (300 of the run's 1800) is not judged per stage, and the run passed both")
+	require.Regexp(t, `\n    load #2  30s-1m0s +50/s +50/s +50 +\S+ms +\S+ms +\S+ms +2\.46% +17  broke: http_req_duration 'avg<100' avg=201\.81ms, http_req_failed 'rate<0\.01' rate=2\.46%; 17 dropped\n`, stages)
 	require.Contains(t, out, "\n  remote write: 48,210 samples in 61 requests, 2 retries, 0 dropped\n  data stored in /tmp/tidemark/load-20261130-020000\n\n\n")
 }
 
@@ -473,7 +474,7 @@ func TestStageTableVUsAndEmptyWindows(t *testing.T) {
 		"    stage    window    target  achieved  req/s    p50    p95    p99  errors  dropped  verdict\n"+
 		"    ramp #1  0s-10s    30 VUs    30 VUs      0      -      -      -       -        0  held\n"+
 		"    ramp #2  10s-20s  300 VUs   300 VUs      4  250ms  250ms  250ms       -        0  held\n"+
-		"    verdict: no thresholds, so the defaults: held when the error rate is ≤ 1%, 0 dropped and an arrival-rate stage achieves ≥ 95% of its mean target (not judged on ramps under 15s)\n")
+		"    verdict: a stage broke when a threshold that failed the run is crossed in its own samples; after the ';', what else stood out: drops, an arrival-rate stage under 95% of its mean target (ramps under 15s not judged), an error rate over 1% (the run has no thresholds)\n")
 
 	in.Stages[1].To = nil
 	require.ErrorContains(t, WriteText(&bytes.Buffer{}, in), `stage 1 of scenario "ramp" has no end snapshot`)
@@ -613,4 +614,79 @@ func TestStageResults(t *testing.T) {
 	require.Equal(t, "vus", data.Stages[1].TargetUnit)
 	require.False(t, data.Stages[1].Held)
 	require.Equal(t, []string{"2 dropped"}, data.Stages[1].Broke)
+}
+
+// TestNoDroppedIterationsWithoutDrops: the executors start dropped_iterations at 0 for
+// the dashboards; k6 has no such sample, so its summary (text, export and
+// handleSummary data) shows dropped_iterations only when an iteration was dropped, or
+// when a threshold names it.
+func TestNoDroppedIterationsWithoutDrops(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	sc := r.tags("scenario", "default")
+	r.store.Push([]metrics.Sample{
+		{Metric: r.b.Iterations, Tags: sc, Time: r.start, Value: 1},
+		{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start, Value: 0},
+	})
+	in := Input{Snapshot: r.store.Snapshot(), Duration: time.Second}
+	require.NotContains(t, text(t, in), "dropped_iterations")
+	for _, write := range []func(io.Writer, Input) error{WriteExport, WriteData} {
+		var b bytes.Buffer
+		require.NoError(t, write(&b, in))
+		require.NotContains(t, b.String(), "dropped_iterations")
+	}
+	in.Thresholds = map[string][]Threshold{"dropped_iterations": {{Expr: "count==0", OK: true}}}
+	require.Contains(t, text(t, in), "    dropped_iterations...: 0 0/s\n")
+	r.store.Push([]metrics.Sample{{Metric: r.b.DroppedIterations, Tags: sc, Time: r.start, Value: 2}})
+	require.Contains(t, text(t, Input{Snapshot: r.store.Snapshot(), Duration: time.Second}), "    dropped_iterations...: 2 2/s\n")
+}
+
+// TestSetupData: setup()'s data is `setup_data` in handleSummary's data and in the
+// --summary-export file, as k6 puts it; a run whose setup returned nothing has none.
+func TestSetupData(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{{Metric: r.b.Iterations, Tags: r.tags("scenario", "default"), Time: r.start, Value: 1}})
+	in := Input{Snapshot: r.store.Snapshot(), Duration: time.Second, SetupData: json.RawMessage(`{"token":"abc","ids":[1,2]}`)}
+	for _, write := range []func(io.Writer, Input) error{WriteExport, WriteData} {
+		var b bytes.Buffer
+		require.NoError(t, write(&b, in))
+		var got struct {
+			SetupData any `json:"setup_data"`
+		}
+		require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+		require.Equal(t, map[string]any{"token": "abc", "ids": []any{1.0, 2.0}}, got.SetupData)
+		require.Contains(t, b.String(), "\n    \"setup_data\": {\n        \"token\": \"abc\",", "indented as the rest")
+		b.Reset()
+		none := in
+		none.SetupData = nil
+		require.NoError(t, write(&b, none))
+		require.NotContains(t, b.String(), "setup_data")
+	}
+}
+
+// TestFullMode: --summary-mode full prints compact's sections with the metrics compact
+// hides, then a section per group and per scenario with their own checks and metrics,
+// sub-groups nested as "↳ GROUP:"; compact has none of it.
+func TestFullMode(t *testing.T) {
+	t.Parallel()
+	in := fullInput(t)
+	compact := text(t, in)
+	in.Mode = ModeFull
+	full := text(t, in)
+	for _, s := range []string{"█ GROUP:", "█ SCENARIO:", "http_req_waiting"} {
+		require.NotContains(t, compact, s)
+		require.Contains(t, full, s)
+	}
+	group := full[strings.Index(full, "  █ GROUP: api \n"):strings.Index(full, "  █ SCENARIO: load \n")]
+	require.Contains(t, group, "\n    ✓ body has id\n\n    ↳ GROUP: orders \n\n      checks_total.......: 1800 ")
+	require.Contains(t, group, "\n      ✗ fast\n        ↳  78% — ✓ 1415 / ✗ 385\n")
+	require.NotContains(t, group, "status is 200", "a check of the root group is not the group's")
+	scenario := full[strings.Index(full, "  █ SCENARIO: load \n"):strings.Index(full, "  █ STAGES")]
+	require.Contains(t, scenario, "    ✗ status is 200\n")
+	require.Regexp(t, `\n    http_reqs\.+: 1800 +29\.268293/s\n`, scenario)
+	require.NotContains(t, scenario, "\n    vus", "vus has no scenario tag")
+	require.Contains(t, scenario, "\n    ↳ GROUP: api \n\n      checks_total")
+	require.Contains(t, scenario, "\n      ↳ GROUP: orders \n\n        checks_total")
+	require.Equal(t, strings.Index(full, "█ STAGES"), strings.LastIndex(full, "█ STAGES"))
 }

@@ -59,7 +59,14 @@ func WriteText(w io.Writer, in Input) error {
 	if len(in.Thresholds) > 0 {
 		sections = append(sections, section{"THRESHOLDS", r.thresholdLines(p)})
 	}
-	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p), r.metricLines(p)...)})
+	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p, 2), r.metricLines(p, 2)...)})
+	if in.Mode == ModeFull {
+		full, err := r.fullSections(p)
+		if err != nil {
+			return err
+		}
+		sections = append(sections, full...)
+	}
 	if len(in.Stages) > 0 || len(in.StageResults) > 0 {
 		rows, err := r.stageRows()
 		if err != nil {
@@ -287,8 +294,8 @@ func (r *report) thresholdValue(l layout, e *entry, agg string, th Threshold) st
 }
 
 // checkLines renders checks_total, checks_succeeded, checks_failed and one line per
-// check, or nothing when the run had no checks.
-func (r *report) checkLines(p palette) []string {
+// check at the given level, or nothing when the run had no checks.
+func (r *report) checkLines(p palette, level int) []string {
 	t := r.checks
 	if !t.has {
 		return nil
@@ -308,7 +315,6 @@ func (r *report) checkLines(p palette) []string {
 		{key: "checks_succeeded", metric: &metrics.Metric{Name: "checks_succeeded", Type: metrics.Rate}, values: map[string]float64{"rate": t.total.Rate(), "passes": passes, "fails": total - passes}},
 		{key: "checks_failed", metric: &metrics.Metric{Name: "checks_failed", Type: metrics.Rate}, values: map[string]float64{"rate": failRate, "passes": total - passes, "fails": passes}},
 	}
-	const level = 2
 	l := r.layoutOf(entries, level)
 	var out []string
 	for _, e := range entries {
@@ -365,10 +371,14 @@ func categories() []category {
 
 // skipped are the metrics compact mode hides (k6 matches by prefix), and Tidemark's own
 // run metadata (tidemark_run_info, tidemark_scenario_target), which exists for PromQL and
-// the correlator, not for people reading the summary.
-func skipped(name string) bool {
+// the correlator, not for people reading the summary. Full mode hides only the run
+// metadata and `checks`, which the checks_* lines show.
+func skipped(name string, full bool) bool {
 	if runMetadata(name) {
 		return true
+	}
+	if full {
+		return name == "checks" || strings.HasPrefix(name, "checks{")
 	}
 	for _, x := range []string{"checks", "group_duration", "http_req_blocked", "http_req_connecting", "http_req_receiving",
 		"http_req_sending", "http_req_tls_handshaking", "http_req_waiting"} {
@@ -379,13 +389,14 @@ func skipped(name string) bool {
 	return false
 }
 
-// metricLines renders the metric categories of TOTAL RESULTS.
-func (r *report) metricLines(p palette) []string {
+// metricLines renders the metric categories of TOTAL RESULTS (or of a full-mode
+// section) at the given level.
+func (r *report) metricLines(p palette, level int) []string {
 	cats := categories()
 	byCat := make([][]*entry, len(cats))
 	var custom, shown []*entry
 	for _, e := range r.entries {
-		if !e.observed || skipped(e.key) {
+		if !e.observed || skipped(e.key, r.in.Mode == ModeFull) {
 			continue
 		}
 		shown = append(shown, e)
@@ -396,7 +407,6 @@ func (r *report) metricLines(p palette) []string {
 		}
 		byCat[i] = append(byCat[i], e)
 	}
-	const level = 2
 	l := r.layoutOf(shown, level)
 	var out []string
 	block := func(title string, es []*entry) {

@@ -80,33 +80,44 @@ func scenarioTagged(win *aggregate.Snapshot, name string) bool {
 	return false
 }
 
-// judge sets the row's verdict: the stage held when every threshold of the run passed
-// in its window, it dropped no iteration, and an arrival-rate stage achieved at least
-// achievedOK of its mean target (ramps shorter than minJudgedRamp, and mean targets
-// below one iteration per time unit, whose window counts are too coarse, are not
-// judged on that). Broke lists what failed, in that order.
+// judge sets the row's verdict. A stage broke when a threshold that failed the run is
+// crossed in the stage's own samples too: it names where the run's failure happened.
+// Nothing else breaks a stage, so a run whose thresholds passed (k6's exit 0) never
+// shows a broken stage. What else stood out is noted after "held" (or after what
+// broke): a passing threshold crossed in the stage, dropped iterations, an
+// arrival-rate stage that achieved less than achievedOK of its mean target (ramps
+// shorter than minJudgedRamp, and mean targets below one iteration per time unit,
+// whose window counts are too coarse, are not judged on that) and, in a run without
+// thresholds, an error rate over the default. A threshold on a counter's count is not
+// evaluated per stage: a total over the run says nothing of one stage's share of it.
 func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	row.Broke = nil
-	if r.in.ThresholdSet == nil && row.ErrorRate != nil && *row.ErrorRate > defaultErrorRatioOK {
-		row.Broke = append(row.Broke, fmt.Sprintf("error rate %s%% > %s%% (default)",
-			fixedNoTrailingZeros(100**row.ErrorRate, 2), jsNumber(100*defaultErrorRatioOK)))
-	}
+	var notes []string
+	failed := r.runFailed()
 	for _, o := range EvaluateStage(r.in.ThresholdSet, st, win) {
-		if o.Passed {
+		th := o.Threshold
+		if o.Passed || (th.Type == metrics.Counter && th.Expr.Method.Agg == threshold.Count) {
 			continue
 		}
-		th := o.Threshold
-		row.Broke = append(row.Broke, fmt.Sprintf("%s '%s' %s=%s",
-			th.Key.Name, strings.TrimSpace(th.Expr.Source), th.Expr.Method, r.outcomeValue(th, o.Value)))
+		desc := fmt.Sprintf("%s '%s' %s=%s", th.Key.Name, strings.TrimSpace(th.Expr.Source), th.Expr.Method, r.outcomeValue(th, o.Value))
+		if failed[thresholdID(th.Key.Name, th.Expr.Source)] {
+			row.Broke = append(row.Broke, desc)
+			continue
+		}
+		notes = append(notes, "crossed in this stage: "+desc)
+	}
+	if r.in.ThresholdSet == nil && row.ErrorRate != nil && *row.ErrorRate > defaultErrorRatioOK {
+		notes = append(notes, fmt.Sprintf("error rate %s%% > %s%%",
+			fixedNoTrailingZeros(100**row.ErrorRate, 2), jsNumber(100*defaultErrorRatioOK)))
 	}
 	if row.Dropped > 0 {
-		row.Broke = append(row.Broke, jsNumber(row.Dropped)+" dropped")
+		notes = append(notes, jsNumber(row.Dropped)+" dropped")
 	}
 	mean := (st.StartTarget + st.Target) / 2
 	ramp := st.StartTarget != st.Target
 	if st.TimeUnit > 0 && mean >= 1 && (!ramp || st.End.Sub(st.Start) >= minJudgedRamp) && row.Achieved < achievedOK*mean {
 		u := "/" + unitName(st.TimeUnit)
-		row.Broke = append(row.Broke, fmt.Sprintf("achieved %s < %s of %s",
+		notes = append(notes, fmt.Sprintf("achieved %s < %s of %s",
 			fixedNoTrailingZeros(row.Achieved, 2)+u, jsNumber(achievedOK*100)+"%", fixedNoTrailingZeros(mean, 2)+u))
 	}
 	row.Held = len(row.Broke) == 0
@@ -114,6 +125,52 @@ func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	if !row.Held {
 		row.Verdict = "broke: " + strings.Join(row.Broke, ", ")
 	}
+	if len(notes) > 0 {
+		row.Verdict += "; " + strings.Join(notes, ", ")
+	}
+}
+
+// thresholdID identifies a threshold by its metric key and expression as written.
+func thresholdID(key, expr string) string {
+	return strings.TrimSpace(key) + "\x00" + strings.TrimSpace(expr)
+}
+
+// runFailed returns the thresholds that failed the run: those of Input.Thresholds that
+// are not OK or, without them, those ThresholdSet fails over the whole run.
+func (r *report) runFailed() map[string]bool {
+	if r.failed != nil {
+		return r.failed
+	}
+	r.failed = map[string]bool{}
+	if r.in.Thresholds != nil {
+		for k, ths := range r.in.Thresholds {
+			for _, th := range ths {
+				if !th.OK {
+					r.failed[thresholdID(k, th.Expr)] = true
+				}
+			}
+		}
+		return r.failed
+	}
+	if r.in.ThresholdSet == nil {
+		return r.failed
+	}
+	res := r.in.ThresholdSet.EvaluateWindow(r.in.Duration, func(k *threshold.Key) threshold.Source {
+		se, ok := r.in.Snapshot.Submetric(k.Metric, k.Tags)
+		if !ok {
+			return nil
+		}
+		return threshold.SourceFunc(func(m threshold.Method) (float64, bool) {
+			v, err := se.Threshold(m.String(), r.in.Duration)
+			return v, err == nil
+		})
+	})
+	for _, o := range res.Outcomes {
+		if !o.Passed {
+			r.failed[thresholdID(o.Threshold.Key.Name, o.Threshold.Expr.Source)] = true
+		}
+	}
+	return r.failed
 }
 
 // outcomeValue prints a threshold's observed value (k6's units) as the THRESHOLDS
@@ -135,10 +192,15 @@ func (r *report) verdictNote() string {
 	if r.in.StageNote != "" {
 		return r.in.StageNote
 	}
-	rest := fmt.Sprintf("0 dropped and an arrival-rate stage achieves ≥ %s%% of its mean target (not judged on ramps under %s)",
-		jsNumber(achievedOK*100), minJudgedRamp)
+	return fmt.Sprintf("verdict: a stage broke when a threshold that failed the run is crossed in its own samples; "+
+		"after the ';', what else stood out: drops, an arrival-rate stage under %s%% of its mean target (ramps under %s not judged), ",
+		jsNumber(achievedOK*100), minJudgedRamp) + r.noteTail()
+}
+
+// noteTail ends the verdict note with what else a note names.
+func (r *report) noteTail() string {
 	if r.in.ThresholdSet == nil {
-		return "verdict: no thresholds, so the defaults: held when the error rate is ≤ " + jsNumber(100*defaultErrorRatioOK) + "%, " + rest
+		return "an error rate over " + jsNumber(100*defaultErrorRatioOK) + "% (the run has no thresholds)"
 	}
-	return "verdict: held when every threshold of the run passes in the stage, " + rest
+	return "a passing threshold crossed in the stage"
 }

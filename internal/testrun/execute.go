@@ -118,6 +118,10 @@ func (s summaryShown) delivered(lines []string, stdout io.Writer, logger *slog.L
 func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) (summaryShown, []error) {
 	in.Color = progress.IsTerminal(out.Stdout)
 	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
+	in.Mode = show.SummaryMode
+	if od, ok := vus.(interface{ OnDemand() js.OnDemand }); ok {
+		in.SetupData = od.OnDemand().SetupData() // k6's setup_data
+	}
 	var errs []error
 	shown := summaryText
 	if h, ok := vus.(summaryHandler); ok {

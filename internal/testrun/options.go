@@ -117,13 +117,15 @@ func (f Shortcuts) ScriptEnv(proc, cli map[string]string) map[string]string {
 }
 
 // noSummary reports whether the summary is off: NoSummary, SummaryMode disabled or
-// their K6_* variables. A full summary, which Tidemark does not have, is warned of.
-func (f Shortcuts) noSummary(proc Env, logger *slog.Logger) bool {
-	mode := cmp.Or(f.SummaryMode, proc["K6_SUMMARY_MODE"])
-	if mode == "full" {
-		logger.Warn("The full summary mode is not supported; the compact summary is printed", "summary_mode", mode)
-	}
-	return f.NoSummary || proc["K6_NO_SUMMARY"] == "true" || mode == "disabled"
+// their K6_* variables.
+func (f Shortcuts) noSummary(proc Env) bool {
+	return f.NoSummary || proc["K6_NO_SUMMARY"] == "true" || f.summaryMode(proc) == "disabled"
+}
+
+// summaryMode is --summary-mode, else K6_SUMMARY_MODE: compact, full or disabled ("" is
+// compact).
+func (f Shortcuts) summaryMode(proc Env) string {
+	return cmp.Or(f.SummaryMode, proc["K6_SUMMARY_MODE"])
 }
 
 // SupportedK6Env are the K6_* variables `tidemark run` honours (K6_PROMETHEUS_RW_* are
@@ -214,7 +216,10 @@ func (o Options) Resolve(env Env, logger *slog.Logger) (Options, error) {
 	}
 	WarnUnsupportedK6Env(logger, env)
 	s := &o.Show
-	s.NoSummary = o.Shortcuts.noSummary(env, logger)
+	s.NoSummary = o.Shortcuts.noSummary(env)
+	if mode := o.Shortcuts.summaryMode(env); mode != "disabled" {
+		s.SummaryMode = mode
+	}
 	o.NoThresholds = o.NoThresholds || env["K6_NO_THRESHOLDS"] == "true"
 	s.Paused = s.Paused || env["K6_PAUSED"] == "true"
 	s.Linger = s.Linger || env["K6_LINGER"] == "true"
@@ -316,6 +321,9 @@ type Show struct {
 	// NoSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
 	NoSummary bool
+	// SummaryMode is k6's --summary-mode when the summary is on: "compact" (or "") or
+	// "full" (summary.ModeFull).
+	SummaryMode string
 	// Dashboard is the web dashboard's configuration; nil when it is off.
 	Dashboard      *webdash.Config
 	ProgressPeriod time.Duration

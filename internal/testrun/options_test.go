@@ -80,6 +80,13 @@ func TestResolve(t *testing.T) {
 			}},
 		{name: "summary mode", opts: Options{Shortcuts: Shortcuts{SummaryMode: "disabled"}},
 			check: func(t *testing.T, o Options) { require.True(t, o.Show.NoSummary) }},
+		{name: "full summary mode", opts: Options{Shortcuts: Shortcuts{SummaryMode: "full"}},
+			check: func(t *testing.T, o Options) {
+				require.False(t, o.Show.NoSummary)
+				require.Equal(t, "full", o.Show.SummaryMode, "the summary renders it")
+			}},
+		{name: "full summary mode from the environment", env: Env{"K6_SUMMARY_MODE": "full"},
+			check: func(t *testing.T, o Options) { require.Equal(t, "full", o.Show.SummaryMode) }},
 		{name: "web dashboard", env: Env{"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1"},
 			check: func(t *testing.T, o Options) { require.Equal(t, -1, o.Show.Dashboard.Port) }},
 		{name: "bad shortcut", opts: Options{Shortcuts: Shortcuts{VUs: "x"}}, wantErr: `--vus "x": expected a whole number of at least 0`},

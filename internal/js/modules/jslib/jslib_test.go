@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,13 +50,15 @@ func TestCorpusJslibSummary(t *testing.T) {
 	out := modulestest.RunTest(t, corpus+"jslib-summary.js", map[string]string{"BASE_URL": url, "SUMMARY_DIR": dir})
 	require.NoError(t, out.Err)
 	require.Equal(t, int64(3), n.Load())
-	require.Contains(t, out.Summary, " ✓ 'count==3' count=3")
-	require.Contains(t, out.Summary, " ✓ 'rate==1' rate=100.00%")
-	require.Regexp(t, `(?m)^     http_reqs\.+: 3 `, out.Summary, "indent ' ' before the renderer's own")
+	// jslib's layout: a thresholded metric marked ✓ in the indentation, indent ' ' and
+	// four spaces before every line.
+	require.Regexp(t, `(?m)^   ✓ http_reqs\.+: 3 `, out.Summary)
+	require.Regexp(t, `(?m)^   ✓ checks\.+: 100\.00% ✓ 3 +✗ 0`, out.Summary)
+	require.Regexp(t, `(?m)^     ✓ status is 200$`, out.Summary)
 	require.NotContains(t, out.Summary, "\x1b[")
 	txt, err := os.ReadFile(filepath.Join(dir, "jslib-summary.txt"))
 	require.NoError(t, err)
-	require.Equal(t, strings.ReplaceAll(out.Summary, "\n ", "\n"), string(txt))
+	require.Equal(t, strings.ReplaceAll(out.Summary, "\n ", "\n"), string(txt), "the same text, without the indent")
 	js, err := os.ReadFile(filepath.Join(dir, "jslib-summary.json"))
 	require.NoError(t, err)
 	require.Contains(t, string(js), `"count==3":{"ok":true}`)
@@ -66,78 +67,53 @@ func TestCorpusJslibSummary(t *testing.T) {
 	require.Equal(t, []byte("tm\n"), bin)
 }
 
-// numbers matches the numbers of a summary line.
-var numbers = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
-
-// TestTextSummaryIsTheSummary: textSummary of handleSummary's data is Tidemark's own
-// end-of-test summary of the same run (without the STAGES table): every line equal,
-// except that the numbers of trend lines (and so their columns' widths) may differ by
-// the histogram's resolution. The
-// thresholds of a metric are defined in alphabetical order: the data lists them so
-// (summary.WriteData), where the text summary keeps the order of definition; and the
-// checks at the root run before those in groups: the data keeps each group's order,
-// not the order across groups.
-func TestTextSummaryIsTheSummary(t *testing.T) {
+// TestTextSummaryIsJslibs: textSummary writes jslib's layout (k6's summary before
+// v1.0: groups and checks, then every metric in name order, thresholds as a ✓ or ✗
+// mark) with exactly the numbers of the data it is given: a median of 6 is "6ms",
+// never one recomputed from a rebuilt histogram (it printed 5.9878 for 6).
+func TestTextSummaryIsJslibs(t *testing.T) {
 	t.Parallel()
 	dir := modulestest.WriteFiles(t, map[string]string{"script.js": `
-import { check, group } from 'k6';
-import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
-import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';
-
-const orders = new Counter('orders');
-const bytes = new Gauge('queue');
-const ok = new Rate('ok');
-const latency = new Trend('latency', true);
-const sizes = new Trend('sizes');
-
-export const options = {
-  vus: 1, iterations: 6,
-  thresholds: {
-    orders: ['count==12'], 'orders{kind:big}': ['count==6'], ok: ['rate>0.4'],
-    latency: ['avg<600', 'p(95)<1000'], 'sizes{kind:big}': ['max>100'], checks: ['rate>0.5'],
-  },
-};
-
-export default function () {
-  orders.add(1);
-  orders.add(1, { kind: 'big' });
-  bytes.add(__ITER * 3);
-  ok.add(__ITER % 2 === 0);
-  latency.add(__ITER * 111.5);
-  sizes.add(__ITER, { kind: __ITER > 2 ? 'big' : 'small' });
-  sizes.add(__ITER * 50, { kind: 'big' });
-  check(null, { 'top level': () => true });
-  group('shop', () => {
-    check(__ITER, { 'even': (i) => i % 2 === 0, 'small': (i) => i < 10 });
-  });
-}
-
-export function handleSummary(data) {
-  return { stdout: textSummary(data, { indent: '', enableColors: false }) };
+import { textSummary } from 'https://jslib.k6.io/k6-summary/0.1.0/index.js';
+export const options = { iterations: 1 };
+export default function () {}
+export function handleSummary() {
+  const data = {
+    root_group: { name: '', path: '', id: '', checks: [{ name: 'top level', passes: 6, fails: 0 }],
+      groups: [{ name: 'shop', path: '::shop', id: '', groups: [], checks: [{ name: 'even', passes: 3, fails: 3 }] }] },
+    options: { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'], summaryTimeUnit: '', noColor: true },
+    state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: 2000 },
+    metrics: {
+      vus: { type: 'gauge', contains: 'default', values: { value: 1, min: 1, max: 2 } },
+      http_reqs: { type: 'counter', contains: 'default', values: { count: 20, rate: 10 } },
+      'http_req_duration{expected_response:true}': { type: 'trend', contains: 'time',
+        values: { avg: 5, min: 1, med: 6, max: 12.5, 'p(90)': 11, 'p(95)': 12 } },
+      http_req_duration: { type: 'trend', contains: 'time', values: { avg: 5.9878, min: 1, med: 6, max: 12.5, 'p(90)': 11, 'p(95)': 12 },
+        thresholds: { 'p(95)<10': { ok: false } } },
+      data_received: { type: 'counter', contains: 'data', values: { count: 4900, rate: 2450 } },
+      checks: { type: 'rate', contains: 'default', values: { rate: 0.75, passes: 9, fails: 3 }, thresholds: { 'rate>0.5': { ok: true } } },
+    },
+  };
+  return { stdout: textSummary(data, { indent: ' ', enableColors: false }) };
 }
 `})
 	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), nil)
 	require.NoError(t, out.Err)
-	in := out.Input
-	in.Stages = nil
-	var own strings.Builder
-	require.NoError(t, writeText(&own, in))
-	want, got := strings.Split(own.String(), "\n"), strings.Split(out.Summary, "\n")
-	require.Len(t, got, len(want), out.Summary)
-	trendLine := regexp.MustCompile(`(avg|p\(95\))=`)
-	for i := range want {
-		if !trendLine.MatchString(want[i]) {
-			require.Equal(t, want[i], got[i], "line %d", i)
-			continue
-		}
-		shape := func(s string) string { return strings.Join(strings.Fields(numbers.ReplaceAllString(s, "N")), " ") }
-		require.Equal(t, shape(want[i]), shape(got[i]), "line %d", i)
-		wn, gn := numbers.FindAllString(want[i], -1), numbers.FindAllString(got[i], -1)
-		for j := range wn {
-			w := atof(t, wn[j])
-			require.InDelta(t, w, atof(t, gn[j]), 0.01*w, "line %d: %s vs %s", i, want[i], got[i])
-		}
-	}
+	require.Equal(t, "\n"+
+		"     ✓ top level\n"+
+		"\n"+
+		"     █ shop\n"+
+		"\n"+
+		"       ✗ even\n"+
+		"        ↳  50% — ✓ 3 / ✗ 3\n"+
+		"\n"+
+		"   ✓ checks.........................: 75.00% ✓ 9      ✗ 3  \n"+
+		"     data_received..................: 4.9 kB 2.5 kB/s\n"+
+		"   ✗ http_req_duration..............: avg=5.98ms min=1ms med=6ms max=12.5ms p(90)=11ms p(95)=12ms\n"+
+		"       { expected_response:true }...: avg=5ms    min=1ms med=6ms max=12.5ms p(90)=11ms p(95)=12ms\n"+
+		"     http_reqs......................: 20     10/s    \n"+
+		"     vus............................: 1      min=1    max=2\n"+
+		"\n", out.Summary)
 }
 
 // TestUtils covers the k6-utils functions the corpus does not.
