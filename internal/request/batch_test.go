@@ -15,18 +15,32 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// concurrencyServer answers after a short wait and records the most requests
-// it had in flight at once.
+// concurrencyServer records the most requests it had in flight at once. A request waits
+// until want of them are in flight (or every one of the host's total has arrived), so
+// that a loaded machine, slow to start the client's requests, cannot make the most
+// look smaller than the client allows; then it holds a moment more, so that a client
+// allowing more than want is seen doing so.
 type concurrencyServer struct {
-	mu            sync.Mutex
-	inFlight, max int
+	want, total int
+
+	mu                     sync.Mutex
+	inFlight, max, arrived int
 }
 
 func (s *concurrencyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.inFlight++
+	s.arrived++
 	s.max = max(s.max, s.inFlight)
 	s.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		ready := s.inFlight >= s.want || s.arrived == s.total
+		s.mu.Unlock()
+		if ready {
+			break
+		}
+	}
 	time.Sleep(30 * time.Millisecond)
 	s.mu.Lock()
 	s.inFlight--
@@ -58,7 +72,7 @@ func TestBatchLimits(t *testing.T) {
 			var srvs []*concurrencyServer
 			var reqs []*Request
 			for range tc.hosts {
-				cs := &concurrencyServer{}
+				cs := &concurrencyServer{want: tc.most, total: tc.perHost}
 				srv := httptest.NewServer(cs)
 				defer srv.Close()
 				srvs = append(srvs, cs)
