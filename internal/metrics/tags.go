@@ -88,11 +88,27 @@ func (s *TagSet) String() string {
 type TagPool struct {
 	mu   sync.RWMutex
 	sets map[string]*TagSet
+	// drop are keys no set of the pool keeps (k6's system tags left out of
+	// systemTags).
+	drop map[string]bool
 }
 
 // NewTagPool returns an empty pool.
 func NewTagPool() *TagPool {
 	return &TagPool{sets: map[string]*TagSet{}}
+}
+
+// NewTagPoolWithout returns an empty pool whose sets never hold the keys drop: the
+// system tags a test's systemTags leaves out, which k6 does not attach to samples.
+func NewTagPoolWithout(drop []string) *TagPool {
+	p := NewTagPool()
+	if len(drop) > 0 {
+		p.drop = map[string]bool{}
+		for _, k := range drop {
+			p.drop[k] = true
+		}
+	}
+	return p
 }
 
 // Intern returns the pool's TagSet equal to tags. Pairs with an empty key or value are
@@ -102,7 +118,7 @@ func (p *TagPool) Intern(tags []Tag) *TagSet {
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
 	n := 0
 	for _, t := range tags {
-		if t.Key == "" || t.Value == "" {
+		if t.Key == "" || t.Value == "" || p.drop[t.Key] {
 			continue
 		}
 		if n > 0 && tags[n-1].Key == t.Key {
