@@ -5,8 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/prometheus/common/version"
-
+	"github.com/tidemark/tidemark/internal/buildversion"
 	"github.com/tidemark/tidemark/internal/testrun"
 )
 
@@ -56,7 +55,7 @@ func warnUnsupportedK6Env(logger *slog.Logger, proc map[string]string) {
 }
 
 // defaultUserAgent is --user-agent's default.
-func defaultUserAgent() string { return "tidemark/" + version.Version }
+func defaultUserAgent() string { return "tidemark/" + buildversion.Current().Version }
 
 // httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" unset, "off"
 // (--no-http-debug), "headers" or "full". k6 turns it on for any value; only full

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/version"
-
+	"github.com/tidemark/tidemark/internal/buildversion"
 	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/progress"
@@ -58,7 +57,7 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 	defer api.linger(signals, show.Linger, logger)
 	cfg.Actors = slices.Concat(api.listener(), cfg.Actors, dash.sink(),
 		[]loadtest.Actor{loadtest.Hook{Started: func(_ context.Context, p *loadtest.Plan) error {
-			printHeader(out.Stdout, cfg.Source, p)
+			printHeader(out.Stdout, cfg.Source, p, show.Quiet)
 			return nil
 		}}}, api.gate(), dash.started(), progressLine(show, out.Stderr))
 	res, err := loadtest.Run(ctx, cfg)
@@ -75,8 +74,8 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 // k6, a handleSummary that fails is logged and leaves the run's exit code as it is (0,
 // or 99 for crossed thresholds).
 func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) []error {
-	in.Color = progress.IsTerminal(out.Stdout)
-	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
+	in.StdoutTTY, in.StderrTTY = progress.IsTerminal(out.Stdout), progress.IsTerminal(out.Stderr)
+	in.Color = in.StdoutTTY && !show.NoColor
 	var errs []error
 	handled := false
 	if h, ok := vus.(summaryHandler); ok {
@@ -113,15 +112,18 @@ func progressLine(show Show, w io.Writer) []loadtest.Actor {
 	}}
 }
 
-// printHeader prints the run's header: script, testid, segment, scenarios.
-func printHeader(w io.Writer, source string, plan *loadtest.Plan) {
+// printHeader prints the run's header: the banner (not with -q, as k6), script,
+// testid, segment, scenarios.
+func printHeader(w io.Writer, source string, plan *loadtest.Plan, quiet bool) {
 	st := plan.Engine.Status()
 	names := make([]string, 0, len(st))
 	for _, s := range st {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	fmt.Fprintf(w, "\n  tidemark %s\n\n", version.Version)
+	if !quiet {
+		fmt.Fprintf(w, "\n  tidemark %s\n\n", buildversion.Current().Version)
+	}
 	fmt.Fprintf(w, "     script: %s\n", source)
 	fmt.Fprintf(w, "     testid: %s\n", plan.TestID)
 	if !plan.Segment.IsFull() {
