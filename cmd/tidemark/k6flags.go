@@ -90,6 +90,9 @@ func (v httpDebugValue) Set(s string) error {
 	return nil
 }
 
+// stdinScript is the script argument of `run -`: no file can have this name.
+const stdinScript = "\x00stdin"
+
 // httpDebugMode is testrun.HTTPDebugMode.
 func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
 
@@ -98,6 +101,10 @@ func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
 // leave VALUE as a positional argument.
 func httpDebugArgs(args []string) []string {
 	out := slices.Clone(args)
+	if len(out) > 1 && out[0] == "run" && out[len(out)-1] == "-" {
+		// k6's `run -` (the script on stdin): kingpin would take a lone - as no argument.
+		out[len(out)-1] = stdinScript
+	}
 	for i, a := range out {
 		if a == "--" {
 			break

@@ -148,7 +148,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	}
 	defer logs.Close()
 	logger := logs.Logger
-	if cfg.opts.File == "-" {
+	if cfg.opts.File == stdinScript {
 		// k6's `run -`: the script comes on stdin.
 		path, cleanup, err := testrun.ScriptFromStdin(g.stdin, cfg.opts.Flags.Type)
 		if err != nil {
