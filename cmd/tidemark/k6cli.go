@@ -36,7 +36,7 @@ func addK6OptionFlags(cmd *kingpin.CmdClause, f *testrun.OptionFlags) {
 		BoolVar(&f.NoVUConnectionReuse)
 	cmd.Flag("blacklist-ip", "k6's --blacklist-ip: refuse connections to this CIDR range (error code 1110). Repeatable (K6_BLACKLIST_IPS).").
 		StringsVar(&f.BlacklistIPs)
-	cmd.Flag("block-hostnames", "k6's --block-hostnames: refuse requests to these host names, *.example.com for subdomains (error code 1111). Repeatable (K6_BLOCK_HOSTNAMES).").
+	cmd.Flag("block-hostnames", "k6's --block-hostnames: refuse requests to these host names, a leading * matches any start (*.example.com: its subdomains) (error code 1111). Repeatable (K6_BLOCK_HOSTNAMES).").
 		StringsVar(&f.BlockHostnames)
 	cmd.Flag("min-iteration-duration", "k6's --min-iteration-duration: a shorter iteration waits out the rest (K6_MIN_ITERATION_DURATION).").
 		StringVar(&f.MinIterationDuration)

@@ -146,7 +146,7 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if err != nil {
 		return err
 	}
-	defer logs.Close()
+	defer func() { _ = logs.Close() }()
 	logger := logs.Logger
 	if cfg.opts.File == stdinScript {
 		// k6's `run -`: the script comes on stdin.

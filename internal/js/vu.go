@@ -256,6 +256,7 @@ func (v *vu) console() *sobek.Object {
 				parts = append(parts, format(a, stringify))
 			}
 			// k6's console line: the text is the message, with source=console.
+			//nolint:sloglint // k6's console line: the script's text is the message.
 			v.r.console.Log(context.Background(), level, strings.Join(parts, " "), "source", "console")
 			return sobek.Undefined()
 		})

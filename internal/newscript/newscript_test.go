@@ -1,7 +1,6 @@
 package newscript
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +23,7 @@ func TestWrite(t *testing.T) {
 	require.NotContains(t, string(b), "cloud:")
 
 	_, err = Write(Config{File: path, Template: "protocol"})
-	require.True(t, errors.Is(err, ErrExists), "%v", err)
+	require.ErrorIs(t, err, ErrExists)
 	_, err = Write(Config{File: path, Template: "protocol", ProjectID: "12345", Force: true})
 	require.NoError(t, err)
 	b, err = os.ReadFile(path)

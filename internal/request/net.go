@@ -27,8 +27,8 @@ type Net struct {
 	Limiter *Limiter
 	// Blacklist are the ranges no connection may go to (blacklistIPs).
 	Blacklist []netip.Prefix
-	// BlockHostnames are host names no request may go to; "*.example.com" matches
-	// example.com's subdomains (blockHostnames).
+	// BlockHostnames are host names no request may go to; a leading * matches any
+	// start, so "*.example.com" matches example.com's subdomains (blockHostnames).
 	BlockHostnames []string
 	// Resolver resolves host names (dns); nil uses the system's resolver.
 	Resolver *Resolver
@@ -53,13 +53,12 @@ func (n *Net) checkHost(target string) error {
 	if n == nil || len(n.BlockHostnames) == 0 {
 		return nil
 	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return nil // the request itself reports the bad URL
-	}
-	host := strings.ToLower(u.Hostname())
+	host := ""
+	if u, err := url.Parse(target); err == nil {
+		host = strings.ToLower(u.Hostname())
+	} // else the request itself reports the bad URL
 	for _, p := range n.BlockHostnames {
-		if host == p || strings.HasPrefix(p, "*.") && (strings.HasSuffix(host, p[1:]) || host == p[2:]) {
+		if host == p || strings.HasPrefix(p, "*") && strings.HasSuffix(host, p[1:]) {
 			return &BlockedError{Code: CodeBlockedHostname, Msg: fmt.Sprintf("hostname (%s) is in a blocked pattern (%s)", host, p)}
 		}
 	}

@@ -42,11 +42,6 @@ type DNS struct {
 // DefaultDNS is k6's default: ttl=5m, select=random, policy=preferIPv4.
 func DefaultDNS() DNS { return DNS{TTL: 5 * time.Minute, Select: "random", Policy: "preferIPv4"} }
 
-// networkFields are the options Network holds.
-func networkFields() []string {
-	return []string{"rps", "blacklistIPs", "blockHostnames", "dns", "localIPs", "noConnectionReuse", "noVUConnectionReuse"}
-}
-
 // network decodes the Network options of f.
 func (d *decoder) network(f *fields) Network {
 	nw := Network{DNS: DefaultDNS()}
@@ -98,14 +93,14 @@ func (d *decoder) network(f *fields) Network {
 func (d *decoder) dns(n *yaml.Node) DNS {
 	out := DefaultDNS()
 	m := map[string]string{}
-	switch {
-	case n.Kind == yaml.ScalarNode:
+	switch n.Kind {
+	case yaml.ScalarNode:
 		parsed, err := ParseDNS(n.Value)
 		if err != nil {
 			d.errorf(n, "dns", "%v", err)
 		}
 		return parsed
-	case n.Kind == yaml.MappingNode:
+	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			m[n.Content[i].Value] = n.Content[i+1].Value
 		}
