@@ -23,7 +23,9 @@ func addK6LogFlags(cmd *kingpin.CmdClause, o *testrun.Options) {
 func addK6OptionFlags(cmd *kingpin.CmdClause, f *testrun.OptionFlags) {
 	cmd.Flag("config", "k6's -c/--config: a JSON file of k6 options, under the script's options (K6_CONFIG).").Short('c').StringVar(&f.ConfigFile)
 	cmd.Flag("rps", "k6's --rps: at most this many requests per second over all VUs (K6_RPS).").StringVar(&f.RPS)
-	cmd.Flag("max-redirects", "k6's --max-redirects: follow at most this many redirects; default 10 (K6_MAX_REDIRECTS).").StringVar(&f.MaxRedirects)
+	if cmd.GetFlag("max-redirects") == nil { // archive has its own
+		cmd.Flag("max-redirects", "k6's --max-redirects: follow at most this many redirects; default 10 (K6_MAX_REDIRECTS).").StringVar(&f.MaxRedirects)
+	}
 	cmd.Flag("batch", "k6's --batch: at most this many parallel requests of one http.batch; default 20 (K6_BATCH).").StringVar(&f.Batch)
 	cmd.Flag("batch-per-host", "k6's --batch-per-host: at most this many parallel requests per host of one http.batch; default 6 (K6_BATCH_PER_HOST).").
 		StringVar(&f.BatchPerHost)

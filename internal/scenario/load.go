@@ -56,9 +56,10 @@ func allSystemTags() []string {
 }
 
 // DroppedSystemTags are the system tags that enabled (a test's systemTags) leaves out:
-// samples do not carry them. Nil enabled (no systemTags) drops none.
+// samples do not carry them. Nil enabled, or k6's default set, drops none (a script's
+// own tag named vu, iter or ip stays).
 func DroppedSystemTags(enabled []string) []string {
-	if enabled == nil {
+	if enabled == nil || slices.Equal(slices.Sorted(slices.Values(enabled)), slices.Sorted(slices.Values(DefaultSystemTags()))) {
 		return nil
 	}
 	var out []string

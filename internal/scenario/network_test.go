@@ -65,6 +65,7 @@ func TestScriptNetworkOptions(t *testing.T) {
 func TestDroppedSystemTags(t *testing.T) {
 	t.Parallel()
 	require.Nil(t, DroppedSystemTags(nil))
+	require.Nil(t, DroppedSystemTags(DefaultSystemTags()))
 	dropped := DroppedSystemTags([]string{"status", "method"})
 	require.Contains(t, dropped, "url")
 	require.Contains(t, dropped, "scenario")

@@ -220,6 +220,13 @@ func readSecretFile(path string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
+// ConfigFile reads the JSON of the --config file (or K6_CONFIG's); nil without one.
+// A file that cannot be read is of kind verdict.ErrInvalid.
+func (o Options) ConfigFile(env Env) ([]byte, error) {
+	o.Flags.ConfigFile = cmp.Or(o.Flags.ConfigFile, env["K6_CONFIG"])
+	return o.readConfigFile()
+}
+
 // readConfigFile reads the --config file's JSON; nil without one.
 func (o Options) readConfigFile() ([]byte, error) {
 	if o.Flags.ConfigFile == "" {
