@@ -39,7 +39,7 @@ func LayerScriptOptions(script, config []byte, environ map[string]string) ([]byt
 	opts := map[string]any{}
 	if len(script) > 0 {
 		if err := json.Unmarshal(script, &opts); err != nil {
-			return nil, Errors{{Field: "options", Msg: fmt.Sprintf("not JSON: %v", err)}}
+			return script, nil // not an object: ParseScript says what is wrong with it
 		}
 		if opts == nil {
 			opts = map[string]any{}
