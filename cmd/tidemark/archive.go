@@ -91,8 +91,8 @@ func archiveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, actio
 	cmd.Flag("address", "Accepted as k6 archive does (k6's global REST API flag); no API is served.").Short('a').StringVar(&cfg.address)
 	cmd.Flag("http-debug", "Accepted as k6 archive does; a run-time flag, not recorded.").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
-	addK6LogFlags(cmd, &cfg.run)
-	addK6OptionFlags(cmd, &cfg.run.Flags)
+	addK6Flags(cmd, cfg.run.LogFlags())
+	addK6Flags(cmd, cfg.run.Flags.Flags())
 	return cmd, func(context.Context) error { return runArchive(cfg, g) }
 }
 

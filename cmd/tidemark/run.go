@@ -72,8 +72,8 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("quiet", "Print no progress (the summary is still printed).").Short('q').BoolVar(&o.Show.Quiet)
 	addShortcutFlags(cmd, &o.Shortcuts)
 	addShowFlags(cmd, &o.Show)
-	addK6LogFlags(cmd, o)
-	addK6OptionFlags(cmd, &o.Flags)
+	addK6Flags(cmd, o.LogFlags())
+	addK6Flags(cmd, o.Flags.Flags())
 	cmd.Flag("http-debug", "k6's --http-debug[=full]: log every request and response head to stderr, with =full the bodies too; "+
 		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
@@ -142,21 +142,18 @@ func addShowFlags(cmd *kingpin.CmdClause, s *testrun.Show) {
 // with the outputs, the distributed start and summarize-at-end the flags ask for.
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	env := testrun.ProcessEnv()
+	cfg.opts.Log.Verbose = cfg.opts.Log.Verbose || g.logConfig.Level.String() == "debug" // --log.level=debug as -v
 	logs, err := cfg.opts.Loggers(env, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = logs.Close() }()
 	logger := logs.Logger
-	if cfg.opts.File == stdinScript {
-		// k6's `run -`: the script comes on stdin.
-		path, cleanup, err := testrun.ScriptFromStdin(g.stdin, cfg.opts.Flags.Type)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		cfg.opts.File = path
+	cleanup, err := cfg.opts.ReadStdin(stdinScript, g.stdin) // k6's `run -`
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	cfg.opts.HTTPDebug, cfg.opts.Outs = string(cfg.httpDebug), cfg.outputs.outs
 	opts, err := cfg.opts.Resolve(env, logger)
 	if err != nil {

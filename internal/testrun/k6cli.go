@@ -266,6 +266,20 @@ func selectScenarios(t *scenario.Test, names []string) error {
 	return nil
 }
 
+// ReadStdin makes File the script of k6's `run -` when it is name (how the command
+// line passes -): ScriptFromStdin's file. The returned function removes it.
+func (o *Options) ReadStdin(name string, r io.Reader) (func(), error) {
+	if o.File != name {
+		return func() {}, nil
+	}
+	path, cleanup, err := ScriptFromStdin(r, o.Flags.Type)
+	if err != nil {
+		return nil, err
+	}
+	o.File = path
+	return cleanup, nil
+}
+
 // ScriptFromStdin writes the script of k6's `run -` from r to a temporary file and
 // returns its path and a function that removes it. typ (--type) archive makes it a
 // .tar; an archive is also recognised by its content.
