@@ -152,7 +152,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.TestID == "" {
 		return nil, errors.New("new engine: empty test id")
 	}
-	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewTagPoolWithout(scenario.DroppedSystemTags(cfg.Test.SystemTags))}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewTagPool().DropKeys(scenario.DroppedSystemTags(cfg.Test.SystemTags))}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}

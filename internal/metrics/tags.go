@@ -98,19 +98,6 @@ func NewTagPool() *TagPool {
 	return &TagPool{sets: map[string]*TagSet{}}
 }
 
-// NewTagPoolWithout returns an empty pool whose sets never hold the keys drop: the
-// system tags a test's systemTags leaves out, which k6 does not attach to samples.
-func NewTagPoolWithout(drop []string) *TagPool {
-	p := NewTagPool()
-	if len(drop) > 0 {
-		p.drop = map[string]bool{}
-		for _, k := range drop {
-			p.drop[k] = true
-		}
-	}
-	return p
-}
-
 // Intern returns the pool's TagSet equal to tags. Pairs with an empty key or value are
 // dropped; for a repeated key the last value wins. tags may be reordered in place;
 // the pool does not retain the slice.
@@ -195,4 +182,17 @@ func CompareTags(a, b []Tag) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// DropKeys makes the pool's sets never hold the keys drop (the system tags a test's
+// systemTags leaves out, which k6 does not attach to samples) and returns p. Call it
+// before the pool interns any set.
+func (p *TagPool) DropKeys(drop []string) *TagPool {
+	if len(drop) > 0 {
+		p.drop = map[string]bool{}
+		for _, k := range drop {
+			p.drop[k] = true
+		}
+	}
+	return p
 }

@@ -47,6 +47,10 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if show.NoColor {
+		// --no-color: the summary is not coloured, even on a terminal.
+		out.Stdout = plainWriter{out.Stdout}
+	}
 	signals := ctx // --linger ends on SIGINT/SIGTERM only: k6 lingers on after PATCH stopped:true
 	api, ctx := newRESTAPI(ctx, cfg.VUs, show, logger)
 	dash, err := newDashboard(show.Dashboard, logger)
@@ -74,8 +78,8 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 // k6, a handleSummary that fails is logged and leaves the run's exit code as it is (0,
 // or 99 for crossed thresholds).
 func writeSummary(ctx context.Context, in summary.Input, vus any, show Show, out IO, logger *slog.Logger) []error {
-	in.StdoutTTY, in.StderrTTY = progress.IsTerminal(out.Stdout), progress.IsTerminal(out.Stderr)
-	in.Color = in.StdoutTTY && !show.NoColor
+	in.Color = progress.IsTerminal(out.Stdout)
+	in.StdoutTTY, in.StderrTTY = in.Color, progress.IsTerminal(out.Stderr)
 	var errs []error
 	handled := false
 	if h, ok := vus.(summaryHandler); ok {
@@ -306,3 +310,6 @@ var (
 	_ loadtest.Actor      = (*dashboard)(nil)
 	_ loadtest.Summarizer = (*dashboard)(nil)
 )
+
+// plainWriter hides that its writer is a terminal (--no-color).
+type plainWriter struct{ io.Writer }

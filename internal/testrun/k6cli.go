@@ -83,6 +83,9 @@ func Features() []string {
 // their K6_* variables: --compatibility-mode, --type, --features, --scenario and
 // --secret-source. Its errors are of kind verdict.ErrInvalid.
 func (o *Options) resolveCLI(env Env, logger *slog.Logger) error {
+	o.Show.Quiet = o.Show.Quiet || env["K6_QUIET"] == "true"
+	o.Show.NoColor = o.Show.NoColor || o.Log.NoColor || env["K6_NO_COLOR"] == "true" || env["NO_COLOR"] != ""
+	warnRemovedInV2(o.Shortcuts, env, logger)
 	f := &o.Flags
 	f.ConfigFile = cmp.Or(f.ConfigFile, env["K6_CONFIG"])
 	f.CompatibilityMode = cmp.Or(f.CompatibilityMode, env["K6_COMPATIBILITY_MODE"])
@@ -122,6 +125,17 @@ func (o *Options) resolveCLI(env Env, logger *slog.Logger) error {
 		o.secrets = secrets
 	}
 	return nil
+}
+
+// warnRemovedInV2 names the v2 replacement of the k6 v1 summary flags a v1 CI job may
+// pass; they keep working.
+func warnRemovedInV2(s Shortcuts, env Env, logger *slog.Logger) {
+	if s.NoSummary || env["K6_NO_SUMMARY"] == "true" {
+		logger.Warn("--no-summary and K6_NO_SUMMARY were removed in k6 v2; use --summary-mode=disabled (K6_SUMMARY_MODE=disabled)")
+	}
+	if cmp.Or(s.SummaryMode, env["K6_SUMMARY_MODE"]) == "legacy" {
+		logger.Warn("--summary-mode=legacy was removed in k6 v2; the compact summary is printed (use --summary-mode=compact or full)")
+	}
 }
 
 // splitAll splits comma-separated values of a repeatable flag.

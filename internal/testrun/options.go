@@ -123,13 +123,6 @@ func (f Shortcuts) ScriptEnv(proc, cli map[string]string) map[string]string {
 // their K6_* variables. A full summary, which Tidemark does not have, is warned of.
 func (f Shortcuts) noSummary(proc Env, logger *slog.Logger) bool {
 	mode := cmp.Or(f.SummaryMode, proc["K6_SUMMARY_MODE"])
-	if f.NoSummary || proc["K6_NO_SUMMARY"] == "true" {
-		// k6 v2 removed them; a v1 CI job keeps working, told what replaces them.
-		logger.Warn("--no-summary and K6_NO_SUMMARY were removed in k6 v2; use --summary-mode=disabled (K6_SUMMARY_MODE=disabled)")
-	}
-	if mode == "legacy" {
-		logger.Warn("--summary-mode=legacy was removed in k6 v2; the compact summary is printed (use --summary-mode=compact or full)")
-	}
 	if mode == "full" {
 		logger.Warn("The full summary mode is not supported; the compact summary is printed", "summary_mode", mode)
 	}
@@ -261,8 +254,6 @@ func (o Options) Resolve(env Env, logger *slog.Logger) (Options, error) {
 		return o, err
 	}
 	s := &o.Show
-	s.Quiet = s.Quiet || env["K6_QUIET"] == "true"
-	s.NoColor = s.NoColor || o.Log.NoColor || env["K6_NO_COLOR"] == "true" || env["NO_COLOR"] != ""
 	s.NoSummary = o.Shortcuts.noSummary(env, logger)
 	o.NoThresholds = o.NoThresholds || env["K6_NO_THRESHOLDS"] == "true"
 	s.Paused = s.Paused || env["K6_PAUSED"] == "true"
@@ -353,6 +344,9 @@ func RequestDebug(mode string, logger *slog.Logger) *request.Debug {
 // the web dashboard, the summary and its files after.
 type Show struct {
 	Quiet bool
+	// NoColor is k6's --no-color (K6_NO_COLOR, NO_COLOR): no colours in the summary
+	// and the log even on a terminal.
+	NoColor bool
 	// Address and Paused are k6's --address and --paused: the REST API listens on
 	// Address (on localhost:6565 when only Paused is set), and a paused run waits for
 	// PATCH /v1/status {"paused": false}.
@@ -365,9 +359,6 @@ type Show struct {
 	// NoSummary is k6's --no-summary (--summary-mode=disabled): no text summary, no
 	// handleSummary, no summary files.
 	NoSummary bool
-	// NoColor is k6's --no-color (K6_NO_COLOR, NO_COLOR): no colours in the summary
-	// and the log even on a terminal.
-	NoColor bool
 	// Dashboard is the web dashboard's configuration; nil when it is off.
 	Dashboard      *webdash.Config
 	ProgressPeriod time.Duration
