@@ -427,3 +427,25 @@ func TestK6V2Version(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &v))
 	require.NotEmpty(t, v["version"])
 }
+
+// TestK6V2NoColorOnTerminal: on a terminal (script(1) gives the run one) the log and
+// the summary are coloured as k6's (INFO[0000] …); --no-color and K6_NO_COLOR make
+// them plain.
+func TestK6V2NoColorOnTerminal(t *testing.T) {
+	t.Parallel()
+	bin := tidemarkBinary(t, "tidemark")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "s.js"), []byte(consoleScript), 0o600))
+	onTerminal := func(flags string, env ...string) string {
+		cmd := exec.Command("script", "-qec", bin+" run -q --no-embedded-store "+flags+" s.js", "/dev/null")
+		cmd.Dir, cmd.Env = dir, cliEnv(append(env, "TERM=xterm"))
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	require.Regexp(t, `\x1b\[36mINFO\x1b\[0m\[\d{4}\] hello world +\x1b\[36msource\x1b\[0m=console`, onTerminal(""))
+	for _, out := range []string{onTerminal("--no-color"), onTerminal("", "K6_NO_COLOR=true")} {
+		require.NotContains(t, out, "\x1b[3", "no colour")
+		require.Regexp(t, `level=info msg="hello world" source=console`, out)
+	}
+}
