@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js"
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 const archiveHelp = `Pack a k6 script, the modules it imports and the files it opens into a k6 archive: k6 archive's job.
@@ -51,6 +52,9 @@ type archiveConfig struct {
 	insecureTLS bool
 	maxRedirect string
 	summaryExp  string
+	// run holds k6's option flags (recorded in the archive's options, as K6_*
+	// variables are) and logging flags.
+	run testrun.Options
 }
 
 // archiveCmd is `tidemark archive SCRIPT`.
@@ -87,6 +91,8 @@ func archiveCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, actio
 	cmd.Flag("address", "Accepted as k6 archive does (k6's global REST API flag); no API is served.").Short('a').StringVar(&cfg.address)
 	cmd.Flag("http-debug", "Accepted as k6 archive does; a run-time flag, not recorded.").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
+	addK6Flags(cmd, cfg.run.LogFlags())
+	addK6Flags(cmd, cfg.run.Flags.Flags())
 	return cmd, func(context.Context) error { return runArchive(cfg, g) }
 }
 
@@ -115,10 +121,20 @@ func runArchive(cfg *archiveConfig, g *globals) error {
 		return exitcode.Invalid(err)
 	}
 	proc := processEnv()
-	logger := g.logger()
+	logs, err := cfg.run.Loggers(proc, testrun.IO{Stdout: g.stderr, Stderr: g.stderr})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logs.Close() }()
+	logger := logs.Logger
 	warnUnsupportedK6Env(logger, proc)
+	config, err := cfg.run.ConfigFile(proc)
+	if err != nil {
+		return err
+	}
 	opts.Env = cfg.k6.scriptEnv(proc, cliEnv)
-	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: opts.Env, Environ: cfg.k6.environ(proc), Logger: logger})
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: opts.Env, Environ: cfg.run.Flags.Environ(cfg.k6.environ(proc)),
+		Logger: logger, Console: logs.Console, ConfigOptions: config})
 	if err != nil {
 		return err
 	}

@@ -203,3 +203,31 @@ func TestArchiveErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveK6V2Flags: k6-operator's initializer passes a TestRun's arguments to
+// `k6 archive`: k6's logging flags are accepted, and the option flags (and the -c
+// file) are recorded in the archive's options as K6_* variables are.
+func TestArchiveK6V2Flags(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/archive")
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	config := filepath.Join(tmp, "config.json")
+	require.NoError(t, os.WriteFile(config, []byte(`{"batch": 3}`), 0o600))
+	out := filepath.Join(tmp, "test.tar")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"archive", filepath.Join(dir, "script.js"), "-O", out, "--no-color", "--log-format", "json", "-c", config,
+		"--rps", "5", "--system-tags", "status,url", "--no-vu-connection-reuse", "--blacklist-ip", "10.0.0.0/8", "--compatibility-mode", "base"},
+		&stdout, &stderr)
+	require.Equal(t, exitcode.OK, code, stderr.String())
+	_, data := tarEntries(t, out)
+	var meta struct {
+		Options map[string]any `json:"options"`
+	}
+	require.NoError(t, json.Unmarshal(data["metadata.json"], &meta))
+	require.InDelta(t, 5, meta.Options["rps"], 0)
+	require.InDelta(t, 3, meta.Options["batch"], 0)
+	require.Equal(t, []any{"status", "url"}, meta.Options["systemTags"])
+	require.Equal(t, true, meta.Options["noVUConnectionReuse"])
+	require.Equal(t, []any{"10.0.0.0/8"}, meta.Options["blacklistIPs"])
+}

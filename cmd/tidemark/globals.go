@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/promslog"
@@ -11,12 +12,13 @@ import (
 
 // globals holds what every subcommand shares: output streams and logging flags.
 type globals struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	logConfig      *promslog.Config
 }
 
 func newGlobals(app *kingpin.Application, stdout, stderr io.Writer) *globals {
-	g := &globals{stdout: stdout, stderr: stderr, logConfig: &promslog.Config{Writer: stderr}}
+	g := &globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, logConfig: &promslog.Config{Writer: stderr}}
 	promslogflag.AddFlags(app, g.logConfig)
 	return g
 }

@@ -533,8 +533,8 @@ func httpDebug(n int, full bool) func(t *testing.T, r cliRun) {
 		t.Helper()
 		require.Equal(t, n, countLines(r.stderr, `msg="Request:\nGET / HTTP/1.1\nHost: 127.0.0.1:`), r.stderr)
 		require.Equal(t, n, countLines(r.stderr, `msg="Response:\nHTTP/1.1 200 OK\n`), r.stderr)
-		require.Equal(t, 2*n, countLines(r.stderr, "component=http-debug"))
-		require.Equal(t, 2*n, countLines(r.stderr, "level=INFO"))
+		require.Equal(t, 2*n, countLines(r.stderr, "source=http-debug"))
+		require.Equal(t, 2*n, countLines(r.stderr, "level=info msg="))
 		body := countLines(r.stderr, `\n\nok\n\n"`)
 		if full {
 			require.Equal(t, n, body)

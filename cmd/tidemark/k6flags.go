@@ -5,8 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/prometheus/common/version"
-
+	"github.com/tidemark/tidemark/internal/buildversion"
 	"github.com/tidemark/tidemark/internal/testrun"
 )
 
@@ -56,7 +55,7 @@ func warnUnsupportedK6Env(logger *slog.Logger, proc map[string]string) {
 }
 
 // defaultUserAgent is --user-agent's default.
-func defaultUserAgent() string { return "tidemark/" + version.Version }
+func defaultUserAgent() string { return "tidemark/" + buildversion.Current().Version }
 
 // httpDebugFlag is k6's --http-debug[=full] (K6_HTTP_DEBUG): "" unset, "off"
 // (--no-http-debug), "headers" or "full". k6 turns it on for any value; only full
@@ -91,6 +90,9 @@ func (v httpDebugValue) Set(s string) error {
 	return nil
 }
 
+// stdinScript is the script argument of `run -`: no file can have this name.
+const stdinScript = "\x00stdin"
+
 // httpDebugMode is testrun.HTTPDebugMode.
 func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
 
@@ -99,6 +101,10 @@ func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
 // leave VALUE as a positional argument.
 func httpDebugArgs(args []string) []string {
 	out := slices.Clone(args)
+	if len(out) > 1 && out[0] == "run" && out[len(out)-1] == "-" {
+		// k6's `run -` (the script on stdin): kingpin would take a lone - as no argument.
+		out[len(out)-1] = stdinScript
+	}
 	for i, a := range out {
 		if a == "--" {
 			break

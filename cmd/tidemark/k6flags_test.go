@@ -73,13 +73,13 @@ func TestRunK6Env(t *testing.T) {
 	t.Setenv("K6_SUMMARY_EXPORT", export)
 	t.Setenv("K6_WEB_DASHBOARD", "true")
 	t.Setenv("K6_WEB_DASHBOARD_PORT", "-1") // honoured, and no listener on localhost:5665 (which may be busy)
-	t.Setenv("K6_NO_CONNECTION_REUSE", "true")
+	t.Setenv("K6_CLOUD_PUSH_REF_ID", "x")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "-q", "--no-embedded-store", file}, &stdout, &stderr)
 	require.Equal(t, exitcode.OK, code, stderr.String())
 	require.FileExists(t, export)
 	require.Contains(t, stderr.String(), "not supported by Tidemark")
-	require.Contains(t, stderr.String(), "variables=K6_NO_CONNECTION_REUSE")
+	require.Contains(t, stderr.String(), "variables=K6_CLOUD_PUSH_REF_ID")
 	require.NotContains(t, stderr.String(), "K6_NO_THRESHOLDS,")
 	for _, k := range []string{"K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_PORT"} {
 		require.NotRegexp(t, `variables=\S*\b`+k+`\b`, stderr.String(), "%s is honoured, not warned of", k)

@@ -12,8 +12,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/common/version"
 
+	"github.com/tidemark/tidemark/internal/buildversion"
 	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
@@ -45,6 +45,7 @@ func commands() []command {
 		archiveCmd,
 		summarizeCmd,
 		exporterCmd,
+		newCmd,
 	}
 }
 
@@ -55,12 +56,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// k6 has a version command besides --version (k6-operator's checks run `k6 version`).
 	// Both print the version alone: kingpin's --version goes on parsing after printing and
 	// printed the whole usage below it.
+	// The version falls back on what Go recorded in the binary (go build, go install).
 	if len(args) == 1 && (args[0] == "version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, version.Print("tidemark"))
+		fmt.Fprintln(stdout, buildversion.Current())
+		return exitcode.OK
+	}
+	if len(args) == 2 && args[0] == "version" && args[1] == "--json" {
+		fmt.Fprintln(stdout, buildversion.Current().JSON())
 		return exitcode.OK
 	}
 	app := kingpin.New("tidemark", "Load tests with k6 semantics, and the Kubernetes facts behind their numbers.")
-	app.Version(version.Print("tidemark"))
+	app.Version(buildversion.Current().String())
 	app.HelpFlag.Short('h')
 	app.UsageWriter(stdout)
 	app.ErrorWriter(stderr)

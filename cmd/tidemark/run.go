@@ -62,7 +62,7 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg := &runConfig{}
 	o := &cfg.opts
 	cmd := app.Command("run", runHelp)
-	cmd.Arg("scenario", "Scenario file (YAML or JSON), or a k6 script (.js, .mjs, .cjs, .ts).").Required().StringVar(&o.File)
+	cmd.Arg("scenario", "Scenario file (YAML or JSON), or a k6 script (.js, .mjs, .cjs, .ts); - reads the script from stdin.").Required().StringVar(&o.File)
 	cmd.Flag("modules.dir", "Directory of vendored remote modules: a script's https://host/path imports are read from DIR/host/path.").
 		StringVar(&o.ModulesDir)
 	cmd.Flag("testid", "Test id added to every sample as the testid tag. Default <file-stem>-<UTC yyyymmdd-hhmmss>.").StringVar(&o.TestID)
@@ -73,6 +73,8 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cmd.Flag("quiet", "Print no progress (the summary is still printed).").Short('q').BoolVar(&o.Show.Quiet)
 	addShortcutFlags(cmd, &o.Shortcuts)
 	addShowFlags(cmd, &o.Show)
+	addK6Flags(cmd, o.LogFlags())
+	addK6Flags(cmd, o.Flags.Flags())
 	cmd.Flag("http-debug", "k6's --http-debug[=full]: log every request and response head to stderr, with =full the bodies too; "+
 		"credential header values are logged as [REDACTED] (K6_HTTP_DEBUG).").SetValue(&cfg.httpDebug)
 	cmd.Flag("http-debug.value", "The value of --http-debug=VALUE.").Hidden().SetValue(httpDebugValue{&cfg.httpDebug})
@@ -109,10 +111,10 @@ func addShortcutFlags(cmd *kingpin.CmdClause, f *testrun.Shortcuts) {
 		StringVar(&f.TrendStats)
 	cmd.Flag("summary-time-unit", "The unit of every duration in the summary: s, ms or us (K6_SUMMARY_TIME_UNIT).").
 		StringVar(&f.TimeUnit)
-	cmd.Flag("no-summary", "No end-of-test summary: no text, no handleSummary, no summary files, as k6's (K6_NO_SUMMARY).").
+	cmd.Flag("no-summary", "k6 v1's --no-summary, removed in k6 v2: works as --summary-mode=disabled, with a warning (K6_NO_SUMMARY).").
 		BoolVar(&f.NoSummary)
-	cmd.Flag("summary-mode", "compact (the default), full (adds a section per group and per scenario, as k6's) or disabled (as --no-summary) (K6_SUMMARY_MODE).").
-		EnumVar(&f.SummaryMode, "compact", "full", "disabled")
+	cmd.Flag("summary-mode", "compact (the default), full (adds a section per group and per scenario, as k6's) or disabled (no text, no handleSummary, no summary files); v1's legacy is compact, with a warning (K6_SUMMARY_MODE).").
+		EnumVar(&f.SummaryMode, "compact", "full", "disabled", "legacy")
 	cmd.Flag("no-usage-report", "Accepted for k6 compatibility: Tidemark sends no usage report (K6_NO_USAGE_REPORT).").Bool()
 	cmd.Flag("no-setup", "k6's --no-setup: the run does not call the script's setup() at its start; POST /v1/setup still can, PUT /v1/setup gives the data (K6_NO_SETUP).").
 		BoolVar(&f.NoSetup)
@@ -143,8 +145,19 @@ func addShowFlags(cmd *kingpin.CmdClause, s *testrun.Show) {
 // runRun resolves the run's options over the environment and runs it (testrun.Run)
 // with the outputs, the distributed start and summarize-at-end the flags ask for.
 func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
-	logger := g.logger()
 	env := testrun.ProcessEnv()
+	cfg.opts.Log.Verbose = cfg.opts.Log.Verbose || g.logConfig.Level.String() == "debug" // --log.level=debug as -v
+	logs, err := cfg.opts.Loggers(env, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logs.Close() }()
+	logger := logs.Logger
+	cleanup, err := cfg.opts.ReadStdin(stdinScript, g.stdin) // k6's `run -`
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	cfg.opts.HTTPDebug, cfg.opts.Outs = string(cfg.httpDebug), cfg.outputs.outs
 	opts, err := cfg.opts.Resolve(env, logger)
 	if err != nil {

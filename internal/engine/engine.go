@@ -156,7 +156,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.TestID == "" {
 		return nil, errors.New("new engine: empty test id")
 	}
-	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, pool: metrics.NewBoundedTagPool(cfg.MaxTagSets)}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry,
+		pool: metrics.NewBoundedTagPool(cfg.MaxTagSets).DropKeys(scenario.DroppedSystemTags(cfg.Test.SystemTags))}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}

@@ -2,6 +2,7 @@ package js
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	gojson "encoding/json"
 	"errors"
@@ -59,6 +60,12 @@ type Config struct {
 	Segment pacer.Segment
 	// Logger; nil discards.
 	Logger *slog.Logger
+	// Console receives console.log and the others (--console-output); nil is Logger.
+	Console *slog.Logger
+	// ConfigOptions are the options of k6's --config file (JSON): they lie under the
+	// script's options (k6's precedence: defaults < config file < script options <
+	// K6_* environment < flags). Nil: no config file.
+	ConfigOptions []byte
 }
 
 // Runner is a loaded script: its options decoded into a scenario.Test, and the VUs
@@ -67,6 +74,7 @@ type Config struct {
 type Runner struct {
 	cfg     Config
 	logger  *slog.Logger
+	console *slog.Logger
 	loader  *loader
 	reg     *metrics.Registry
 	main    *program
@@ -131,6 +139,7 @@ func New(cfg Config) (*Runner, error) {
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
+	r.console = cmp.Or(cfg.Console, r.logger)
 	if cfg.Modules == nil {
 		r.cfg.Modules = DefaultModules()
 	}
@@ -164,6 +173,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if arc != nil {
 		opts = arc.options
+	}
+	if opts, err = scenario.LayerScriptOptions(opts, cfg.ConfigOptions, cfg.Environ); err != nil {
+		return nil, invalid(fmt.Errorf("%s: %w", cfg.Script, err))
 	}
 	r.script, err = scenario.ParseScript(cfg.Script, opts, scenario.ScriptConfig{Registry: r.reg, Environ: cfg.Environ})
 	if err != nil {

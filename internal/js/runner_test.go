@@ -3,6 +3,7 @@ package js
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/tidemark/tidemark/internal/executor"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/k6log"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/summary"
@@ -317,15 +319,28 @@ export function handleSummary(data) {
 	require.Contains(t, string(b), "testRunDurationMs")
 }
 
-// TestConsole: console.* goes to the logger at its level.
+// TestConsole: console.* goes to the logger at its level, as k6 logs it: the text as
+// the message, with source=console.
 func TestConsole(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	dir := writeFiles(t, map[string]string{"script.js": "console.warn('init', {a: 1}, 2);\nexport default function () {}\n"})
-	_, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &buf})})
+	_, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: slog.New(k6log.New(k6log.Config{Writer: &buf}))})
 	require.NoError(t, err)
-	require.Contains(t, buf.String(), `level=WARN`)
-	require.Contains(t, buf.String(), `msg=Console text="init {\"a\":1} 2" vu=0`)
+	require.Contains(t, buf.String(), `level=warning msg="init {\"a\":1} 2" source=console`)
+}
+
+// TestConsoleOutput: with a console logger (--console-output) console.* goes there in
+// k6's format, not to the run's logger.
+func TestConsoleOutput(t *testing.T) {
+	t.Parallel()
+	var logBuf, consoleBuf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"script.js": "console.log('hello', 'world');\nexport default function () {}\n"})
+	_, err := New(Config{Script: filepath.Join(dir, "script.js"), Logger: promslog.New(&promslog.Config{Writer: &logBuf}),
+		Console: slog.New(k6log.New(k6log.Config{Writer: &consoleBuf}))})
+	require.NoError(t, err)
+	require.Empty(t, logBuf.String())
+	require.Regexp(t, `^time="[^"]+" level=info msg="hello world" source=console\n$`, consoleBuf.String())
 }
 
 // TestK6Env: K6_* variables override the script's options and replace its scenarios.

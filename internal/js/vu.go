@@ -240,8 +240,9 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 	return v.rt.ToValue(string(b))
 }
 
-// console logs to the run's logger: log and info at Info, debug at Debug, warn at
-// Warn, error at Error.
+// console logs to the run's console logger (Config.Console, else its logger) as k6
+// does: the text as the message with source=console; log and info at Info, debug at
+// Debug, warn at Warn, error at Error.
 func (v *vu) console() *sobek.Object {
 	c := v.rt.NewObject()
 	stringify, _ := sobek.AssertFunction(v.rt.Get("JSON").ToObject(v.rt).Get("stringify"))
@@ -254,7 +255,9 @@ func (v *vu) console() *sobek.Object {
 			for _, a := range call.Arguments {
 				parts = append(parts, format(a, stringify))
 			}
-			v.r.logger.Log(context.Background(), level, "Console", "text", strings.Join(parts, " "), "vu", v.id)
+			// k6's console line: the text is the message, with source=console.
+			//nolint:sloglint // k6's console line: the script's text is the message.
+			v.r.console.Log(context.Background(), level, strings.Join(parts, " "), "source", "console")
 			return sobek.Undefined()
 		})
 	}

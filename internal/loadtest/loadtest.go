@@ -401,6 +401,9 @@ func (r *run) warnSeries() func() {
 // httpOptions completes cfg.HTTP with the TLS and proxy settings.
 func httpOptions(cfg Config) request.Options {
 	opts := cfg.HTTP
+	if opts.Net == nil {
+		opts.Net = netOptions(cfg.Test.Network)
+	}
 	if opts.TLS == nil && (cfg.InsecureSkipTLSVerify || cfg.Test.InsecureSkipTLSVerify) {
 		opts.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by insecureSkipTLSVerify
 	}
@@ -418,6 +421,21 @@ func httpOptions(cfg Config) request.Options {
 		}
 	}
 	return opts
+}
+
+// netOptions are a test's transport options for its requests; nil for k6's defaults.
+func netOptions(nw scenario.Network) *request.Net {
+	n := &request.Net{Limiter: request.NewLimiter(nw.RPS), Blacklist: nw.BlacklistIPs, BlockHostnames: nw.BlockHostnames,
+		LocalIPs: request.NewLocalIPs(nw.LocalIPs), NoConnectionReuse: nw.NoConnectionReuse}
+	if nw.DNS != scenario.DefaultDNS() && nw.DNS != (scenario.DNS{}) {
+		// Only an explicit dns option resolves through the cache: the system resolver
+		// otherwise, as before (k6 caches for 5 m by default).
+		n.Resolver = request.NewResolver(nw.DNS.TTL, nw.DNS.Select, nw.DNS.Policy)
+	}
+	if n.Limiter == nil && len(n.Blacklist) == 0 && len(n.BlockHostnames) == 0 && n.LocalIPs == nil && !n.NoConnectionReuse && n.Resolver == nil {
+		return nil
+	}
+	return n
 }
 
 // testID is the flag, else the testid tag, else <source-stem>-<UTC time>.

@@ -89,6 +89,9 @@ type TagPool struct {
 	mu    sync.RWMutex
 	sets  map[string]*TagSet
 	limit int
+	// drop are keys no set of the pool keeps (k6's system tags left out of
+	// systemTags).
+	drop map[string]bool
 }
 
 // NewTagPool returns an empty pool.
@@ -111,7 +114,7 @@ func (p *TagPool) Intern(tags []Tag) *TagSet {
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
 	n := 0
 	for _, t := range tags {
-		if t.Key == "" || t.Value == "" {
+		if t.Key == "" || t.Value == "" || p.drop[t.Key] {
 			continue
 		}
 		if n > 0 && tags[n-1].Key == t.Key {
@@ -190,4 +193,17 @@ func CompareTags(a, b []Tag) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// DropKeys makes the pool's sets never hold the keys drop (the system tags a test's
+// systemTags leaves out, which k6 does not attach to samples) and returns p. Call it
+// before the pool interns any set.
+func (p *TagPool) DropKeys(drop []string) *TagPool {
+	if len(drop) > 0 {
+		p.drop = map[string]bool{}
+		for _, k := range drop {
+			p.drop[k] = true
+		}
+	}
+	return p
 }

@@ -49,6 +49,9 @@ type Options struct {
 	Proxy func(*http.Request) (*url.URL, error)
 	// Debug logs every request and response (k6's --http-debug); nil logs none.
 	Debug *Debug
+	// Net are k6's test-wide transport options (rps, blacklistIPs, dns, …); nil for
+	// k6's defaults.
+	Net *Net
 }
 
 // Client is one VU's HTTP client. It is not safe for concurrent use: a VU runs one
@@ -111,6 +114,9 @@ func NewClient(env *Env, opts Options) *Client {
 	c.dbgBody = opts.Debug != nil && opts.Debug.Full
 	c.opts = opts
 	c.h1.dialer = net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+	if opts.Net != nil && opts.Net.LocalIPs != nil {
+		c.h1.dialer.LocalAddr = &net.TCPAddr{IP: opts.Net.LocalIPs.Next().AsSlice()}
+	}
 	c.h1.rbuf = opts.ReadBufferSize
 	c.h1.pool = &connPool{}
 	c.trace = c.tr.clientTrace()
@@ -123,11 +129,10 @@ func (c *Client) netHTTP() *http.Client {
 		return c.client
 	}
 	opts := c.opts
-	d := &c.h1.dialer
 	c.transport = &http.Transport{
 		Proxy: opts.Proxy,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := d.DialContext(ctx, network, addr)
+			conn, err := c.dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
@@ -141,6 +146,7 @@ func (c *Client) netHTTP() *http.Client {
 		// connection goes back to the pool, on every request.
 		TLSHandshakeTimeout: 0, // bounded by the request timeout
 		DisableCompression:  true,
+		DisableKeepAlives:   opts.Net != nil && opts.Net.NoConnectionReuse,
 		ReadBufferSize:      opts.ReadBufferSize,
 		WriteBufferSize:     opts.WriteBufferSize,
 	}
@@ -181,6 +187,15 @@ func (c *Client) fire() {
 	if cancel != nil {
 		c.timedOut.Store(true)
 		cancel()
+	}
+}
+
+// CloseIdle closes the client's idle connections (k6's noVUConnectionReuse, between
+// iterations).
+func (c *Client) CloseIdle() {
+	c.h1.closeIdle()
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
 	}
 }
 
@@ -485,6 +500,17 @@ func (c *Client) render(t *scenario.Template, v *scenario.Vars) string {
 // once performs one HTTP request and appends its samples, logging it when
 // Options.Debug says so.
 func (c *Client) once(st *spec, method, target string, hdr http.Header, body []byte, static bool) (*http.Response, Outcome) {
+	if n := c.opts.Net; n != nil {
+		// k6's rps paces every request, redirects included; a blocked host fails
+		// before any lookup.
+		err := n.checkHost(target)
+		if err == nil && c.lastCtx != nil {
+			err = n.Limiter.Wait(c.lastCtx)
+		}
+		if err != nil {
+			return nil, c.record(st, method, target, nil, Timings{}, time.Now(), err)
+		}
+	}
 	if c.opts.Debug != nil {
 		return c.debugOnce(st, method, target, hdr, body, static)
 	}

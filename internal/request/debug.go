@@ -71,7 +71,7 @@ func (c *Client) debugAttrs(st *spec) []any {
 	if c.dbgVars != nil {
 		attrs = append(attrs, "iter", c.dbgVars.Iter)
 	}
-	attrs = append(attrs, "request_id", newRequestID(), "scenario", sc, "component", "http-debug")
+	attrs = append(attrs, "request_id", newRequestID(), "scenario", sc, "source", "http-debug")
 	if c.dbgVars != nil {
 		attrs = append(attrs, "vu", c.dbgVars.VU)
 	}

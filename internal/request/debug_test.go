@@ -24,7 +24,7 @@ type debugEntry struct {
 	Group     string `json:"group"`
 	Scenario  string `json:"scenario"`
 	RequestID string `json:"request_id"`
-	Component string `json:"component"`
+	Source    string `json:"source"`
 	VU        *int64 `json:"vu"`
 	Iter      *int64 `json:"iter"`
 }
@@ -122,7 +122,7 @@ func TestDebugDumpsAsK6(t *testing.T) {
 			for _, e := range es {
 				require.Equal(t, "INFO", e.Level)
 				require.Equal(t, "sc", e.Scenario)
-				require.Equal(t, "http-debug", e.Component)
+				require.Equal(t, "http-debug", e.Source)
 				require.Equal(t, int64(3), *e.VU)
 				require.Equal(t, int64(7), *e.Iter)
 				require.NotContains(t, e.Msg, "secret")

@@ -46,6 +46,9 @@ func Classify(err error) (code int, msg string) {
 	if err == nil {
 		return 0, ""
 	}
+	if be, ok := errors.AsType[*BlockedError](err); ok {
+		return be.Code, be.Msg
+	}
 	if _, ok := errors.AsType[*TimeoutError](err); ok {
 		return CodeTimeout, "request timeout"
 	}

@@ -275,18 +275,24 @@ func (c *Client) dialH1(ctx context.Context, addr string, tm *h1Timings) (net.Co
 	if err != nil {
 		return nil, err
 	}
-	if _, err := netip.ParseAddr(host); err == nil {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if err := c.opts.Net.checkIP(ip); err != nil {
+			return nil, err
+		}
 		tm.connectStart = c.tr.now()
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		tm.connectDone = c.tr.now()
 		return conn, err
 	}
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	ips, err := c.opts.Net.lookup(ctx, host)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
 	var first error
 	for _, ip := range ips {
+		if err := c.opts.Net.checkIP(ip); err != nil {
+			return nil, err
+		}
 		tm.connectStart = c.tr.now()
 		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip.Unmap().String(), port))
 		tm.connectDone = c.tr.now()
@@ -862,7 +868,7 @@ func (c *Client) onceH1(ctx context.Context, st *spec, t h1Target, method, targe
 		err = c.readBody(conn, dst)
 		interrupted := c.h1.clearActive()
 		switch {
-		case err == nil && !interrupted && !c.h1.resp.Close:
+		case err == nil && !interrupted && !c.h1.resp.Close && (c.opts.Net == nil || !c.opts.Net.NoConnectionReuse):
 			c.h1.put(conn)
 		case err == nil && interrupted:
 			// The body was read, but the connection's deadline is spent.

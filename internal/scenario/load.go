@@ -55,6 +55,22 @@ func allSystemTags() []string {
 	return append(DefaultSystemTags(), "vu", "iter", "ip", "ocsp_status")
 }
 
+// DroppedSystemTags are the system tags that enabled (a test's systemTags) leaves out:
+// samples do not carry them. Nil enabled, or k6's default set, drops none (a script's
+// own tag named vu, iter or ip stays).
+func DroppedSystemTags(enabled []string) []string {
+	if enabled == nil || slices.Equal(slices.Sorted(slices.Values(enabled)), slices.Sorted(slices.Values(DefaultSystemTags()))) {
+		return nil
+	}
+	var out []string
+	for _, t := range allSystemTags() {
+		if !slices.Contains(enabled, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Executors returns k6's executors.
 func Executors() []Executor {
 	return []Executor{SharedIterations, PerVUIterations, ConstantVUs, RampingVUs, ConstantArrivalRate, RampingArrivalRate, ExternallyControlled}
@@ -74,6 +90,7 @@ func topFields() []string {
 		"scenarios", "vus", "iterations", "duration", "stages", "thresholds", "tags", "env",
 		"summaryTrendStats", "summaryTimeUnit", "systemTags", "flow", "flows",
 		"maxRedirects", "userAgent", "insecureSkipTLSVerify",
+		"rps", "blacklistIPs", "blockHostnames", "dns", "localIPs", "noConnectionReuse", "noVUConnectionReuse",
 	}
 }
 
@@ -81,11 +98,11 @@ func topFields() []string {
 // to say so rather than "unknown field".
 func unsupportedK6Options() []string {
 	return []string{
-		"batch", "batchPerHost", "blacklistIPs", "blockHostnames", "cloud", "discardResponseBodies",
-		"dns", "execution", "executionSegment", "executionSegmentSequence", "ext", "hosts",
-		"httpDebug", "includeSystemEnvVars", "linger", "localIPs", "minIterationDuration",
-		"noConnectionReuse", "noCookiesReset", "noSetup", "noTeardown", "noUsageReport",
-		"noVUConnectionReuse", "paused", "rps", "setupTimeout", "summaryMode", "teardownTimeout",
+		"batch", "batchPerHost", "cloud", "discardResponseBodies",
+		"execution", "executionSegment", "executionSegmentSequence", "ext", "hosts",
+		"httpDebug", "includeSystemEnvVars", "linger", "minIterationDuration",
+		"noCookiesReset", "noSetup", "noTeardown", "noUsageReport",
+		"paused", "setupTimeout", "summaryMode", "teardownTimeout",
 		"throw", "tlsAuth", "tlsCipherSuites", "tlsVersion", "tlsRestriction",
 	}
 }
@@ -367,6 +384,7 @@ func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
 	if n, ok := f.get("insecureSkipTLSVerify"); ok {
 		t.InsecureSkipTLSVerify, _ = d.boolean(n, "insecureSkipTLSVerify")
 	}
+	t.Network = d.network(f)
 
 	env := map[string]string{}
 	maps.Copy(env, t.Env)

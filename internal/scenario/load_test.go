@@ -398,9 +398,9 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:    "unknown top-level field",
 			in:      "vsu: 5",
-			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify; did you mean "vus"?`,
+			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse; did you mean "vus"?`,
 		},
-		{name: "unsupported k6 option", in: "noConnectionReuse: true", wantErr: `t.yaml:1: noConnectionReuse: k6 option "noConnectionReuse" is not supported by Tidemark; remove it`},
+		{name: "unsupported k6 option", in: "hosts: {a: 1.2.3.4}", wantErr: `t.yaml:1: hosts: k6 option "hosts" is not supported by Tidemark; remove it`},
 		{
 			name:    "misspelt scenario option",
 			in:      "scenarios:\n  s:\n    executor: constant-vus\n    duration: 1m\n    gracefullStop: 1s",
@@ -607,7 +607,7 @@ scenarios:
 flow: [{url: 'http://h/'}]
 `))
 	require.Nil(t, tst)
-	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify`)
+	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse`)
 
 	tst, err = Parse("t.yaml", []byte(`
 flows:

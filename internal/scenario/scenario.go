@@ -53,7 +53,8 @@ type Test struct {
 	UserAgent string
 	// InsecureSkipTLSVerify is k6's insecureSkipTLSVerify: do not verify server
 	// certificates.
-	InsecureSkipTLSVerify bool
+	InsecureSkipTLSVerify bool // Network are k6's test-wide transport options (rps, blacklistIPs, dns, …).
+	Network               Network
 }
 
 // Threshold is one threshold expression on a metric (k6's `{threshold, abortOnFail,

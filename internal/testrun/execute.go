@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/version"
-
+	"github.com/tidemark/tidemark/internal/buildversion"
 	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/progress"
@@ -48,6 +47,10 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if show.NoColor {
+		// --no-color: the summary is not coloured, even on a terminal.
+		out.Stdout = plainWriter{out.Stdout}
+	}
 	signals := ctx // --linger ends on SIGINT/SIGTERM only: k6 lingers on after PATCH stopped:true
 	api, ctx := newRESTAPI(ctx, cfg.VUs, show, logger)
 	dash, err := newDashboard(show.Dashboard, logger)
@@ -58,7 +61,7 @@ func Execute(ctx context.Context, cfg loadtest.Config, show Show, out IO) error 
 	defer api.linger(signals, show.Linger, logger)
 	cfg.Actors = slices.Concat(api.listener(), cfg.Actors, dash.sink(),
 		[]loadtest.Actor{loadtest.Hook{Started: func(_ context.Context, p *loadtest.Plan) error {
-			printHeader(out.Stdout, cfg.Source, p)
+			printHeader(out.Stdout, cfg.Source, p, show.Quiet)
 			return nil
 		}}}, api.gate(), dash.started(), progressLine(show, out.Stderr))
 	var shown summaryShown
@@ -161,15 +164,18 @@ func progressLine(show Show, w io.Writer) []loadtest.Actor {
 	}}
 }
 
-// printHeader prints the run's header: script, testid, segment, scenarios.
-func printHeader(w io.Writer, source string, plan *loadtest.Plan) {
+// printHeader prints the run's header: the banner (not with -q, as k6), script,
+// testid, segment, scenarios.
+func printHeader(w io.Writer, source string, plan *loadtest.Plan, quiet bool) {
 	st := plan.Engine.Status()
 	names := make([]string, 0, len(st))
 	for _, s := range st {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	fmt.Fprintf(w, "\n  tidemark %s\n\n", version.Version)
+	if !quiet {
+		fmt.Fprintf(w, "\n  tidemark %s\n\n", buildversion.Current().Version)
+	}
 	fmt.Fprintf(w, "     script: %s\n", source)
 	fmt.Fprintf(w, "     testid: %s\n", plan.TestID)
 	if !plan.Segment.IsFull() {
@@ -352,3 +358,6 @@ var (
 	_ loadtest.Actor      = (*dashboard)(nil)
 	_ loadtest.Summarizer = (*dashboard)(nil)
 )
+
+// plainWriter hides that its writer is a terminal (--no-color).
+type plainWriter struct{ io.Writer }

@@ -14,8 +14,11 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/tidemark/tidemark/internal/k6log"
 	"github.com/tidemark/tidemark/internal/output"
+	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/request"
+	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/verdict"
 	"github.com/tidemark/tidemark/internal/webdash"
 )
@@ -131,12 +134,12 @@ func (f Shortcuts) summaryMode(proc Env) string {
 // SupportedK6Env are the K6_* variables `tidemark run` honours (K6_PROMETHEUS_RW_* are
 // the remote-write output's).
 func SupportedK6Env() []string {
-	return []string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
+	return append([]string{"K6_VUS", "K6_DURATION", "K6_ITERATIONS", "K6_STAGES", "K6_TAGS", "K6_SUMMARY_TREND_STATS",
 		"K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
 		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER", "K6_NO_SETUP", "K6_NO_TEARDOWN",
 		"K6_OUT", "K6_CSV_FILENAME", "K6_CSV_TIME_FORMAT", "K6_CSV_SAVE_INTERVAL",
 		"K6_HTTP_DEBUG", "K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_HOST", "K6_WEB_DASHBOARD_PORT", "K6_WEB_DASHBOARD_PERIOD",
-		"K6_WEB_DASHBOARD_OPEN", "K6_WEB_DASHBOARD_EXPORT"}
+		"K6_WEB_DASHBOARD_OPEN", "K6_WEB_DASHBOARD_EXPORT"}, append(scenario.ScriptOptionEnv(), k6CLIEnv()...)...)
 }
 
 // WarnUnsupportedK6Env logs one warning naming the K6_* variables that are set but
@@ -204,6 +207,42 @@ type Options struct {
 	// CPUProfile is a file for a Go CPU profile of the run.
 	CPUProfile string
 	Show       Show
+	// Flags are k6's flags of test-wide options and of the run's selection (--rps,
+	// --config, --scenario, …).
+	Flags OptionFlags
+	// Log are k6's logging flags (--log-format, --log-output, --console-output,
+	// --no-color, -v).
+	Log k6log.Settings
+	// Console is the logger of the script's console.* (--console-output); nil is the
+	// run's logger.
+	Console *slog.Logger
+	// secrets are the values of --secret-source, by source.
+	secrets map[string]map[string]string
+}
+
+// Loggers resolves the logging flags over the environment (K6_LOG_FORMAT,
+// K6_LOG_OUTPUT, K6_CONSOLE_OUTPUT, K6_NO_COLOR, NO_COLOR) and makes the run's logger
+// and console logger in k6's format on out, with the secret sources' values redacted.
+// A bad value is of kind verdict.ErrInvalid.
+func (o *Options) Loggers(env Env, out IO) (*k6log.Loggers, error) {
+	o.Log = o.Log.Resolve(env.Get)
+	sources := o.Flags.SecretSources
+	if len(sources) == 0 && env["K6_SECRET_SOURCE"] != "" {
+		sources = []string{env["K6_SECRET_SOURCE"]}
+	}
+	secrets, err := ReadSecretSources(sources)
+	if err != nil {
+		return nil, verdict.Invalid(err)
+	}
+	o.secrets = secrets
+	o.Log.Secrets = o.SecretValues()
+	l, err := o.Log.Build(out.Stdout, out.Stderr, progress.IsTerminal)
+	if err != nil {
+		return nil, verdict.Invalid(err)
+	}
+	o.Console = l.Console
+	o.Show.NoColor = o.Show.NoColor || o.Log.NoColor
+	return l, nil
 }
 
 // Resolve layers the environment under the flags (K6_NO_THRESHOLDS, K6_PAUSED,
@@ -215,6 +254,9 @@ func (o Options) Resolve(env Env, logger *slog.Logger) (Options, error) {
 		return o, verdict.Invalid(err)
 	}
 	WarnUnsupportedK6Env(logger, env)
+	if err := o.resolveCLI(env, logger); err != nil {
+		return o, err
+	}
 	s := &o.Show
 	s.NoSummary = o.Shortcuts.noSummary(env)
 	if mode := o.Shortcuts.summaryMode(env); mode != "disabled" {
@@ -309,6 +351,9 @@ func RequestDebug(mode string, logger *slog.Logger) *request.Debug {
 // the web dashboard, the summary and its files after.
 type Show struct {
 	Quiet bool
+	// NoColor is k6's --no-color (K6_NO_COLOR, NO_COLOR): no colours in the summary
+	// and the log even on a terminal.
+	NoColor bool
 	// Address and Paused are k6's --address and --paused: the REST API listens on
 	// Address (on localhost:6565 when only Paused is set), and a paused run waits for
 	// PATCH /v1/status {"paused": false}.

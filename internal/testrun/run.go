@@ -51,6 +51,9 @@ func Run(ctx context.Context, o Options, env Env, parts Parts) error {
 	if err != nil {
 		return err
 	}
+	if err := selectScenarios(src.Test(), o.Flags.Scenarios); err != nil {
+		return err
+	}
 	if fs, ok := src.(*fileSource); ok && len(fs.replaced) > 0 {
 		logger.Warn("The command line or the environment replaces the file's scenarios", "variables", strings.Join(fs.replaced, ","))
 	}

@@ -42,11 +42,15 @@ func Load(ctx context.Context, o Options, env Env, seg pacer.Segment, logger *sl
 	if err != nil {
 		return nil, verdict.Invalid(err)
 	}
-	environ := o.Shortcuts.Environ(env)
+	environ := o.Flags.Environ(o.Shortcuts.Environ(env))
+	config, err := o.readConfigFile()
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case js.IsScript(o.File):
+	case js.IsScript(o.File) || o.Flags.Type != "":
 		r, err := js.New(js.Config{Context: ctx, Script: o.File, ModulesDir: o.ModulesDir, Env: o.Shortcuts.ScriptEnv(env, cli),
-			Environ: environ, Segment: seg, Logger: logger})
+			Environ: environ, Segment: seg, Logger: logger, Console: o.Console, ConfigOptions: config})
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +68,7 @@ func Load(ctx context.Context, o Options, env Env, seg pacer.Segment, logger *sl
 		}
 		return &fileSource{test: t}, nil
 	}
+	warnScriptOnly(environ, config, logger)
 	t, replaced, err := scenario.LoadK6(o.File, o.Shortcuts.ScriptEnv(env, cli), environ)
 	if err != nil {
 		return nil, verdict.Invalid(err)
@@ -110,3 +115,21 @@ var (
 	_ Source = (*fileSource)(nil)
 	_ Source = scriptSource{}
 )
+
+// warnScriptOnly says which k6 options of the environment, the flags or the --config
+// file a scenario file does not take: its flows have no k6/http module.
+func warnScriptOnly(environ Env, config []byte, logger *slog.Logger) {
+	var names []string
+	for _, k := range []string{"K6_BATCH", "K6_BATCH_PER_HOST", "K6_DISCARD_RESPONSE_BODIES", "K6_MIN_ITERATION_DURATION", "K6_NO_COOKIES_RESET",
+		"K6_NO_VU_CONNECTION_REUSE", "K6_SETUP_TIMEOUT", "K6_TEARDOWN_TIMEOUT"} {
+		if environ[k] != "" {
+			names = append(names, k)
+		}
+	}
+	if len(config) > 0 {
+		names = append(names, "--config")
+	}
+	if len(names) > 0 {
+		logger.Warn("These k6 options apply to scripts only and have no effect on a scenario file", "options", strings.Join(names, ","))
+	}
+}

@@ -4,8 +4,9 @@
 // samples, tags, timings, error codes and redirect hops.
 //
 // The test options it reads (test.options, once per VU): maxRedirects, batch,
-// batchPerHost, discardResponseBodies, noCookiesReset and throw, with k6's defaults
-// (10, 20, 6, false, false, false), as the script's options set them. With throw, a
+// batchPerHost, discardResponseBodies, noCookiesReset, noVUConnectionReuse and throw,
+// with k6's defaults (10, 20, 6, false, false, false, false), as the script's options
+// set them (over the --config file, under K6_* and the flags). With throw, a
 // request that gets no response throws (http.batch does not).
 //
 // What it does not do: Response.html, submitForm and clickLink, asyncRequest,
@@ -82,6 +83,8 @@ type instance struct {
 	responseType   request.ResponseType
 	noCookiesReset bool
 	throwErrors    bool // the option throw: a request that got no response throws
+	// noVUReuse closes the VU's connections between iterations (noVUConnectionReuse).
+	noVUReuse bool
 }
 
 // httpOptions are the test options of k6/http, as the script sets them.
@@ -92,6 +95,7 @@ type httpOptions struct {
 	DiscardResponseBodies bool `json:"discardResponseBodies"`
 	NoCookiesReset        bool `json:"noCookiesReset"`
 	Throw                 bool `json:"throw"`
+	NoVUConnectionReuse   bool `json:"noVUConnectionReuse"`
 }
 
 // configure reads the test's options once, from the first state.
@@ -118,6 +122,7 @@ func (m *instance) configure(st *modules.State) {
 	}
 	m.noCookiesReset = o.NoCookiesReset
 	m.throwErrors = o.Throw
+	m.noVUReuse = o.NoVUConnectionReuse
 }
 
 func (m *instance) exports() map[string]any {
@@ -203,6 +208,9 @@ func (m *instance) sync(st *modules.State) {
 	m.configure(st)
 	if m.lastState != nil && !m.noCookiesReset {
 		m.jar.Reset()
+	}
+	if m.lastState != nil && m.noVUReuse && m.client != nil {
+		m.client.CloseIdle()
 	}
 	m.lastState, m.lastIter = st, st.Iteration
 }
