@@ -75,9 +75,9 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		Default(series.LongTruncate).IsSetByUser(&f.set.longValues).EnumVar(&f.rwLongValues, series.LongTruncate, series.LongDrop)
 	cmd.Flag("remote-write.trend-stats", "Trend stats sent as gauges k6_<trend>_<stat>, comma-separated (count,sum,min,max,avg,med,p(N)); empty for none. Also K6_PROMETHEUS_RW_TREND_STATS.").
 		Default(strings.Join(series.DefaultTrendStats, ",")).IsSetByUser(&f.set.trendStats).StringVar(&f.rwTrendStats)
-	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
+	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM and K6_FEATURES=native-histograms send them instead of the trend gauges, as k6. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
 		IsSetByUser(&f.set.native).BoolVar(&f.rwNative)
-	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, so they vanish from instant queries at once. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
+	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, stamped one push interval after the final push: the final values stay for range queries at any step up to the push interval, then the series vanish. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
 		Default("true").IsSetByUser(&f.set.stale).BoolVar(&f.rwStale)
 	cmd.Flag("remote-write.config.file", "YAML file with the remote-write settings: auth (basic_auth, authorization, oauth2, sigv4), tls_config, proxy_url, headers, queue_config, label_rules.").
 		StringVar(&f.rwConfigFile)
