@@ -274,9 +274,14 @@ func (c *Client) sendStale(ctx context.Context) error {
 		c.m.dropped.Add(float64(len(rest)))
 		return err
 	}
-	ended := final + time.Duration(c.cfg.PushInterval).Milliseconds()
+	ended := final + min(time.Duration(c.cfg.PushInterval), maxStaleDelay).Milliseconds()
 	return c.sendStaleOf(ctx, rest, c.timestamp(time.UnixMilli(max(ended, ts))))
 }
+
+// maxStaleDelay caps how long after the final push the stale markers are stamped: a
+// series without samples leaves instant queries after Prometheus' lookback delta (5 m) in
+// any case, and receivers refuse samples too far in the future (Mimir: 10 m).
+const maxStaleDelay = 5 * time.Minute
 
 // sendStaleOf sends stale markers for ss at ts.
 func (c *Client) sendStaleOf(ctx context.Context, ss []series.Series, ts int64) error {

@@ -608,6 +608,16 @@ func TestFinalFlush(t *testing.T) {
 		reqs := rc.requests()
 		require.Len(t, reqs, 2, "final push, then stale markers")
 		require.Equal(t, 11.0, rc.latest()[reqsKey].value)
+		var final, stale int64
+		for _, p := range rc.accepted() {
+			if isStale(p.value) {
+				stale = max(stale, p.ts)
+			} else {
+				final = max(final, p.ts)
+			}
+		}
+		require.Equal(t, (5 * time.Minute).Milliseconds(), stale-final,
+			"an hour's push interval: the markers come 5 minutes after the final push (the lookback delta; receivers refuse samples far in the future)")
 		require.Equal(t, "remote write: 4 samples in 2 requests, 0 retries, 0 dropped", c.Stats().String())
 	})
 	t.Run("receiver down", func(t *testing.T) {
