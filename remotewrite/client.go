@@ -247,16 +247,47 @@ func (c *Client) push(ctx context.Context, final bool) error {
 	return c.sendAll(ctx, ts, due, false, final)
 }
 
-// sendStale sends a stale marker, one ms after the last push, for every series ever
-// sent.
+// sendStale ends every series ever sent with a stale marker. tidemark_run_info's
+// follows the final push by 1 ms, so the run reads as ended at once (tidemark correlate,
+// tidemark exporter). Every other series keeps its final value for one push interval:
+// its marker is stamped that long after the final push (in the future, sent now, so the
+// stop waits for nothing). A marker 1 ms after the final push hid the final values from
+// every range query whose steps do not fall in that millisecond: a dashboard at a 1 s
+// step showed the push before (50 requests of a run's 78). Any step up to the push
+// interval now lands on the final value. No later, since a rerun with the same testid
+// (and push interval) pushes its first samples one push interval after its start, which
+// is after this run's markers, so its samples are never older than them (out of order).
 func (c *Client) sendStale(ctx context.Context) error {
+	final := c.lastTS
+	var runInfo, rest []series.Series
+	for _, s := range c.sent {
+		switch _, refused := c.refused[s.Ref]; {
+		case refused: // never stored: nothing to mark stale
+		case s.Name == series.RunInfoMetric:
+			runInfo = append(runInfo, s)
+		default:
+			rest = append(rest, s)
+		}
+	}
 	ts := c.timestamp(c.clock.Now())
+	if err := c.sendStaleOf(ctx, runInfo, ts); err != nil {
+		c.m.dropped.Add(float64(len(rest)))
+		return err
+	}
+	ended := final + min(time.Duration(c.cfg.PushInterval), maxStaleDelay).Milliseconds()
+	return c.sendStaleOf(ctx, rest, c.timestamp(time.UnixMilli(max(ended, ts))))
+}
+
+// maxStaleDelay caps how long after the final push the stale markers are stamped: a
+// series without samples leaves instant queries after Prometheus' lookback delta (5 m) in
+// any case, and receivers refuse samples too far in the future (Mimir: 10 m).
+const maxStaleDelay = 5 * time.Minute
+
+// sendStaleOf sends stale markers for ss at ts.
+func (c *Client) sendStaleOf(ctx context.Context, ss []series.Series, ts int64) error {
 	c.floats, c.hists = c.floats[:0], c.hists[:0]
 	c.splits = 0
-	for _, s := range c.sent {
-		if _, ok := c.refused[s.Ref]; ok {
-			continue // never stored: nothing to mark stale
-		}
+	for _, s := range ss {
 		if s.Type == series.Histogram {
 			c.hists = append(c.hists, s)
 		} else {

@@ -523,7 +523,10 @@ func TestHistogramSeparation(t *testing.T) {
 }
 
 // TestStaleMarkers: at Stop, every series ever sent gets a stale marker after its last
-// sample, including a series that left the snapshot.
+// sample, including a series that left the snapshot. Each series' final value stays for
+// one push interval after the final push, so a range query at any step up to the push
+// interval shows it (the marker 1 ms later hid it at a 1 s step); tidemark_run_info alone
+// ends first, right after the final push, so the run reads as ended at once.
 func TestStaleMarkers(t *testing.T) {
 	t.Parallel()
 	for _, protocol := range []string{remotewrite.Protocol1, remotewrite.Protocol2} {
@@ -538,7 +541,8 @@ func TestStaleMarkers(t *testing.T) {
 			cfg.Series.TrendStats = []string{"p(95)"}
 			run := src.run
 			hist := &seriestest.Source{}
-			hist.Set([]series.Input{{Metric: run.Builtin.HTTPReqDuration, Tags: run.Tags(), Trend: seriestest.NewDist(0.1, 0.2)}})
+			hist.Set([]series.Input{{Metric: run.Builtin.HTTPReqDuration, Tags: run.Tags(), Trend: seriestest.NewDist(0.1, 0.2)},
+				{Metric: run.RunInfo, Tags: run.Tags(), Value: 1}})
 			both := series.SnapshotFunc(func() []series.Input { return append(src.Snapshot(), hist.Snapshot()...) })
 			c := start(t, cfg, both, nil, nil)
 			rc.waitRequests(t, 2, 5*time.Second)
@@ -549,17 +553,25 @@ func TestStaleMarkers(t *testing.T) {
 
 			last := map[string]point{}
 			lastData := map[string]int64{}
+			var final int64
 			for _, p := range rc.accepted() {
 				last[p.series] = p
 				if p.histogram != nil || !isStale(p.value) {
 					lastData[p.series] = p.ts
+					final = max(final, p.ts)
 				}
 			}
-			require.Len(t, last, 5) // reqs, vus, iterations{gone}, p95, histogram
+			require.Len(t, last, 6) // reqs, vus, iterations{gone}, p95, histogram, run info
+			interval := time.Duration(cfg.PushInterval).Milliseconds()
+			const runInfo = `tidemark_run_info{testid="t1"}`
 			for k, p := range last {
 				require.Nil(t, p.histogram, k)
 				require.True(t, isStale(p.value), "%s ends with a stale marker", k)
 				require.Greater(t, p.ts, lastData[k], k)
+				if k != runInfo {
+					require.GreaterOrEqual(t, p.ts, final+interval, "%s keeps its final value for a push interval", k)
+					require.Less(t, last[runInfo].ts, p.ts, "%s ends after the run info", k)
+				}
 			}
 		})
 	}
@@ -596,6 +608,16 @@ func TestFinalFlush(t *testing.T) {
 		reqs := rc.requests()
 		require.Len(t, reqs, 2, "final push, then stale markers")
 		require.Equal(t, 11.0, rc.latest()[reqsKey].value)
+		var final, stale int64
+		for _, p := range rc.accepted() {
+			if isStale(p.value) {
+				stale = max(stale, p.ts)
+			} else {
+				final = max(final, p.ts)
+			}
+		}
+		require.Equal(t, (5 * time.Minute).Milliseconds(), stale-final,
+			"an hour's push interval: the markers come 5 minutes after the final push (the lookback delta; receivers refuse samples far in the future)")
 		require.Equal(t, "remote write: 4 samples in 2 requests, 0 retries, 0 dropped", c.Stats().String())
 	})
 	t.Run("receiver down", func(t *testing.T) {

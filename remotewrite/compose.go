@@ -90,6 +90,7 @@ func Compose(o Overrides) (Config, []Config, error) {
 }
 
 func (o Overrides) compose() (Config, error) {
+	nativeGiven := o.NativeHistograms != nil
 	if _, set := o.Environ[k6Env+"TREND_AS_NATIVE_HISTOGRAM"]; o.NativeByDefault && o.NativeHistograms == nil && !set {
 		native := true
 		o.NativeHistograms = &native
@@ -129,6 +130,12 @@ func (o Overrides) compose() (Config, error) {
 	if o.StaleMarkers != nil {
 		cfg.StaleMarkers = *o.StaleMarkers
 	}
+	if cfg.Series.NativeHistograms && cfg.k6Native && !nativeGiven && o.TrendStats == nil && !cfg.statsGiven {
+		// k6's meaning: with native histograms on, trends are sent as histograms only, and
+		// K6_PROMETHEUS_RW_TREND_STATS applies no more. Tidemark's flag and file keep
+		// theirs: stats listed there (or the flag's histograms) come as well.
+		cfg.Series.TrendStats = nil
+	}
 	if err := o.applySeries(&cfg.Series); err != nil {
 		return cfg, err
 	}
@@ -164,12 +171,22 @@ func (o Overrides) applySeries(c *series.Config) error {
 	return c.Validate()
 }
 
-// DefaultInstanceID is the instance_id of a run that sets none: the Job completion
-// index of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX in environ), else the host
-// name.
-func DefaultInstanceID(environ map[string]string) string {
+// InstanceID returns the instance_id label of a run's series, "" for none. A run on one
+// instance has none, as k6's series (k6 adds no instance label; dashboards and queries
+// work with or without it). The label tells apart the instances of a run split over
+// several, which write the same testid: explicit is --instance-id (or the index given by
+// --instances); else a run that is one share of a split run (a partial execution segment)
+// or a pod of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX in environ) is labelled with
+// the Job's completion index, else the host name.
+func InstanceID(explicit string, environ map[string]string, share bool) string {
+	if explicit != "" {
+		return explicit
+	}
 	if v := environ["JOB_COMPLETION_INDEX"]; v != "" {
 		return v
+	}
+	if !share {
+		return ""
 	}
 	h, err := os.Hostname()
 	if err != nil {

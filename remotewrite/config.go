@@ -53,6 +53,11 @@ type Config struct {
 	HTTPClientConfig config.HTTPClientConfig `yaml:",inline"`
 	// SigV4 signs requests for Amazon Managed Service for Prometheus.
 	SigV4 *sigv4.SigV4Config `yaml:"sigv4,omitempty"`
+
+	// statsGiven: the YAML file lists trend_stats. k6Native: a k6 variable
+	// (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM, K6_FEATURES) turned native histograms
+	// on, with k6's meaning: histograms instead of the trend-stat gauges (Compose).
+	statsGiven, k6Native bool
 }
 
 // QueueConfig tunes delivery.
@@ -99,10 +104,15 @@ var DefaultConfig = Config{
 // the decoder's settings, which yaml.Node.Decode would not.
 func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	*c = DefaultConfig
-	c.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
+	c.Series.TrendStats = nil
 	type plain Config
 	if err := unmarshal((*plain)(c)); err != nil {
 		return err
+	}
+	// An empty list (trend_stats: []) is none; no key, the defaults.
+	c.statsGiven = c.Series.TrendStats != nil
+	if !c.statsGiven {
+		c.Series.TrendStats = append([]string(nil), series.DefaultTrendStats...)
 	}
 	return c.validate(false)
 }
@@ -285,10 +295,11 @@ func (c *Config) ApplyK6Env(environ map[string]string) (bool, error) {
 		c.Series.TrendStats = series.SplitStats(v)
 	}
 	boolean("TREND_AS_NATIVE_HISTOGRAM", &c.Series.NativeHistograms)
+	c.k6Native = c.Series.NativeHistograms && env[k6Env+"TREND_AS_NATIVE_HISTOGRAM"] != ""
 	if v, ok := env["K6_FEATURES"]; ok {
 		for f := range strings.SplitSeq(v, ",") {
 			if strings.TrimSpace(f) == "native-histograms" {
-				c.Series.NativeHistograms = true
+				c.Series.NativeHistograms, c.k6Native = true, true
 				set = true
 			}
 		}
@@ -330,7 +341,7 @@ func (c *Config) ApplyK6Env(environ map[string]string) (bool, error) {
 		errs = append(errs, fmt.Errorf("%sSIGV4_REGION, _SIGV4_ACCESS_KEY and _SIGV4_SECRET_KEY must be set together", k6Env))
 	}
 	if v, ok := get("LABELS"); ok && v != "" {
-		labels, err := ParseLabels(strings.Split(v, ","))
+		labels, err := ParseLabels(k6Labels(v))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%sLABELS: %w", k6Env, err))
 		}
@@ -340,6 +351,21 @@ func (c *Config) ApplyK6Env(environ map[string]string) (bool, error) {
 		maps.Copy(c.Series.Labels, labels)
 	}
 	return set, errors.Join(errs...)
+}
+
+// k6Labels splits K6_PROMETHEUS_RW_LABELS (k=v,k2=v2) into pairs, leaving out those k6
+// ignores: an empty name or value, and __name__.
+func k6Labels(v string) []string {
+	var out []string
+	for p := range strings.SplitSeq(v, ",") {
+		k, val, ok := strings.Cut(p, "=")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+		if ok && (k == "" || val == "" || k == model.MetricNameLabel) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // ParseLabels parses k=v pairs. Empty keys, empty values and __name__ are errors.

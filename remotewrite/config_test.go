@@ -167,6 +167,13 @@ func TestApplyK6Env(t *testing.T) {
 			}},
 		{name: "k6 features", wantSet: true, env: []string{"K6_FEATURES=foo,native-histograms"},
 			check: func(t *testing.T, c remotewrite.Config) { require.True(t, c.Series.NativeHistograms) }},
+		// k6 leaves out a pair with an empty name or value, and __name__.
+		{name: "labels k6 ignores", wantSet: true, env: []string{"K6_PROMETHEUS_RW_LABELS=env=prod,empty=,=novalue,__name__=x, team = a "},
+			check: func(t *testing.T, c remotewrite.Config) {
+				require.Equal(t, map[string]string{"env": "prod", "team": "a"}, c.Series.Labels)
+			}},
+		{name: "labels, a pair without =", wantSet: true, env: []string{"K6_PROMETHEUS_RW_LABELS=env=prod,team"},
+			wantErr: `K6_PROMETHEUS_RW_LABELS: label "team": want name=value`},
 		{name: "TLS_MIN_VERSION doc spelling", wantSet: true, env: []string{"K6_PROMETHEUS_RW_TLS_MIN_VERSION=1.3"},
 			check: func(t *testing.T, c remotewrite.Config) {
 				require.Equal(t, config.TLSVersion(tls.VersionTLS13), c.HTTPClientConfig.TLSConfig.MinVersion)

@@ -198,7 +198,7 @@ func TestIntegrationSeriesLand(t *testing.T) {
 			if tc.name == "prometheus" {
 				require.Zero(t, st.Dropped)
 			}
-			// Stale markers: every series vanishes from instant queries at once.
+			// Stale markers: every series vanishes from instant queries a push interval after the end.
 			promtest.WaitForQuery(t, srv.URL, fmt.Sprintf(`{testid=%q}`, testID), 30*time.Second, promtest.SeriesCount(0))
 			// The data is still there for range queries.
 			vec := query(t, srv.URL, fmt.Sprintf(`sum(last_over_time(k6_http_reqs_total{testid=%q}[5m]))`, testID))

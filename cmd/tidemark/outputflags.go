@@ -49,6 +49,7 @@ type outputFlags struct {
 	dataDir        string
 	noStore        bool
 	nativeDefault  bool // native histograms unless configured otherwise (the embedded store)
+	share          bool // the run is one share of a split run (testrun.Options.Share)
 
 	set struct {
 		url, protocol, interval, trendStats, native, stale, flush, maxValueLen, longValues bool
@@ -74,9 +75,9 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		Default(series.LongTruncate).IsSetByUser(&f.set.longValues).EnumVar(&f.rwLongValues, series.LongTruncate, series.LongDrop)
 	cmd.Flag("remote-write.trend-stats", "Trend stats sent as gauges k6_<trend>_<stat>, comma-separated (count,sum,min,max,avg,med,p(N)); empty for none. Also K6_PROMETHEUS_RW_TREND_STATS.").
 		Default(strings.Join(series.DefaultTrendStats, ",")).IsSetByUser(&f.set.trendStats).StringVar(&f.rwTrendStats)
-	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. Also K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
+	cmd.Flag("remote-write.native-histograms", "Also send every trend as a native histogram k6_<trend>_seconds (schema 3), which makes per-stage percentiles and thresholds exact in tidemark correlate. K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM and K6_FEATURES=native-histograms send them instead of the trend gauges, as k6. Default: off, as k6 (the receiver must accept native histograms); on for the embedded store.").
 		IsSetByUser(&f.set.native).BoolVar(&f.rwNative)
-	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, so they vanish from instant queries at once. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
+	cmd.Flag("remote-write.stale-markers", "Send stale markers for every series at the end of the run, stamped one push interval after the final push: the final values stay for range queries at any step up to the push interval, then the series vanish. Also K6_PROMETHEUS_RW_STALE_MARKERS.").
 		Default("true").IsSetByUser(&f.set.stale).BoolVar(&f.rwStale)
 	cmd.Flag("remote-write.config.file", "YAML file with the remote-write settings: auth (basic_auth, authorization, oauth2, sigv4), tls_config, proxy_url, headers, queue_config, label_rules.").
 		StringVar(&f.rwConfigFile)
@@ -84,7 +85,7 @@ func addOutputFlags(cmd *kingpin.CmdClause) *outputFlags {
 		StringsVar(&f.rwLabels)
 	cmd.Flag("remote-write.drop-label", "Tag not to turn into a label, e.g. url for high-cardinality URLs. Repeatable; series that become equal are merged.").
 		StringsVar(&f.rwDropLabels)
-	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: the Kubernetes Job completion index (JOB_COMPLETION_INDEX), else the host name.").
+	cmd.Flag("instance-id", "Value of the instance_id label on every series, to tell instances of a distributed run apart. Default: none on a single instance (as k6); the Kubernetes Job completion index (JOB_COMPLETION_INDEX) in an Indexed Job, else the host name for a partial --execution-segment.").
 		StringVar(&f.instanceID)
 	cmd.Flag("out", "k6 output, repeatable (K6_OUT): json=FILE (k6's JSON lines; FILE.gz compresses; json alone: stdout), csv=FILE (k6's columns; csv=fileName=F,timeFormat=unix_milli,saveInterval=2s), experimental-prometheus-rw (remote write, to k6's default http://localhost:9090/api/v1/write unless a URL is configured), web-dashboard (a live page on localhost:5665; web-dashboard=port=8080&period=2s&export=report.html; also K6_WEB_DASHBOARD=true).").
 		Short('o').StringsVar(&f.outs)
@@ -143,6 +144,14 @@ func (f *outputFlags) overrides(testID, instanceID string) remotewrite.Overrides
 		o.StaleMarkers = &f.rwStale
 	}
 	return o
+}
+
+// labelTestID is the testid among the static labels (--remote-write.label, the file,
+// K6_PROMETHEUS_RW_LABELS), if any; a bad configuration is reported when the sinks are
+// built.
+func (f *outputFlags) labelTestID() string {
+	base, _, _ := remotewrite.Compose(f.overrides("", ""))
+	return base.Series.Labels[series.LabelTestID]
 }
 
 // remoteWriteConfigs composes one configuration per remote-write endpoint; none when
@@ -223,10 +232,7 @@ func (s *localSink) SummaryLines() []string {
 // are the run's tags (testid included). The sinks read the store while the run is
 // live; none is returned when no output is configured.
 func (f *outputFlags) build(store series.AggregateSource, runTags map[string]string, logger *slog.Logger) ([]loadtest.Sink, error) {
-	instanceID := f.instanceID
-	if instanceID == "" {
-		instanceID = remotewrite.DefaultInstanceID(f.env)
-	}
+	instanceID := remotewrite.InstanceID(f.instanceID, f.env, f.share)
 	testID := runTags[series.LabelTestID]
 	src := series.FromAggregate(store)
 	reg := prometheus.NewRegistry()

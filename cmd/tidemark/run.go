@@ -164,9 +164,11 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 		return err
 	}
 	cfg.outputs.env, cfg.outputs.outs = env, opts.Outs
+	opts.UseLabelTestID(cfg.outputs.labelTestID())
 	if err := cfg.dist.apply(&opts, cfg.outputs); err != nil {
 		return exitcode.Invalid(err)
 	}
+	cfg.outputs.share = opts.Share()
 	parts := testrun.Parts{Outputs: []loadtest.Actor{cfg.outputs.actor(logger)}, IO: testrun.IO{Stdout: g.stdout, Stderr: g.stderr}, Logger: logger}
 	if cfg.dist.distributed() {
 		parts.Join = func(ctx context.Context) error { return cfg.dist.wait(ctx, opts, cfg.outputs, logger) }

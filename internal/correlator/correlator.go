@@ -423,7 +423,7 @@ type runWindow struct {
 // k6 source's probe). Remote write stamps each push with its time and carries what
 // happened in the interval before it: the first sample comes one push interval after the
 // start, the last is the final push when the run stopped, and a stale marker follows it
-// 1 ms later. So the run is (first sample − push interval, last sample]. Raw samples
+// (tidemark_run_info's 1 ms later, the other series' one push interval later). So the run is (first sample − push interval, last sample]. Raw samples
 // (a range selector) are read for both ends because an instant selector at a step never
 // shows a sample that a stale marker follows by less than the step.
 func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, now time.Time) (runWindow, error) {
@@ -490,7 +490,7 @@ func (c *Correlator) window(ctx context.Context, cfg Config, vars query.Vars, no
 		return runWindow{}, fmt.Errorf("run spans %s to %s: from and to leave an empty window",
 			rw.run.From.Format(time.RFC3339), rw.run.To.Format(time.RFC3339))
 	}
-	rw.live, err = c.live(ctx, vars, lastSample, rw.k6, now)
+	rw.live, err = c.live(ctx, vars, lastSample, rw.k6, now, runInfo)
 	if err != nil {
 		return runWindow{}, err
 	}
@@ -619,13 +619,21 @@ func (c *Correlator) pushInterval(ctx context.Context, vars query.Vars, first, l
 // live tells whether the run is still running: its run-info series is still visible now
 // (no stale marker ended it) and its newest sample is no older than a few push
 // intervals (a run killed without stale markers stays visible for the lookback delta).
-func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.Time, interval time.Duration, now time.Time) (bool, error) {
+// For a Tidemark run (runInfo) only tidemark_run_info counts: its stale marker follows
+// the final push, while the k6 series keep their final values for a push interval more.
+func (c *Correlator) live(ctx context.Context, vars query.Vars, lastSample time.Time, interval time.Duration, now time.Time, runInfo bool) (bool, error) {
 	if now.Sub(lastSample) > max(3*interval, 15*time.Second) {
 		return false, nil
 	}
 	set, err := c.runner.Samples(ctx, analysis.SourceK6, vars, now, 0)
 	if err != nil {
 		return false, fmt.Errorf("find whether the run is live: %w", err)
+	}
+	if runInfo {
+		set = slices.DeleteFunc(set, func(s timeline.Series) bool {
+			name := s.Label(model.MetricNameLabel)
+			return name != "" && name != runInfoMetric
+		})
 	}
 	return len(set) > 0, nil
 }

@@ -31,6 +31,20 @@ func Query(ctx context.Context, baseURL, expr string, ts time.Time) (model.Value
 	return v, nil
 }
 
+// QueryRange runs a range query from start to end at step against the Prometheus HTTP
+// API at baseURL, as a Grafana panel does, and returns the result (a model.Matrix).
+func QueryRange(ctx context.Context, baseURL, expr string, start, end time.Time, step time.Duration) (model.Value, error) {
+	c, err := api.NewClient(api.Config{Address: baseURL})
+	if err != nil {
+		return nil, fmt.Errorf("create client for %s: %w", baseURL, err)
+	}
+	v, _, _, err := v1.NewAPI(c).QueryRange(ctx, expr, v1.Range{Start: start, End: end, Step: step})
+	if err != nil {
+		return nil, fmt.Errorf("query %q from %s to %s at %s: %w", expr, start, end, step, err)
+	}
+	return v, nil
+}
+
 // WaitForQuery runs the instant query expr (at the current time) against baseURL until
 // done accepts the result, and returns that result. It fails the test after timeout with
 // the last result or error.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/k6log"
 	"github.com/tidemark/tidemark/internal/output"
+	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
@@ -243,6 +244,27 @@ func (o *Options) Loggers(env Env, out IO) (*k6log.Loggers, error) {
 	o.Console = l.Console
 	o.Show.NoColor = o.Show.NoColor || o.Log.NoColor
 	return l, nil
+}
+
+// UseLabelTestID makes id the run's test id when neither --testid nor a testid tag gives
+// one. A testid among k6's static labels (K6_PROMETHEUS_RW_LABELS=testid=…) labels every
+// series in k6; it names the run here too (its series, summary and correlation) instead
+// of a generated id that would replace it.
+func (o *Options) UseLabelTestID(id string) {
+	if id == "" || o.TestID != "" {
+		return
+	}
+	if tags, err := ParsePairs("tag", o.Tags); err != nil || tags["testid"] != "" {
+		return
+	}
+	o.TestID = id
+}
+
+// Share tells whether the run is one share of a run split over several instances: its
+// execution segment is less than the whole test. Its series then carry an instance_id.
+func (o Options) Share() bool {
+	seg, err := pacer.ParseSegment(o.Segment, o.SegmentSequence)
+	return err == nil && seg.Fraction() < 1
 }
 
 // Resolve layers the environment under the flags (K6_NO_THRESHOLDS, K6_PAUSED,

@@ -117,3 +117,38 @@ func TestShortcutsEnviron(t *testing.T) {
 	require.Equal(t, map[string]string{"A": "cli"}, Shortcuts{}.ScriptEnv(proc, map[string]string{"A": "cli"}))
 	require.Equal(t, "/root", Shortcuts{SystemEnv: true}.ScriptEnv(proc, nil)["HOME"])
 }
+
+// TestUseLabelTestID: a testid among the static labels (K6_PROMETHEUS_RW_LABELS) names
+// the run unless --testid or a testid tag does; a generated id replaced it.
+func TestUseLabelTestID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		o    Options
+		id   string
+		want string
+	}{
+		{name: "label", id: "from-labels", want: "from-labels"},
+		{name: "no label", want: ""},
+		{name: "--testid wins", o: Options{TestID: "flag"}, id: "from-labels", want: "flag"},
+		{name: "a testid tag wins", o: Options{Tags: []string{"team=a", "testid=tag"}}, id: "from-labels", want: ""},
+		{name: "other tags", o: Options{Tags: []string{"team=a"}}, id: "from-labels", want: "from-labels"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.o.UseLabelTestID(tc.id)
+			require.Equal(t, tc.want, tc.o.TestID)
+		})
+	}
+}
+
+// TestShare: a partial execution segment is a share of a split run (its series carry an
+// instance_id); the whole test is not.
+func TestShare(t *testing.T) {
+	t.Parallel()
+	require.False(t, Options{}.Share())
+	require.False(t, Options{Segment: "0:1"}.Share())
+	require.False(t, Options{Segment: "0:1", SegmentSequence: "0,1/2,1"}.Share())
+	require.True(t, Options{Segment: "1/2:1"}.Share())
+	require.True(t, Options{Segment: "0:1/3", SegmentSequence: "0,1/3,2/3,1"}.Share())
+}
