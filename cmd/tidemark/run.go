@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -162,6 +163,9 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	opts, err := cfg.opts.Resolve(env, logger)
 	if err != nil {
 		return err
+	}
+	if fs := opts.Flags.Features; len(fs) > 0 {
+		env["K6_FEATURES"] = strings.Join(fs, ",") // --features native-histograms reaches remote write as k6's variable does
 	}
 	cfg.outputs.env, cfg.outputs.outs = env, opts.Outs
 	opts.UseLabelTestID(cfg.outputs.labelTestID())

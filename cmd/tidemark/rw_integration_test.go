@@ -29,7 +29,7 @@ import (
 //     markers (a marker 1 ms after the final push showed the push before, 50 of 78);
 //     after that nothing of the run is left in instant queries;
 //   - a single instance writes no instance_id (k6 writes none);
-//   - native histograms asked for with k6's variable come instead of the trend gauges
+//   - native histograms asked for with k6's variable (or --features) come instead of the trend gauges
 //     (seven gauges per trend came as well);
 //   - K6_PROMETHEUS_RW_LABELS labels every series, and its testid names the run.
 func TestIntegrationK6RemoteWriteSeries(t *testing.T) {
@@ -50,13 +50,19 @@ export default function () { http.get(__ENV.URL + '/'); }
 			const push = 2 * time.Second
 			testID := "k6env-" + srv.Name
 			begin := time.Now().Add(-time.Second)
-			code, out := execEnv(t, bin, []string{
+			env := []string{
 				"K6_PROMETHEUS_RW_SERVER_URL=" + srv.WriteURL(),
 				"K6_PROMETHEUS_RW_PUSH_INTERVAL=" + push.String(),
-				"K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true",
 				"K6_PROMETHEUS_RW_STALE_MARKERS=true",
 				"K6_PROMETHEUS_RW_LABELS=testid=" + testID + ",team=checkout",
-			}, "run", "-q", "-o", "experimental-prometheus-rw", "--summary-export", export, "-e", "URL="+url, script)
+			}
+			args := []string{"run", "-q", "-o", "experimental-prometheus-rw", "--summary-export", export, "-e", "URL=" + url, script}
+			if srv.Name == "prometheus" {
+				env = append(env, "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true")
+			} else { // k6 v2.1's feature flag asks for the same
+				args = append([]string{"run", "--features", "native-histograms"}, args[1:]...)
+			}
+			code, out := execEnv(t, bin, env, args...)
 			ended := time.Now()
 			require.Equal(t, 0, code, out)
 			reqs := exportedValue(t, export, "http_reqs", "count")

@@ -40,7 +40,7 @@ func (f *OptionFlags) Flags() []Flag {
 		{"dns", 0, "k6's --dns: ttl=DURATION|inf|0,select=first|random|roundRobin,policy=preferIPv4|preferIPv6|onlyIPv4|onlyIPv6|any (K6_DNS).", &f.DNS},
 		{"secret-source", 0, "k6's --secret-source: file=PATH (KEY=VALUE lines) or mock=KEY=VALUE,…; their values are redacted from the log. Repeatable (K6_SECRET_SOURCE).", &f.SecretSources},
 		{"scenario", 0, "k6 v2.3's --scenario: run only the named scenarios. Repeatable or comma-separated (K6_SCENARIO).", &f.Scenarios},
-		{"features", 0, "k6 v2's --features (native-histograms, merge-run-tags, freeze-env, async-metric-context): accepted, they change nothing yet (K6_FEATURES).", &f.Features},
+		{"features", 0, "k6 v2's --features (native-histograms, merge-run-tags, freeze-env, async-metric-context): native-histograms sends trends to remote write as native histograms, the others are accepted and change nothing yet (K6_FEATURES).", &f.Features},
 		{"compatibility-mode", 0, "k6's --compatibility-mode: base, extended or experimental_enhanced; every script runs the same way (K6_COMPATIBILITY_MODE).", &f.CompatibilityMode},
 		{"type", 0, "k6's --type: js or archive, what the file is when its name does not say (K6_TYPE).", &f.Type},
 	}

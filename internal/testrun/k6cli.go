@@ -106,8 +106,8 @@ func (o *Options) resolveCLI(env Env, logger *slog.Logger) error {
 			logger.Error("Unknown feature flag", "feature", name, "known", strings.Join(Features(), ","))
 		}
 	}
-	if len(f.Features) > 0 {
-		logger.Warn("Feature flags are accepted but change nothing in Tidemark yet", "features", strings.Join(f.Features, ","))
+	if inert := slices.DeleteFunc(slices.Clone(f.Features), func(n string) bool { return n == "native-histograms" }); len(inert) > 0 {
+		logger.Warn("Feature flags are accepted but change nothing in Tidemark yet", "features", strings.Join(inert, ","))
 	}
 	if len(f.Scenarios) == 0 && env["K6_SCENARIO"] != "" {
 		f.Scenarios = []string{env["K6_SCENARIO"]}
