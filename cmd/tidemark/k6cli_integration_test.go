@@ -239,7 +239,8 @@ export const options = { scenarios: { a: { executor: 'constant-vus', vus: 2, dur
 export default function () { http.get('{{URL}}/'); sleep(0.2); }
 `
 	yamlScenario = "iterations: 4\nflow:\n  - url: {{URL}}/\n"
-	// k6 v1.8.1 ignores -u/K6_VUS alone over scenarios, without a warning.
+	// k6 v2.1 replaces scenarios by -u/K6_VUS alone: N VUs share N iterations (v1.8.1
+	// ignored it, without a warning).
 	iterScenariosScript = `import http from 'k6/http';
 export const options = { scenarios: { s1: { executor: 'shared-iterations', vus: 2, iterations: 4 } } };
 export default function () { http.get('{{URL}}/'); }
@@ -416,20 +417,20 @@ func TestK6CLI(t *testing.T) {
 				header("31s max duration")(t, r)
 				require.Contains(t, r.stderr, "replaces the script's scenarios")
 			}},
-		{name: "layers: -u alone over scenarios", script: iterScenariosScript, args: append([]string{"-u", "5"}, export...), served: 4,
+		{name: "layers: -u alone over scenarios", script: iterScenariosScript, args: append([]string{"-u", "5"}, export...), served: 5,
 			check: func(t *testing.T, r cliRun) {
-				vusMax(2)(t, r)
-				require.NotContains(t, r.stderr, "replaces the", "k6 ignores it without a warning")
+				vusMax(5)(t, r)
+				require.Contains(t, r.stderr, "replaces the", "k6 v2.1 warns that the scenarios are replaced")
 			}},
-		{name: "layers: K6_VUS alone over scenarios", script: iterScenariosScript, args: export, env: []string{"K6_VUS=5"}, served: 4,
+		{name: "layers: K6_VUS alone over scenarios", script: iterScenariosScript, args: export, env: []string{"K6_VUS=5"}, served: 5,
 			check: func(t *testing.T, r cliRun) {
-				vusMax(2)(t, r)
-				require.NotContains(t, r.stderr, "replaces the")
+				vusMax(5)(t, r)
+				require.Contains(t, r.stderr, "replaces the")
 			}},
-		{name: "layers: -u alone over a scenario file's scenarios", yaml: true, script: yamlScenarios, args: append([]string{"-u", "5"}, export...), served: 4,
+		{name: "layers: -u alone over a scenario file's scenarios", yaml: true, script: yamlScenarios, args: append([]string{"-u", "5"}, export...), served: 5,
 			check: func(t *testing.T, r cliRun) {
-				vusMax(2)(t, r)
-				require.NotContains(t, r.stderr, "replaces the")
+				vusMax(5)(t, r)
+				require.Contains(t, r.stderr, "replaces the file's scenarios", "as a script's (k6 v2.1)")
 			}},
 		{name: "layers: K6_VUS=abc over scenarios", script: iterScenariosScript, env: []string{"K6_VUS=abc"}, code: exitcode.InvalidConfig, served: 0,
 			check: func(t *testing.T, r cliRun) { require.Contains(t, r.stderr, `K6_VUS: "abc" is not a whole number`) }},

@@ -100,8 +100,8 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 
 // addShortcutFlags registers k6 run's shortcut and summary flags.
 func addShortcutFlags(cmd *kingpin.CmdClause, f *testrun.Shortcuts) {
-	cmd.Flag("vus", "k6's --vus: the number of VUs; with --duration a constant-vus scenario, with --iterations shared-iterations. "+
-		"Replaces the file's scenarios (K6_VUS).").Short('u').StringVar(&f.VUs)
+	cmd.Flag("vus", "k6's --vus: the number of VUs; with --duration a constant-vus scenario, with --iterations shared-iterations, "+
+		"alone N VUs sharing N iterations (k6 v2.1). Replaces the file's scenarios (K6_VUS).").Short('u').StringVar(&f.VUs)
 	cmd.Flag("duration", "k6's --duration, e.g. 30s or 5m: with --vus a constant-vus scenario. Replaces the file's scenarios (K6_DURATION).").
 		Short('d').StringVar(&f.Duration)
 	cmd.Flag("iterations", "k6's --iterations: a shared-iterations scenario of that many iterations. Replaces the file's scenarios (K6_ITERATIONS).").

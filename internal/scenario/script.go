@@ -284,8 +284,8 @@ func set(m *yaml.Node, key string, val *yaml.Node) {
 // applyK6Env applies K6_VUS, K6_ITERATIONS, K6_DURATION and K6_STAGES: set, they
 // replace the script's scenarios, as k6's shortcuts from the environment do, and
 // any of the last three replaces the script's other two. K6_VUS alone (or -u alone)
-// leaves scenarios as they are: k6 v1.8.1 ignores it then, without a warning, once
-// it reads as a whole number.
+// over scenarios replaces them with a shared-iterations scenario of that many VUs and
+// iterations, as k6 v2.1 does (k6 v1 ignored it).
 func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 	keys := map[string]string{"K6_VUS": "vus", "K6_ITERATIONS": "iterations", "K6_DURATION": "duration", "K6_STAGES": "stages"}
 	var given []string
@@ -301,7 +301,9 @@ func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 		if v := strings.TrimSpace(env["K6_VUS"]); !regexp.MustCompile(`^-?[0-9]+$`).MatchString(v) {
 			return nil, Errors{{Field: "K6_VUS", Msg: fmt.Sprintf("%q is not a whole number; expected a VU count such as K6_VUS=10", v)}}
 		}
-		return nil, nil
+		// k6 v2.1: -u/K6_VUS alone replaces the scenarios too, with N VUs sharing N
+		// iterations (k6 v1 ignored it without a word); the caller warns of it.
+		take(top, "iterations")
 	}
 	take(top, "scenarios")
 	if slices.ContainsFunc(given, func(k string) bool { return k != "K6_VUS" }) {

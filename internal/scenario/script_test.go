@@ -72,15 +72,16 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
-			// k6 v1.8.1: -u/K6_VUS alone over scenarios is ignored, without a warning.
-			name:    "K6_VUS alone keeps the script's scenarios",
+			// k6 v2.1 (release notes, #5794): -u/K6_VUS alone over scenarios replaces them
+			// with N VUs sharing N iterations, with a warning (v1.8.1 ignored it).
+			name:    "K6_VUS alone replaces the script's scenarios",
 			options: `{"scenarios":{"a":{"executor":"shared-iterations","vus":2,"iterations":4}}}`,
 			environ: map[string]string{"K6_VUS": "5"},
 			check: func(t *testing.T, s *Script) {
 				require.Len(t, s.Test.Scenarios, 1)
 				sc := s.Test.Scenarios[0]
-				require.Equal(t, [4]any{"a", SharedIterations, 2, 4}, [4]any{sc.Name, sc.Executor, sc.VUs, sc.Iterations})
-				require.Empty(t, s.Replaced, "nothing replaced, nothing to warn of")
+				require.Equal(t, [4]any{"default", SharedIterations, 5, 5}, [4]any{sc.Name, sc.Executor, sc.VUs, sc.Iterations})
+				require.Equal(t, []string{"K6_VUS"}, s.Replaced, "replaced, so warned of")
 			},
 		},
 		{
