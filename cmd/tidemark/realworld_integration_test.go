@@ -149,7 +149,7 @@ func loadRealWorld(t *testing.T) []rwRecord {
 	}
 	var missing []string
 	require.NoError(t, filepath.WalkDir(realWorld, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".js") || strings.HasSuffix(p, ".ts")) {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".js") && !strings.HasSuffix(p, ".ts")) {
 			return err
 		}
 		rel, _ := filepath.Rel(realWorld, p)
@@ -349,11 +349,11 @@ func (r rwRecord) exitCodes() []int {
 // and "K*iterations"; want is the expected value as text.
 func countMatches(expr string, v, iterations float64) (ok bool, want string, err error) {
 	if n, found := strings.CutPrefix(expr, ">="); found {
-		min, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-		return v >= min, expr, err
+		least, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+		return v >= least, expr, err
 	}
 	var sum float64
-	for _, term := range strings.Split(expr, "+") {
+	for term := range strings.SplitSeq(expr, "+") {
 		term = strings.TrimSpace(term)
 		k, rest, mul := strings.Cut(term, "*")
 		switch {
@@ -442,7 +442,7 @@ func TestOwnCorpusParity(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(dir, "k6-v1.8.1.tsv"))
 	require.NoError(t, err)
 	bin := tidemarkBinary(t, "tidemark")
-	for _, line := range strings.Split(string(raw), "\n") {
+	for line := range strings.SplitSeq(string(raw), "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 4 || strings.HasPrefix(line, "#") {
 			continue
@@ -464,8 +464,7 @@ func TestOwnCorpusParity(t *testing.T) {
 			cmd.Env = realWorldEnv(nil, true)
 			out, err := cmd.CombinedOutput()
 			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
+			if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 				code = ee.ExitCode()
 			} else {
 				require.NoError(t, err)

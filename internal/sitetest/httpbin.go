@@ -157,7 +157,7 @@ func parseDigest(h string) (map[string]string, bool) {
 		return nil, false
 	}
 	out := map[string]string{}
-	for _, part := range strings.Split(rest, ",") {
+	for part := range strings.SplitSeq(rest, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if ok {
 			out[k] = strings.Trim(v, `"`)

@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -93,11 +94,7 @@ func (s *Server) Env() []string {
 func (s *Server) Served() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.served))
-	for k, v := range s.served {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.served)
 }
 
 // ServeHTTP is the proxy's front door: CONNECT opens a TLS tunnel to a site,
