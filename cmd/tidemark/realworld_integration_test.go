@@ -442,6 +442,7 @@ func TestOwnCorpusParity(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(dir, "k6-v1.8.1.tsv"))
 	require.NoError(t, err)
 	bin := tidemarkBinary(t, "tidemark")
+	sem := make(chan struct{}, realWorldParallel()) // timed scripts (seed-*) need their CPU
 	for line := range strings.SplitSeq(string(raw), "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 4 || strings.HasPrefix(line, "#") {
@@ -450,6 +451,8 @@ func TestOwnCorpusParity(t *testing.T) {
 		script, exit, reqs, checks := f[0], f[1], f[2], f[3]
 		t.Run(script, func(t *testing.T) {
 			t.Parallel()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			_, base := targettest.Start(t, target.Config{})
 			work := t.TempDir()
 			export := filepath.Join(work, "export.json")
