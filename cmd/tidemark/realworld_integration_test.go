@@ -485,3 +485,37 @@ func TestOwnCorpusParity(t *testing.T) {
 		})
 	}
 }
+
+// TestRealWorldCompare shows the comparison finds each kind of difference a record can
+// state, so TestRealWorldParity cannot pass by construction.
+func TestRealWorldCompare(t *testing.T) {
+	t.Parallel()
+	zero, ninetyNine := 0, 99
+	rec := rwRecord{Exit: &zero, Iterations: "3", HTTPReqs: "2*iterations+1", Checks: &rwChecks{Passes: "iterations", Fails: "0", Total: ">=3"},
+		Thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": true}}, IterationMinMS: 1000}
+	same := rwResult{iterations: 3, reqs: 7, passes: 3, iterationMin: 1000.5, thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": false}}}
+	require.Empty(t, compareRun(rec, same))
+	for name, c := range map[string]struct {
+		change func(*rwResult)
+		want   string
+	}{
+		"exit":          {func(r *rwResult) { r.exit = 99 }, "exit 99, k6 [0]"},
+		"iterations":    {func(r *rwResult) { r.iterations, r.passes = 4, 4 }, "http_reqs 7, k6 9 (2*iterations+1)"},
+		"requests":      {func(r *rwResult) { r.reqs = 6 }, "http_reqs 6, k6 7 (2*iterations+1)"},
+		"check fails":   {func(r *rwResult) { r.fails = 1 }, "checks fails 1, k6 0"},
+		"at least":      {func(r *rwResult) { r.iterations, r.reqs, r.passes = 1, 3, 1 }, "checks total 1, k6 >=3"},
+		"threshold":     {func(r *rwResult) { r.thresholds["http_req_duration"]["p(95)<500"] = true }, `threshold http_req_duration "p(95)<500" ok=false, k6 ok=true`},
+		"no threshold":  {func(r *rwResult) { r.thresholds = nil }, `threshold http_req_duration "p(95)<500" not in the summary export`},
+		"iteration min": {func(r *rwResult) { r.iterationMin = 0.1 }, "iteration_duration min 0.1ms, k6 >= 1000ms"},
+		"timed out":     {func(r *rwResult) { r.timedOut = true }, "timed out"},
+	} {
+		got := same
+		got.thresholds = map[string]map[string]bool{"http_req_duration": {"p(95)<500": false}}
+		c.change(&got)
+		require.Contains(t, compareRun(rec, got), c.want, name)
+	}
+	rec.Exit, rec.ExitAny = &ninetyNine, []int{0, 99}
+	require.Empty(t, compareRun(rec, same), "exit_any wins over exit")
+	_, _, err := countMatches("two*iterations", 1, 1)
+	require.Error(t, err)
+}
