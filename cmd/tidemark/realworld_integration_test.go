@@ -95,6 +95,10 @@ type rwRecord struct {
 	// IterationMinMS is the least iteration_duration min (ms) k6 can report, where
 	// every iteration of the script sleeps at least that long.
 	IterationMinMS float64 `json:"iteration_duration_min_ms,omitempty"`
+	// Started is iterations plus dropped_iterations: what an arrival-rate executor
+	// schedules, whether or not a VU was free for each (how many are dropped depends
+	// on the machine).
+	Started string `json:"started,omitempty"`
 	// Thresholds maps a metric (as the script names it) to each expression and
 	// whether k6 passes it.
 	Thresholds map[string]map[string]bool `json:"thresholds,omitempty"`
@@ -177,7 +181,7 @@ type rwResult struct {
 	exit                     int
 	iterations, reqs         float64
 	passes, fails            float64
-	iterationMin             float64
+	iterationMin, dropped    float64
 	thresholds               map[string]map[string]bool // metric → expr → failed
 	output                   string
 	exported                 bool
@@ -252,6 +256,7 @@ func readRWExport(t *testing.T, path string, res *rwResult) {
 	res.iterations, res.iterationsSeen = num("iterations", "count")
 	res.reqs, res.reqsSeen = num("http_reqs", "count")
 	res.iterationMin, _ = num("iteration_duration", "min")
+	res.dropped, _ = num("dropped_iterations", "count")
 	res.passes, _ = num("checks", "passes")
 	res.fails, _ = num("checks", "fails")
 	res.thresholds = map[string]map[string]bool{}
@@ -313,6 +318,7 @@ func compareRun(r rwRecord, got rwResult) []string {
 	}
 	count("iterations", r.Iterations, got.iterations)
 	count("http_reqs", r.HTTPReqs, got.reqs)
+	count("iterations+dropped_iterations", r.Started, got.iterations+got.dropped)
 	if r.Checks != nil {
 		count("checks passes", r.Checks.Passes, got.passes)
 		count("checks fails", r.Checks.Fails, got.fails)

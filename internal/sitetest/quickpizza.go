@@ -16,11 +16,31 @@ import (
 // ("body size is 11,105 bytes").
 const homeSize = 11105
 
-// newTestK6 serves test.k6.io: the home page, the PHP pages and static files.
+// csrfToken is the hidden csrftoken of test.k6.io's login form.
+const csrfToken = "e2f4d1c38a9b7065"
+
+// newTestK6 serves test.k6.io: the home page, the PHP pages and static files, and the
+// login flow k6-learn's dynamic-correlation lesson walks through (my_messages.php says
+// Unauthorized and carries the form's hidden csrftoken; login.php authorizes admin/123
+// and test_user/1234 when the token comes back, and answers 200 either way).
 func newTestK6() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		html(w, testK6Home())
+	})
+	mux.HandleFunc("GET /my_messages.php", func(w http.ResponseWriter, _ *http.Request) {
+		html(w, `<!DOCTYPE html><html><body><h2>Unauthorized</h2><form method="post" action="login.php">`+
+			`<input type="text" name="login"><input type="password" name="password">`+
+			`<input type="hidden" name="csrftoken" value="`+csrfToken+`"></form></body></html>`)
+	})
+	mux.HandleFunc("POST /login.php", func(w http.ResponseWriter, r *http.Request) {
+		user, pass := r.PostFormValue("login"), r.PostFormValue("password")
+		ok := (user == "admin" && pass == "123") || (user == "test_user" && pass == "1234")
+		if ok && r.PostFormValue("csrftoken") == csrfToken {
+			html(w, "<html><body><h2>Welcome, "+user+"!</h2><p>You are successfully authorized.</p></body></html>")
+			return
+		}
+		html(w, "<html><body><h2>Login failed</h2></body></html>")
 	})
 	legacyPages(mux, "")
 	return mux
@@ -37,7 +57,7 @@ func testK6Home() string {
 // legacyPages are test.k6.io's pages, under prefix ("" on test.k6.io, "/test.k6.io" on
 // QuickPizza, which hosts a replacement of that service).
 func legacyPages(mux *http.ServeMux, prefix string) {
-	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php", "/my_messages.php"} {
+	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php"} {
 		mux.HandleFunc("GET "+prefix+p, func(w http.ResponseWriter, _ *http.Request) {
 			html(w, "<!DOCTYPE html><html><head><title>"+p+"</title></head><body><h2>"+p+"</h2></body></html>")
 		})

@@ -76,6 +76,19 @@ func TestSites(t *testing.T) {
 	resp, _ = get(t, c, "http://httpbin.org/basic-auth/user/passwd")
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
+	_, body = get(t, c, "https://test.k6.io/my_messages.php")
+	require.Contains(t, body, `name="csrftoken" value="`)
+	token := strings.SplitN(strings.SplitN(body, `name="csrftoken" value="`, 2)[1], `"`, 2)[0]
+	for tok, want := range map[string]string{token: "successfully authorized", "wrong": "Login failed"} {
+		resp, err := c.PostForm("http://test.k6.io/login.php", url.Values{"login": {"admin"}, "password": {"123"}, "csrftoken": {tok}})
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Contains(t, string(b), want)
+	}
+
 	_, err := c.Get("https://unknown.example/")
 	require.Error(t, err, "a host without a site is refused")
 	require.Positive(t, s.Served()["httpbin.org"])
