@@ -67,7 +67,7 @@ unit:
 parity:
 	@mkdir -p bin
 	REALWORLD_REPORT=$(CURDIR)/bin/parity.txt $(GO) test -tags integration -count=1 -timeout $(TEST_TIMEOUT) \
-		-run 'TestRealWorldParity|TestOwnCorpusParity' ./cmd/tidemark/; status=$$?; cat bin/parity.txt; exit $$status
+		-run 'TestRealWorld|TestOwnCorpusParity' ./cmd/tidemark/; status=$$?; cat bin/parity.txt; exit $$status
 
 vet:
 	$(GO) vet $(PKGS)

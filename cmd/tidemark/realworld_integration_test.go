@@ -498,8 +498,8 @@ func TestRealWorldCompare(t *testing.T) {
 	t.Parallel()
 	zero, ninetyNine := 0, 99
 	rec := rwRecord{Exit: &zero, Iterations: "3", HTTPReqs: "2*iterations+1", Checks: &rwChecks{Passes: "iterations", Fails: "0", Total: ">=3"},
-		Thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": true}}, IterationMinMS: 1000}
-	same := rwResult{iterations: 3, reqs: 7, passes: 3, iterationMin: 1000.5, thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": false}}}
+		Thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": true}}, IterationMinMS: 1000, Started: "4"}
+	same := rwResult{iterations: 3, dropped: 1, reqs: 7, passes: 3, iterationMin: 1000.5, thresholds: map[string]map[string]bool{"http_req_duration": {"p(95)<500": false}}}
 	require.Empty(t, compareRun(rec, same))
 	for name, c := range map[string]struct {
 		change func(*rwResult)
@@ -514,6 +514,7 @@ func TestRealWorldCompare(t *testing.T) {
 		"no threshold":  {func(r *rwResult) { r.thresholds = nil }, `threshold http_req_duration "p(95)<500" not in the summary export`},
 		"iteration min": {func(r *rwResult) { r.iterationMin = 0.1 }, "iteration_duration min 0.1ms, k6 >= 1000ms"},
 		"timed out":     {func(r *rwResult) { r.timedOut = true }, "timed out"},
+		"started":       {func(r *rwResult) { r.dropped = 0 }, "iterations+dropped_iterations 3, k6 4"},
 	} {
 		got := same
 		got.thresholds = map[string]map[string]bool{"http_req_duration": {"p(95)<500": false}}
