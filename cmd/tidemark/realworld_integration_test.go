@@ -46,23 +46,47 @@ func TestRealWorldParity(t *testing.T) {
 	bin := tidemarkBinary(t, "tidemark")
 	srv := sitetest.Start(t, t.TempDir())
 	var tally parityTally
-	sem := make(chan struct{}, realWorldParallel())
+	var run []rwRecord
+	for _, r := range recs {
+		if r.Skip != "" || r.Module != "" {
+			tally.add("skipped", r.Script, cmpOr(r.Skip, "module: "+r.Module))
+			continue
+		}
+		run = append(run, r)
+	}
+	results := runAll(bin, srv, t.TempDir(), run)
 	t.Run("scripts", func(t *testing.T) {
-		for _, r := range recs {
+		for i, r := range run {
 			t.Run(r.Script, func(t *testing.T) {
-				if r.Skip != "" || r.Module != "" {
-					tally.add("skipped", r.Script, cmpOr(r.Skip, "module: "+r.Module))
-					return
-				}
-				t.Parallel()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				got := runRealWorld(t, bin, srv, r)
-				judge(t, r, got, &tally)
+				require.NoError(t, results[i].err, "run %s", r.Script)
+				judge(t, r, results[i], &tally)
 			})
 		}
 	})
 	tally.report(t)
+}
+
+// runAll runs the scripts realWorldParallel at a time, in their order (the longest
+// first, so that they do not all end up in the last round), each in a directory of its
+// own under root. It does not use t.Parallel: `go test` would admit only GOMAXPROCS
+// of them at once, and most of them sleep.
+func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rwResult {
+	results := make([]rwResult, len(recs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range realWorldParallel() {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = runRealWorld(bin, srv, root, recs[i])
+			}
+		})
+	}
+	for i := range recs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
 }
 
 // realWorldParallel is how many scripts run at once (REALWORLD_PARALLEL, default 8):
@@ -187,15 +211,20 @@ type rwResult struct {
 	exported                 bool
 	timedOut                 bool
 	iterationsSeen, reqsSeen bool
+	err                      error // the run could not be made or read
 }
 
 // runRealWorld runs one script in a directory of its own (handleSummary writes there).
-func runRealWorld(t *testing.T, bin string, srv *sitetest.Server, r rwRecord) rwResult {
-	t.Helper()
-	dir := t.TempDir()
+func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwResult {
+	dir, err := os.MkdirTemp(root, "run-")
+	if err != nil {
+		return rwResult{err: err}
+	}
 	export := filepath.Join(dir, "summary-export.json")
 	script, err := filepath.Abs(filepath.Join(realWorld, r.Script))
-	require.NoError(t, err)
+	if err != nil {
+		return rwResult{err: err}
+	}
 	args := append([]string{"run", "--no-embedded-store", "--summary-export", export}, r.Args...)
 	if r.Direct {
 		args = append(args, "-e", "BASE_URL="+srv.URL)
@@ -208,14 +237,13 @@ func runRealWorld(t *testing.T, bin string, srv *sitetest.Server, r rwRecord) rw
 	cmd.Env = realWorldEnv(srv, r.Direct)
 	out, err := cmd.CombinedOutput()
 	res := rwResult{output: string(out), timedOut: ctx.Err() != nil}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		res.exit = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %s: %v", r.Script, err)
+	} else if err != nil {
+		res.err = err
+		return res
 	}
-	readRWExport(t, export, &res)
+	res.err = readRWExport(export, &res)
 	return res
 }
 
@@ -237,17 +265,20 @@ func realWorldEnv(srv *sitetest.Server, direct bool) []string {
 }
 
 // readRWExport reads the counts and thresholds of --summary-export (k6's legacy shape).
-func readRWExport(t *testing.T, path string, res *rwResult) {
-	t.Helper()
+func readRWExport(path string, res *rwResult) error {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return
+		return nil
 	}
-	require.NoError(t, err)
+	if err != nil {
+		return err
+	}
 	var exp struct {
 		Metrics map[string]map[string]any `json:"metrics"`
 	}
-	require.NoError(t, json.Unmarshal(raw, &exp), "summary export")
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		return fmt.Errorf("summary export: %w", err)
+	}
 	res.exported = true
 	num := func(metric, key string) (float64, bool) {
 		v, ok := exp.Metrics[metric][key].(float64)
@@ -271,6 +302,7 @@ func readRWExport(t *testing.T, path string, res *rwResult) {
 			res.thresholds[name][expr] = b
 		}
 	}
+	return nil
 }
 
 // judge compares a run with its record and tallies it.
@@ -480,7 +512,7 @@ func TestOwnCorpusParity(t *testing.T) {
 			}
 			require.Equal(t, exit, strconv.Itoa(code), "exit code; k6 v1.8.1 gave %s\n%s", exit, tail(string(out), 3000))
 			var res rwResult
-			readRWExport(t, export, &res)
+			require.NoError(t, readRWExport(export, &res))
 			if reqs != "-" {
 				require.Equal(t, reqs, strconv.FormatFloat(res.reqs, 'f', -1, 64), "http_reqs")
 			}
