@@ -34,7 +34,7 @@ IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 IMAGE_LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(shell echo $(IMAGE_REVISION) | cut -c1-7) \
                   -X $(VPKG).BuildDate=$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
 
-.PHONY: all build image test unit vet lint fmt-check generate drift bench demo deps clean
+.PHONY: all build image test unit parity vet lint fmt-check generate drift bench demo deps clean
 
 all: build
 
@@ -60,6 +60,14 @@ test: deps fmt-check vet lint drift
 # unit runs the hermetic tests only (no external services).
 unit:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+# parity runs the k6 parity suites alone (docs/k6-parity.md): the real-world corpus
+# against local stand-ins of its hosts and our own corpus against k6 v1.8.1's record,
+# printing the score; `make test` runs them too.
+parity:
+	@mkdir -p bin
+	REALWORLD_REPORT=$(CURDIR)/bin/parity.txt $(GO) test -tags integration -count=1 -timeout $(TEST_TIMEOUT) \
+		-run 'TestRealWorld|TestOwnCorpusParity' ./cmd/tidemark/; status=$$?; cat bin/parity.txt; exit $$status
 
 vet:
 	$(GO) vet $(PKGS)

@@ -1,0 +1,17 @@
+import http from 'k6/http';
+import { sleep } from 'k6';
+
+export const options = {
+  scenarios: {
+    k6_workshop: {
+      executor: 'constant-vus',
+      duration: '30s',
+    },
+  },
+};
+
+export default function () {
+  console.log(`[VU: ${__VU}, iteration: ${__ITER}] Starting iteration...`);
+  http.get('https://test.k6.io/contacts.php');
+  sleep(1);
+}

@@ -1,0 +1,5 @@
+import exec from "k6/execution";
+
+export default function () {
+	exec.test.abort("failed");
+}

@@ -1,0 +1,5 @@
+import { f2 } from "./imported.js"
+
+export default function() {
+  f2();
+}

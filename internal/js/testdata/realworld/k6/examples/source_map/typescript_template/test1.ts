@@ -1,0 +1,6 @@
+function coolThrow(s: string) {
+    throw "cool "+ s
+}
+export default () => {
+    coolThrow("is cool")
+};

@@ -1,0 +1,5 @@
+export default function () {
+  const myUUID = crypto.randomUUID();
+
+  console.log(myUUID);
+}

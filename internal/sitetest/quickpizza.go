@@ -1,0 +1,208 @@
+package sitetest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// homeSize is test.k6.io's home page size, as k6's checks documentation states it
+// ("body size is 11,105 bytes").
+const homeSize = 11105
+
+// csrfToken is the hidden csrftoken of test.k6.io's login form.
+const csrfToken = "e2f4d1c38a9b7065"
+
+// newTestK6 serves test.k6.io: the home page, the PHP pages and static files, and the
+// login flow k6-learn's dynamic-correlation lesson walks through (my_messages.php says
+// Unauthorized and carries the form's hidden csrftoken; login.php authorizes admin/123
+// and test_user/1234 when the token comes back, and answers 200 either way).
+func newTestK6() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		html(w, testK6Home())
+	})
+	mux.HandleFunc("GET /my_messages.php", func(w http.ResponseWriter, _ *http.Request) {
+		html(w, `<!DOCTYPE html><html><body><h2>Unauthorized</h2><form method="post" action="login.php">`+
+			`<input type="text" name="login"><input type="password" name="password">`+
+			`<input type="hidden" name="csrftoken" value="`+csrfToken+`"></form></body></html>`)
+	})
+	mux.HandleFunc("POST /login.php", func(w http.ResponseWriter, r *http.Request) {
+		user, pass := r.PostFormValue("login"), r.PostFormValue("password")
+		ok := (user == "admin" && pass == "123") || (user == "test_user" && pass == "1234")
+		if ok && r.PostFormValue("csrftoken") == csrfToken {
+			html(w, "<html><body><h2>Welcome, "+user+"!</h2><p>You are successfully authorized.</p></body></html>")
+			return
+		}
+		html(w, "<html><body><h2>Login failed</h2></body></html>")
+	})
+	legacyPages(mux, "")
+	return mux
+}
+
+// testK6Home is the home page: its text, padded to homeSize bytes.
+func testK6Home() string {
+	const head = "<!DOCTYPE html><html><head><title>Demo website for load testing</title></head><body>" +
+		"<h1>Welcome to the k6.io demo site!</h1><p>Collection of simple web-pages suitable for load testing.</p>"
+	const tail = "</body></html>"
+	return head + "<!--" + strings.Repeat("k", homeSize-len(head)-len(tail)-7) + "-->" + tail
+}
+
+// legacyPages are test.k6.io's pages, under prefix ("" on test.k6.io, "/test.k6.io" on
+// QuickPizza, which hosts a replacement of that service).
+func legacyPages(mux *http.ServeMux, prefix string) {
+	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php"} {
+		mux.HandleFunc("GET "+prefix+p, func(w http.ResponseWriter, _ *http.Request) {
+			html(w, "<!DOCTYPE html><html><head><title>"+p+"</title></head><body><h2>"+p+"</h2></body></html>")
+		})
+	}
+	mux.HandleFunc("GET "+prefix+"/static/", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "/* static */")
+	})
+	mux.HandleFunc("GET "+prefix+"/pi.php", func(w http.ResponseWriter, r *http.Request) {
+		d, err := strconv.Atoi(r.URL.Query().Get("decimals"))
+		if err != nil || d < 0 || d > 15 {
+			d = 2
+		}
+		_, _ = io.WriteString(w, strconv.FormatFloat(3.141592653589793, 'f', d, 64))
+	})
+	var coin atomic.Int64
+	mux.HandleFunc("GET "+prefix+"/flip_coin.php", func(w http.ResponseWriter, _ *http.Request) {
+		if coin.Add(1)%2 == 0 {
+			html(w, "<html><body><h2>You won!</h2></body></html>")
+			return
+		}
+		html(w, "<html><body><h2>You lost!</h2></body></html>")
+	})
+}
+
+// newQuickPizza serves quickpizza.grafana.com: the home page, the replacement of
+// test.k6.io under /test.k6.io/ (and its PHP pages at the root), the echo API (/api/json,
+// /api/headers, /api/delay/N, /api/status/N) and the pizza API with its users, CSRF token
+// and ratings.
+func newQuickPizza() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		html(w, "<!DOCTYPE html><html><head><title>QuickPizza</title></head><body><h1>Looking to break out of your pizza routine?</h1></body></html>")
+	})
+	replacement := func(w http.ResponseWriter, _ *http.Request) {
+		html(w, `<!DOCTYPE html><html><head><title>test.k6.io</title></head><body><h1>test.k6.io</h1>`+
+			`<p class="description">This is a replacement of the service test.k6.io, kept for the scripts that use it.</p></body></html>`)
+	}
+	mux.HandleFunc("GET /test.k6.io", replacement)
+	mux.HandleFunc("GET /test.k6.io/{$}", replacement)
+	legacyPages(mux, "/test.k6.io")
+	legacyPages(mux, "")
+	for _, p := range []string{"/favicon.ico", "/admin"} {
+		mux.HandleFunc("GET "+p, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, p) })
+	}
+	mux.HandleFunc("/api/json", func(w http.ResponseWriter, r *http.Request) {
+		out := map[string]string{}
+		for k, v := range r.URL.Query() {
+			out[k] = v[0]
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
+	mux.HandleFunc("/api/headers", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"headers": r.Header})
+	})
+	mux.HandleFunc("/api/delay/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.ParseFloat(r.PathValue("n"), 64)
+		select {
+		case <-time.After(time.Duration(n * float64(time.Second))):
+		case <-r.Context().Done():
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"delayed": n})
+	})
+	mux.HandleFunc("/api/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, err := strconv.Atoi(r.PathValue("code"))
+		if err != nil || code < 100 || code > 599 {
+			code = http.StatusBadRequest
+		}
+		w.WriteHeader(code)
+	})
+	pizzaAPI(mux)
+	return mux
+}
+
+// pizzaAPI is QuickPizza's pizza API: a recommendation needs a 16-character token
+// ("Authorization: token X"); the user "default" (password 12345678) logs in with the
+// CSRF token the csrf-token call set as a cookie.
+func pizzaAPI(mux *http.ServeMux) {
+	var ids atomic.Int64
+	mux.HandleFunc("POST /api/pizza", func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r) {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthorized"})
+			return
+		}
+		var req struct {
+			MinNumberOfToppings int    `json:"minNumberOfToppings"`
+			MaxNumberOfToppings int    `json:"maxNumberOfToppings"`
+			CustomName          string `json:"customName"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		n := max(req.MinNumberOfToppings, min(req.MaxNumberOfToppings, 4), 1)
+		ingredients := make([]map[string]any, n)
+		for i := range ingredients {
+			ingredients[i] = map[string]any{"name": "Ingredient " + strconv.Itoa(i+1), "caloriesPerSlice": 50, "vegetarian": true}
+		}
+		name := req.CustomName
+		if name == "" {
+			name = "Sicilian Bliss"
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"pizza": map[string]any{"id": ids.Add(1), "name": name[:min(len(name), 64)],
+			"dough": map[string]any{"name": "Thin", "caloriesPerSlice": 150}, "ingredients": ingredients, "tool": "Pizza cutter"}, "calories": 350, "vegetarian": true})
+	})
+	mux.HandleFunc("POST /api/csrf-token", func(w http.ResponseWriter, _ *http.Request) {
+		tok := randomHex(16)
+		http.SetCookie(w, &http.Cookie{Name: "csrf_token", Value: tok, Path: "/"})
+		writeJSON(w, http.StatusOK, map[string]string{"csrf_token": tok})
+	})
+	mux.HandleFunc("POST /api/users/token/login", func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Username, Password, CSRF string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		c, err := r.Cookie("csrf_token")
+		csrfOK := req.CSRF == "" || (err == nil && c.Value == req.CSRF)
+		if !csrfOK || req.Username != "default" || req.Password != "12345678" {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid credentials"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"token": randomHex(8)})
+	})
+	mux.HandleFunc("POST /api/ratings", func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r) {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthorized"})
+			return
+		}
+		var req struct {
+			PizzaID int64 `json:"pizza_id"`
+			Stars   int   `json:"stars"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		writeJSON(w, http.StatusCreated, map[string]any{"id": ids.Add(1), "pizza_id": req.PizzaID, "stars": req.Stars})
+	})
+}
+
+// authorized accepts "token X" or "Token X" with a 16-character X, as QuickPizza does.
+func authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "token") && len(tok) == 16
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func html(w http.ResponseWriter, s string) {
+	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	_, _ = io.WriteString(w, s)
+}
