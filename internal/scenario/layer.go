@@ -38,11 +38,9 @@ func ScriptOptionEnv() []string { return slices.Sorted(maps.Keys(k6OptionEnv()))
 func LayerScriptOptions(script, config []byte, environ map[string]string) ([]byte, error) {
 	opts := map[string]any{}
 	if len(script) > 0 {
-		if err := json.Unmarshal(script, &opts); err != nil {
+		var ok bool
+		if opts, ok = jsonObject(script); !ok {
 			return script, nil // not an object: ParseScript says what is wrong with it
-		}
-		if opts == nil {
-			opts = map[string]any{}
 		}
 	}
 	if len(config) > 0 {
@@ -103,4 +101,17 @@ func envValue(kind, v string) (any, error) {
 		return map[string]any{"ttl": ttl, "select": d.Select, "policy": d.Policy}, nil
 	}
 	return v, nil
+}
+
+// jsonObject decodes b as a JSON object (null is an empty one); ok is false when b is
+// not one.
+func jsonObject(b []byte) (map[string]any, bool) {
+	m := map[string]any{}
+	if json.Unmarshal(b, &m) != nil {
+		return nil, false
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, true
 }
