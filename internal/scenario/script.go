@@ -93,6 +93,54 @@ func scriptOnly() []string {
 	return []string{"setupTimeout", "teardownTimeout", "handleSummaryTimeout"}
 }
 
+// canonicalOptionKeys renames the keys of a script's options, of its scenarios and of
+// its thresholds' objects that differ from an option's name only in case: k6 decodes
+// options as Go's encoding/json does, case-insensitively, so `startvus` and
+// `discardresponsebodies` (as in k6's own documentation) are startVUs and
+// discardResponseBodies there.
+func canonicalOptionKeys(top *yaml.Node) {
+	scriptKeys := slices.Concat(topFields(), unsupportedK6Options(), scriptOnly(),
+		[]string{"noCookiesReset", "cloud", "ext", "scenarios"})
+	canonicalKeys(top, scriptKeys)
+	if sc := optionNode(top, "scenarios"); sc != nil && sc.Kind == yaml.MappingNode {
+		keys := commonScenarioFields()
+		for _, e := range Executors() {
+			keys = append(keys, executorFields(e)...)
+		}
+		for i := 1; i < len(sc.Content); i += 2 {
+			canonicalKeys(sc.Content[i], append(keys, "options"))
+		}
+	}
+	if th := optionNode(top, "thresholds"); th != nil && th.Kind == yaml.MappingNode {
+		for i := 1; i < len(th.Content); i += 2 {
+			if list := th.Content[i]; list.Kind == yaml.SequenceNode {
+				for _, n := range list.Content {
+					canonicalKeys(n, []string{"threshold", "abortOnFail", "delayAbortEval"})
+				}
+			}
+		}
+	}
+}
+
+// canonicalKeys renames the keys of mapping m that equal one of known but for case.
+func canonicalKeys(m *yaml.Node, known []string) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if slices.Contains(known, k.Value) {
+			continue
+		}
+		for _, name := range known {
+			if strings.EqualFold(k.Value, name) && optionNode(m, name) == nil {
+				k.Value = name
+				break
+			}
+		}
+	}
+}
+
 // ParseScript decodes a script's options, the JSON of `export const options` ("{}"
 // when it exports none), into the one options model: the same scenarios, executors,
 // defaults, thresholds and validation as Parse, with every problem returned as Errors.
@@ -114,6 +162,7 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 	if top.Kind != yaml.MappingNode {
 		return nil, fail("options", "expected an object, e.g. export const options = { vus: 10, duration: '30s' }")
 	}
+	canonicalOptionKeys(top)
 	for _, k := range []string{"flow", "flows"} {
 		if n := optionNode(top, k); n != nil {
 			return nil, fail(k, "is an option of YAML scenario files; a script's iterations run its exported functions (exec)")

@@ -85,6 +85,18 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			// k6 decodes options as Go's encoding/json does: keys match case-insensitively
+			// (k6's graceful-stop documentation writes discardresponsebodies and startvus).
+			name: "option keys in another case",
+			options: `{"discardresponsebodies":true,"scenarios":{"a":{"executor":"ramping-vus","startvus":2,` +
+				`"stages":[{"duration":"1s","target":1}],"gracefulrampdown":"0s"}},"thresholds":{"http_reqs":[{"threshold":"count>0","abortonfail":true}]}}`,
+			check: func(t *testing.T, s *Script) {
+				require.True(t, s.HTTP.DiscardResponseBodies)
+				require.Equal(t, 2, s.Test.Scenarios[0].StartVUs)
+				require.True(t, s.Test.Thresholds["http_reqs"][0].AbortOnFail)
+			},
+		},
+		{
 			name:    "K6_VUS alone over scenarios must still be a number",
 			options: `{"scenarios":{"a":{"executor":"shared-iterations","vus":2,"iterations":4}}}`,
 			environ: map[string]string{"K6_VUS": "abc"},
