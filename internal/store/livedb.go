@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/prometheus/model/exemplar"
@@ -292,7 +293,8 @@ func (a *genAppender) finish(err error) error {
 		return err
 	}
 	a.done = true
-	failed := a.g.failedWrites() > a.g.baseline
+	// ENOSPC too, should the counters not be found (their names are Prometheus').
+	failed := a.g.failedWrites() > a.g.baseline || errors.Is(err, syscall.ENOSPC)
 	a.g.users.Done()
 	if !failed {
 		return err
