@@ -132,7 +132,30 @@ func (r *result) report(c config) string {
 		fmt.Fprintf(&b, "  %-30s %8.1f MiB -> %8.1f MiB (%+.1f%%, limit %.1f MiB): %s\n", m.name,
 			m.first/(1<<20), m.last/(1<<20), 100*(m.last-m.first)/m.first, m.limit/(1<<20), verdict(m.ok()))
 	}
+	b.WriteString(timeline(r.samples, c.window))
 	fmt.Fprintf(&b, "result:  %s\n", verdict(r.ok()))
+	return b.String()
+}
+
+// timeline returns the medians of the memory measures per window, to show whether
+// memory levels off.
+func timeline(samples []sample, window time.Duration) string {
+	if window <= 0 || len(samples) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("  per window (MiB):  until      heap   RssAnon     VmRSS\n")
+	for from := time.Duration(0); from < samples[len(samples)-1].at; from += window {
+		var heap, anon, rss []float64
+		for _, s := range samples {
+			if s.at > from && s.at <= from+window {
+				heap, anon, rss = append(heap, s.heapInuse), append(anon, s.rssAnon), append(rss, s.vmRSS)
+			}
+		}
+		if len(heap) > 0 {
+			fmt.Fprintf(&b, "  %25s %9.1f %9.1f %9.1f\n", from+window, median(heap)/(1<<20), median(anon)/(1<<20), median(rss)/(1<<20))
+		}
+	}
 	return b.String()
 }
 

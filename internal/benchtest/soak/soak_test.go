@@ -87,4 +87,5 @@ func TestSoakCountsEverySample(t *testing.T) {
 	require.Zero(t, res.queryErrs, res.lastQueryErr)
 	require.Len(t, res.checks, 3, "heap, VmRSS and RssAnon")
 	require.True(t, res.ok(), res.report(c))
+	require.Contains(t, res.report(c), "per window (MiB)")
 }
