@@ -106,6 +106,7 @@ bench: build
 	bash scripts/bench-out.sh
 	bash scripts/bench-js.sh
 	bash scripts/bench-store.sh
+	bash scripts/bench-soak.sh
 
 demo: build
 	./$(BIN) demo

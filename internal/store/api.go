@@ -41,8 +41,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	}
 	buildInfo := prometheusVersion()
 	// The remote-write receiver and the fast path append through the same limits.
-	torn := &walTorn{logger: s.logger.With("component", "remote write")}
-	appendable := limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength, torn: torn}
+	appendable := limitAppendable{db: s.db, maxLabels: s.cfg.MaxLabelsPerSeries, maxValueLen: s.cfg.MaxLabelValueLength}
 	api := apiv1.NewAPI(
 		s.engine,
 		s.db,
@@ -127,7 +126,7 @@ func (s *Store) newHandler(reg prometheus.Registerer, p parser.Parser) (http.Han
 	if err := reg.Register(writeRequests); err != nil {
 		return nil, fmt.Errorf("register store metrics: %w", err)
 	}
-	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests, s.cfg.MaxLabelValueLength, torn))
+	mux.Handle("POST /api/v1/write", clearWriteErrors(apiHandler, fast, writeRequests, s.cfg.MaxLabelValueLength, s.db.refusing))
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = fmt.Fprintln(w, "Tidemark store is Ready.")
@@ -244,24 +243,52 @@ func (noAlertmanagers) DroppedAlertmanagers() []*url.URL { return nil }
 func (noRules) RuleGroups() []*rules.Group               { return nil }
 func (noRules) AlertingRules() []*rules.AlertingRule     { return nil }
 
-// adminStats adapts *tsdb.DB to what /api/v1/status/tsdb and friends need, as
-// cmd/prometheus's readyStorage does.
-type adminStats struct{ db *tsdb.DB }
+// adminStats adapts the TSDB to what /api/v1/status/tsdb and friends need, as
+// cmd/prometheus's readyStorage does; it fails while the TSDB is being reopened.
+type adminStats struct{ db *liveDB }
 
-func (a adminStats) CleanTombstones() error { return a.db.CleanTombstones() }
-func (a adminStats) Delete(ctx context.Context, mint, maxt int64, ms ...*labels.Matcher) error {
-	return a.db.Delete(ctx, mint, maxt, ms...)
+// with calls f with the current TSDB, held until f returns.
+func (a adminStats) with(f func(db *tsdb.DB) error) error {
+	g, err := a.db.acquire()
+	if err != nil {
+		return err
+	}
+	defer g.users.Done()
+	return f(g.db)
 }
-func (a adminStats) Snapshot(dir string, withHead bool) error { return a.db.Snapshot(dir, withHead) }
-func (a adminStats) Stats(statsByLabelName string, limit int) (*tsdb.Stats, error) {
-	return a.db.Head().Stats(statsByLabelName, limit), nil
+
+func (a adminStats) CleanTombstones() error {
+	return a.with(func(db *tsdb.DB) error { return db.CleanTombstones() })
+}
+
+func (a adminStats) Delete(ctx context.Context, mint, maxt int64, ms ...*labels.Matcher) error {
+	return a.with(func(db *tsdb.DB) error { return db.Delete(ctx, mint, maxt, ms...) })
+}
+
+func (a adminStats) Snapshot(dir string, withHead bool) error {
+	return a.with(func(db *tsdb.DB) error { return db.Snapshot(dir, withHead) })
+}
+
+func (a adminStats) Stats(statsByLabelName string, limit int) (st *tsdb.Stats, err error) {
+	err = a.with(func(db *tsdb.DB) error {
+		st = db.Head().Stats(statsByLabelName, limit)
+		return nil
+	})
+	return st, err
 }
 
 func (a adminStats) WALReplayStatus() (tsdb.WALReplayStatus, error) {
-	// Open returns only after the WAL has been replayed.
+	// Open (and a reopen) returns only after the WAL has been replayed.
 	return tsdb.WALReplayStatus{}, nil
 }
-func (a adminStats) BlockMetas() ([]tsdb.BlockMeta, error) { return a.db.BlockMetas(), nil }
+
+func (a adminStats) BlockMetas() (m []tsdb.BlockMeta, err error) {
+	err = a.with(func(db *tsdb.DB) error {
+		m = db.BlockMetas()
+		return nil
+	})
+	return m, err
+}
 
 var (
 	_ apiv1.TSDBAdminStats        = adminStats{}

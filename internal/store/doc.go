@@ -20,6 +20,10 @@
 // answers, data, logs and counters (but for the TSDB's count of refused samples, see
 // fastWrite.serve); its decoder is fuzzed against gogo-protobuf's.
 //
+// The TSDB sits behind liveDB (livedb.go), so that the store can reopen it in-process
+// after a write to its WAL failed (a full disk): the reopen repairs a torn WAL, and no
+// write that reached the WAL after the failure is acknowledged (walrecovery.go).
+//
 // A running server announces itself with a small file in its data directory
 // ([DiscoveryFile]); [Discover] finds it, so that another process (tidemark run) writes
 // through the live server instead of failing on the TSDB lock.

@@ -720,8 +720,8 @@ func FuzzFastWrite(f *testing.F) {
 	p := openPair(f, Config{})
 	// Random timestamps could make a store compact its head in the background, at a
 	// moment of its own.
-	p.fast.db.DisableCompactions()
-	p.ref.db.DisableCompactions()
+	p.fast.db.current().DisableCompactions()
+	p.ref.db.current().DisableCompactions()
 	var (
 		mu sync.Mutex
 		n  int

@@ -2,13 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
@@ -22,8 +16,6 @@ type limitAppendable struct {
 	db          storage.AppendableV2
 	maxLabels   int
 	maxValueLen int
-	// torn is set when a commit could not write the WAL for want of space (walTorn).
-	torn *walTorn
 }
 
 // AppenderV2 implements storage.AppendableV2.
@@ -34,23 +26,13 @@ func (l limitAppendable) AppenderV2(ctx context.Context) storage.AppenderV2 {
 		// The TSDB head appender always implements it; the receiver reports the type if not.
 		return app
 	}
-	return &limitAppender{ExemplarAppenderV2: ea, maxLabels: l.maxLabels, maxValueLen: l.maxValueLen, torn: l.torn}
+	return &limitAppender{ExemplarAppenderV2: ea, maxLabels: l.maxLabels, maxValueLen: l.maxValueLen}
 }
 
 type limitAppender struct {
 	storage.ExemplarAppenderV2
 	maxLabels   int
 	maxValueLen int
-	torn        *walTorn
-}
-
-// Commit commits, and marks the WAL torn when it could not be written for want of space.
-func (a *limitAppender) Commit() error {
-	err := a.ExemplarAppenderV2.Commit()
-	if err != nil && a.torn != nil && noSpace(err) {
-		a.torn.set(err)
-	}
-	return err
 }
 
 // Append checks the series' labels the first time a request appends to it (the receiver
@@ -93,32 +75,3 @@ func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Is(target error) bool { return target == storage.ErrOutOfBounds }
 
 var _ storage.AppendableV2 = limitAppendable{}
-
-// walTorn records that a commit failed to write the WAL because the disk was full. The
-// WAL then ends in a torn record, and the next start's repair drops everything written
-// after it: writes acknowledged once space was freed were lost (1,000 samples accepted
-// with 204 after a disk-full episode, 50 left after the restart). So from the first such
-// failure every write is refused (503, which senders retry) until the store is reopened,
-// and nothing is acknowledged that the repair would delete.
-type walTorn struct {
-	once   sync.Once
-	torn   atomic.Bool
-	logger *slog.Logger
-}
-
-func (w *walTorn) set(err error) {
-	w.once.Do(func() {
-		w.torn.Store(true)
-		if w.logger != nil {
-			w.logger.Error("The WAL could not be written (disk full): writes are refused until the store restarts, so that none is acknowledged and then lost to the WAL's repair; free space, then restart", "err", err)
-		}
-	})
-}
-
-// is reports whether the WAL is torn; a nil w never is.
-func (w *walTorn) is() bool { return w != nil && w.torn.Load() }
-
-// noSpace tells whether err is a write that failed for want of space.
-func noSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "no space left on device")
-}

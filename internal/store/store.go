@@ -79,6 +79,9 @@ type Config struct {
 	// noFastWrite sends every remote-write request through Prometheus' receiver, for
 	// the differential tests of the fast path.
 	noFastWrite bool
+	// walRecoveryInterval is how often a store refusing writes after a failed WAL write
+	// checks whether it can reopen its TSDB; zero means defaultWALRecoveryInterval.
+	walRecoveryInterval time.Duration
 }
 
 // ScrapeJobName is the job label of the targets given in Config.ScrapeTargets.
@@ -118,7 +121,7 @@ const maxExemplars = 100_000
 type Store struct {
 	cfg     Config
 	logger  *slog.Logger
-	db      *tsdb.DB
+	db      *liveDB
 	engine  *promql.Engine
 	handler http.Handler
 
@@ -130,6 +133,9 @@ type Store struct {
 	discovery     *discovery.Manager
 	stopDiscovery context.CancelFunc
 	wg            sync.WaitGroup
+
+	stopRecovery context.CancelFunc
+	recoveryDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -166,8 +172,15 @@ func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, e
 	opts.OutOfOrderTimeWindow = cfg.OutOfOrderWindow.Milliseconds()
 	opts.EnableExemplarStorage = true
 	opts.MaxExemplars = maxExemplars
-	db, err := tsdb.Open(cfg.Dir, logger.With("component", "tsdb"), reg, opts, nil)
+	// The TSDB's metrics go through tsdbMetrics, so that a reopen (liveDB) can register
+	// them again.
+	metrics := &tsdbMetrics{}
+	if err := reg.Register(metrics); err != nil {
+		return nil, fmt.Errorf("register tsdb metrics: %w", err)
+	}
+	db, err := openLiveDB(cfg.Dir, opts, logger.With("component", "tsdb"), metrics)
 	if err != nil {
+		reg.Unregister(metrics)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("open tsdb %q: %w: %w", cfg.Dir, ErrLocked, err)
 		}
@@ -176,9 +189,25 @@ func Open(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Store, e
 
 	s := &Store{cfg: cfg, logger: logger, db: db, promCfg: promCfg, started: time.Now()}
 	if err := s.init(reg); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(err, db.close())
 	}
 	return s, nil
+}
+
+// startRecovery starts reopening the TSDB after failed WAL writes (walRecovery) until
+// Close.
+func (s *Store) startRecovery(reg prometheus.Registerer) error {
+	r, err := newWALRecovery(s.db, s.cfg.walRecoveryInterval, s.logger.With("component", "wal recovery"), reg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopRecovery, s.recoveryDone = cancel, make(chan struct{})
+	go func() {
+		defer close(s.recoveryDone)
+		r.run(ctx)
+	}()
+	return nil
 }
 
 // evaluationInterval is the global evaluation interval: the step of a subquery without one.
@@ -230,6 +259,9 @@ func (s *Store) init(reg prometheus.Registerer) error {
 	s.wg.Go(func() { _ = s.scrape.Run(s.discovery.SyncCh()) })
 
 	h, err := s.newHandler(reg, p)
+	if err == nil {
+		err = s.startRecovery(reg)
+	}
 	if err != nil {
 		s.stopScraping()
 		return err
@@ -294,8 +326,10 @@ func (s *Store) Dir() string { return s.cfg.Dir }
 // to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stopRecovery()
+		<-s.recoveryDone
 		s.stopScraping()
-		if err := s.db.Close(); err != nil {
+		if err := s.db.close(); err != nil {
 			s.closeErr = fmt.Errorf("close tsdb %q: %w", s.cfg.Dir, err)
 		}
 	})
@@ -342,6 +376,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxSubquerySteps <= 0 {
 		cfg.MaxSubquerySteps = d.MaxSubquerySteps
+	}
+	if cfg.walRecoveryInterval <= 0 {
+		cfg.walRecoveryInterval = defaultWALRecoveryInterval
 	}
 	return cfg
 }

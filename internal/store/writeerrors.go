@@ -38,14 +38,14 @@ const (
 // answered 400 here, before either path builds labels from it; maxValueLen is the
 // store's own label value limit, for the message.
 //
-// Once the WAL is torn (a commit failed for want of space), every write is answered 503
-// until the store restarts (walTorn).
-func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec, maxValueLen int, torn *walTorn) http.Handler {
+// While refusing returns true (after a failed WAL write, until the TSDB has been
+// reopened: liveDB), every write is answered 503, which senders retry.
+func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.CounterVec, maxValueLen int, refusing func() bool) http.Handler {
 	var bodies sync.Pool // *[]byte: compressed request bodies.
 	fastTotal, promTotal := requests.WithLabelValues("fast"), requests.WithLabelValues("prometheus")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if torn.is() {
-			http.Error(w, "remote write: the store's WAL could not be written (disk full); writes are refused until the store restarts, so that none is acknowledged and then lost: free space, then restart it", http.StatusServiceUnavailable)
+		if refusing() {
+			http.Error(w, walRefusal, http.StatusServiceUnavailable)
 			return
 		}
 		bp, _ := bodies.Get().(*[]byte)
@@ -95,6 +95,10 @@ func clearWriteErrors(next http.Handler, fast *fastWrite, requests *prometheus.C
 		http.Error(w, capText(msg, maxAnswerText), cw.code)
 	})
 }
+
+// walRefusal answers writes while the store refuses them after a failed WAL write.
+const walRefusal = "remote write: the store could not write its WAL (disk full?) and refuses writes until it has " +
+	"reopened its TSDB, which it does by itself once there is free space: retry later"
 
 // diagnoseWrite returns the message for a rejected remote-write body.
 func diagnoseWrite(contentType string, body []byte, orig string) string {
