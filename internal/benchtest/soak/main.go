@@ -33,6 +33,7 @@ type config struct {
 	queriers  int
 	sampleDt  time.Duration
 	window    time.Duration
+	warmup    time.Duration
 	tolerance float64
 	slackMiB  float64
 	run       string
@@ -51,6 +52,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.queriers, "queriers", 2, "concurrent PromQL clients, each querying without pause")
 	fs.DurationVar(&c.sampleDt, "sample-every", 5*time.Second, "memory sampling interval")
 	fs.DurationVar(&c.window, "window", time.Minute, "first and last window compared (at most a quarter of -duration)")
+	fs.DurationVar(&c.warmup, "warmup", 5*time.Minute, "the first window starts after this: the longest query range, once the queries' "+
+		"windows are full of data (0 in runs shorter than it and two windows)")
 	fs.Float64Var(&c.tolerance, "tolerance", 0.20, "allowed growth of the last window's median over the first's, as a fraction")
 	fs.Float64Var(&c.slackMiB, "slack-mib", 8, "allowed growth in MiB on top of -tolerance (small processes)")
 	fs.StringVar(&c.run, "run", "", "run label of the generated series (default: soak-<unix time>)")
@@ -61,6 +64,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("need -url, and positive -writers, -series, -duration and -interval")
 	}
 	c.window = min(c.window, c.duration/4)
+	if c.warmup+2*c.window > c.duration {
+		c.warmup = 0
+	}
 	if c.run == "" {
 		c.run = fmt.Sprintf("soak-%d", time.Now().Unix())
 	}

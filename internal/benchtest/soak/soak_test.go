@@ -46,16 +46,19 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
+		warmup  time.Duration
 		samples []sample
 		ok      bool
 	}{
-		{"flat", []sample{at(10, 100), at(20, 104), at(50, 101), at(90, 110), at(100, 106)}, true},
-		{"within tolerance and slack", []sample{at(10, 100), at(20, 100), at(90, 127), at(100, 127)}, true},
-		{"grows", []sample{at(10, 100), at(20, 100), at(90, 140), at(100, 150)}, false},
+		{"flat", 0, []sample{at(10, 100), at(20, 104), at(50, 101), at(90, 110), at(100, 106)}, true},
+		{"within tolerance and slack", 0, []sample{at(10, 100), at(20, 100), at(90, 127), at(100, 127)}, true},
+		{"grows", 0, []sample{at(10, 100), at(20, 100), at(90, 140), at(100, 150)}, false},
+		{"grows during the warm-up only", 30 * time.Second, []sample{at(10, 50), at(20, 60), at(40, 100), at(50, 100), at(90, 110), at(100, 106)}, true},
+		{"grows after the warm-up", 30 * time.Second, []sample{at(10, 50), at(20, 60), at(40, 100), at(50, 100), at(90, 140), at(100, 150)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cs := judge(tc.samples, 30*time.Second, 100*time.Second, 0.2, 8*mib)
+			cs := judge(tc.samples, tc.warmup, 30*time.Second, 100*time.Second, 0.2, 8*mib)
 			require.Len(t, cs, 1, "only the heap was sampled")
 			require.Equal(t, tc.ok, cs[0].ok(), "%+v", cs[0])
 		})
