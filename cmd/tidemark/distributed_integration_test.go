@@ -67,7 +67,7 @@ func (p *instanceProc) exit(t *testing.T, limit time.Duration) int {
 	return ee.ExitCode()
 }
 
-var startAtLog = regexp.MustCompile(`start_at=(\S+)`)
+var startAtLog = regexp.MustCompile(`start_at="?([^"\s]+)"?`) // k6's log format quotes a value with a colon
 
 // TestDistributedStartBarrier runs a distributed run as separate processes against a
 // real Prometheus: three instances started 5 s apart begin within one second of each

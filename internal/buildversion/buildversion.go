@@ -18,6 +18,9 @@ import (
 type Info struct {
 	Version   string `json:"version"`
 	Commit    string `json:"commit,omitempty"`
+	// BuildDate is the release build's stamp (yyyymmdd-hh:mm:ss, the commit's time in
+	// the image), empty in a plain go build.
+	BuildDate string `json:"build_date,omitempty"`
 	GoVersion string `json:"go_version"`
 	GoOS      string `json:"go_os"`
 	GoArch    string `json:"go_arch"`
@@ -26,7 +29,7 @@ type Info struct {
 // Read returns the build's Info: the ldflags' version and revision, else those in
 // read's build info (runtime/debug.ReadBuildInfo), else "devel".
 func Read(read func() (*debug.BuildInfo, bool)) Info {
-	info := Info{Version: version.Version, Commit: version.Revision, GoVersion: runtime.Version(), GoOS: runtime.GOOS, GoArch: runtime.GOARCH}
+	info := Info{Version: version.Version, Commit: version.Revision, BuildDate: version.BuildDate, GoVersion: runtime.Version(), GoOS: runtime.GOOS, GoArch: runtime.GOARCH}
 	if bi, ok := read(); ok && bi != nil {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			info.Version = bi.Main.Version
