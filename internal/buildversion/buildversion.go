@@ -16,8 +16,8 @@ import (
 
 // Info is what `tidemark version --json` prints.
 type Info struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
 	// BuildDate is the release build's stamp (yyyymmdd-hh:mm:ss, the commit's time in
 	// the image), empty in a plain go build.
 	BuildDate string `json:"build_date,omitempty"`
