@@ -32,10 +32,7 @@ scenarios:
 flow:
   - url: `+turl+`/
 `)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	closed := "http://" + ln.Addr().String() + "/api/v1/write"
-	require.NoError(t, ln.Close())
+	closed := closedWriteURL(t)
 
 	st, err := store.Open(store.Config{Dir: t.TempDir(), MaxLabelsPerSeries: 1}, promslog.NewNopLogger(), prometheus.NewRegistry())
 	require.NoError(t, err)
@@ -75,10 +72,7 @@ scenarios:
 flow:
   - url: `+turl+`/
 `)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	closed := "http://" + ln.Addr().String() + "/api/v1/write"
-	require.NoError(t, ln.Close())
+	closed := closedWriteURL(t)
 
 	stdout := &stampedWriter{}
 	var stderr bytes.Buffer
@@ -129,4 +123,14 @@ func (w *stampedWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// closedWriteURL is a remote-write URL on a loopback port nothing listens on.
+func closedWriteURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String() + "/api/v1/write"
+	require.NoError(t, ln.Close())
+	return url
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -271,45 +270,12 @@ func (c *Client) dialH1(ctx context.Context, addr string, tm *h1Timings) (net.Co
 		tm.connectDone = c.tr.now()
 		return conn, err
 	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := c.opts.Net.checkIP(ip); err != nil {
-			return nil, err
-		}
+	return c.dialResolved(ctx, "tcp", addr, func(ctx context.Context, a string) (net.Conn, error) {
 		tm.connectStart = c.tr.now()
-		conn, err := d.DialContext(ctx, "tcp", addr)
+		conn, err := d.DialContext(ctx, "tcp", a)
 		tm.connectDone = c.tr.now()
 		return conn, err
-	}
-	ips, err := c.opts.Net.lookup(ctx, host)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
-	}
-	var first error
-	for _, ip := range ips {
-		if err := c.opts.Net.checkIP(ip); err != nil {
-			return nil, err
-		}
-		tm.connectStart = c.tr.now()
-		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip.Unmap().String(), port))
-		tm.connectDone = c.tr.now()
-		if err == nil {
-			return conn, nil
-		}
-		if first == nil {
-			first = err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	if first == nil {
-		first = &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
-	}
-	return nil, first
+	})
 }
 
 // interruptErr is the error of a request interrupted by its context: the

@@ -90,7 +90,17 @@ func (n *Net) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 // dial connects to addr as the net/http transport asks, resolving and checking its
 // host as the plain-HTTP path does.
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	n, d := c.opts.Net, &c.h1.dialer
+	d := &c.h1.dialer
+	return c.dialResolved(ctx, network, addr, func(ctx context.Context, a string) (net.Conn, error) {
+		return d.DialContext(ctx, network, a)
+	})
+}
+
+// dialResolved resolves addr's host (an address is taken as it is), refuses an address
+// the blacklist holds, and dials the addresses in order with dial until one connects;
+// when none does, the first error is returned.
+func (c *Client) dialResolved(ctx context.Context, network, addr string, dial func(ctx context.Context, addr string) (net.Conn, error)) (net.Conn, error) {
+	n := c.opts.Net
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -106,7 +116,7 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		if err := n.checkIP(ip); err != nil {
 			return nil, err
 		}
-		conn, err := d.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		conn, err := dial(ctx, net.JoinHostPort(ip.Unmap().String(), port))
 		if err == nil {
 			return conn, nil
 		}
