@@ -148,7 +148,7 @@ export default function () {
     'findBetween repeat without a match': () => Array.isArray(findBetween('x', '<', '>', true)) && findBetween('x', '<', '>', true).length === 0,
     'normalDistributionStages': () => JSON.stringify(stages) ===
       '[{"duration":"20s","target":14},{"duration":"20s","target":61},{"duration":"20s","target":100},{"duration":"20s","target":61},{"duration":"20s","target":14},{"duration":"20s","target":0}]',
-    'unsupported exports throw naming themselves': () => throws(() => utils.getCurrentStageIndex(), 'k6-utils getCurrentStageIndex is not supported by Tidemark'),
+    'getCurrentStageIndex in a scenario without stages throws': () => throws(() => utils.getCurrentStageIndex(), 'has no stages'),
   });
 }
 `})
@@ -162,6 +162,49 @@ export default function () {
 
 // TestVendoredJslibWins: with --modules.dir holding a jslib file, the script runs the
 // user's copy, not Tidemark's module; other versions still resolve to Tidemark's.
+// TestStageTags: k6-utils' tagWithCurrentStageIndex and tagWithCurrentStageProfile tag
+// an iteration's samples with its stage (k6's documentation, "Tagging stages"); they
+// threw "not supported" before, which ended every iteration of the documentation's
+// examples before its request.
+func TestStageTags(t *testing.T) {
+	t.Parallel()
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": `
+import { sleep, check } from 'k6';
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+import { getCurrentStageIndex, tagWithCurrentStageIndex, tagWithCurrentStageProfile } from 'https://jslib.k6.io/k6-utils/1.3.0/index.js';
+const ticks = new Counter('ticks');
+export const options = {
+  scenarios: { s: { executor: 'ramping-vus', startVUs: 0, gracefulRampDown: '0s',
+    stages: [{ duration: '400ms', target: 2 }, { duration: '400ms', target: 2 }, { duration: '400ms', target: 1 }] } },
+};
+export default function () {
+  tagWithCurrentStageIndex();
+  tagWithCurrentStageProfile();
+  check(null, { 'the tag is the index': () => exec.vu.tags.stage === String(getCurrentStageIndex()) });
+  ticks.add(1);
+  sleep(0.05);
+}
+`})
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), nil)
+	require.NoError(t, out.Err)
+	want := map[string]string{"0": "ramp-up", "1": "steady", "2": "ramp-down"}
+	seen := map[string]bool{}
+	for _, se := range out.Snapshot.Series {
+		if se.Metric.Name != "ticks" {
+			continue
+		}
+		stage, _ := se.Tags.Get("stage")
+		profile, _ := se.Tags.Get("stage_profile")
+		require.Equal(t, want[stage], profile, "stage %q", stage)
+		seen[stage] = true
+	}
+	require.Equal(t, map[string]bool{"0": true, "1": true, "2": true}, seen, "every stage tagged its samples")
+	checks, ok := out.Snapshot.Metric("checks")
+	require.True(t, ok)
+	require.Equal(t, checks.Total, checks.Passes, "exec.vu.tags.stage is getCurrentStageIndex()")
+}
+
 func TestVendoredJslibWins(t *testing.T) {
 	t.Parallel()
 	h := modulestest.Start(t, map[string]string{

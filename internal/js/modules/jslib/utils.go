@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/grafana/sobek"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/scenario"
 )
 
 // defaultCharset is randomString's charset when the script gives none. The docs give
@@ -25,14 +28,17 @@ func Utils() modules.Module {
 		}
 		u := &utils{vu: vu, random: random}
 		named := map[string]any{
-			"randomIntBetween":         u.randomIntBetween,
-			"randomItem":               u.randomItem,
-			"randomString":             u.randomString,
-			"uuidv4":                   u.uuidv4,
-			"findBetween":              u.findBetween,
-			"normalDistributionStages": u.normalDistributionStages,
+			"randomIntBetween":           u.randomIntBetween,
+			"randomItem":                 u.randomItem,
+			"randomString":               u.randomString,
+			"uuidv4":                     u.uuidv4,
+			"findBetween":                u.findBetween,
+			"normalDistributionStages":   u.normalDistributionStages,
+			"getCurrentStageIndex":       u.getCurrentStageIndex,
+			"tagWithCurrentStageIndex":   u.tagWithCurrentStageIndex,
+			"tagWithCurrentStageProfile": u.tagWithCurrentStageProfile,
 		}
-		for _, name := range []string{"check", "getCurrentStageIndex", "tagWithCurrentStageIndex", "tagWithCurrentStageProfile"} {
+		for _, name := range []string{"check"} {
 			named[name] = unsupported(vu, "k6-utils", name)
 		}
 		return modules.Exports{Named: named}, nil
@@ -198,4 +204,67 @@ func (u *utils) normalDistributionStages(call sobek.FunctionCall) sobek.Value {
 	}
 	out = append(out, stage(0))
 	return rt.NewArray(out...)
+}
+
+// currentStage is the index of the VU's scenario's stage running now, and the scenario:
+// the first stage whose end (from the scenario's start) is still ahead, else the last.
+// It throws outside an iteration or in a scenario without stages.
+func (u *utils) currentStage(fn string) (int, *scenario.Scenario) {
+	rt := u.vu.Runtime()
+	st := u.vu.State()
+	if st == nil || st.Scenario == nil || st.Exec == nil || st.Exec.TestStart().IsZero() {
+		modules.Throw(rt, fmt.Errorf("k6-utils %s: only in an iteration of a scenario", fn))
+	}
+	sc := st.Scenario
+	if len(sc.Stages) == 0 {
+		modules.Throw(rt, fmt.Errorf("k6-utils %s: the scenario %q has no stages (only ramping-vus and ramping-arrival-rate have them)", fn, sc.Name))
+	}
+	elapsed := time.Since(st.Exec.TestStart().Add(sc.StartTime))
+	var end time.Duration
+	for i, stage := range sc.Stages {
+		end += stage.Duration
+		if elapsed < end {
+			return i, sc
+		}
+	}
+	return len(sc.Stages) - 1, sc
+}
+
+// getCurrentStageIndex is getCurrentStageIndex(): the index of the running stage in
+// the scenario's stages.
+func (u *utils) getCurrentStageIndex(sobek.FunctionCall) sobek.Value {
+	i, _ := u.currentStage("getCurrentStageIndex")
+	return u.vu.Runtime().ToValue(i)
+}
+
+// tagWithCurrentStageIndex is tagWithCurrentStageIndex(): the VU's tag stage is the
+// running stage's index, on every sample from then on.
+func (u *utils) tagWithCurrentStageIndex(sobek.FunctionCall) sobek.Value {
+	i, _ := u.currentStage("tagWithCurrentStageIndex")
+	u.vu.State().SetVUTag("stage", strconv.Itoa(i), false)
+	return sobek.Undefined()
+}
+
+// tagWithCurrentStageProfile is tagWithCurrentStageProfile(): the VU's tag
+// stage_profile is ramp-up, steady or ramp-down as the running stage's target is
+// above, equal to or below the previous stage's (the scenario's start VUs or start
+// rate before the first).
+func (u *utils) tagWithCurrentStageProfile(sobek.FunctionCall) sobek.Value {
+	i, sc := u.currentStage("tagWithCurrentStageProfile")
+	prev := float64(sc.StartVUs)
+	if sc.Executor == scenario.RampingArrivalRate {
+		prev = sc.StartRate
+	}
+	if i > 0 {
+		prev = sc.Stages[i-1].Target
+	}
+	profile := "steady"
+	switch target := sc.Stages[i].Target; {
+	case target > prev:
+		profile = "ramp-up"
+	case target < prev:
+		profile = "ramp-down"
+	}
+	u.vu.State().SetVUTag("stage_profile", profile, false)
+	return sobek.Undefined()
 }
