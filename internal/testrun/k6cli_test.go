@@ -93,3 +93,16 @@ func TestSelectScenarios(t *testing.T) {
 	require.Len(t, tt.Scenarios, 3)
 	require.EqualError(t, selectScenarios(test(), []string{"x"}), `--scenario "x": the test has no such scenario; it has a, b, c`)
 }
+
+// TestWarnRemovedExecutors: a scenario of an executor k6 v2 removed runs with a warning
+// naming it; others with none.
+func TestWarnRemovedExecutors(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	warnRemovedExecutors(&scenario.Test{Scenarios: []*scenario.Scenario{
+		{Name: "ext", Executor: scenario.ExternallyControlled}, {Name: "shared", Executor: scenario.SharedIterations},
+	}}, logger)
+	require.Equal(t, 1, strings.Count(logs.String(), "removed in k6 v2.0"), logs.String())
+	require.Contains(t, logs.String(), "scenario=ext")
+}

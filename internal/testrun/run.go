@@ -16,6 +16,7 @@ import (
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/runsummary"
+	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/verdict"
 )
 
@@ -57,6 +58,7 @@ func Run(ctx context.Context, o Options, env Env, parts Parts) error {
 	if fs, ok := src.(*fileSource); ok && len(fs.replaced) > 0 {
 		logger.Warn("The command line or the environment replaces the file's scenarios", "variables", strings.Join(fs.replaced, ","))
 	}
+	warnRemovedExecutors(src.Test(), logger)
 	if o.CPUProfile != "" {
 		stop, err := startCPUProfile(o.CPUProfile)
 		if err != nil {
@@ -127,4 +129,16 @@ func startCPUProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
+}
+
+// warnRemovedExecutors warns of the scenarios whose executor k6 v2 no longer has:
+// externally-controlled was removed in k6 v2.0 (a v2 run refuses it), and Tidemark still
+// runs it for the scripts written for k6 v1.
+func warnRemovedExecutors(test *scenario.Test, logger *slog.Logger) {
+	for _, sc := range test.Scenarios {
+		if sc.Executor == scenario.ExternallyControlled {
+			logger.Warn("The externally-controlled executor was removed in k6 v2.0, which refuses this script; Tidemark still runs it",
+				"scenario", sc.Name)
+		}
+	}
 }
