@@ -101,7 +101,7 @@ func runArchive(cfg *archiveConfig, g *globals) error {
 		return exitcode.Invalid(fmt.Errorf("archive %s: a k6 archive holds a k6 script (.js, .mjs, .cjs, .ts) and what it imports; "+
 			"a YAML or JSON scenario file has no archive form: run it with tidemark run, or ship the file itself", cfg.file))
 	}
-	if err := cfg.k6.validate(); err != nil {
+	if err := cfg.k6.shortcuts().Validate(); err != nil {
 		return exitcode.Invalid(err)
 	}
 	opts := js.PackOptions{NoSetup: cfg.k6.noSetup, NoTeardown: cfg.k6.noTeardown, UserAgent: cfg.userAgent,
@@ -113,27 +113,27 @@ func runArchive(cfg *archiveConfig, g *globals) error {
 		}
 		opts.MaxRedirects = &n
 	}
-	cliEnv, err := parsePairs("env", cfg.env)
+	cliEnv, err := testrun.ParsePairs("env", cfg.env)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	if opts.Tags, err = parsePairs("tag", cfg.tags); err != nil {
+	if opts.Tags, err = testrun.ParsePairs("tag", cfg.tags); err != nil {
 		return exitcode.Invalid(err)
 	}
-	proc := processEnv()
+	proc := testrun.ProcessEnv()
 	logs, err := cfg.run.Loggers(proc, testrun.IO{Stdout: g.stderr, Stderr: g.stderr})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = logs.Close() }()
 	logger := logs.Logger
-	warnUnsupportedK6Env(logger, proc)
+	testrun.WarnUnsupportedK6Env(logger, proc)
 	config, err := cfg.run.ConfigFile(proc)
 	if err != nil {
 		return err
 	}
-	opts.Env = cfg.k6.scriptEnv(proc, cliEnv)
-	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: opts.Env, Environ: cfg.run.Flags.Environ(cfg.k6.environ(proc)),
+	opts.Env = cfg.k6.shortcuts().ScriptEnv(proc, cliEnv)
+	r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: opts.Env, Environ: cfg.run.Flags.Environ(cfg.k6.shortcuts().Environ(proc)),
 		Logger: logger, Console: logs.Console, ConfigOptions: config})
 	if err != nil {
 		return err

@@ -157,7 +157,7 @@ func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Log
 		Source: name,
 		TestID: testID,
 		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
-			return remoteWriteSinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry())
+			return toSinks(remotewrite.Sinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry()))
 		})},
 		Logger: logger,
 	}, testrun.Show{Quiet: cfg.quietProgress, SummaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})

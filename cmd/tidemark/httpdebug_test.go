@@ -47,6 +47,6 @@ func TestHTTPDebugFlag(t *testing.T) {
 	}
 	require.Equal(t, []string{"run", "--", "--http-debug=full"}, httpDebugArgs([]string{"run", "--", "--http-debug=full"}))
 	for v, want := range map[string]string{"": "", "full": "full", "true": "headers", "false": "headers", "1": "headers"} {
-		require.Equal(t, want, httpDebugMode(v), "K6_HTTP_DEBUG=%q", v)
+		require.Equal(t, want, testrun.HTTPDebugMode(v), "K6_HTTP_DEBUG=%q", v)
 	}
 }

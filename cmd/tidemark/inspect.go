@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/testrun"
 )
 
 const inspectHelp = `Print the options a script or scenario file runs with, as JSON: k6 inspect's job.
@@ -55,21 +56,21 @@ func inspectCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, actio
 }
 
 func runInspect(cfg *inspectConfig, g *globals) error {
-	if err := cfg.k6.validate(); err != nil {
+	if err := cfg.k6.shortcuts().Validate(); err != nil {
 		return exitcode.Invalid(err)
 	}
-	cliEnv, err := parsePairs("env", cfg.env)
+	cliEnv, err := testrun.ParsePairs("env", cfg.env)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	proc := processEnv()
+	proc := testrun.ProcessEnv()
 	var (
 		opts map[string]any
 		test *scenario.Test
 	)
 	if js.IsScript(cfg.file) {
-		r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: cfg.k6.scriptEnv(proc, cliEnv),
-			Environ: cfg.k6.environ(proc), Logger: g.logger()})
+		r, err := js.New(js.Config{Script: cfg.file, ModulesDir: cfg.modulesDir, Env: cfg.k6.shortcuts().ScriptEnv(proc, cliEnv),
+			Environ: cfg.k6.shortcuts().Environ(proc), Logger: g.logger()})
 		if err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func runInspect(cfg *inspectConfig, g *globals) error {
 		}
 		test = r.Test()
 	} else {
-		t, _, err := scenario.LoadK6(cfg.file, cfg.k6.scriptEnv(proc, cliEnv), cfg.k6.environ(proc))
+		t, _, err := scenario.LoadK6(cfg.file, cfg.k6.shortcuts().ScriptEnv(proc, cliEnv), cfg.k6.shortcuts().Environ(proc))
 		if err != nil {
 			return exitcode.Invalid(err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"log/slog"
 	"slices"
 	"strings"
 
@@ -28,32 +27,6 @@ func (f k6Flags) shortcuts() testrun.Shortcuts {
 		SystemEnv: f.systemEnv, Throw: f.throw, NoSetup: f.noSetup, NoTeardown: f.noTeardown}
 }
 
-// validate is testrun.Shortcuts.Validate.
-func (f k6Flags) validate() error { return f.shortcuts().Validate() }
-
-// environ is testrun.Shortcuts.Environ.
-func (f k6Flags) environ(proc map[string]string) map[string]string {
-	return f.shortcuts().Environ(proc)
-}
-
-// scriptEnv is testrun.Shortcuts.ScriptEnv.
-func (f k6Flags) scriptEnv(proc, cli map[string]string) map[string]string {
-	return f.shortcuts().ScriptEnv(proc, cli)
-}
-
-// processEnv is the process environment.
-func processEnv() map[string]string { return testrun.ProcessEnv() }
-
-// parsePairs parses --KIND KEY=VALUE flags.
-func parsePairs(kind string, pairs []string) (map[string]string, error) {
-	return testrun.ParsePairs(kind, pairs)
-}
-
-// warnUnsupportedK6Env is testrun.WarnUnsupportedK6Env.
-func warnUnsupportedK6Env(logger *slog.Logger, proc map[string]string) {
-	testrun.WarnUnsupportedK6Env(logger, proc)
-}
-
 // defaultUserAgent is --user-agent's default.
 func defaultUserAgent() string { return "tidemark/" + buildversion.Current().Version }
 
@@ -68,7 +41,7 @@ func (f *httpDebugFlag) Set(v string) error {
 		*f = "off" // over K6_HTTP_DEBUG
 		return nil
 	}
-	*f = httpDebugFlag(httpDebugMode(v))
+	*f = httpDebugFlag(testrun.HTTPDebugMode(v))
 	return nil
 }
 
@@ -86,15 +59,12 @@ func (httpDebugValue) IsBoolFlag() bool { return false }
 
 // Set implements kingpin.Value: as in k6, any value turns the dumps on.
 func (v httpDebugValue) Set(s string) error {
-	*v.httpDebugFlag = httpDebugFlag(httpDebugMode(s))
+	*v.httpDebugFlag = httpDebugFlag(testrun.HTTPDebugMode(s))
 	return nil
 }
 
 // stdinScript is the script argument of `run -`: no file can have this name.
 const stdinScript = "\x00stdin"
-
-// httpDebugMode is testrun.HTTPDebugMode.
-func httpDebugMode(v string) string { return testrun.HTTPDebugMode(v) }
 
 // httpDebugArgs rewrites --http-debug=VALUE (before a --) as --http-debug.value=VALUE:
 // kingpin has no flag with an optional value, and its boolean --http-debug would

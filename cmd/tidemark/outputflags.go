@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +19,6 @@ import (
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/internal/testrun"
-	"github.com/tidemark/tidemark/internal/verdict"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -199,7 +197,7 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 		// After the remote-write sink, so its final flush lands before the store closes.
 		ls := &localSink{local: local, dir: f.dataDir}
 		for _, s := range sinks {
-			if rw, ok := s.(*remoteWriteSink); ok {
+			if rw, ok := s.(*remotewrite.Sink); ok {
 				ls.rw = rw
 			}
 		}
@@ -213,13 +211,13 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 type localSink struct {
 	local *store.Local
 	dir   string
-	rw    *remoteWriteSink
+	rw    *remotewrite.Sink
 }
 
 func (s *localSink) Start()      {}
 func (s *localSink) Stop() error { return s.local.Close() }
 func (s *localSink) SummaryLines() []string {
-	if s.rw != nil && s.rw.lost() {
+	if s.rw != nil && s.rw.Lost() {
 		return []string{"data: NOT all written to the embedded store (" + s.local.Where + "): see the remote write line and the log"}
 	}
 	if !s.local.InProcess() {
@@ -241,7 +239,7 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	if err != nil {
 		return nil, err
 	}
-	sinks, err := remoteWriteSinks(cfgs, src, logger, reg)
+	sinks, err := toSinks(remotewrite.Sinks(cfgs, src, logger, reg))
 	if err != nil {
 		return nil, err
 	}
@@ -268,58 +266,13 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	return sinks, nil
 }
 
-// remoteWriteSinks returns one sink per remote-write endpoint; their self-metrics go
-// into reg, labelled with the endpoint's redacted URL.
-func remoteWriteSinks(cfgs []remotewrite.Config, src series.Snapshotter, logger *slog.Logger, reg prometheus.Registerer) ([]loadtest.Sink, error) {
-	var sinks []loadtest.Sink
-	for _, cfg := range cfgs {
-		creg := prometheus.WrapRegistererWith(prometheus.Labels{"url": cfg.URL.Redacted()}, reg)
-		client, err := remotewrite.NewClient(cfg, src, logger, creg)
-		if err != nil {
-			return nil, err
-		}
-		s := &remoteWriteSink{c: client}
-		if len(cfgs) > 1 {
-			s.name = cfg.URL.Redacted()
-		}
+// toSinks is remotewrite.Sinks as the run's sinks.
+func toSinks(rw []*remotewrite.Sink, err error) ([]loadtest.Sink, error) {
+	sinks := make([]loadtest.Sink, 0, len(rw))
+	for _, s := range rw {
 		sinks = append(sinks, s)
 	}
-	return sinks, nil
-}
-
-// remoteWriteSink adapts a remote-write client to a loadtest.Sink. name tells endpoints
-// apart in the summary when there are several.
-type remoteWriteSink struct {
-	c    *remotewrite.Client
-	name string
-}
-
-func (s *remoteWriteSink) Start() { s.c.Start() }
-
-// Stop flushes; a run whose samples did not all reach the receiver, unreachable or
-// refusing them, ends as not delivered (exit code 111 unless the run failed otherwise).
-func (s *remoteWriteSink) Stop() error {
-	err := s.c.Stop()
-	if st := s.c.Stats(); err != nil || st.Dropped > 0 || st.RefusedSeries > 0 {
-		return verdict.As(verdict.ErrNotDelivered, fmt.Errorf("remote write: %d samples not delivered: %w", st.Dropped, cmp.Or(err, errRefused)))
-	}
-	return nil
-}
-
-// errRefused is a delivery the receiver refused in part.
-var errRefused = errors.New("the receiver refused them (see the log)")
-
-// lost tells whether samples did not reach the receiver.
-func (s *remoteWriteSink) lost() bool {
-	st := s.c.Stats()
-	return st.Dropped > 0 || st.RefusedSeries > 0
-}
-func (s *remoteWriteSink) SummaryLines() []string {
-	line := s.c.Stats().String()
-	if s.name != "" {
-		line += " (" + s.name + ")"
-	}
-	return []string{line}
+	return sinks, err
 }
 
 // exporterSink adapts the exporter's server to a loadtest.Sink. It is already listening.
@@ -330,7 +283,6 @@ func (s *exporterSink) Stop() error            { return s.s.Stop() }
 func (s *exporterSink) SummaryLines() []string { return []string{"exporter: served on " + s.s.Addr()} }
 
 var (
-	_ loadtest.Summarizer = (*remoteWriteSink)(nil)
 	_ loadtest.Summarizer = (*exporterSink)(nil)
 	_ loadtest.Sink       = (*exporterSink)(nil)
 )
