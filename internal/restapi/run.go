@@ -95,6 +95,10 @@ type Run struct {
 	stop     func()
 	stopOnce sync.Once
 	o        runOptions
+	// prepared is closed by SetEngine or Ended: a VU change that arrives while the
+	// run is still being prepared waits for it, as k6 starts its API only then.
+	prepared     chan struct{}
+	preparedOnce sync.Once
 
 	mu      sync.Mutex
 	eng     StatusSource
@@ -120,7 +124,7 @@ func NewRun(gate *Pause, stop func(), opts ...RunOption) *Run {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Run{gate: gate, stop: stop, o: o}
+	return &Run{gate: gate, stop: stop, o: o, prepared: make(chan struct{})}
 }
 
 // SetStore gives Run the run's aggregates, for /v1/metrics and /v1/groups.
@@ -133,8 +137,9 @@ func (r *Run) SetStore(s Snapshotter) {
 // SetEngine gives Run the prepared engine, for the VU counts.
 func (r *Run) SetEngine(e StatusSource) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.eng = e
+	r.mu.Unlock()
+	r.preparedOnce.Do(func() { close(r.prepared) })
 }
 
 // Started records that the iterations began at t.
@@ -148,8 +153,9 @@ func (r *Run) Started(t time.Time) {
 // run from then on.
 func (r *Run) Ended() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.ended = r.o.now()
+	r.mu.Unlock()
+	r.preparedOnce.Do(func() { close(r.prepared) })
 }
 
 // Status returns the run's state: active VUs summed over the scenarios (0 while
@@ -186,14 +192,22 @@ func (r *Run) Status() Status {
 
 // SetStatus stops the run, resumes it from --paused, or passes a pause, a resume after
 // the start and a VU change to the engine's Controls; without them, or for executors
-// other than externally-controlled, they are refused with k6's errors.
-func (r *Run) SetStatus(_ context.Context, u StatusUpdate) error {
+// other than externally-controlled, they are refused with k6's errors. A VU change
+// that arrives before SetEngine waits for it (or for Ended, or ctx).
+func (r *Run) SetStatus(ctx context.Context, u StatusUpdate) error {
 	if u.Stopped != nil && *u.Stopped {
 		r.mu.Lock()
 		r.stopped = true
 		r.mu.Unlock()
 		r.stopOnce.Do(r.stop)
 		return nil
+	}
+	if u.VUs != nil || u.VUsMax != nil {
+		select {
+		case <-r.prepared:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	r.mu.Lock()
 	started := !r.started.IsZero()

@@ -139,3 +139,35 @@ func TestRunParts(t *testing.T) {
 	stub.err = errors.New("boom")
 	require.Error(t, run.Teardown(t.Context()))
 }
+
+// TestRunVUChangeWaitsForEngine: a VU change that arrives while the run is still
+// being prepared (the API is up before the engine) is answered once the engine is
+// there, not refused as if the run were not externally controlled; a request that
+// gives up first gets its context's error.
+func TestRunVUChangeWaitsForEngine(t *testing.T) {
+	t.Parallel()
+	run := NewRun(NewPause(true), func() {})
+	vus := int64(3)
+	answered := make(chan error, 1)
+	go func() { answered <- run.SetStatus(t.Context(), StatusUpdate{VUs: &vus}) }()
+	select {
+	case err := <-answered:
+		t.Fatalf("answered before the engine was set: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	run.SetEngine(&fakeEngine{})
+	select {
+	case err := <-answered:
+		// fakeEngine has no Controls: k6's answer for a constant-vus run.
+		require.ErrorIs(t, err, ErrNotExternallyControlled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the VU change still waits after SetEngine")
+	}
+
+	early := NewRun(NewPause(true), func() {})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, early.SetStatus(ctx, StatusUpdate{VUs: &vus}), context.Canceled)
+	early.Ended()
+	require.ErrorIs(t, early.SetStatus(t.Context(), StatusUpdate{VUs: &vus}), ErrNotExternallyControlled, "a run that ended unprepared answers at once")
+}
