@@ -509,8 +509,8 @@ func memberName(part string, enum bool) (string, string) {
 		return p[1 : j-1], p[j:]
 	}
 	name := identifier(p)
-	if name == "" {
-		return "", "" // [index]: T, (call): T
+	if name == "" || name == "__brand" {
+		return "", "" // [index]: T, (call): T; __brand: nominal typing, no member
 	}
 	if enum {
 		return name, ""
