@@ -48,7 +48,7 @@ func (w *webcrypto) crypt(call sobek.FunctionCall, op string) (work, error) {
 		if _, isDOM := err.(*domError); err != nil && !isDOM {
 			return nil, fail(errOperation, "%s: %v", op, err)
 		}
-		return out, nil
+		return out, err
 	}, nil
 }
 

@@ -21,7 +21,7 @@ type jwk struct {
 // readJWK reads a JsonWebKey object.
 func (w *webcrypto) readJWK(v sobek.Value) (*jwk, error) {
 	o, ok := v.(*sobek.Object)
-	if !ok {
+	if _, err := w.bufferSource(v, ""); err == nil || !ok {
 		return nil, fail(errType, "importKey: a jwk key must be an object, got %s", describe(v))
 	}
 	j := &jwk{str: map[string]string{}}

@@ -110,10 +110,19 @@ func (w *webcrypto) getRandomValues(v sobek.Value) sobek.Value {
 func isIntegerArray(o *sobek.Object) bool {
 	switch o.ExportType().String() {
 	case "[]int8", "[]uint8", "[]int16", "[]uint16", "[]int32", "[]uint32", "[]int64", "[]uint64":
-		_, isView := o.Get("buffer").Export().(sobek.ArrayBuffer)
-		return isView
+		return isView(o)
 	}
 	return false
+}
+
+// isView reports whether o is a typed array or a DataView (its buffer an ArrayBuffer).
+func isView(o *sobek.Object) bool {
+	b := o.Get("buffer")
+	if b == nil {
+		return false
+	}
+	_, ok := b.Export().(sobek.ArrayBuffer)
+	return ok
 }
 
 // randomUUID returns a random version 4 UUID.
@@ -154,7 +163,7 @@ func (w *webcrypto) bufferSource(v sobek.Value, what string) ([]byte, error) {
 			return append([]byte(nil), ab.Bytes()...), nil
 		}
 		if o, ok := v.(*sobek.Object); ok {
-			if _, isView := o.Get("buffer").Export().(sobek.ArrayBuffer); isView {
+			if isView(o) {
 				var b []byte
 				if err := w.rt.ExportTo(o, &b); err == nil {
 					return append([]byte(nil), b...), nil
