@@ -259,13 +259,16 @@ func exportRSAJWK(k *key, j *jwk, b64 func(string, []byte)) {
 	j.str["kty"] = "RSA"
 	b64("n", pub.N.Bytes())
 	b64("e", big.NewInt(int64(pub.E)).Bytes())
-	if p := k.rsaPriv; p != nil && k.typ == typePrivate {
-		p.Precompute()
-		b64("d", p.D.Bytes())
-		b64("p", p.Primes[0].Bytes())
-		b64("q", p.Primes[1].Bytes())
-		b64("dp", p.Precomputed.Dp.Bytes())
-		b64("dq", p.Precomputed.Dq.Bytes())
-		b64("qi", p.Precomputed.Qinv.Bytes())
+	if k.rsaPriv != nil && k.typ == typePrivate {
+		// Computed here rather than read from Precomputed: the key is shared with
+		// operations in flight and is never modified.
+		d, p, q := k.rsaPriv.D, k.rsaPriv.Primes[0], k.rsaPriv.Primes[1]
+		one := big.NewInt(1)
+		b64("d", d.Bytes())
+		b64("p", p.Bytes())
+		b64("q", q.Bytes())
+		b64("dp", new(big.Int).Mod(d, new(big.Int).Sub(p, one)).Bytes())
+		b64("dq", new(big.Int).Mod(d, new(big.Int).Sub(q, one)).Bytes())
+		b64("qi", new(big.Int).ModInverse(q, p).Bytes())
 	}
 }

@@ -107,3 +107,23 @@ export default async function () {
   check(await rejects(crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: utf8("s"), info: utf8("i") }, pw, 256)), { "HKDF: NotSupportedError, as k6 documents": (n) => n === "NotSupportedError" });
 }`)
 }
+
+// The private JWK's CRT members are the key's own (RFC 7518 §6.3.2), so Go
+// rebuilds the same key from them.
+func TestRSAJWKCRT(t *testing.T) {
+	priv, err := rsa.GenerateKey(rand.Reader, 1024)
+	require.NoError(t, err)
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(priv)
+	require.NoError(t, err)
+	l := run(t, fmt.Sprintf(`
+export default async function () {
+  const k = await crypto.subtle.importKey("pkcs8", unhex("%x"), { name: "RSA-PSS", hash: "SHA-384" }, true, ["sign"]);
+  const j = await crypto.subtle.exportKey("jwk", k);
+  check(j.alg, { "PS384": (a) => a === "PS384" });
+  for (const m of ["dp", "dq", "qi"]) console.log(m + " " + j[m]);
+}`, pkcs8))
+	enc := base64.RawURLEncoding.EncodeToString
+	require.Equal(t, enc(priv.Precomputed.Dp.Bytes()), l.value(t, "dp "))
+	require.Equal(t, enc(priv.Precomputed.Dq.Bytes()), l.value(t, "dq "))
+	require.Equal(t, enc(priv.Precomputed.Qinv.Bytes()), l.value(t, "qi "))
+}
