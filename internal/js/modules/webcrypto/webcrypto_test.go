@@ -1,7 +1,13 @@
 package webcrypto_test
 
 import (
+	"context"
+	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 )
 
 // FIPS 180-2 "abc" digests; the promise settles through the VU's event loop, so
@@ -104,4 +110,27 @@ export default async function () {
   const sig = await crypto.subtle.sign("HMAC", key, utf8("what do ya want for nothing?"));
   check(hex(sig), { "a key imported in the init context signs": (h) => h.startsWith("5bdcc146") });
 }`)
+}
+
+// VUs running at once each settle their own promises on their own loops.
+func TestConcurrentVUs(t *testing.T) {
+	h := modulestest.Start(t, map[string]string{"script.js": helpers + `
+export default async function () {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
+  const data = utf8("vu " + __VU);
+  const sigs = await Promise.all([1, 2, 3].map(() => crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, data)));
+  const ok = await Promise.all(sigs.map((s) => crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, pair.publicKey, s, data)));
+  check(ok, { "every signature verifies": (v) => v.every((x) => x === true) });
+}`})
+	vus := h.VUs(t, 4)
+	var wg sync.WaitGroup
+	done := make([]bool, len(vus))
+	for i, vu := range vus {
+		wg.Go(func() { done[i] = vu.Iterate(context.Background()) })
+	}
+	wg.Wait()
+	require.NoError(t, h.Runner.Err())
+	require.Equal(t, []bool{true, true, true, true}, done)
+	require.Len(t, h.Collector.Of("checks"), 4)
+	require.True(t, h.Checks()["every signature verifies"])
 }
