@@ -15,7 +15,8 @@ func runChecks(t *testing.T, body string) {
 	t.Helper()
 	h := modulestest.Start(t, map[string]string{"script.js": `
 import { check } from 'k6';
-import { parseHTML, Selection, Element, FormElement, InputElement, AnchorElement, HrefElement, NodeType } from 'k6/html';
+import * as khtml from 'k6/html';
+const { parseHTML, Selection, Element, FormElement, InputElement, AnchorElement, AreaElement, HrefElement, ButtonElement, FormFieldElement, VideoElement, MediaElement, TableHeadElement, TableSectionElement, TableDataCellElement, TableHeaderCellElement, TableCellElement, NodeType } = khtml;
 
 const dlSrc = ` + "`" + `
 <dl>
