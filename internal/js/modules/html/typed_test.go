@@ -6,7 +6,7 @@ import "testing"
 func TestTypedElements(t *testing.T) {
 	t.Parallel()
 	runChecks(t, `
-  const doc = parseHTML(` + "`" + `<html><head><title> The title </title><link rel="stylesheet alternate" href="/s.css"><style type="text/css">p{}</style><script>var x = 1;</script></head><body>
+  const doc = parseHTML(`+"`"+`<html><head><title> The title </title><link rel="stylesheet alternate" href="/s.css"><style type="text/css">p{}</style><script>var x = 1;</script></head><body>
 <a id="a1" href="http://username:password@example.com:8080/path/x?q=1#frag" rel="prev next">Six</a>
 <a id="a2" href="/rel?b=2">Rel</a>
 <form id="f" method="POST" action="/go" enctype="multipart/form-data" target="_blank">
@@ -27,7 +27,7 @@ func TestTypedElements(t *testing.T) {
 <table id="t"><caption>Cap</caption><thead><tr id="hr"><th>H1</th><th>H2</th></tr></thead>
 <tbody><tr id="r1"><td>1</td><td id="c12">2</td></tr><tr id="r2"><td>3</td><td>4</td></tr></tbody>
 <tfoot><tr id="fr"><td>F</td></tr></tfoot><colgroup><col id="col" span="2"></colgroup></table>
-</body></html>` + "`" + `);
+</body></html>`+"`"+`);
   const el = (id) => doc.find('#' + id).get(0);
   const ids = (els) => els.map((e) => e.id()).join(',');
   check(null, {
