@@ -1,6 +1,13 @@
 package html_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/grafana/sobek"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/js/modules/html"
+)
 
 // TestFormValues covers val, data and the serializations, with the results k6's
 // documentation prints.
@@ -44,4 +51,38 @@ l2</textarea></form>`+"`"+`);
     'serialize of controls': () => doc.find('#f input[name=username], #f textarea').serialize() === 'username=&t=l1%0D%0Al2',
   });
 `)
+}
+
+// TestSubmitAndLink covers html.Submit and html.Link (Response.submitForm and
+// clickLink): the form's method and action, the submit button, overridden fields,
+// <base href>, and the errors naming what is missing.
+func TestSubmitAndLink(t *testing.T) {
+	t.Parallel()
+	rt := sobek.New()
+	page := "http://site.test/dir/page.html"
+	doc := html.Document(rt, `<form id="a" action="post.php" method="post"><input name="x" value="1"><input name="x" value="2">
+<input type="submit" name="go" value="A"><input type="submit" name="go" value="B"></form>
+<form id="b" action="?q=old#frag"><input name="y" value="é ü"></form><a id="l" href="../up.html">up</a><a name="nohref">x</a>`, page)
+	sub, err := html.Submit(doc, page, html.SubmitOptions{FormSelector: "#a", Fields: []html.Field{{Name: "x", Value: "9"}, {Name: "z", Value: "new"}}})
+	require.NoError(t, err)
+	require.Equal(t, &html.Submission{Method: "POST", URL: "http://site.test/dir/post.php",
+		Fields: []html.Field{{"x", "9"}, {"go", "A"}, {"z", "new"}}}, sub)
+	sub, err = html.Submit(doc, page, html.SubmitOptions{FormSelector: "#a", SubmitValue: "B"})
+	require.NoError(t, err)
+	require.Equal(t, []html.Field{{"x", "1"}, {"x", "2"}, {"go", "B"}}, sub.Fields)
+	sub, err = html.Submit(doc, page, html.SubmitOptions{FormSelector: "#b"})
+	require.NoError(t, err)
+	require.Equal(t, &html.Submission{Method: "GET", URL: "http://site.test/dir/page.html?y=%C3%A9+%C3%BC#frag"}, sub)
+	_, err = html.Submit(doc, page, html.SubmitOptions{FormSelector: "#c"})
+	require.EqualError(t, err, `submitForm: no form matches "#c" in the response of `+page)
+
+	u, err := html.Link(doc, page, "")
+	require.NoError(t, err)
+	require.Equal(t, "http://site.test/up.html", u)
+	_, err = html.Link(doc, page, "a[name]")
+	require.EqualError(t, err, `clickLink: the element "a[name]" matches has no href`)
+	based := html.Document(rt, `<head><base href="https://cdn.test/root/"></head><a href="x">x</a>`, page)
+	u, err = html.Link(based, page, "")
+	require.NoError(t, err)
+	require.Equal(t, "https://cdn.test/root/x", u)
 }

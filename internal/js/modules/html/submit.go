@@ -51,7 +51,7 @@ func Submit(doc *Selection, pageURL string, opts SubmitOptions) (*Submission, er
 	form = form.First()
 	n := form.Nodes[0]
 	method := strings.ToUpper(attrOr(n, "method", "GET"))
-	action, err := resolve(pageURL, attrOr(n, "action", ""))
+	action, err := resolve(baseOf(doc, pageURL), attrOr(n, "action", ""))
 	if err != nil {
 		return nil, fmt.Errorf("submitForm: form action %q: %w", attrOr(n, "action", ""), err)
 	}
@@ -120,11 +120,22 @@ func Link(doc *Selection, pageURL, selector string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("clickLink: the element %q matches has no href", selector)
 	}
-	u, err := resolve(pageURL, href)
+	u, err := resolve(baseOf(doc, pageURL), href)
 	if err != nil {
 		return "", fmt.Errorf("clickLink: href %q: %w", href, err)
 	}
 	return u, nil
+}
+
+// baseOf is the URL links of the page resolve against: its <base href> (as a
+// browser's), else pageURL.
+func baseOf(doc *Selection, pageURL string) string {
+	if href, ok := doc.sel.Find("base[href]").First().Attr("href"); ok {
+		if u, err := resolve(pageURL, href); err == nil {
+			return u
+		}
+	}
+	return pageURL
 }
 
 // resolve resolves ref against base; an empty ref is base.
