@@ -88,6 +88,7 @@ func TestSelectionDocs(t *testing.T) {
     'single': () => dl.single('dd').size() === 1 && dl.single('dd').text() === 'definition 1-a',
     'instanceof': () => dl instanceof Selection && !(dl instanceof Element) && kids.get(0) instanceof Element,
     'NodeType': () => NodeType.ElementNode === 1 && NodeType.DoctypeNode === 10 && NodeType[9] === 'DocumentNode',
+    'a callback exception reaches the script': () => throws(() => kids.each(() => { throw new Error('boom'); }), 'boom') && throws(() => kids.filter(() => { throw new Error('bang'); }), 'bang') && throws(() => kids.map(() => { throw new Error('pow'); }), 'pow'),
     'abstract classes throw': () => throws(() => new Selection(), 'Illegal constructor'),
   });
 `)

@@ -164,3 +164,12 @@ func (c *cellEl) CellIndex() int {
 	}
 	return -1
 }
+
+// ColSpan returns the colspan attribute (1 by default; k6's documentation lists it).
+func (c *cellEl) ColSpan() int { return max(intAttr(c.node, "colspan", 1), 1) }
+
+// RowSpan returns the rowspan attribute (1 by default).
+func (c *cellEl) RowSpan() int { return max(intAttr(c.node, "rowspan", 1), 0) }
+
+// Headers returns the headers attribute.
+func (c *cellEl) Headers() string { return attrOr(c.node, "headers", "") }

@@ -25,7 +25,7 @@ func TestTypedElements(t *testing.T) {
 <map name="m"><area id="ar" href="https://example.org/area" alt=""></map><img id="im" usemap="#m" src="x.png">
 <video id="v"><track kind="captions"><track kind="chapters"></video><audio id="au"></audio>
 <table id="t"><caption>Cap</caption><thead><tr id="hr"><th>H1</th><th>H2</th></tr></thead>
-<tbody><tr id="r1"><td>1</td><td id="c12">2</td></tr><tr id="r2"><td>3</td><td>4</td></tr></tbody>
+<tbody><tr id="r1"><td>1</td><td id="c12" colspan="2" headers="h1">2</td></tr><tr id="r2"><td>3</td><td>4</td></tr></tbody>
 <tfoot><tr id="fr"><td>F</td></tr></tfoot><colgroup><col id="col" span="2"></colgroup></table>
 </body></html>`+"`"+`);
   const el = (id) => doc.find('#' + id).get(0);
@@ -55,7 +55,7 @@ func TestTypedElements(t *testing.T) {
     'TableElement': () => { const t = el('t'); return t.caption().textContent() === 'Cap' && t.tHead().nodeName() === 'THEAD' && t.tFoot().nodeName() === 'TFOOT' && t.tBodies().length === 1 && ids(t.rows()) === 'hr,r1,r2,fr'; },
     'TableSectionElement': () => doc.find('tbody').get(0).rows().length === 2 && doc.find('thead').get(0) instanceof TableHeadElement && doc.find('tbody').get(0) instanceof TableSectionElement,
     'TableRowElement': () => el('r2').rowIndex() === 2 && el('r2').sectionRowIndex() === 1 && el('fr').rowIndex() === 3 && el('hr').cells().length === 2,
-    'TableCellElement': () => el('c12').cellIndex() === 1 && el('c12') instanceof TableDataCellElement && doc.find('th').get(0) instanceof TableHeaderCellElement && doc.find('th').get(0) instanceof TableCellElement,
+    'TableCellElement': () => el('c12').cellIndex() === 1 && el('c12').colSpan() === 2 && el('c12').rowSpan() === 1 && el('c12').headers() === 'h1' && el('c12') instanceof TableDataCellElement && doc.find('th').get(0) instanceof TableHeaderCellElement && doc.find('th').get(0) instanceof TableCellElement,
     'TableColElement': () => el('col').span() === 2,
     'TitleElement and ScriptElement': () => doc.find('title').get(0).text() === ' The title ' && doc.find('script').get(0).text() === 'var x = 1;',
     'StyleElement and LinkElement': () => doc.find('style').get(0).type() === 'text/css' && JSON.stringify(doc.find('link').get(0).relList()) === '["stylesheet","alternate"]',
