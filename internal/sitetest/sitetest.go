@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tidemark/tidemark/internal/target"
 )
 
 // Server is the running proxy and its sites.
@@ -58,7 +60,7 @@ func Start(tb testing.TB, dir string) *Server {
 	s.sites = map[string]http.Handler{
 		"httpbin.org":            newHTTPBin(),
 		"httpbin.test.k6.io":     newHTTPBin(),
-		"test.k6.io":             newTestK6(),
+		"test.k6.io":             target.NewTestK6(),
 		"quickpizza.grafana.com": newQuickPizza(),
 		"sha256.badssl.com":      page("sha256.badssl.com"),
 		"stackoverflow.com":      page("Stack Overflow"),
