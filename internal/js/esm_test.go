@@ -121,3 +121,122 @@ func TestTopLevelAwait(t *testing.T) {
 	}
 	requireChecksPass(t, h, 8*4)
 }
+
+// TestTopLevelAwaitImportedOnly: a main module without top-level await (compiled as
+// CommonJS) that imports one, in TypeScript, still waits for it before its own code
+// runs; a function of the awaiting module keeps its .ts positions in stack traces.
+func TestTopLevelAwaitImportedOnly(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{
+		"main.ts": `
+import { check } from 'k6';
+import { value, fail } from './lib.ts';
+const seen: string = value;
+export default function () {
+  check(null, { 'awaited before main ran': () => seen === 'late' });
+  if (__ITER === 1) fail();
+}
+`,
+		"lib.ts": `
+export const value: string = await new Promise<string>((resolve) => setTimeout(() => resolve('late'), 2));
+export function fail(): void {
+  throw new Error('from lib');
+}
+`,
+	})
+	h, err := esmHarness(t, dir, "main.ts", &buf)
+	require.NoError(t, err, buf.String())
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()), buf.String())
+	require.False(t, v.Iterate(bg()))
+	requireChecksPass(t, h, 2)
+	require.Contains(t, buf.String(), "lib.ts:4:9")
+}
+
+// TestTopLevelAwaitErrors: an exception after a top-level await fails the init with
+// the file, line and column of the .ts source; an import of a module that does not
+// exist names it.
+func TestTopLevelAwaitErrors(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"main.js": "import { x } from './lib.ts';\nexport default function () {}\n",
+		"lib.ts": `
+type T = { a: number };
+const t: T = await Promise.resolve({ a: 1 });
+export const x: number = t.a;
+if (x === 1) {
+  throw new Error('init boom');
+}
+`,
+		"missing.js": "await null;\nimport { y } from './nope.js';\nexport default function () {}\n",
+	})
+	var buf bytes.Buffer
+	_, err := esmHarness(t, dir, "main.js", &buf)
+	require.ErrorContains(t, err, "init boom")
+	require.ErrorContains(t, err, "lib.ts:6:9")
+	_, err = esmHarness(t, dir, "missing.js", &buf)
+	require.ErrorContains(t, err, "nope.js")
+	require.ErrorContains(t, err, "file does not exist")
+}
+
+// TestUncaughtRejections: a promise rejected with no handler fails its iteration with
+// k6's "Uncaught (in promise)" error, also when the function itself returned; one
+// handled in the same job does not; the next iteration starts clean.
+func TestUncaughtRejections(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"main.js": `
+import { check } from 'k6';
+export default function () {
+  if (__ITER === 0) { Promise.reject(new Error('lost')); return; }
+  if (__ITER === 1) { setTimeout(() => { Promise.reject('in a timer'); }, 1); return; }
+  const p = Promise.reject(new Error('caught'));
+  p.catch(() => {});
+  check(null, { clean: () => true });
+}
+`})
+	h, err := esmHarness(t, dir, "main.js", &buf)
+	require.NoError(t, err)
+	v := h.vus(t, 1)[0]
+	require.False(t, v.Iterate(bg()))
+	require.False(t, v.Iterate(bg()))
+	require.True(t, v.Iterate(bg()), buf.String())
+	require.Contains(t, buf.String(), `err="Uncaught (in promise) Error: lost"`)
+	require.Contains(t, buf.String(), `err="Uncaught (in promise) in a timer"`)
+	require.NotContains(t, buf.String(), "caught\"")
+	requireChecksPass(t, h, 1)
+	require.Len(t, h.c.of("iterations"), 3, "an iteration an uncaught rejection failed still counts, as an exception's does")
+}
+
+// TestTimerOrder: timers fire in the order they are due and, due together, in the
+// order they were set, whatever the order their Go timers fire in; microtasks run
+// between them.
+func TestTimerOrder(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	dir := writeFiles(t, map[string]string{"main.js": `
+import { check } from 'k6';
+import { setTimeout as st, clearInterval as ci, setInterval as si } from 'k6/timers';
+export default async function () {
+  const order = [];
+  await new Promise((resolve) => {
+    for (let i = 0; i < 20; i++) st(() => { order.push(i); Promise.resolve().then(() => order.push('m' + i)); }, 3);
+    setTimeout(() => order.push('early'), 1);
+    let n = 0;
+    const id = si(() => { if (++n === 2) { ci(id); } }, 1);
+    setTimeout(resolve, 10);
+  });
+  const want = ['early'];
+  for (let i = 0; i < 20; i++) want.push(i, 'm' + i);
+  check(order, { ordered: (o) => o.join() === want.join() });
+}
+`})
+	h, err := esmHarness(t, dir, "main.js", &buf)
+	require.NoError(t, err)
+	v := h.vus(t, 1)[0]
+	for range 10 {
+		require.True(t, v.Iterate(bg()), buf.String())
+	}
+	requireChecksPass(t, h, 10)
+}
