@@ -240,3 +240,33 @@ export default async function () {
 	}
 	requireChecksPass(t, h, 10)
 }
+
+// TestLiveBindingsCommonJS: without top-level await (the CommonJS path) imports are
+// still live bindings; a require() of a module with top-level await from running
+// code is an init error saying to import it.
+func TestLiveBindingsCommonJS(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"main.js": `
+import { check } from 'k6';
+import { count, inc } from './counter.js';
+export default function () {
+  const before = count;
+  inc();
+  check(null, { live: () => count === before + 1 });
+}
+`,
+		"counter.js": "export let count = 0;\nexport function inc() { count++; }\n",
+		"req.js":     "const lib = require('./tla.js');\nexport default function () {}\n",
+		"tla.js":     "export const v = await new Promise((r) => setTimeout(() => r(1), 1));\n",
+	})
+	var buf bytes.Buffer
+	h, err := esmHarness(t, dir, "main.js", &buf)
+	require.NoError(t, err)
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()))
+	require.True(t, v.Iterate(bg()))
+	requireChecksPass(t, h, 2)
+	_, err = esmHarness(t, dir, "req.js", &buf)
+	require.ErrorContains(t, err, "import it")
+}
