@@ -221,8 +221,8 @@ import { setTimeout as st, clearInterval as ci, setInterval as si } from 'k6/tim
 export default async function () {
   const order = [];
   await new Promise((resolve) => {
-    for (let i = 0; i < 20; i++) st(() => { order.push(i); Promise.resolve().then(() => order.push('m' + i)); }, 3);
     setTimeout(() => order.push('early'), 1);
+    for (let i = 0; i < 20; i++) st(() => { order.push(i); Promise.resolve().then(() => order.push('m' + i)); }, 3);
     let n = 0;
     const id = si(() => { if (++n === 2) { ci(id); } }, 1);
     setTimeout(resolve, 10);
