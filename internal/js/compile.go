@@ -58,15 +58,17 @@ func (l *loader) compileSource(p *program, src []byte) error {
 	return err
 }
 
-// moduleCode is the module's source as sobek parses an ES module: TypeScript stripped
-// of its types by esbuild (an inline source map keeps the .ts positions), JavaScript
-// as it is.
+// moduleCode is the module's source as sobek parses an ES module, through esbuild's
+// transform with format esm: TypeScript stripped of its types, JavaScript as it is,
+// with an inline source map, so that positions are the source's as on the CommonJS
+// path.
 func moduleCode(name string, src []byte) (string, error) {
-	if ext := path.Ext(strings.ToLower(name)); ext != ".ts" && ext != ".mts" && ext != ".cts" {
-		return string(src), nil
+	loader := api.LoaderJS
+	if ext := path.Ext(strings.ToLower(name)); ext == ".ts" || ext == ".mts" || ext == ".cts" {
+		loader = api.LoaderTS
 	}
 	res := api.Transform(string(src), api.TransformOptions{
-		Loader:     api.LoaderTS,
+		Loader:     loader,
 		Format:     api.FormatESModule,
 		Target:     api.ESNext,
 		Platform:   api.PlatformNeutral,

@@ -170,11 +170,14 @@ if (x === 1) {
 }
 `,
 		"missing.js": "await null;\nimport { y } from './nope.js';\nexport default function () {}\n",
+		"throws.js":  "await null;\nexport default function () {}\nif (true) {\n    throw new Error('js boom');\n}\n",
 	})
 	var buf bytes.Buffer
 	_, err := esmHarness(t, dir, "main.js", &buf)
 	require.ErrorContains(t, err, "init boom")
 	require.ErrorContains(t, err, "lib.ts:6:9")
+	_, err = esmHarness(t, dir, "throws.js", &buf)
+	require.ErrorContains(t, err, "throws.js:4:11: Error: js boom")
 	_, err = esmHarness(t, dir, "missing.js", &buf)
 	require.ErrorContains(t, err, "nope.js")
 	require.ErrorContains(t, err, "file does not exist")
