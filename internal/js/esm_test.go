@@ -275,3 +275,35 @@ export default function () {
 	_, err = esmHarness(t, dir, "req.js", &buf)
 	require.ErrorContains(t, err, "import it")
 }
+
+// TestModuleGraphConcurrentInit: the VUs a scenario starts with initialize in
+// parallel (before setup), linking and evaluating the same module records at once.
+func TestModuleGraphConcurrentInit(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for k, v := range esmFiles {
+		files[k] = v
+	}
+	files["main.js"] = `import { check } from 'k6';
+import * as http from 'k6/http';
+import { later } from 'test/async';
+import { ready, count, inc } from './lib/timer.js';
+import { viaCJS } from './lib/plain.js';
+export const options = { vus: 8, iterations: 8 };
+const n = await later(3);
+export default function () {
+  inc();
+  check(null, { graph: () => n === 3 && ready === 'lib' && viaCJS === 'lib/7' && count >= 1 && typeof http.get === 'function' });
+}
+`
+	var buf bytes.Buffer
+	h, err := esmHarness(t, writeFiles(t, files), "main.js", &buf)
+	require.NoError(t, err, buf.String())
+	newVU, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	require.NoError(t, h.r.Setup(bg()), buf.String())
+	for i := range 8 {
+		require.True(t, newVU(int64(i+1)).Iterate(bg()), buf.String())
+	}
+	requireChecksPass(t, h, 8)
+}
