@@ -201,7 +201,11 @@ func (i *cjsInstance) ExecuteModule(rt *sobek.Runtime, _, _ func(any) error) (so
 	if err != nil {
 		return nil, err
 	}
-	i.exportsInstance = exportsInstance{rt: rt, exports: exports.ToObject(rt)}
+	obj := rt.NewObject() // module.exports = null has no properties to import
+	if !sobek.IsUndefined(exports) && !sobek.IsNull(exports) {
+		obj = exports.ToObject(rt)
+	}
+	i.exportsInstance = exportsInstance{rt: rt, exports: obj, value: exports}
 	return i, nil
 }
 
@@ -209,6 +213,7 @@ func (i *cjsInstance) ExecuteModule(rt *sobek.Runtime, _, _ func(any) error) (so
 type exportsInstance struct {
 	rt      *sobek.Runtime
 	exports *sobek.Object
+	value   sobek.Value // module.exports as it is (a CommonJS module may export a string)
 	native  bool
 }
 
@@ -217,7 +222,7 @@ type exportsInstance struct {
 func (e *exportsInstance) GetBindingValue(name string) sobek.Value {
 	if name == "default" && !e.native {
 		if es := e.exports.Get("__esModule"); es == nil || !es.ToBoolean() {
-			return e.exports
+			return e.value
 		}
 	}
 	if v := e.exports.Get(name); v != nil {

@@ -253,15 +253,17 @@ func TestLiveBindingsCommonJS(t *testing.T) {
 		"main.js": `
 import { check } from 'k6';
 import { count, inc, fromSub } from './counter.js';
+import { same } from './sub/c.js';
 export default function () {
   const before = count;
   inc();
-  check(null, { live: () => count === before + 1, 'require relative to its module': () => fromSub === 'relative' });
+  check(null, { live: () => count === before + 1, 'require relative to its module': () => fromSub === 'relative', 'default of a CommonJS string': () => same === true });
 }
 `,
 		"counter.js": "export let count = 0;\nexport function inc() { count++; }\nexport const fromSub = require('./sub/a.js').word;\n",
 		"sub/a.js":   "export const word = require('./b.js');\n",
 		"sub/b.js":   "module.exports = 'relative';\n",
+		"sub/c.js":   "import b from './b.js';\nexport const same = b === 'relative';\n",
 		"req.js":     "const lib = require('./tla.js');\nexport default function () {}\n",
 		"tla.js":     "export const v = await new Promise((r) => setTimeout(() => r(1), 1));\n",
 	})
@@ -271,7 +273,7 @@ export default function () {
 	v := h.vus(t, 1)[0]
 	require.True(t, v.Iterate(bg()), buf.String())
 	require.True(t, v.Iterate(bg()))
-	requireChecksPass(t, h, 4)
+	requireChecksPass(t, h, 6)
 	_, err = esmHarness(t, dir, "req.js", &buf)
 	require.ErrorContains(t, err, "import it")
 }
