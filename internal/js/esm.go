@@ -58,7 +58,7 @@ func (l *loader) resolveRecord(referencing any, spec string) (sobek.ModuleRecord
 	}
 	p := l.load(t)
 	if p.err != nil {
-		if _, located := errors.AsType[*ScriptError](p.err); located && p.err.(*ScriptError).File != "" {
+		if se, ok := errors.AsType[*ScriptError](p.err); ok && se.File != "" {
 			return nil, p.err // a syntax error, at its own place
 		}
 		return nil, l.importError(parent, spec, p.err)
