@@ -130,6 +130,9 @@ type Response struct {
 	RemotePort int
 	// TLSVersion ("tls1.3") and TLSCipherSuite are empty over plain HTTP.
 	TLSVersion, TLSCipherSuite string
+	// TLS is the connection's TLS state (its stapled OCSP response, its
+	// certificates); nil over plain HTTP.
+	TLS *tls.ConnectionState
 	// Request is the last hop as sent.
 	Request SentRequest
 }
@@ -273,6 +276,7 @@ func (c *Client) response(sp *spec, h *hop, resp *http.Response, out Outcome, ck
 	if resp.TLS != nil {
 		r.TLSVersion = tlsVersion(resp.TLS.Version)
 		r.TLSCipherSuite = tls.CipherSuiteName(resp.TLS.CipherSuite)
+		r.TLS = resp.TLS
 	}
 	if sp.needBody {
 		r.Body = bytes.Clone(c.body.Bytes())

@@ -9,7 +9,11 @@
 // set them (over the --config file, under K6_* and the flags). With throw, a
 // request that gets no response throws (http.batch does not).
 //
-// What it does not do: Response.html, submitForm and clickLink, asyncRequest,
+// http.asyncRequest runs its request on a worker of the VU's client and settles
+// its promise on the VU's event loop. Response.ocsp is the stapled OCSP response
+// of the connection, parsed when the script reads it.
+//
+// What it does not do: Response.html, submitForm and clickLink,
 // NTLM authentication, and compression other than gzip and deflate
 // throw a TypeError or error that names them. data_sent and data_received are
 // emitted per request, not once per iteration as k6 does: the totals are the same.
@@ -20,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -138,12 +143,7 @@ func (m *instance) exports() map[string]any {
 			return m.request(what, method, call.Argument(0), sobek.Undefined(), call.Argument(1))
 		}
 	}
-	unsupported := func(what string) func(sobek.FunctionCall) sobek.Value {
-		return func(sobek.FunctionCall) sobek.Value {
-			panic(m.vu.Runtime().NewTypeError(what + " is not supported by Tidemark"))
-		}
-	}
-	return map[string]any{
+	out := map[string]any{
 		"get":     methodFn(http.MethodGet, false),
 		"head":    methodFn(http.MethodHead, false),
 		"post":    methodFn(http.MethodPost, true),
@@ -161,12 +161,10 @@ func (m *instance) exports() map[string]any {
 		"setResponseCallback": m.setResponseCallback,
 		"cookieJar":           m.cookieJar,
 		"CookieJar":           m.newCookieJar,
-		"asyncRequest":        unsupported("http.asyncRequest"),
-		"TLS_1_0":             "tls1.0",
-		"TLS_1_1":             "tls1.1",
-		"TLS_1_2":             "tls1.2",
-		"TLS_1_3":             "tls1.3",
+		"asyncRequest":        m.asyncRequest,
 	}
+	maps.Copy(out, constants())
+	return out
 }
 
 // throw panics with err as a JavaScript exception.
