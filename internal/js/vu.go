@@ -47,6 +47,7 @@ type vu struct {
 	// context ending) against the VU clearing the interrupt after the iteration.
 	mu     sync.Mutex
 	active bool
+	armed  uint64 // arm's calls, so that a late interrupt finds its own
 }
 
 var (
@@ -280,10 +281,14 @@ func format(a sobek.Value, stringify sobek.Callable) string {
 func (v *vu) arm(ctx context.Context) (disarm func()) {
 	v.mu.Lock()
 	v.active = true
+	v.armed++
+	gen := v.armed
 	v.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() {
 		v.mu.Lock()
-		if v.active {
+		// gen: a late call for an earlier iteration (stop does not wait for one
+		// already started) must not interrupt the next.
+		if v.active && v.armed == gen {
 			v.rt.Interrupt(context.Cause(ctx))
 		}
 		v.mu.Unlock()

@@ -71,6 +71,13 @@ func tlsVersions() map[string]uint16 {
 // CipherSuiteByName returns the cipher suite of Go's (and k6's) name, secure or
 // not.
 func CipherSuiteByName(name string) (uint16, bool) {
+	// k6 names the ChaCha20 suites without their hash, as Go's older constants.
+	switch name {
+	case "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305":
+		return tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, true
+	case "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305":
+		return tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305, true
+	}
 	for _, s := range slices.Concat(tls.CipherSuites(), tls.InsecureCipherSuites()) {
 		if s.Name == name {
 			return s.ID, true
