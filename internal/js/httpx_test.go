@@ -395,3 +395,78 @@ func startEnv(t *testing.T, script string, env map[string]string) *harness {
 	c := &collector{}
 	return &harness{r: r, c: c, env: envFor(r, c, nil)}
 }
+
+// TestVUMetadata: exec.vu.metrics.metadata is read and written like the VU's
+// tags and stays across iterations; k6/http's samples carry it as metadata, not
+// as a tag (so no series of their own), until it is deleted.
+func TestVUMetadata(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	defer srv.Close()
+	h := startEnv(t, `
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { check } from 'k6';
+export default function () {
+  const md = exec.vu.metrics.metadata;
+  if (__ITER === 0) {
+    md['trace_id'] = 'abc';
+    md.n = 7;
+    http.get(__ENV.BASE + '/with');
+    delete md.n;
+    return;
+  }
+  check(md, { 'kept': (m) => m.trace_id === 'abc' && m.n === undefined && 'trace_id' in m && Object.keys(m).join() === 'trace_id' });
+  check(exec.vu.metrics.tags, { 'not a tag': (t) => t.trace_id === undefined });
+  http.get(__ENV.BASE + '/kept');
+  delete md.trace_id;
+  http.get(__ENV.BASE + '/none');
+}
+`, map[string]string{"BASE": srv.URL})
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()))
+	require.True(t, v.Iterate(bg()))
+	for _, s := range h.c.of("checks") {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+	got := map[string]map[string]string{}
+	for _, s := range h.c.of("http_req_duration") {
+		name, _ := s.Tags.Get("name")
+		_, tagged := s.Tags.Get("trace_id")
+		require.False(t, tagged, "metadata is not a tag")
+		got[strings.TrimPrefix(name, srv.URL)] = s.Metadata
+	}
+	require.Equal(t, map[string]map[string]string{
+		"/with": {"trace_id": "abc", "n": "7"}, "/kept": {"trace_id": "abc"}, "/none": nil,
+	}, got)
+}
+
+// TestTestOptions: exec.test.options shows every option k6 has: the script's,
+// the scenarios as the run resolved them, and null for the ones not set.
+func TestTestOptions(t *testing.T) {
+	t.Parallel()
+	h := startEnv(t, `
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = {
+  stages: [{ duration: '5s', target: 100 }, { duration: '5s', target: 50 }],
+  tlsVersion: { min: http.TLS_1_2, max: http.TLS_1_3 }, tags: { team: 'a' },
+  thresholds: { http_req_duration: ['p(95)<500'] },
+};
+export default function () {
+  const o = exec.test.options;
+  check(o, {
+    'scenarios': (o) => o.scenarios.default.stages[0].target === 100 && o.scenarios.default.executor === 'ramping-vus',
+    'set': (o) => o.tlsVersion.max === 'tls1.3' && o.tags.team === 'a' && o.thresholds.http_req_duration[0] === 'p(95)<500',
+    'null when not set': (o) => o.paused === null && o.tlsAuth === null && o.batch === null && o.hosts === null && o.dns === null,
+  });
+}
+`, nil)
+	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()))
+	require.Len(t, h.c.of("checks"), 3)
+	for _, s := range h.c.of("checks") {
+		require.Equal(t, 1.0, s.Value, s.Tags.String())
+	}
+}

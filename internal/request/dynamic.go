@@ -94,6 +94,9 @@ type Request struct {
 	Jar *CookieJar
 	// Cookies are this request's own (k6's params.cookies).
 	Cookies []Cookie
+	// Metadata goes on every sample of the request (k6's sample metadata); nil
+	// for none.
+	Metadata map[string]string
 }
 
 // Response is what a dynamic request got; after redirects every field is the
@@ -207,6 +210,11 @@ func (c *Client) Send(ctx context.Context, req *Request) *Response {
 		}
 	}
 	res := c.response(sp, &h, resp, out, ck)
+	if req.Metadata != nil {
+		for i := range c.samples {
+			c.samples[i].Metadata = req.Metadata
+		}
+	}
 	c.env.Pusher.Push(c.samples)
 	return res
 }
