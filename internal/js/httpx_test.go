@@ -397,8 +397,9 @@ func startEnv(t *testing.T, script string, env map[string]string) *harness {
 }
 
 // TestVUMetadata: exec.vu.metrics.metadata is read and written like the VU's
-// tags and stays across iterations; k6/http's samples carry it as metadata, not
-// as a tag (so no series of their own), until it is deleted.
+// tags and stays across iterations; the VU's samples (k6/http's, checks, the
+// iteration's) carry it as metadata, not as a tag (so no series of their own),
+// until it is deleted.
 func TestVUMetadata(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
@@ -439,6 +440,13 @@ export default function () {
 	require.Equal(t, map[string]map[string]string{
 		"/with": {"trace_id": "abc", "n": "7"}, "/kept": {"trace_id": "abc"}, "/none": nil,
 	}, got)
+	for _, s := range h.c.of("checks") {
+		require.Equal(t, map[string]string{"trace_id": "abc"}, s.Metadata)
+	}
+	iters := h.c.of("iterations")
+	require.Len(t, iters, 2)
+	require.Equal(t, map[string]string{"trace_id": "abc"}, iters[0].Metadata, "set when the first iteration ended")
+	require.Nil(t, iters[1].Metadata, "deleted before the second ended")
 }
 
 // TestTestOptions: exec.test.options shows every option k6 has: the script's,

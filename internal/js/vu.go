@@ -386,8 +386,8 @@ func (v *vu) Iterate(ctx context.Context) bool {
 		now := time.Now()
 		b := st.Env.Metrics
 		s := append(v.out[:0],
-			metrics.Sample{Metric: b.Iterations, Tags: st.Tags(), Time: now, Value: 1},
-			metrics.Sample{Metric: b.IterationDuration, Tags: st.Tags(), Time: now, Value: now.Sub(start).Seconds()},
+			metrics.Sample{Metric: b.Iterations, Tags: st.Tags(), Time: now, Value: 1, Metadata: st.Metadata()},
+			metrics.Sample{Metric: b.IterationDuration, Tags: st.Tags(), Time: now, Value: now.Sub(start).Seconds(), Metadata: st.Metadata()},
 		)
 		st.Env.Pusher.Push(s)
 		v.out = s[:0]

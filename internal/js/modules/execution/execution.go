@@ -1,7 +1,6 @@
 // Package execution is the native `k6/execution` module: vu (with metrics.tags),
 // scenario, instance, test.options, test.abort and test.fail (reference/k6-js.md
-// §2.5). vu.metrics.metadata is the VU's sample metadata (k6/http's samples carry
-// it). The "in test" numbers with an execution segment throw naming themselves
+// §2.5). vu.metrics.metadata is the VU's sample metadata (its samples carry it). The "in test" numbers with an execution segment throw naming themselves
 // rather than reading as undefined. instance.vusActive counts the VUs running an iteration now.
 package execution
 

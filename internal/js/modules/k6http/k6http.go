@@ -254,8 +254,8 @@ func (m *instance) pushBytes(st *modules.State) {
 	tags := iterationTags(st)
 	// A Pusher does not keep the slice (the flow's VUs reuse theirs too).
 	m.bytesOut = [2]metrics.Sample{
-		{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent)},
-		{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv)},
+		{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent), Metadata: st.Metadata()},
+		{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv), Metadata: st.Metadata()},
 	}
 	st.Env.Pusher.Push(m.bytesOut[:])
 }
