@@ -450,14 +450,13 @@ export default function () {
   check(exec, {
     'tag as string': (e) => e.vu.metrics.tags.attempt === '1' && !('obj' in e.vu.metrics.tags),
     progress: (e) => e.scenario.progress === __ITER / 4,
-    options: (e) => e.test.options.scenarios.default.executor === 'shared-iterations' && e.test.options.vus === undefined,
+    options: (e) => e.test.options.scenarios.default.executor === 'shared-iterations' && e.test.options.vus === null && e.test.options.paused === null,
     active: (e) => e.instance.vusActive === 1,
     inTest: (e) => e.scenario.iterationInTest === __ITER && e.vu.idInTest === 1,
   });
   if (__ITER === 1) exec.test.fail('slow');
-  let err = '';
-  try { exec.vu.metrics.metadata; } catch (e) { err = String(e); }
-  check(err, { metadata: (s) => s.includes('vu.metrics.metadata is not supported by Tidemark') });
+  exec.vu.metrics.metadata.trace_id = 't' + __ITER;
+  check(exec.vu.metrics.metadata, { metadata: (m) => m.trace_id === 't' + __ITER });
 }
 `})
 	v := h.vus(t, 1)[0]

@@ -49,6 +49,7 @@ type vu struct {
 	// context ending) against the VU clearing the interrupt after the iteration.
 	mu     sync.Mutex
 	active bool
+	armed  uint64 // arm's calls, so that a late interrupt finds its own
 }
 
 var (
@@ -328,10 +329,14 @@ func format(a sobek.Value, stringify sobek.Callable) string {
 func (v *vu) arm(ctx context.Context) (disarm func()) {
 	v.mu.Lock()
 	v.active = true
+	v.armed++
+	gen := v.armed
 	v.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() {
 		v.mu.Lock()
-		if v.active {
+		// gen: a late call for an earlier iteration (stop does not wait for one
+		// already started) must not interrupt the next.
+		if v.active && v.armed == gen {
 			v.rt.Interrupt(context.Cause(ctx))
 		}
 		v.mu.Unlock()
@@ -429,8 +434,8 @@ func (v *vu) Iterate(ctx context.Context) bool {
 		now := time.Now()
 		b := st.Env.Metrics
 		s := append(v.out[:0],
-			metrics.Sample{Metric: b.Iterations, Tags: st.Tags(), Time: now, Value: 1},
-			metrics.Sample{Metric: b.IterationDuration, Tags: st.Tags(), Time: now, Value: now.Sub(start).Seconds()},
+			metrics.Sample{Metric: b.Iterations, Tags: st.Tags(), Time: now, Value: 1, Metadata: st.Metadata()},
+			metrics.Sample{Metric: b.IterationDuration, Tags: st.Tags(), Time: now, Value: now.Sub(start).Seconds(), Metadata: st.Metadata()},
 		)
 		st.Env.Pusher.Push(s)
 		v.out = s[:0]

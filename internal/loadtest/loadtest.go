@@ -407,6 +407,7 @@ func httpOptions(cfg Config) request.Options {
 	if opts.TLS == nil && (cfg.InsecureSkipTLSVerify || cfg.Test.InsecureSkipTLSVerify) {
 		opts.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by insecureSkipTLSVerify
 	}
+	opts.TLS = request.TLSConfig(opts.TLS, cfg.Test.TLS)
 	if opts.Proxy == nil {
 		getenv := os.Getenv
 		if cfg.Env != nil {

@@ -152,6 +152,10 @@ type Sample struct {
 	Tags   *TagSet
 	Time   time.Time
 	Value  float64
+	// Metadata is k6's sample metadata (exec.vu.metrics.metadata: a trace_id):
+	// written by the outputs that show it, never a tag, so never a series of its
+	// own. nil for most samples; it must not be modified.
+	Metadata map[string]string
 }
 
 // Pusher receives samples. Implementations must be safe for concurrent use by many VUs,

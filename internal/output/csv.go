@@ -23,7 +23,8 @@ const CSVHeader = "metric_name,timestamp,metric_value,check,error,error_code,exp
 
 // CSVWriter writes k6's CSV rows: metric_name, timestamp, metric_value (6 decimals,
 // time metrics in milliseconds), one column per default system tag, the other tags as
-// `k=v&k2=v2` (sorted by key) in extra_tags, and an empty metadata column. It is not
+// `k=v&k2=v2` (sorted by key) in extra_tags, and the sample's metadata (k6's
+// vu.metrics.metadata) in the metadata column, written as extra_tags are. It is not
 // safe for concurrent use.
 type CSVWriter struct {
 	buf    *bufio.Writer
@@ -78,6 +79,9 @@ func (c *CSVWriter) WriteSamples(samples []metrics.Sample) error {
 		c.row[1] = c.timestamp(s.Time)
 		c.row[2] = strconv.FormatFloat(k6Value(s.Metric, s.Value), 'f', 6, 64)
 		copy(c.row[3:], c.tagColumns(s.Tags))
+		if len(s.Metadata) > 0 {
+			c.row[len(c.row)-1] = pairs(metadataTags(s.Metadata))
+		}
 		if err := c.w.Write(c.row); err != nil {
 			return err
 		}
@@ -126,8 +130,7 @@ func (c *CSVWriter) tagColumns(ts *metrics.TagSet) []string {
 		extra.WriteString(t.Value)
 	}
 	cols[len(c.columns)] = extra.String()
-	// metadata stays empty: samples carry no metadata (vu and iter are off by default
-	// in k6 too).
+	// metadata is the sample's, not the tag set's (WriteSamples).
 	c.tags[ts] = cols
 	return cols
 }
@@ -149,4 +152,18 @@ func (c *CSVWriter) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// pairs writes tags as k=v&k2=v2, in their order.
+func pairs(tags []metrics.Tag) string {
+	var b strings.Builder
+	for i, t := range tags {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(t.Key)
+		b.WriteByte('=')
+		b.WriteString(t.Value)
+	}
+	return b.String()
 }

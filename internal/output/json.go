@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -120,6 +121,10 @@ func (j *JSONWriter) WriteSamples(samples []metrics.Sample) error {
 		b = appendValue(b, s.Metric, s.Value)
 		b = append(b, `,"tags":`...)
 		b = append(b, j.tagsOf(s)...)
+		if len(s.Metadata) > 0 {
+			b = append(b, `,"metadata":`...)
+			b = append(b, encodeTags(metadataTags(s.Metadata))...)
+		}
 		b = append(b, "}}\n"...)
 		j.buf = b
 		if _, err := j.w.Write(b); err != nil {
@@ -219,6 +224,15 @@ func encodeTags(tags []metrics.Tag) []byte {
 		b = append(b, v...)
 	}
 	return append(b, '}')
+}
+
+// metadataTags returns a sample's metadata sorted by key, to write as tags are.
+func metadataTags(md map[string]string) []metrics.Tag {
+	out := make([]metrics.Tag, 0, len(md))
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		out = append(out, metrics.Tag{Key: k, Value: md[k]})
+	}
+	return out
 }
 
 // appendValue appends v in k6's units and notation: a time metric's seconds become

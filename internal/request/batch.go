@@ -41,6 +41,18 @@ func (w *batchWorkers) close() {
 	}
 }
 
+// newWorker returns a client of its own on c's connections, counting its bytes
+// into c's. Call it on c's goroutine.
+func (c *Client) newWorker() *Client {
+	w := NewClient(c.env, c.opts)
+	w.wire = c.wire
+	w.h1.pool = c.h1.pool
+	// net/http's transport is safe for concurrent use; made here, before the
+	// worker starts, so that no two clients race to make it.
+	w.client, w.transport = c.netHTTP(), c.transport
+	return w
+}
+
 // Batch runs reqs in parallel, as k6's http.batch does, within lim, and
 // returns their responses in the order of reqs. Requests start in order, except
 // that one whose host is at its limit waits while later ones to other hosts go
@@ -61,13 +73,7 @@ func (c *Client) Batch(ctx context.Context, reqs []*Request, lim BatchLimits) []
 		c.workers = &batchWorkers{}
 	}
 	for len(c.workers.all) < n {
-		w := NewClient(c.env, c.opts)
-		w.wire = c.wire
-		w.h1.pool = c.h1.pool
-		// net/http's transport is safe for concurrent use; made here, before
-		// the workers start, so that they never race to make it.
-		w.client, w.transport = c.netHTTP(), c.transport
-		c.workers.all = append(c.workers.all, w)
+		c.workers.all = append(c.workers.all, c.newWorker())
 	}
 	q := newBatchQueue(reqs, lim.PerHost)
 	var wg sync.WaitGroup

@@ -68,6 +68,7 @@ type Client struct {
 	takenS, takenR int64
 	remote         net.Addr // the peer of the last request
 	workers        *batchWorkers
+	async          *asyncWorkers // made by the first SendAsync
 	dyn            *dynamicState // made by the first dynamic request
 
 	tr        tracer
@@ -209,6 +210,7 @@ func (c *Client) Close() {
 		c.transport.CloseIdleConnections()
 	}
 	c.workers.close()
+	c.async.close()
 }
 
 // TakeBytes returns the bytes sent and received on the wire since the last call
@@ -549,7 +551,7 @@ func (c *Client) send(st *spec, method, target string, hdr http.Header, body []b
 		c.reqBody.Reset(body)
 		rd = &c.reqBody
 	}
-	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	req, err := http.NewRequestWithContext(withHost(ctx, c.opts.TLS, target), method, target, rd)
 	if err != nil {
 		return nil, c.record(st, method, target, nil, Timings{}, time.Now(), err)
 	}

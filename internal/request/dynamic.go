@@ -94,6 +94,9 @@ type Request struct {
 	Jar *CookieJar
 	// Cookies are this request's own (k6's params.cookies).
 	Cookies []Cookie
+	// Metadata goes on every sample of the request (k6's sample metadata); nil
+	// for none.
+	Metadata map[string]string
 }
 
 // Response is what a dynamic request got; after redirects every field is the
@@ -130,6 +133,9 @@ type Response struct {
 	RemotePort int
 	// TLSVersion ("tls1.3") and TLSCipherSuite are empty over plain HTTP.
 	TLSVersion, TLSCipherSuite string
+	// TLS is the connection's TLS state (its stapled OCSP response, its
+	// certificates); nil over plain HTTP.
+	TLS *tls.ConnectionState
 	// Request is the last hop as sent.
 	Request SentRequest
 }
@@ -204,6 +210,11 @@ func (c *Client) Send(ctx context.Context, req *Request) *Response {
 		}
 	}
 	res := c.response(sp, &h, resp, out, ck)
+	if req.Metadata != nil {
+		for i := range c.samples {
+			c.samples[i].Metadata = req.Metadata
+		}
+	}
 	c.env.Pusher.Push(c.samples)
 	return res
 }
@@ -273,6 +284,7 @@ func (c *Client) response(sp *spec, h *hop, resp *http.Response, out Outcome, ck
 	if resp.TLS != nil {
 		r.TLSVersion = tlsVersion(resp.TLS.Version)
 		r.TLSCipherSuite = tls.CipherSuiteName(resp.TLS.CipherSuite)
+		r.TLS = resp.TLS
 	}
 	if sp.needBody {
 		r.Body = bytes.Clone(c.body.Bytes())

@@ -55,6 +55,8 @@ type Test struct {
 	// certificates.
 	InsecureSkipTLSVerify bool // Network are k6's test-wide transport options (rps, blacklistIPs, dns, …).
 	Network               Network
+	// TLS are a script's tlsVersion, tlsCipherSuites and tlsAuth.
+	TLS TLS
 }
 
 // Threshold is one threshold expression on a metric (k6's `{threshold, abortOnFail,

@@ -246,6 +246,7 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 	if err := applyK6OptionEnv(top, cfg.Environ); err != nil {
 		return nil, err
 	}
+	tlsOpts := d.scriptTLS(top)
 	thresholds := take(top, "thresholds")
 	if sc := optionNode(top, "scenarios"); sc != nil && sc.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(sc.Content); i += 2 {
@@ -292,6 +293,7 @@ func ParseScript(name string, options []byte, cfg ScriptConfig) (*Script, error)
 		}
 	}
 	t.Source = name
+	t.TLS = tlsOpts
 	s.Test = t
 	return s, nil
 }

@@ -102,6 +102,7 @@ type State struct {
 	atEnd  []func(complete bool)
 	group  string
 	vuTags map[string]string
+	meta   map[string]string // replaced, never modified: samples keep it
 	tags   *metrics.TagSet
 	byPath map[string]*metrics.TagSet
 }
@@ -168,6 +169,30 @@ func (s *State) SetVUTag(key, value string, del bool) {
 		s.vuTags[key] = value
 	}
 	s.retag()
+}
+
+// Metadata is the VU's metadata (vu.metrics.metadata) that samples emitted now
+// carry; nil when it has none. It must not be modified.
+func (s *State) Metadata() map[string]string { return s.meta }
+
+// SetMetadata sets (or, with del, deletes) one of the VU's metadata: every sample
+// the VU emits from now on carries it, across iterations. Unlike a tag it makes no
+// series of its own.
+func (s *State) SetMetadata(key, value string, del bool) {
+	if _, ok := s.meta[key]; del && !ok {
+		return
+	}
+	m := make(map[string]string, len(s.meta)+1)
+	maps.Copy(m, s.meta)
+	if del {
+		delete(m, key)
+	} else {
+		m[key] = value
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	s.meta = m
 }
 
 // retag recomputes Tags.

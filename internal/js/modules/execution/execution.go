@@ -1,13 +1,14 @@
 // Package execution is the native `k6/execution` module: vu (with metrics.tags),
 // scenario, instance, test.options, test.abort and test.fail (reference/k6-js.md
-// §2.5). Properties Tidemark does not have (vu.metrics.metadata, the "in test"
-// numbers with an execution segment) throw naming themselves rather than reading as
-// undefined. instance.vusActive counts the VUs running an iteration now.
+// §2.5). vu.metrics.metadata is the VU's sample metadata (its samples carry it). The "in test" numbers with an execution segment throw naming themselves
+// rather than reading as undefined. instance.vusActive counts the VUs running an iteration now.
 package execution
 
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -70,6 +71,7 @@ type prop struct {
 type instance struct {
 	vu      modules.VU
 	tagsObj *sobek.Object // vu.metrics.tags, made on first use
+	metaObj *sobek.Object // vu.metrics.metadata, made on first use
 	metrics *sobek.Object // vu.metrics
 }
 
@@ -180,7 +182,9 @@ func (m *instance) progress(sobek.FunctionCall) sobek.Value {
 	return m.vu.Runtime().ToValue(min(max(p, 0), 1))
 }
 
-// options is test.options, the resolved options as an object.
+// options is test.options, the resolved options as an object, with every option
+// k6 has that the test does not set as null (k6's docs: "It returns null for
+// properties where the relative option hasn't been defined").
 func (m *instance) options(sobek.FunctionCall) sobek.Value {
 	st := m.state("test.options")
 	rt := m.vu.Runtime()
@@ -189,10 +193,31 @@ func (m *instance) options(sobek.FunctionCall) sobek.Value {
 	if err != nil {
 		panic(err)
 	}
+	if o, ok := v.(*sobek.Object); ok {
+		for _, k := range k6OptionKeys() {
+			if o.Get(k) == nil {
+				_ = o.Set(k, sobek.Null())
+			}
+		}
+	}
 	return v
 }
 
-// vuMetrics is vu.metrics: tags, and metadata (not supported).
+// k6OptionKeys are the options k6's test.options shows: those of @types/k6's
+// Options, and the ones k6 takes beyond them.
+func k6OptionKeys() []string {
+	return []string{
+		"batch", "batchPerHost", "blacklistIPs", "blockHostnames", "cloud", "discardResponseBodies", "dns",
+		"duration", "executionSegment", "executionSegmentSequence", "ext", "handleSummaryTimeout", "hosts",
+		"httpDebug", "insecureSkipTLSVerify", "iterations", "linger", "localIPs", "maxRedirects",
+		"minIterationDuration", "noConnectionReuse", "noCookiesReset", "noSetup", "noTeardown", "noUsageReport",
+		"noVUConnectionReuse", "paused", "rps", "scenarios", "setupTimeout", "stages", "summaryTimeUnit",
+		"summaryTrendStats", "systemTags", "tags", "teardownTimeout", "thresholds", "throw", "tlsAIAFetch",
+		"tlsAuth", "tlsCipherSuites", "tlsVersion", "userAgent", "vus", "vusMax",
+	}
+}
+
+// vuMetrics is vu.metrics: tags and metadata.
 func (m *instance) vuMetrics(sobek.FunctionCall) sobek.Value {
 	m.state("vu.metrics")
 	if m.metrics == nil {
@@ -201,7 +226,7 @@ func (m *instance) vuMetrics(sobek.FunctionCall) sobek.Value {
 		if err := o.DefineAccessorProperty("tags", rt.ToValue(m.vuTags), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
 			panic(err)
 		}
-		if err := o.DefineAccessorProperty("metadata", rt.ToValue(m.unsupported("vu.metrics.metadata")), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
+		if err := o.DefineAccessorProperty("metadata", rt.ToValue(m.vuMetadata), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
 			panic(err)
 		}
 		m.metrics = o
@@ -256,12 +281,53 @@ func (t *tags) Delete(key string) bool {
 
 func (t *tags) Keys() []string { return t.st().VUTagKeys() }
 
-func (m *instance) unsupported(what string) func(sobek.FunctionCall) sobek.Value {
-	return func(sobek.FunctionCall) sobek.Value {
-		modules.Throw(m.vu.Runtime(), fmt.Errorf("k6/execution %s is not supported by Tidemark", what))
-		return nil
+// vuMetadata is vu.metrics.metadata: the VU's sample metadata (a trace_id), read
+// and written as strings like the tags, but never a tag: it splits no series and
+// thresholds cannot select it.
+func (m *instance) vuMetadata(sobek.FunctionCall) sobek.Value {
+	m.state("vu.metrics.metadata")
+	if m.metaObj == nil {
+		m.metaObj = m.vu.Runtime().NewDynamicObject(&metadata{m: m})
 	}
+	return m.metaObj
 }
+
+// metadata is the dynamic object of vu.metrics.metadata.
+type metadata struct {
+	m *instance
+}
+
+func (md *metadata) st() *modules.State { return md.m.state("vu.metrics.metadata") }
+
+func (md *metadata) Get(key string) sobek.Value {
+	if v, ok := md.st().Metadata()[key]; ok {
+		return md.m.vu.Runtime().ToValue(v)
+	}
+	return nil
+}
+
+// Set keeps strings, numbers and booleans as strings; an object or array is
+// dropped with a warning, as for tags.
+func (md *metadata) Set(key string, val sobek.Value) bool {
+	if _, isObj := val.(*sobek.Object); isObj {
+		md.m.vu.Logger().Warn("Dropped VU metadata that is not a string, number or boolean", "metadata", key)
+		return true
+	}
+	md.st().SetMetadata(key, val.String(), false)
+	return true
+}
+
+func (md *metadata) Has(key string) bool {
+	_, ok := md.st().Metadata()[key]
+	return ok
+}
+
+func (md *metadata) Delete(key string) bool {
+	md.st().SetMetadata(key, "", true)
+	return true
+}
+
+func (md *metadata) Keys() []string { return slices.Sorted(maps.Keys(md.st().Metadata())) }
 
 // abort stops the run (exit code 108); teardown still runs. The script cannot catch
 // it: the runtime is interrupted.

@@ -87,7 +87,7 @@ func (m *instance) check(call sobek.FunctionCall) sobek.Value {
 		// the order first seen, so that those of one call keep the order the script
 		// declares them in (k6's), not their names' order.
 		at := now.Add(time.Duration(len(samples)))
-		samples = append(samples, metrics.Sample{Metric: st.Env.Metrics.Checks, Tags: m.tagsOf(st, name, extra), Time: at, Value: value})
+		samples = append(samples, metrics.Sample{Metric: st.Env.Metrics.Checks, Tags: m.tagsOf(st, name, extra), Time: at, Value: value, Metadata: st.Metadata()})
 	}
 	if len(samples) > 0 {
 		st.Env.Pusher.Push(samples)
@@ -136,7 +136,7 @@ func (m *instance) group(call sobek.FunctionCall) sobek.Value {
 		panic(err)
 	}
 	end := time.Now()
-	st.Env.Pusher.Push([]metrics.Sample{{Metric: st.Env.Metrics.GroupDuration, Tags: st.Tags(), Time: end, Value: end.Sub(start).Seconds()}})
+	st.Env.Pusher.Push([]metrics.Sample{{Metric: st.Env.Metrics.GroupDuration, Tags: st.Tags(), Time: end, Value: end.Sub(start).Seconds(), Metadata: st.Metadata()}})
 	return res
 }
 

@@ -10,9 +10,12 @@
 // request that gets no response throws (http.batch does not).
 //
 // Response.html, submitForm and clickLink parse the body with k6/html (package
-// html). What it does not do: asyncRequest,
-// NTLM authentication, and compression other than gzip and deflate
-// throw a TypeError or error that names them. data_sent and data_received are
+// html). http.asyncRequest runs its request on a worker of the VU's client and
+// settles its promise on the VU's event loop. Response.ocsp is the stapled OCSP
+// response of the connection, parsed when the script reads it.
+//
+// What it does not do, NTLM authentication and compression other than gzip and
+// deflate, throws a TypeError or error that names it. data_sent and data_received are
 // emitted per request, not once per iteration as k6 does: the totals are the same.
 package k6http
 
@@ -21,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -139,12 +143,7 @@ func (m *instance) exports() map[string]any {
 			return m.request(what, method, call.Argument(0), sobek.Undefined(), call.Argument(1))
 		}
 	}
-	unsupported := func(what string) func(sobek.FunctionCall) sobek.Value {
-		return func(sobek.FunctionCall) sobek.Value {
-			panic(m.vu.Runtime().NewTypeError(what + " is not supported by Tidemark"))
-		}
-	}
-	return map[string]any{
+	out := map[string]any{
 		"get":     methodFn(http.MethodGet, false),
 		"head":    methodFn(http.MethodHead, false),
 		"post":    methodFn(http.MethodPost, true),
@@ -162,12 +161,10 @@ func (m *instance) exports() map[string]any {
 		"setResponseCallback": m.setResponseCallback,
 		"cookieJar":           m.cookieJar,
 		"CookieJar":           m.newCookieJar,
-		"asyncRequest":        unsupported("http.asyncRequest"),
-		"TLS_1_0":             "tls1.0",
-		"TLS_1_1":             "tls1.1",
-		"TLS_1_2":             "tls1.2",
-		"TLS_1_3":             "tls1.3",
+		"asyncRequest":        m.asyncRequest,
 	}
+	maps.Copy(out, constants())
+	return out
 }
 
 // throw panics with err as a JavaScript exception.
@@ -257,8 +254,8 @@ func (m *instance) pushBytes(st *modules.State) {
 	tags := iterationTags(st)
 	// A Pusher does not keep the slice (the flow's VUs reuse theirs too).
 	m.bytesOut = [2]metrics.Sample{
-		{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent)},
-		{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv)},
+		{Metric: b.DataSent, Tags: tags, Time: now, Value: float64(sent), Metadata: st.Metadata()},
+		{Metric: b.DataReceived, Tags: tags, Time: now, Value: float64(recv), Metadata: st.Metadata()},
 	}
 	st.Env.Pusher.Push(m.bytesOut[:])
 }

@@ -385,7 +385,6 @@ func TestErrorsAndTimeouts(t *testing.T) {
 		{`http.get(BASE, { timeout: 'soon' })`, `http.get: params.timeout "soon": want a duration ("60s") or milliseconds`},
 		{`http.get(BASE, { jar: {} })`, `http.get: params.jar: expected a http.CookieJar`},
 		{`http.get()`, `http.get: expected a URL`},
-		{`http.asyncRequest('GET', BASE)`, `http.asyncRequest is not supported by Tidemark`},
 		{`http.get(BASE + '/echo').submitForm()`, `submitForm: no form matches "form" in the response of http://`},
 		{`http.get(BASE + '/echo').clickLink({ selector: 'a.nope' })`, `clickLink: no link matches "a.nope" in the response of http://`},
 		{`http.get(BASE + '/status/200', { responseType: 'none' }).json()`, `response.json: the body is null`},

@@ -67,6 +67,7 @@ func (m *instance) build(st *modules.State, method string, urlArg, body, params 
 		Expected:  m.expected,
 		Unjudged:  m.unjudged,
 		Jar:       m.jar,
+		Metadata:  st.Metadata(),
 		// discardResponseBodies makes none the default.
 		ResponseType: m.responseType,
 	}

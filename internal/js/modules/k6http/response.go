@@ -50,6 +50,7 @@ const (
 	fTLSVersion
 	fTLSCipherSuite
 	fRequest
+	fOCSP
 	numFields
 )
 
@@ -57,6 +58,7 @@ func fieldNames() []string {
 	return []string{
 		"status", "status_text", "proto", "url", "body", "headers", "cookies", "timings",
 		"error", "error_code", "remote_ip", "remote_port", "tls_version", "tls_cipher_suite", "request",
+		"ocsp",
 	}
 }
 
@@ -93,6 +95,8 @@ func fieldIndex(key string) int {
 		return fTLSCipherSuite
 	case "request":
 		return fRequest
+	case "ocsp":
+		return fOCSP
 	}
 	return -1
 }
@@ -144,6 +148,8 @@ func (r *respObj) field(i int) sobek.Value {
 		return rt.ToValue(res.TLSVersion)
 	case fTLSCipherSuite:
 		return rt.ToValue(res.TLSCipherSuite)
+	case fOCSP:
+		return m.ocspObject(res.TLS)
 	}
 	return m.sentRequest(&res.Request)
 }

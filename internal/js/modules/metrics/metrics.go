@@ -190,7 +190,7 @@ func (mt *metric) add(call sobek.FunctionCall) sobek.Value {
 	if t := call.Argument(1); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
 		tags = mt.tagged(st, t.ToObject(rt))
 	}
-	mt.buf = append(mt.buf[:0], tm.Sample{Metric: mt.m, Tags: tags, Time: time.Now(), Value: x * mt.scale})
+	mt.buf = append(mt.buf[:0], tm.Sample{Metric: mt.m, Tags: tags, Time: time.Now(), Value: x * mt.scale, Metadata: st.Metadata()})
 	st.Env.Pusher.Push(mt.buf)
 	return sobek.Undefined()
 }
