@@ -248,6 +248,17 @@ type Loop interface {
 	RegisterCallback() func(cb func() error)
 }
 
+// FileLoader is a capability of the runtime's VUs, for modules that read the
+// script's files (k6/experimental/fs): the file loading of open(). A path is relative
+// to the main script (a file:// URL or an absolute path as it is); each file is read
+// once per process, its content shared by every VU, and recorded for archives. Assert
+// it on the VU: vu.(modules.FileLoader).
+type FileLoader interface {
+	// LoadFile returns the absolute path and the content of the file name. The caller
+	// must not modify the content.
+	LoadFile(name string) (path string, data []byte, err error)
+}
+
 // AbortError is what test.abort() interrupts the runtime with: the run stops (exit
 // code 108), teardown still runs. The k6/execution module passes it to
 // sobek.Runtime.Interrupt so that scripts cannot catch it.
