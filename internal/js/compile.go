@@ -7,6 +7,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/grafana/sobek"
+	"github.com/grafana/sobek/parser"
 )
 
 // wrapperHead and wrapperTail make a module's code one function of its CommonJS
@@ -20,6 +21,64 @@ const (
 // importMeta is the wrapper's parameter that stands for `import.meta` (url and
 // resolve, as k6 has them).
 const importMeta = "__tidemark_import_meta"
+
+// compileSource compiles the module p, whose source is src, once for every VU. An ES
+// module with top-level await becomes a sobek module record (p.rec: native ES module
+// semantics, its evaluation a promise); any other module a CommonJS wrapper (p.prg),
+// with a record (p.cjs) for ES modules that import it. TypeScript is stripped of its
+// types first. The caller holds l.mu.
+func (l *loader) compileSource(p *program, src []byte) error {
+	ext := path.Ext(strings.ToLower(p.name))
+	if ext != ".cjs" {
+		code, err := moduleCode(p.name, src)
+		if err != nil {
+			return err
+		}
+		// A module that does not parse as an ES module (sloppy-mode CommonJS) is
+		// compiled as CommonJS below, which reports its errors.
+		if body, perr := sobek.Parse(p.name, code, parser.IsModule); perr == nil {
+			rec, err := sobek.ModuleFromAST(body, l.resolveRecord)
+			if err != nil {
+				return &ScriptError{Msg: fmt.Sprintf("%s: SyntaxError: %v", p.name, err), Err: err}
+			}
+			l.byRecord[rec] = p
+			if body.HasTLA {
+				p.rec = rec
+				return nil
+			}
+			p.cjs = &cjsRecord{l: l, p: p, shape: rec}
+		}
+	}
+	if p.cjs == nil {
+		p.cjs = &cjsRecord{l: l, p: p}
+	}
+	l.byRecord[p.cjs] = p
+	var err error
+	p.prg, err = compile(p.name, src)
+	return err
+}
+
+// moduleCode is the module's source as sobek parses an ES module: TypeScript stripped
+// of its types by esbuild (an inline source map keeps the .ts positions), JavaScript
+// as it is.
+func moduleCode(name string, src []byte) (string, error) {
+	if ext := path.Ext(strings.ToLower(name)); ext != ".ts" && ext != ".mts" && ext != ".cts" {
+		return string(src), nil
+	}
+	res := api.Transform(string(src), api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Format:     api.FormatESModule,
+		Target:     api.ESNext,
+		Platform:   api.PlatformNeutral,
+		Sourcemap:  api.SourceMapInline,
+		Sourcefile: name,
+		LogLevel:   api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		return "", syntaxError(name, res.Errors[0])
+	}
+	return string(res.Code), nil
+}
 
 // compile turns one module's source into a program that evaluates to its wrapper
 // function. ES modules and TypeScript are transformed to CommonJS by esbuild (types are

@@ -25,16 +25,25 @@ type loader struct {
 	mu       sync.Mutex
 	programs map[string]*program
 	files    map[string][]byte // open()ed files, read once
+	// byRecord finds the program of an ES module's record (p.rec) or shape.
+	byRecord   map[any]*program
+	nativeRecs map[string]*nativeRecord // native modules imported by ES modules
+	vus        sync.Map                 // *sobek.Runtime → its *vu, for module records
+	awaiting   map[*program]bool        // whether a program's imports await (awaits)
 }
 
 // program is one compiled source module.
 type program struct {
-	id   string // absolute path, or the https:// URL
-	name string // name in messages and stack traces
-	file string // the file on disk
-	src  []byte // its source, for archives
-	prg  *sobek.Program
-	err  error
+	id   string         // absolute path, or the https:// URL
+	name string         // name in messages and stack traces
+	file string         // the file on disk
+	src  []byte         // its source, for archives
+	prg  *sobek.Program // a CommonJS-compiled module: evaluates to its wrapper
+	// rec is an ES module with top-level await, evaluated by sobek; prg is then nil.
+	rec *sobek.SourceTextModuleRecord
+	// cjs is prg's record when an ES module imports it.
+	cjs *cjsRecord
+	err error
 }
 
 // target is what a specifier resolves to: a native module or a source module.
@@ -46,7 +55,8 @@ type target struct {
 }
 
 func newLoader(modulesDir string, natives *modules.Registry) *loader {
-	return &loader{modulesDir: modulesDir, natives: natives, programs: map[string]*program{}, files: map[string][]byte{}}
+	return &loader{modulesDir: modulesDir, natives: natives, programs: map[string]*program{}, files: map[string][]byte{},
+		byRecord: map[any]*program{}, nativeRecs: map[string]*nativeRecord{}, awaiting: map[*program]bool{}}
 }
 
 // resolve resolves spec imported by the module parent (nil: the main script, whose
@@ -154,10 +164,17 @@ func (l *loader) load(t target) *program {
 		p.err = &ScriptError{Msg: fmt.Sprintf("module %s: %v", t.disp, err), Err: err}
 	default:
 		p.src = src
-		p.prg, p.err = compile(t.disp, src)
+		p.err = l.compileSource(p, src)
 	}
 	l.programs[t.name] = p
 	return p
+}
+
+// programOf returns the program of an ES module record, nil if not the loader's.
+func (l *loader) programOf(rec sobek.ModuleRecord) *program {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byRecord[rec]
 }
 
 // readFile returns the content of an open()ed file, read once per process.

@@ -1,8 +1,11 @@
 package js
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +27,10 @@ type loop struct {
 
 	timers map[int64]*timer
 	nextID int64
+
+	// rejected are the promises rejected with no handler yet (sobek's rejection
+	// tracker), in the order they were rejected: k6 reports them as uncaught.
+	rejected []*sobek.Promise
 }
 
 var _ modules.Loop = (*loop)(nil)
@@ -31,6 +38,8 @@ var _ modules.Loop = (*loop)(nil)
 type timer struct {
 	t    *time.Timer
 	done func(func() error) // the reservation, released when cleared
+	due  time.Time
+	fire func() error // runs the timer's function (and re-arms an interval)
 }
 
 func newLoop() *loop {
@@ -63,16 +72,33 @@ func (l *loop) RegisterCallback() func(cb func() error) {
 }
 
 // run runs the queued callbacks until nothing is queued or reserved; it returns the
-// first callback's error, or ctx's when it ends first.
+// first callback's error (a rejected promise no handler took is one, k6's
+// "Uncaught (in promise)"), or ctx's when it ends first.
 func (l *loop) run(ctx context.Context) error {
-	for {
+	return l.runUntil(ctx, func() bool { return false })
+}
+
+// runUntil is run that also returns once done() holds, checked after every callback.
+func (l *loop) runUntil(ctx context.Context, done func() bool) error {
+	if err := l.uncaught(); err != nil {
+		return err
+	}
+	for !done() {
 		l.mu.Lock()
 		q, reserved := l.queue, l.reserved
 		l.queue = nil
 		l.mu.Unlock()
-		for _, cb := range q {
-			if err := cb(); err != nil {
+		for i, cb := range q {
+			err := cb()
+			if err == nil {
+				err = l.uncaught()
+			}
+			if err != nil {
 				return err
+			}
+			if done() {
+				l.requeue(q[i+1:])
+				return nil
 			}
 		}
 		if len(q) > 0 {
@@ -87,6 +113,43 @@ func (l *loop) run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	return nil
+}
+
+// requeue puts callbacks runUntil did not run back at the head of the queue.
+func (l *loop) requeue(q []func() error) {
+	if len(q) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.queue = append(q, l.queue...)
+	l.mu.Unlock()
+}
+
+// track is the runtime's promise rejection tracker: a promise rejected with no
+// handler is uncaught until a handler is added.
+func (l *loop) track(p *sobek.Promise, op sobek.PromiseRejectionOperation) {
+	if op == sobek.PromiseRejectionReject {
+		l.rejected = append(l.rejected, p)
+		return
+	}
+	l.forget(p)
+}
+
+// forget stops tracking p's rejection: the runtime reads it itself.
+func (l *loop) forget(p *sobek.Promise) {
+	l.rejected = slices.DeleteFunc(l.rejected, func(q *sobek.Promise) bool { return q == p })
+}
+
+// uncaught returns the first rejection no handler took since the last call, as k6
+// reports it ("Uncaught (in promise) Error: ..."), and forgets them all.
+func (l *loop) uncaught() error {
+	if len(l.rejected) == 0 {
+		return nil
+	}
+	p := l.rejected[0]
+	l.rejected = l.rejected[:0]
+	return newRejection(p.Result())
 }
 
 // reset drops what the iteration left: timers, queued and reserved callbacks.
@@ -95,6 +158,7 @@ func (l *loop) reset() {
 	defer l.mu.Unlock()
 	l.gen++
 	l.queue, l.reserved = nil, 0
+	l.rejected = nil
 	for id, t := range l.timers {
 		t.t.Stop()
 		delete(l.timers, id)
@@ -105,13 +169,12 @@ func (l *loop) reset() {
 // the VU's global object (k6 has them as globals and in k6/timers).
 func (v *vu) timerGlobals() map[string]any {
 	l := v.loop
-	add := func(call sobek.FunctionCall, repeat bool) sobek.Value {
+	add := func(call sobek.FunctionCall, name string, repeat bool) sobek.Value {
 		fn, ok := sobek.AssertFunction(call.Argument(0))
 		if !ok {
-			modules.Throw(v.rt, errors.New("setTimeout: expected a function as the first argument"))
+			modules.Throw(v.rt, fmt.Errorf("%s: expected a function as the first argument", name))
 		}
-		d := time.Duration(call.Argument(1).ToFloat() * float64(time.Millisecond))
-		d = max(d, 0)
+		d := max(time.Duration(call.Argument(1).ToFloat()*float64(time.Millisecond)), 0)
 		var args []sobek.Value
 		if len(call.Arguments) > 2 {
 			args = call.Arguments[2:]
@@ -120,35 +183,15 @@ func (v *vu) timerGlobals() map[string]any {
 		l.nextID++
 		id := l.nextID
 		l.mu.Unlock()
-		var arm func()
-		arm = func() {
-			done := l.RegisterCallback()
-			t := &timer{done: done}
-			l.mu.Lock()
-			l.timers[id] = t
-			t.t = time.AfterFunc(d, func() {
-				done(func() error {
-					l.mu.Lock()
-					_, live := l.timers[id]
-					if live && !repeat {
-						delete(l.timers, id)
-					}
-					l.mu.Unlock()
-					if !live {
-						return nil
-					}
-					if repeat {
-						arm()
-					}
-					if _, err := fn(sobek.Undefined(), args...); err != nil {
-						return err
-					}
-					return nil
-				})
-			})
-			l.mu.Unlock()
+		t := &timer{}
+		t.fire = func() error {
+			if repeat {
+				l.arm(id, t, d)
+			}
+			_, err := fn(sobek.Undefined(), args...)
+			return err
 		}
-		arm()
+		l.arm(id, t, d)
 		return v.rt.ToValue(id)
 	}
 	clearTimer := func(call sobek.FunctionCall) sobek.Value {
@@ -163,11 +206,60 @@ func (v *vu) timerGlobals() map[string]any {
 		return sobek.Undefined()
 	}
 	return map[string]any{
-		"setTimeout":    func(call sobek.FunctionCall) sobek.Value { return add(call, false) },
-		"setInterval":   func(call sobek.FunctionCall) sobek.Value { return add(call, true) },
+		"setTimeout":    func(call sobek.FunctionCall) sobek.Value { return add(call, "setTimeout", false) },
+		"setInterval":   func(call sobek.FunctionCall) sobek.Value { return add(call, "setInterval", true) },
 		"clearTimeout":  clearTimer,
 		"clearInterval": clearTimer,
 	}
+}
+
+// arm schedules timer id to fire in d: the loop waits for it until it fires or is
+// cleared.
+func (l *loop) arm(id int64, t *timer, d time.Duration) {
+	done := l.RegisterCallback()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.done, t.due = done, time.Now().Add(d)
+	l.timers[id] = t
+	t.t = time.AfterFunc(d, func() { done(l.fireDue) })
+}
+
+// fireDue runs the timers due now, earliest first and, at the same time, in the order
+// they were set, whichever of their Go timers fired first.
+func (l *loop) fireDue() error {
+	type dueTimer struct {
+		id  int64
+		t   *timer
+		due time.Time
+	}
+	l.mu.Lock()
+	now := time.Now()
+	var due []dueTimer
+	for id, t := range l.timers {
+		if !t.due.After(now) {
+			due = append(due, dueTimer{id, t, t.due})
+		}
+	}
+	l.mu.Unlock()
+	slices.SortFunc(due, func(a, b dueTimer) int {
+		return cmp.Or(a.due.Compare(b.due), cmp.Compare(a.id, b.id))
+	})
+	for _, d := range due {
+		l.mu.Lock()
+		t, live := l.timers[d.id]
+		live = live && t == d.t && t.due.Equal(d.due)
+		if live {
+			delete(l.timers, d.id)
+		}
+		l.mu.Unlock()
+		if !live {
+			continue
+		}
+		if err := t.fire(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // timersModule is k6/timers: the timer globals as a module.

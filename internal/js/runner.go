@@ -158,8 +158,9 @@ func New(cfg Config) (*Runner, error) {
 	disarm := func() {}
 	if cfg.Context != nil {
 		disarm = r.aux.arm(cfg.Context)
+		r.aux.initCtx = cfg.Context
 	}
-	exports, err := r.aux.evaluate(r.main)
+	exports, err := r.aux.evaluateMain(r.main)
 	disarm()
 	if err != nil {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
@@ -467,7 +468,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 	ps.make = func() *vu {
 		id := r.nextVU.Add(1)
 		v := r.newVU(id, sc.Env)
-		exports, err := v.evaluate(r.main)
+		exports, err := v.evaluateMain(r.main)
 		var fn sobek.Callable
 		if err == nil {
 			var ok bool
@@ -652,7 +653,7 @@ func (r *Runner) lifecycle(ctx context.Context, name string, timeout time.Durati
 			return nil, true, &ScriptError{Msg: name + ": " + describe(ex), Err: err}
 		}
 		if rej, ok := errors.AsType[*rejection](err); ok {
-			return nil, true, &ScriptError{Msg: name + ": async function rejected: " + rej.msg, Err: err}
+			return nil, true, &ScriptError{Msg: name + ": " + rej.msg, Err: err}
 		}
 		return nil, true, scriptError(name, err)
 	}
@@ -829,7 +830,7 @@ func (r *Runner) logException(v *vu, err error) {
 		msg, stack = describe(ex), stackOf(ex)
 	}
 	if rej, isRej := errors.AsType[*rejection](err); isRej {
-		msg, stack = "async function rejected: "+rej.msg, rej.stack
+		msg, stack = rej.msg, rej.stack
 	}
 	if errors.Is(err, errPending) {
 		msg = "async function: " + msg

@@ -549,7 +549,7 @@ export default async function (data) {
 	require.False(t, v.Iterate(bg()))
 	require.False(t, v.Iterate(bg()))
 	require.True(t, v.Iterate(bg()))
-	require.Contains(t, buf.String(), `err="async function rejected: Error: rejected"`)
+	require.Contains(t, buf.String(), `err="Uncaught (in promise) Error: rejected"`)
 	require.Contains(t, buf.String(), `err="async function: its promise is still pending with nothing left on the event loop to settle it"`)
 	require.Len(t, c.of("checks"), 2)
 	for _, s := range c.of("checks") {

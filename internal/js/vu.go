@@ -29,6 +29,7 @@ type vu struct {
 	state *modules.State // nil in the init context
 
 	loop    *loop
+	initCtx context.Context          // ends the event loop of the init context (top-level await)
 	mods    map[string]*sobek.Object // source modules by id: their module objects
 	natives map[string]sobek.Value   // native modules by name: their exports
 	parse   sobek.Callable           // JSON.parse
@@ -51,6 +52,7 @@ type vu struct {
 
 var (
 	_ modules.VU      = (*vu)(nil)
+	_ modules.LoopVU  = (*vu)(nil)
 	_ executor.VU     = (*vu)(nil)
 	_ executor.Closer = (*vu)(nil)
 
@@ -66,6 +68,9 @@ func (v *vu) State() *modules.State { return v.state }
 // Registry returns the run's metrics registry.
 func (v *vu) Registry() *metrics.Registry { return v.r.reg }
 
+// EventLoop returns the VU's event loop, also in the init context (modules.LoopOf).
+func (v *vu) EventLoop() modules.Loop { return v.loop }
+
 // Logger returns the run's logger.
 func (v *vu) Logger() *slog.Logger { return v.r.logger }
 
@@ -74,7 +79,10 @@ func (v *vu) Logger() *slog.Logger { return v.r.logger }
 func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
-	v := &vu{r: r, id: id, rt: rt, loop: newLoop(), mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
+	v := &vu{r: r, id: id, rt: rt, loop: newLoop(), initCtx: context.Background(), mods: map[string]*sobek.Object{}, natives: map[string]sobek.Value{}}
+	rt.SetPromiseRejectionTracker(v.loop.track)
+	rt.SetGetImportMetaProperties(v.importMetaOf)
+	r.loader.vus.Store(rt, v)
 	g := rt.GlobalObject()
 	env := rt.NewObject()
 	for _, m := range append([]map[string]string{r.cfg.Env}, scenarioEnv...) {
@@ -131,18 +139,34 @@ func (v *vu) require(parent *program, spec string) (sobek.Value, error) {
 	if t.native != nil {
 		return v.native(t)
 	}
-	if m, ok := v.mods[t.name]; ok {
-		return m.Get("exports"), nil
-	}
 	p := v.r.loader.load(t)
 	if p.err != nil {
 		return nil, p.err
+	}
+	return v.moduleExports(p)
+}
+
+// moduleExports returns the exports of the source module p in this runtime,
+// evaluating it on first use.
+func (v *vu) moduleExports(p *program) (sobek.Value, error) {
+	if m, ok := v.mods[p.id]; ok {
+		return m.Get("exports"), nil
 	}
 	return v.evaluate(p)
 }
 
 // evaluate runs a source module's code in this runtime and returns its exports.
 func (v *vu) evaluate(p *program) (sobek.Value, error) {
+	if p.rec != nil {
+		exports, err := v.evaluateESM(p)
+		if err != nil {
+			return nil, err
+		}
+		module := v.rt.NewObject()
+		_ = module.Set("exports", exports)
+		v.mods[p.id] = module
+		return exports, nil
+	}
 	wrapper, err := v.rt.RunProgram(p.prg)
 	if err != nil {
 		return nil, err
@@ -164,6 +188,16 @@ func (v *vu) evaluate(p *program) (sobek.Value, error) {
 		return nil, err
 	}
 	return module.Get("exports"), nil
+}
+
+// importMetaOf is import.meta's properties in an ES module: those of importMeta.
+func (v *vu) importMetaOf(rec sobek.ModuleRecord) []sobek.MetaProperty {
+	p := v.r.loader.programOf(rec)
+	if p == nil {
+		return nil
+	}
+	meta := v.importMeta(p).ToObject(v.rt)
+	return []sobek.MetaProperty{{Key: "url", Value: meta.Get("url")}, {Key: "resolve", Value: meta.Get("resolve")}}
 }
 
 // importMeta is the module's import.meta: url (file:// or the https:// URL it was
@@ -408,6 +442,26 @@ type rejection struct {
 	msg, stack string
 }
 
+// newRejection is the rejection of a promise with val, as k6 reports one no handler
+// took: "Uncaught (in promise) " and the value, with its stack if it is an error.
+func newRejection(val sobek.Value) *rejection {
+	r := &rejection{msg: "Uncaught (in promise) " + valueString(val)}
+	if o, ok := val.(*sobek.Object); ok {
+		if st := o.Get("stack"); st != nil && !sobek.IsUndefined(st) {
+			r.stack = st.String()
+		}
+	}
+	return r
+}
+
+// valueString is val as text; undefined for nil.
+func valueString(val sobek.Value) string {
+	if val == nil {
+		return "undefined"
+	}
+	return val.String()
+}
+
 // Error returns the rejection's value as a string.
 func (e *rejection) Error() string { return e.msg }
 
@@ -424,13 +478,7 @@ func settled(res sobek.Value) (sobek.Value, error) {
 	}
 	switch p.State() {
 	case sobek.PromiseStateRejected:
-		r := &rejection{msg: p.Result().String()}
-		if o, ok := p.Result().(*sobek.Object); ok {
-			if st := o.Get("stack"); st != nil && !sobek.IsUndefined(st) {
-				r.stack = st.String()
-			}
-		}
-		return nil, r
+		return nil, newRejection(p.Result())
 	case sobek.PromiseStatePending:
 		return nil, errPending
 	}
@@ -439,5 +487,6 @@ func settled(res sobek.Value) (sobek.Value, error) {
 
 // Close releases the VU's runtime state once its scenario has ended.
 func (v *vu) Close() {
+	v.r.loader.vus.Delete(v.rt)
 	v.mods, v.natives, v.fn, v.data = nil, nil, nil, nil
 }

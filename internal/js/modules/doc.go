@@ -19,7 +19,8 @@
 //     vu.metrics.tags, group); State().Context() is the current iteration's context,
 //     canceled when the iteration must stop; State().Exec reads the run (k6/execution);
 //     State().Loop is the VU's event loop, on which asynchronous APIs reserve the
-//     callbacks that settle their promises (the iteration waits for them);
+//     callbacks that settle their promises (the iteration waits for them); in the
+//     init context, LoopOf(vu) gives the same loop, on which a top-level await waits;
 //     State().OnIterationEnd registers what runs at the end of every iteration (what
 //     k6 emits per iteration); State().Options are the script's options modules read;
 //   - Registry: the run's metrics registry, where custom metrics are registered in

@@ -259,6 +259,26 @@ type FileLoader interface {
 	LoadFile(name string) (path string, data []byte, err error)
 }
 
+// LoopVU is an optional capability of a VU: its event loop, also in the init context,
+// where State is nil. The runtime's VUs have it.
+type LoopVU interface {
+	EventLoop() Loop
+}
+
+// LoopOf returns vu's event loop: State().Loop outside the init context, and in it
+// (where a top-level await waits on the loop until the promise it awaits settles) the
+// VU's own loop; nil if the VU has none. An asynchronous API callable in the init
+// context (a file opened with await at the top level) reserves its callback on it.
+func LoopOf(vu VU) Loop {
+	if s := vu.State(); s != nil && s.Loop != nil {
+		return s.Loop
+	}
+	if lv, ok := vu.(LoopVU); ok {
+		return lv.EventLoop()
+	}
+	return nil
+}
+
 // AbortError is what test.abort() interrupts the runtime with: the run stops (exit
 // code 108), teardown still runs. The k6/execution module passes it to
 // sobek.Runtime.Interrupt so that scripts cannot catch it.

@@ -25,7 +25,7 @@ func requireChecks(t *testing.T, h *modulestest.Harness, want int) {
 func TestFile(t *testing.T) {
 	t.Parallel()
 	h := modulestest.Start(t, map[string]string{
-		"bonjour.txt": "Bonjour, tout le monde!\n",
+		"bonjour.txt":  "Bonjour, tout le monde!\n",
 		"sub/data.bin": "0123456789",
 		"script.js": `
 import { check } from 'k6';
