@@ -212,8 +212,9 @@ func describe(v sobek.Value) string {
 
 // Settle returns a promise settled by f on the VU's event loop: resolved with its
 // value, or rejected with its error (a JavaScript exception as it is, any other error
-// as an Error). In the init context, which runs no loop, f runs now and the promise is
-// settled when Settle returns; the script's reactions run as promise jobs either way.
+// as an Error). In the init context f runs now and the promise is settled when Settle
+// returns: what the script does not await at the top level (the init context's loop
+// is dropped when it ends) is still settled when an iteration awaits it.
 func Settle(vu modules.VU, f func() (sobek.Value, error)) sobek.Value {
 	rt := vu.Runtime()
 	p, resolve, reject := rt.NewPromise()
