@@ -1,7 +1,8 @@
 // Package streams is the native `k6/experimental/streams` module: ReadableStream with
 // its default controller and reader, CountQueuingStrategy and
-// ByteLengthQueuingStrategy, as @types/k6 declares them and k6 documents them (the
-// readable half of the WHATWG Streams standard).
+// ByteLengthQueuingStrategy, as @types/k6 declares them and k6 documents them, and
+// WritableStream with its default writer and controller, as k6's example
+// writable-streams.js uses it (the WHATWG Streams standard).
 //
 // The module is JavaScript (streams.js, written for Tidemark from the standard's
 // algorithms), compiled once per process and evaluated in each runtime that imports
@@ -29,6 +30,7 @@ func New() modules.Module {
 	exports := []string{
 		"ReadableStream", "ReadableStreamDefaultReader", "ReadableStreamDefaultController",
 		"CountQueuingStrategy", "ByteLengthQueuingStrategy",
+		"WritableStream", "WritableStreamDefaultWriter", "WritableStreamDefaultController",
 	}
 	compile := sync.OnceValues(func() (*sobek.Program, error) {
 		return sobek.Compile("k6/experimental/streams", source, true)

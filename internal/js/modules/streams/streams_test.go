@@ -218,3 +218,103 @@ func TestExampleStreams(t *testing.T) {
 	}
 	require.Less(t, strings.Index(text, "received number 5"), strings.Index(text, "we are done"))
 }
+
+// TestWritableStream writes through a writer with backpressure (ready), closes, and
+// covers abort, errors from the sink and the lock.
+func TestWritableStream(t *testing.T) {
+	t.Parallel()
+	run(t, `
+import { check } from 'k6';
+import { WritableStream, WritableStreamDefaultWriter, CountQueuingStrategy } from 'k6/experimental/streams';
+import { setTimeout } from 'k6/timers';
+
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function failure(f) {
+  try { await f(); } catch (e) { return e; }
+  return 'no error';
+}
+
+export default async function () {
+  const log = [];
+  let inFlight = 0, maxInFlight = 0;
+  const s = new WritableStream({
+    start() { log.push('start'); },
+    async write(chunk, controller) {
+      inFlight++; maxInFlight = Math.max(maxInFlight, inFlight);
+      await delay(2);
+      inFlight--;
+      log.push(chunk);
+    },
+    close() { log.push('close'); },
+  }, new CountQueuingStrategy({ highWaterMark: 2 }));
+  const w = s.getWriter();
+  check(null, { 'locked': () => s.locked && w.desiredSize === 2 });
+  const writes = [];
+  for (let i = 1; i <= 5; i++) {
+    await w.ready;
+    writes.push(w.write('c' + i));
+  }
+  await Promise.all(writes);
+  await w.close();
+  await w.closed;
+  check(log, {
+    'every chunk in order, then close': (l) => l.join() === 'start,c1,c2,c3,c4,c5,close',
+    'one write at a time': () => maxInFlight === 1,
+    'desiredSize of a closed stream': () => w.desiredSize === 0,
+  });
+  const late = await failure(() => w.write('late'));
+  check(late, { 'write after close rejects': (e) => e instanceof TypeError });
+
+  let aborted;
+  const s2 = new WritableStream({ abort(r) { aborted = r; } });
+  const w2 = s2.getWriter();
+  await w2.abort('stop');
+  const afterAbort = await failure(() => w2.write('x'));
+  check(null, {
+    'abort reaches the sink': () => aborted === 'stop',
+    'write after abort rejects with the reason': () => afterAbort === 'stop',
+  });
+
+  const s3 = new WritableStream({ write() { throw new Error('sink failed'); } });
+  const w3 = s3.getWriter();
+  const failed = await failure(() => w3.write('x'));
+  const closed = await failure(() => w3.closed);
+  check(null, {
+    'a failing write rejects': () => failed.message === 'sink failed' && closed.message === 'sink failed',
+    'errored desiredSize is null': () => w3.desiredSize === null,
+  });
+
+  const s4 = new WritableStream();
+  const w4 = s4.getWriter();
+  const second = await failure(() => new WritableStreamDefaultWriter(s4));
+  const lockedAbort = await failure(() => s4.abort());
+  w4.releaseLock();
+  const released = await failure(() => w4.write('x'));
+  await s4.close();
+  check(null, {
+    'one writer at a time': () => second instanceof TypeError && lockedAbort instanceof TypeError,
+    'write after releaseLock rejects': () => released instanceof TypeError && !s4.locked,
+  });
+}
+`, 11)
+}
+
+// TestExampleWritableStreams runs k6's examples/experimental/writable-streams.js: five
+// chunks written slowly under backpressure, the close, then "we are done".
+func TestExampleWritableStreams(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	path := filepath.Join("..", "..", "testdata", "realworld", "k6", "examples", "experimental", "writable-streams.js")
+	out := modulestest.RunTest(t, path, nil, modulestest.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, out.Err)
+	require.Equal(t, 0, out.ExitCode)
+	text := logs.String()
+	order := []string{"stream opened", "wrote chunk 1", "wrote chunk 5", "stream closed after receiving: chunk 1, chunk 2, chunk 3, chunk 4, chunk 5", "we are done"}
+	last := -1
+	for _, line := range order {
+		i := strings.Index(text, line)
+		require.Greater(t, i, last, "%q out of order in %s", line, text)
+		last = i
+	}
+}
