@@ -36,9 +36,14 @@ func New() modules.Module {
 			return nil, errors.New("k6/experimental/csv: Object.freeze is not a function")
 		}
 		m := &instance{vu: vu, store: s, freeze: freeze}
+		ctor, ok := rt.ToValue(m.parser).(*sobek.Object)
+		if !ok {
+			return nil, errors.New("k6/experimental/csv: Parser is not a constructor")
+		}
+		m.proto = ctor.Get("prototype").ToObject(rt)
 		return modules.Exports{Named: map[string]any{
 			"parse":  m.parse,
-			"Parser": m.parser,
+			"Parser": ctor,
 		}}, nil
 	})
 }
@@ -48,6 +53,7 @@ type instance struct {
 	vu     modules.VU
 	store  *store
 	freeze sobek.Callable
+	proto  *sobek.Object // Parser.prototype, to tell new from a plain call
 }
 
 // source is the file a call reads: its path (for messages) and shared content.
@@ -203,6 +209,9 @@ func (m *instance) record(header, rec []string) sobek.Value {
 // parser is the csv.Parser constructor.
 func (m *instance) parser(call sobek.ConstructorCall) *sobek.Object {
 	rt := m.vu.Runtime()
+	if call.This.Prototype() != m.proto {
+		panic(rt.NewTypeError("csv.Parser is a constructor: use new csv.Parser(file, options)"))
+	}
 	src, err := m.fileOf(call.Argument(0), "new csv.Parser")
 	if err != nil {
 		throw(rt, err)
@@ -213,7 +222,7 @@ func (m *instance) parser(call sobek.ConstructorCall) *sobek.Object {
 	}
 	p := &parserObj{m: m, r: newReader(src, opts)}
 	obj := rt.NewObject()
-	if err := obj.SetPrototype(call.This.Prototype()); err != nil {
+	if err := obj.SetPrototype(m.proto); err != nil {
 		throw(rt, err)
 	}
 	if err := obj.Set("next", p.next); err != nil {

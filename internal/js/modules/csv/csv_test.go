@@ -158,6 +158,7 @@ export default async function () {
     fields: await failure(() => new csv.Parser(ragged, { asObjects: true }).next()),
     noHeader: await failure(() => csv.parse(empty, { asObjects: true })),
     pathInVU: await failure(() => csv.parse('data.csv')),
+    noNew: await failure(() => csv.Parser(f)),
   };
   check(e, {
     'asObjects with skipFirstLine': (e) => e.both.includes('asObjects and skipFirstLine cannot be used together'),
@@ -171,11 +172,12 @@ export default async function () {
     'record and header differ': (e) => e.fields.includes('ragged.csv:2') && e.fields.includes('3 fields, the header has 2'),
     'asObjects without a header': (e) => e.noHeader.includes('asObjects needs a header line'),
     'a path outside the init context': (e) => e.pathInVU.includes('init context'),
-  }, );
+    'Parser without new': (e) => e.noNew.startsWith('TypeError') && e.noNew.includes('use new csv.Parser'),
+  });
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 11)
+	requireChecks(t, h, 12)
 }
 
 // TestParsedOncePerProcess: two VUs parsing the same file with the same options share

@@ -34,6 +34,11 @@ func New() modules.Module {
 		}
 		rt := vu.Runtime()
 		m := &instance{vu: vu, loader: loader}
+		ctor, ok := rt.ToValue(m.fileCtor).(*sobek.Object)
+		if !ok {
+			return nil, errors.New("k6/experimental/fs: File is not a constructor")
+		}
+		m.proto = ctor.Get("prototype").ToObject(rt)
 		seek := rt.NewObject()
 		for name, val := range map[string]int{"Start": SeekStart, "Current": SeekCurrent, "End": SeekEnd} {
 			if err := seek.DefineDataProperty(name, rt.ToValue(val), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {
@@ -42,7 +47,7 @@ func New() modules.Module {
 		}
 		return modules.Exports{Named: map[string]any{
 			"open":     m.open,
-			"File":     m.fileCtor,
+			"File":     ctor,
 			"SeekMode": seek,
 		}}, nil
 	})
@@ -52,6 +57,7 @@ func New() modules.Module {
 type instance struct {
 	vu     modules.VU
 	loader modules.FileLoader
+	proto  *sobek.Object // File.prototype: a File is instanceof File
 }
 
 // open is open(path): a promise of a File. Files are opened in the init context, as
@@ -71,7 +77,11 @@ func (m *instance) open(call sobek.FunctionCall) sobek.Value {
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", name, err)
 		}
-		return rt.ToValue(&File{Path: p, data: data, vu: m.vu}), nil
+		obj := rt.ToValue(&File{Path: p, data: data, vu: m.vu}).ToObject(rt)
+		if err := obj.SetPrototype(m.proto); err != nil {
+			return nil, err
+		}
+		return obj, nil
 	})
 }
 

@@ -50,6 +50,7 @@ export default async function () {
     'stat name': (i) => i.name === 'bonjour.txt',
     'stat size': (i) => i.size === 24,
     'path is absolute': () => file.path.startsWith('/') && file.path.endsWith('/bonjour.txt'),
+    'a File': () => file instanceof File,
   });
   check(await readAll(file, 5), { 'read in chunks': (s) => s === 'Bonjour, tout le monde!\n' });
   check(await file.read(new Uint8Array(4)), { 'read at the end is null': (n) => n === null });
@@ -87,7 +88,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 15)
+	requireChecks(t, h, 16)
 }
 
 // TestFileOffsetPerVU reads the same file in two VUs: each VU's File has its own
