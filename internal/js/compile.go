@@ -7,6 +7,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/grafana/sobek"
+	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
 )
 
@@ -23,10 +24,11 @@ const (
 const importMeta = "__tidemark_import_meta"
 
 // compileSource compiles the module p, whose source is src, once for every VU. An ES
-// module with top-level await becomes a sobek module record (p.rec: native ES module
-// semantics, its evaluation a promise); any other module a CommonJS wrapper (p.prg),
-// with a record (p.cjs) for ES modules that import it. TypeScript is stripped of its
-// types first. The caller holds l.mu.
+// module (import, export or top-level await) becomes a sobek module record (p.rec:
+// native ES module semantics, its evaluation a promise); a CommonJS module (none of
+// them, or a .cjs file) a CommonJS wrapper (p.prg), with a record (p.cjs) for ES
+// modules that import it. TypeScript is stripped of its types first. The caller holds
+// l.mu.
 func (l *loader) compileSource(p *program, src []byte) error {
 	ext := path.Ext(strings.ToLower(p.name))
 	if ext != ".cjs" {
@@ -41,33 +43,34 @@ func (l *loader) compileSource(p *program, src []byte) error {
 			if err != nil {
 				return &ScriptError{Msg: fmt.Sprintf("%s: SyntaxError: %v", p.name, err), Err: err}
 			}
-			l.byRecord[rec] = p
-			if body.HasTLA {
+			if body.HasTLA || len(rec.RequestedModules()) > 0 || len(body.ExportEntries) > 0 {
+				l.byRecord[rec] = p
+				p.importAt = importPositions(p.name, code, body)
 				p.rec = rec
 				return nil
 			}
-			p.cjs = &cjsRecord{l: l, p: p, shape: rec}
 		}
 	}
-	if p.cjs == nil {
-		p.cjs = &cjsRecord{l: l, p: p}
-	}
+	p.cjs = &cjsRecord{l: l, p: p}
 	l.byRecord[p.cjs] = p
 	var err error
 	p.prg, err = compile(p.name, src)
 	return err
 }
 
-// moduleCode is the module's source as sobek parses an ES module: TypeScript stripped
-// of its types by esbuild (an inline source map keeps the .ts positions), JavaScript
-// as it is.
+// moduleCode is the module's source as sobek parses an ES module, through esbuild's
+// transform keeping the module's format: TypeScript stripped of its types, JavaScript as it is,
+// with an inline source map, so that positions are the source's as on the CommonJS
+// path.
 func moduleCode(name string, src []byte) (string, error) {
-	if ext := path.Ext(strings.ToLower(name)); ext != ".ts" && ext != ".mts" && ext != ".cts" {
-		return string(src), nil
+	loader := api.LoaderJS
+	if ext := path.Ext(strings.ToLower(name)); ext == ".ts" || ext == ".mts" || ext == ".cts" {
+		loader = api.LoaderTS
 	}
 	res := api.Transform(string(src), api.TransformOptions{
-		Loader:     api.LoaderTS,
-		Format:     api.FormatESModule,
+		Loader: loader,
+		// No format: esbuild keeps the module's own, so that a CommonJS module stays
+		// one (format esm would wrap it in an ES module).
 		Target:     api.ESNext,
 		Platform:   api.PlatformNeutral,
 		Sourcemap:  api.SourceMapInline,
@@ -80,8 +83,9 @@ func moduleCode(name string, src []byte) (string, error) {
 	return string(res.Code), nil
 }
 
-// compile turns one module's source into a program that evaluates to its wrapper
-// function. ES modules and TypeScript are transformed to CommonJS by esbuild (types are
+// compile turns one CommonJS module's source into a program that evaluates to its
+// wrapper function. TypeScript (and any ES module sobek's parser refuses) is
+// transformed to CommonJS by esbuild (types are
 // stripped, nothing is type-checked, as k6 does); the output keeps the script's own
 // syntax (target esnext), so sobek runs what the user wrote. name is the module's name
 // in messages and stack traces.
@@ -127,4 +131,46 @@ func syntaxError(name string, m api.Message) error {
 		Msg:  fmt.Sprintf("%s:%d:%d: SyntaxError: %s", name, l.Line, l.Column+1, m.Text),
 		File: name, Line: l.Line, Column: l.Column + 1,
 	}
+}
+
+// importPositions maps each specifier the module imports to the "file:line:column" of
+// its first import (of the specifier's string literal), for errors resolving it.
+func importPositions(name, code string, body *ast.Program) map[string]string {
+	at := map[string]string{}
+	for n, st := range body.Body {
+		var spec string
+		switch d := st.(type) {
+		case *ast.ImportDeclaration:
+			spec = d.ModuleSpecifier.String()
+			if d.FromClause != nil {
+				spec = d.FromClause.ModuleSpecifier.String()
+			}
+		case *ast.ExportDeclaration:
+			if d.FromClause == nil {
+				continue
+			}
+			spec = d.FromClause.ModuleSpecifier.String()
+		default:
+			continue
+		}
+		if _, ok := at[spec]; ok {
+			continue
+		}
+		// The statement runs to the next one (sobek's Idx1 of an import is its keyword's).
+		from, to := int(st.Idx0())-1, len(code)
+		if n+1 < len(body.Body) {
+			to = min(int(body.Body[n+1].Idx0())-1, to)
+		}
+		if from < 0 || from >= to {
+			continue
+		}
+		// The literal is the statement's last string: find it from the end.
+		i := strings.LastIndex(code[from:to], spec)
+		if i < 1 {
+			continue
+		}
+		pos := body.File.Position(from + i - 1)
+		at[spec] = fmt.Sprintf("%s:%d:%d", name, pos.Line, pos.Column+1)
+	}
+	return at
 }

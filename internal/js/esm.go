@@ -9,19 +9,20 @@ import (
 	"github.com/grafana/sobek"
 )
 
-// Native ES modules. A source module with top-level await is a sobek module record
-// (p.rec), linked and evaluated by sobek, its evaluation a promise the VU's event
-// loop settles. Its imports resolve (loader.resolveRecord) to three kinds of record,
-// each one per process, shared by every VU as the compiled code is:
-//   - another module with top-level await: its *sobek.SourceTextModuleRecord;
+// Native ES modules. A source module with import, export or top-level await is a
+// sobek module record (p.rec), linked and evaluated by sobek, its evaluation a promise
+// the VU's event loop settles. Its imports resolve (loader.resolveRecord) to three
+// kinds of record, each one per process, shared by every VU as the compiled code is:
+//   - another ES module: its *sobek.SourceTextModuleRecord;
 //   - a native module (k6/http): a nativeRecord, whose instance in a runtime is the
 //     module's exports in that VU (v.native);
-//   - any other source module, compiled as CommonJS: a cjsRecord, whose instance is
-//     its exports object, evaluated as require() does.
+//   - a CommonJS module: a cjsRecord, whose instance is its module.exports, evaluated
+//     as require() does.
 //
-// The other way round, require() (and so an import in a CommonJS-compiled module) of
-// a module with top-level await evaluates it and runs the VU's event loop until its
-// evaluation settles, then returns its exports (esm.exports).
+// The other way round, require() of an ES module evaluates it as the root of its
+// graph and returns an object of its exports (esmExports); one with top-level await
+// cannot be waited for from code that is running (promise jobs run between the
+// loop's callbacks only): that is an error saying to import it.
 
 // moduleVU returns the VU whose runtime rt is.
 func (l *loader) moduleVU(rt *sobek.Runtime) (*vu, error) {
@@ -43,7 +44,7 @@ func (l *loader) resolveRecord(referencing any, spec string) (sobek.ModuleRecord
 	}
 	t, err := l.resolve(parent, spec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", parent.name, err)
+		return nil, l.importError(parent, spec, err)
 	}
 	if t.native != nil {
 		l.mu.Lock()
@@ -57,12 +58,24 @@ func (l *loader) resolveRecord(referencing any, spec string) (sobek.ModuleRecord
 	}
 	p := l.load(t)
 	if p.err != nil {
-		return nil, p.err
+		if _, located := errors.AsType[*ScriptError](p.err); located && p.err.(*ScriptError).File != "" {
+			return nil, p.err // a syntax error, at its own place
+		}
+		return nil, l.importError(parent, spec, p.err)
 	}
 	if p.rec != nil {
 		return p.rec, nil
 	}
 	return p.cjs, nil
+}
+
+// importError is err resolving spec, imported by parent, at the import's place.
+func (l *loader) importError(parent *program, spec string, err error) error {
+	at := parent.importAt[spec]
+	if at == "" {
+		at = parent.name
+	}
+	return &ScriptError{Msg: at + ": " + err.Error(), Err: err}
 }
 
 // nativeRecord is a native module imported by an ES module.
@@ -127,42 +140,21 @@ func (v *vu) nativeExports(n *nativeRecord) (*sobek.Object, error) {
 	return obj, nil
 }
 
-// cjsRecord is a source module compiled as CommonJS, imported by an ES module (or
-// evaluated as the root of a module graph that awaits at its top level). It is a
-// cyclic record whose requested modules are its source's imports, so that sobek
-// evaluates them first, awaiting those with top-level await, before the module's
-// code runs, whose require() calls then find them evaluated.
+// cjsRecord is a CommonJS module (no import or export of its own) imported by an ES
+// module: a cyclic record without requested modules (its imports are its require()
+// calls), whose code runs when sobek evaluates it in the importer's order.
 type cjsRecord struct {
 	l *loader
 	p *program
-	// shape is the module parsed as an ES module, for its imports and export names;
-	// nil for a CommonJS module, whose only import name is default (module.exports).
-	shape *sobek.SourceTextModuleRecord
 }
 
 var _ sobek.CyclicModuleRecord = (*cjsRecord)(nil)
 
-// Link links the ES modules it imports.
-func (c *cjsRecord) Link() error {
-	for _, spec := range c.RequestedModules() {
-		dep, err := c.l.resolveRecord(c.shape, spec)
-		if err != nil {
-			return err
-		}
-		if err := dep.Link(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// Link does nothing: the module imports with require().
+func (c *cjsRecord) Link() error { return nil }
 
-// RequestedModules are the specifiers its source imports.
-func (c *cjsRecord) RequestedModules() []string {
-	if c.shape == nil {
-		return nil
-	}
-	return c.shape.RequestedModules()
-}
+// RequestedModules is empty: the module imports with require().
+func (c *cjsRecord) RequestedModules() []string { return nil }
 
 // InitializeEnvironment does nothing: the module was compiled when loaded.
 func (c *cjsRecord) InitializeEnvironment() error { return nil }
@@ -182,18 +174,11 @@ func (c *cjsRecord) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*s
 	return &sobek.ResolvedBinding{Module: c, BindingName: name}, false
 }
 
-// GetExportedNames returns the module's export names as its source declares them.
-func (c *cjsRecord) GetExportedNames(callback func([]string), set ...sobek.ModuleRecord) bool {
-	if c.shape == nil {
-		callback([]string{"default"})
-		return true
-	}
-	return c.shape.GetExportedNames(func(names []string) {
-		if !slices.Contains(names, "default") {
-			names = append(names, "default")
-		}
-		callback(names)
-	}, set...)
+// GetExportedNames is default (module.exports): a CommonJS module declares no names.
+// Named imports still read module.exports' properties (ResolveExport).
+func (c *cjsRecord) GetExportedNames(callback func([]string), _ ...sobek.ModuleRecord) bool {
+	callback([]string{"default"})
+	return true
 }
 
 // cjsInstance is a CommonJS-compiled module in one runtime.
@@ -216,7 +201,11 @@ func (i *cjsInstance) ExecuteModule(rt *sobek.Runtime, _, _ func(any) error) (so
 	if err != nil {
 		return nil, err
 	}
-	i.exportsInstance = exportsInstance{rt: rt, exports: exports.ToObject(rt)}
+	obj := rt.NewObject() // module.exports = null has no properties to import
+	if !sobek.IsUndefined(exports) && !sobek.IsNull(exports) {
+		obj = exports.ToObject(rt)
+	}
+	i.exportsInstance = exportsInstance{rt: rt, exports: obj, value: exports}
 	return i, nil
 }
 
@@ -224,6 +213,7 @@ func (i *cjsInstance) ExecuteModule(rt *sobek.Runtime, _, _ func(any) error) (so
 type exportsInstance struct {
 	rt      *sobek.Runtime
 	exports *sobek.Object
+	value   sobek.Value // module.exports as it is (a CommonJS module may export a string)
 	native  bool
 }
 
@@ -232,7 +222,7 @@ type exportsInstance struct {
 func (e *exportsInstance) GetBindingValue(name string) sobek.Value {
 	if name == "default" && !e.native {
 		if es := e.exports.Get("__esModule"); es == nil || !es.ToBoolean() {
-			return e.exports
+			return e.value
 		}
 	}
 	if v := e.exports.Get(name); v != nil {
@@ -278,19 +268,6 @@ func (v *vu) evaluateESM(p *program) (sobek.Value, error) {
 		return nil, err
 	}
 	return v.esmExports(p.rec), nil
-}
-
-// evaluateMain evaluates the main module in v and returns its exports: through
-// sobek's module records when its module graph awaits at a top level, else as
-// CommonJS.
-func (v *vu) evaluateMain(p *program) (sobek.Value, error) {
-	if p.rec != nil || !v.r.loader.awaits(p) {
-		return v.evaluate(p)
-	}
-	if err := v.evaluateRecord(p, p.cjs); err != nil {
-		return nil, err
-	}
-	return v.moduleExports(p)
 }
 
 // linkNatives instantiates, in v, every native module rec's graph imports, so that
@@ -365,47 +342,4 @@ func (v *vu) handled(p *sobek.Promise) {
 		noop := v.rt.ToValue(func(sobek.FunctionCall) sobek.Value { return sobek.Undefined() })
 		_, _ = then(obj, noop, noop)
 	}
-}
-
-// awaits reports whether p's module graph, through its imports, holds a module with
-// top-level await. It is computed once per program.
-func (l *loader) awaits(p *program) bool {
-	l.mu.Lock()
-	known, ok := l.awaiting[p]
-	l.mu.Unlock()
-	if ok {
-		return known
-	}
-	res := l.graphAwaits(p, map[*program]bool{})
-	l.mu.Lock()
-	l.awaiting[p] = res
-	l.mu.Unlock()
-	return res
-}
-
-// graphAwaits is awaits without the cache.
-func (l *loader) graphAwaits(p *program, seen map[*program]bool) bool {
-	if seen[p] {
-		return false
-	}
-	seen[p] = true
-	if p.rec != nil {
-		return true
-	}
-	if p.cjs == nil || p.cjs.shape == nil {
-		return false
-	}
-	for _, spec := range p.cjs.shape.RequestedModules() {
-		dep, err := l.resolveRecord(p.cjs.shape, spec)
-		if err != nil {
-			continue // reported when it is evaluated
-		}
-		if c, ok := dep.(*cjsRecord); ok && l.graphAwaits(c.p, seen) {
-			return true
-		}
-		if _, ok := dep.(*sobek.SourceTextModuleRecord); ok {
-			return true
-		}
-	}
-	return false
 }

@@ -170,11 +170,14 @@ if (x === 1) {
 }
 `,
 		"missing.js": "await null;\nimport { y } from './nope.js';\nexport default function () {}\n",
+		"throws.js":  "await null;\nexport default function () {}\nif (true) {\n    throw new Error('js boom');\n}\n",
 	})
 	var buf bytes.Buffer
 	_, err := esmHarness(t, dir, "main.js", &buf)
 	require.ErrorContains(t, err, "init boom")
 	require.ErrorContains(t, err, "lib.ts:6:9")
+	_, err = esmHarness(t, dir, "throws.js", &buf)
+	require.ErrorContains(t, err, "throws.js:4:11: Error: js boom")
 	_, err = esmHarness(t, dir, "missing.js", &buf)
 	require.ErrorContains(t, err, "nope.js")
 	require.ErrorContains(t, err, "file does not exist")
@@ -221,8 +224,8 @@ import { setTimeout as st, clearInterval as ci, setInterval as si } from 'k6/tim
 export default async function () {
   const order = [];
   await new Promise((resolve) => {
-    for (let i = 0; i < 20; i++) st(() => { order.push(i); Promise.resolve().then(() => order.push('m' + i)); }, 3);
     setTimeout(() => order.push('early'), 1);
+    for (let i = 0; i < 20; i++) st(() => { order.push(i); Promise.resolve().then(() => order.push('m' + i)); }, 3);
     let n = 0;
     const id = si(() => { if (++n === 2) { ci(id); } }, 1);
     setTimeout(resolve, 10);
@@ -241,22 +244,26 @@ export default async function () {
 	requireChecksPass(t, h, 10)
 }
 
-// TestLiveBindingsCommonJS: without top-level await (the CommonJS path) imports are
-// still live bindings; a require() of a module with top-level await from running
+// TestLiveBindingsCommonJS: imports are live bindings; require() in an ES module is
+// relative to that module; a require() of a module with top-level await from running
 // code is an init error saying to import it.
 func TestLiveBindingsCommonJS(t *testing.T) {
 	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"main.js": `
 import { check } from 'k6';
-import { count, inc } from './counter.js';
+import { count, inc, fromSub } from './counter.js';
+import { same } from './sub/c.js';
 export default function () {
   const before = count;
   inc();
-  check(null, { live: () => count === before + 1 });
+  check(null, { live: () => count === before + 1, 'require relative to its module': () => fromSub === 'relative', 'default of a CommonJS string': () => same === true });
 }
 `,
-		"counter.js": "export let count = 0;\nexport function inc() { count++; }\n",
+		"counter.js": "export let count = 0;\nexport function inc() { count++; }\nexport const fromSub = require('./sub/a.js').word;\n",
+		"sub/a.js":   "export const word = require('./b.js');\n",
+		"sub/b.js":   "module.exports = 'relative';\n",
+		"sub/c.js":   "import b from './b.js';\nexport const same = b === 'relative';\n",
 		"req.js":     "const lib = require('./tla.js');\nexport default function () {}\n",
 		"tla.js":     "export const v = await new Promise((r) => setTimeout(() => r(1), 1));\n",
 	})
@@ -264,9 +271,41 @@ export default function () {
 	h, err := esmHarness(t, dir, "main.js", &buf)
 	require.NoError(t, err)
 	v := h.vus(t, 1)[0]
+	require.True(t, v.Iterate(bg()), buf.String())
 	require.True(t, v.Iterate(bg()))
-	require.True(t, v.Iterate(bg()))
-	requireChecksPass(t, h, 2)
+	requireChecksPass(t, h, 6)
 	_, err = esmHarness(t, dir, "req.js", &buf)
 	require.ErrorContains(t, err, "import it")
+}
+
+// TestModuleGraphConcurrentInit: the VUs a scenario starts with initialize in
+// parallel (before setup), linking and evaluating the same module records at once.
+func TestModuleGraphConcurrentInit(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for k, v := range esmFiles {
+		files[k] = v
+	}
+	files["main.js"] = `import { check } from 'k6';
+import * as http from 'k6/http';
+import { later } from 'test/async';
+import { ready, count, inc } from './lib/timer.js';
+import { viaCJS } from './lib/plain.js';
+export const options = { vus: 8, iterations: 8 };
+const n = await later(3);
+export default function () {
+  inc();
+  check(null, { graph: () => n === 3 && ready === 'lib' && viaCJS === 'lib/7' && count >= 1 && typeof http.get === 'function' });
+}
+`
+	var buf bytes.Buffer
+	h, err := esmHarness(t, writeFiles(t, files), "main.js", &buf)
+	require.NoError(t, err, buf.String())
+	newVU, err := h.r.Prepare(h.r.Test().Scenarios[0], h.env)
+	require.NoError(t, err)
+	require.NoError(t, h.r.Setup(bg()), buf.String())
+	for i := range 8 {
+		require.True(t, newVU(int64(i+1)).Iterate(bg()), buf.String())
+	}
+	requireChecksPass(t, h, 8)
 }

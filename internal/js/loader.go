@@ -29,7 +29,6 @@ type loader struct {
 	byRecord   map[any]*program
 	nativeRecs map[string]*nativeRecord // native modules imported by ES modules
 	vus        sync.Map                 // *sobek.Runtime → its *vu, for module records
-	awaiting   map[*program]bool        // whether a program's imports await (awaits)
 }
 
 // program is one compiled source module.
@@ -41,6 +40,8 @@ type program struct {
 	prg  *sobek.Program // a CommonJS-compiled module: evaluates to its wrapper
 	// rec is an ES module with top-level await, evaluated by sobek; prg is then nil.
 	rec *sobek.SourceTextModuleRecord
+	// importAt locates the imports of an ES module (spec → "file:line:column").
+	importAt map[string]string
 	// cjs is prg's record when an ES module imports it.
 	cjs *cjsRecord
 	err error
@@ -56,7 +57,7 @@ type target struct {
 
 func newLoader(modulesDir string, natives *modules.Registry) *loader {
 	return &loader{modulesDir: modulesDir, natives: natives, programs: map[string]*program{}, files: map[string][]byte{},
-		byRecord: map[any]*program{}, nativeRecs: map[string]*nativeRecord{}, awaiting: map[*program]bool{}}
+		byRecord: map[any]*program{}, nativeRecs: map[string]*nativeRecord{}}
 }
 
 // resolve resolves spec imported by the module parent (nil: the main script, whose
@@ -171,7 +172,7 @@ func (l *loader) load(t target) *program {
 }
 
 // programOf returns the program of an ES module record, nil if not the loader's.
-func (l *loader) programOf(rec sobek.ModuleRecord) *program {
+func (l *loader) programOf(rec any) *program {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.byRecord[rec]

@@ -160,7 +160,7 @@ func New(cfg Config) (*Runner, error) {
 		disarm = r.aux.arm(cfg.Context)
 		r.aux.initCtx = cfg.Context
 	}
-	exports, err := r.aux.evaluateMain(r.main)
+	exports, err := r.aux.evaluate(r.main)
 	disarm()
 	if err != nil {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
@@ -468,7 +468,7 @@ func (r *Runner) Prepare(sc *scenario.Scenario, env *engine.VUEnv) (func(id int6
 	ps.make = func() *vu {
 		id := r.nextVU.Add(1)
 		v := r.newVU(id, sc.Env)
-		exports, err := v.evaluateMain(r.main)
+		exports, err := v.evaluate(r.main)
 		var fn sobek.Callable
 		if err == nil {
 			var ok bool

@@ -430,7 +430,7 @@ func TestExceptionLog(t *testing.T) {
 	}
 	out := buf.String()
 	p := filepath.Join(dir, "script.js")
-	require.Contains(t, out, `msg="Exception in iteration" err="`+p+`:2:9: TypeError: bad id" vu=1 iter=0 stack="\tat inner (`+p+`:2:9)\n\tat script_default (`+p+`:4:36)\n" scenario=default`)
+	require.Contains(t, out, `msg="Exception in iteration" err="`+p+`:2:9: TypeError: bad id" vu=1 iter=0 stack="\tat inner (`+p+`:2:9)\n\tat default (`+p+`:4:36)\n" scenario=default`)
 	require.Equal(t, 5, bytes.Count(buf.Bytes(), []byte("Exception in iteration")))
 	require.NoError(t, r.Teardown(bg()))
 	require.Contains(t, buf.String(), `msg="Exceptions in iterations not logged (at most 5 a second are)" count=2`)

@@ -103,13 +103,25 @@ func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	must(g.Set("__ITER", v.iterVal))
 	must(g.Set("open", v.open))
 	must(g.Set("console", v.console()))
-	must(g.Set("require", v.requireFrom(r.main)))
+	must(g.Set("require", v.globalRequire))
 	for name, fn := range v.timerGlobals() {
 		must(g.Set(name, fn))
 	}
 	parse, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
 	v.parse = parse
 	return v
+}
+
+// globalRequire is the global require(): relative to the ES module whose code calls
+// it (sobek's active module), else to the main script.
+func (v *vu) globalRequire(call sobek.FunctionCall) sobek.Value {
+	parent := v.r.main
+	if ref := v.rt.GetActiveScriptOrModule(); ref != nil {
+		if p := v.r.loader.programOf(ref); p != nil {
+			parent = p
+		}
+	}
+	return v.requireFrom(parent)(call)
 }
 
 // requireFrom is the require function of the module parent.
