@@ -52,6 +52,23 @@ var apiProbes = map[string]apiProbe{
 		objects: map[string]string{"Metric": "probes.counter", "Counter": "probes.counter", "Gauge": "probes.gauge", "Rate": "probes.rate", "Trend": "probes.trend"},
 	},
 	"k6/timers": {},
+	"k6/experimental/fs": {
+		init:    "const probeFile = mod.open('script.js');",
+		objects: map[string]string{"File": "probeFile", "FileInfo": "probeFile.then((f) => f.stat())"},
+	},
+	"k6/experimental/csv": {
+		init:    "import { open as probeOpen } from 'k6/experimental/fs'; const probeCSV = probeOpen('script.js');",
+		objects: map[string]string{"Parser": "probeCSV.then((f) => new mod.Parser(f))"},
+		inputs:  []string{"Options"},
+	},
+	"k6/experimental/streams": {
+		objects: map[string]string{
+			"ReadableStream": "new mod.ReadableStream()", "ReadableStreamDefaultReader": "new mod.ReadableStream().getReader()",
+			"ReadableStreamDefaultController": "(() => { let c; new mod.ReadableStream({start(x) { c = x; }}); return c; })()",
+			"CountQueuingStrategy":            "new mod.CountQueuingStrategy()",
+		},
+		inputs: []string{"UnderlyingSource", "QueuingStrategy"},
+	},
 	"k6/http": {
 		objects: map[string]string{
 			"Response": "mod.get(URL + '/x')", "RefinedResponse": "mod.get(URL + '/x', {responseType: 'text'})",

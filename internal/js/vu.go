@@ -57,6 +57,8 @@ var (
 	_ modules.LoopVU  = (*vu)(nil)
 	_ executor.VU     = (*vu)(nil)
 	_ executor.Closer = (*vu)(nil)
+
+	_ modules.FileLoader = (*vu)(nil)
 )
 
 // Runtime returns the VU's runtime.
@@ -275,11 +277,7 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 	if name == "" || sobek.IsUndefined(call.Argument(0)) {
 		modules.Throw(v.rt, errors.New("open: expected a file path"))
 	}
-	p := strings.TrimPrefix(name, "file://")
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(filepath.Dir(v.r.main.file), p)
-	}
-	b, err := v.r.loader.readFile(p)
+	_, b, err := v.LoadFile(name)
 	if err != nil {
 		modules.Throw(v.rt, fmt.Errorf("open %s: %w", name, err))
 	}
@@ -287,6 +285,17 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 		return v.rt.ToValue(v.rt.NewArrayBuffer(append([]byte(nil), b...)))
 	}
 	return v.rt.ToValue(string(b))
+}
+
+// LoadFile is open()'s file loading (modules.FileLoader): name relative to the main
+// script, read once per process and kept for archives.
+func (v *vu) LoadFile(name string) (string, []byte, error) {
+	p := strings.TrimPrefix(name, "file://")
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(v.r.main.file), p)
+	}
+	b, err := v.r.loader.readFile(p)
+	return p, b, err
 }
 
 // console logs to the run's console logger (Config.Console, else its logger) as k6

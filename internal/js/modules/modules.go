@@ -273,6 +273,17 @@ type Loop interface {
 	RegisterCallback() func(cb func() error)
 }
 
+// FileLoader is a capability of the runtime's VUs, for modules that read the
+// script's files (k6/experimental/fs): the file loading of open(). A path is relative
+// to the main script (a file:// URL or an absolute path as it is); each file is read
+// once per process, its content shared by every VU, and recorded for archives. Assert
+// it on the VU: vu.(modules.FileLoader).
+type FileLoader interface {
+	// LoadFile returns the absolute path and the content of the file name. The caller
+	// must not modify the content.
+	LoadFile(name string) (path string, data []byte, err error)
+}
+
 // LoopVU is an optional capability of a VU: its event loop, also in the init context,
 // where State is nil. The runtime's VUs have it.
 type LoopVU interface {
