@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
+	"github.com/tidemark/tidemark/internal/js/modules/websockets"
 )
 
 // DefaultModules returns the native modules scripts may import. This map is the one
@@ -24,6 +25,10 @@ func DefaultModules() *modules.Registry {
 		"k6/crypto":    crypto.New(),
 		"k6/http":      k6http.New(),
 		"k6/timers":    timersModule(),
+
+		"k6/ws":                      websockets.Legacy(),
+		"k6/websockets":              websockets.New(),
+		"k6/experimental/websockets": websockets.New(), // deprecated in k6 v1.6, still in v2
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),
