@@ -12,7 +12,7 @@ import (
 )
 
 // Echo serves WebSockets that send every text and binary message back as it came,
-// answer pings with pongs and echo the client's close frame: the echo server k6's
+// answer pings with pongs and echo the client's close frame (code and reason): the echo server k6's
 // WebSocket examples and documentation talk to (echo.websocket.org, a local
 // jmalloc/echo-server).
 type Echo struct{ up gws.Upgrader }
@@ -29,6 +29,11 @@ func (e *Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // Upgrade answered the request with an error status
 	}
 	defer func() { _ = c.Close() }()
+	c.SetCloseHandler(func(code int, text string) error {
+		// The close frame comes back with its code and reason.
+		_ = c.WriteControl(gws.CloseMessage, gws.FormatCloseMessage(code, text), time.Now().Add(time.Second))
+		return nil
+	})
 	for {
 		typ, data, err := c.ReadMessage()
 		if err != nil {
