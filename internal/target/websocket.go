@@ -60,11 +60,14 @@ func NewBroadcast() *Broadcast {
 
 // ServeHTTP upgrades the request and relays the client's messages to the room.
 func (b *Broadcast) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The handshake and the joining are one step for the room: a client that got its
+	// 101 gets every message broadcast after it.
+	b.mu.Lock()
 	c, err := b.up.Upgrade(w, r, nil)
 	if err != nil {
+		b.mu.Unlock()
 		return
 	}
-	b.mu.Lock()
 	b.conns[c] = &sync.Mutex{}
 	b.mu.Unlock()
 	defer func() {
