@@ -262,7 +262,8 @@ func (w *webSocket) closed(err error) error {
 	wasClosing := w.state == closing
 	w.state = closed
 	var ce *gws.CloseError
-	clean := errors.As(err, &ce)
+	// gorilla reports a connection lost without a close frame as code 1006.
+	clean := errors.As(err, &ce) && ce.Code != gws.CloseAbnormalClosure
 	switch {
 	case clean:
 		w.closeCode, w.reason = ce.Code, ce.Text
