@@ -23,7 +23,8 @@
 // event (event.error is the reason) and a close event (code 1006); without an error
 // handler the error fails the iteration as an exception.
 //
-// Not supported: the protocols argument other than null/undefined, the VU's default
-// cookie jar (params.jar is honoured), and the hosts and blacklist options for the
-// handshake's dial.
+// The WebSocket's protocols argument (k6: "reserved for future use") is honoured: a
+// string or an array of strings offered as subprotocols. Not supported: the VU's
+// default cookie jar (params.jar is honoured), and the hosts, blacklistIPs and dns
+// options for the handshake's dial.
 package websockets

@@ -18,10 +18,11 @@ import (
 
 // peer serves WebSockets that end or ping on their own: /close1011 closes with 1011
 // "oops", /drop drops the TCP connection, /ping pings and answers "ponged" once
-// the client's pong came back.
+// the client's pong came back, /headers sends back the handshake's X-Test and
+// Cookie. It speaks the subprotocol "chat" and permessage-deflate when asked.
 func peer(t *testing.T) string {
 	t.Helper()
-	up := gws.Upgrader{}
+	up := gws.Upgrader{Subprotocols: []string{"chat"}, EnableCompression: true}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)
 		if err != nil {
@@ -35,6 +36,9 @@ func peer(t *testing.T) string {
 			_, _, _ = c.ReadMessage()
 		case "/drop":
 			return
+		case "/headers":
+			_ = c.WriteMessage(gws.TextMessage, []byte(r.Header.Get("X-Test")+"|"+r.Header.Get("Cookie")))
+			_, _, _ = c.ReadMessage()
 		case "/ping":
 			c.SetPongHandler(func(string) error { return c.WriteMessage(gws.TextMessage, []byte("ponged")) })
 			_ = c.WriteControl(gws.PingMessage, []byte("p"), deadline)
@@ -134,4 +138,42 @@ export default function () { ws.connect("` + url + `", function (socket) {}); }`
 		require.False(t, <-done, "an interrupted iteration is not complete")
 		require.Eventually(t, func() bool { return ended.Load() == 1 }, 10*time.Second, time.Millisecond)
 	}
+}
+
+// TestParams: headers, the jar's cookies, compression, protocols and the name tag
+// reach the handshake and the samples, in both modules.
+func TestParams(t *testing.T) {
+	base := peer(t)
+	h, ok, _ := run(t, `
+import ws from "k6/ws";
+import http from "k6/http";
+import { WebSocket } from "k6/websockets";
+import { check } from "k6";
+export default function () {
+  const jar = new http.CookieJar();
+  jar.set("http://`+strings.TrimPrefix(base, "ws://")+`/", "session", "abc");
+  const params = { headers: { "X-Test": "yes" }, jar: jar, compression: "deflate", tags: { name: "the-chat" } };
+  const res = ws.connect("`+base+`/headers", params, function (socket) {
+    socket.on("message", (m) => { check(m, { "ws: headers and cookie": (m) => m === "yes|session=abc" }); socket.close(); });
+  });
+  check(res, { "ws: deflate negotiated": (r) => r.headers["Sec-Websocket-Extensions"].includes("permessage-deflate") });
+  const w = new WebSocket("`+base+`/headers", ["chat"], params);
+  w.onmessage = (e) => {
+    check(w, {
+      "websockets: headers and cookie": () => e.data === "yes|session=abc",
+      "websockets: protocol": (w) => w.protocol === "chat",
+      "websockets: extensions": (w) => w.extensions.includes("permessage-deflate"),
+    });
+    w.close();
+  };
+}`)
+	require.True(t, ok)
+	requireChecks(t, h, "ws: headers and cookie", "ws: deflate negotiated", "websockets: headers and cookie", "websockets: protocol", "websockets: extensions")
+	sessions := h.Collector.Of("ws_sessions")
+	require.Len(t, sessions, 2)
+	require.Equal(t, "the-chat", tagsOf(sessions[0])["url"])
+	require.Equal(t, "the-chat", tagsOf(sessions[1])["name"])
+	require.Equal(t, "chat", tagsOf(sessions[1])["subproto"])
+	_, hasSub := tagsOf(sessions[0])["subproto"]
+	require.False(t, hasSub)
 }
