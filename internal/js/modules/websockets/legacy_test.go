@@ -49,7 +49,8 @@ export default function () {
     "status is 101": (r) => r.status === 101,
     "url": (r) => r.url === "`+url+`",
     "upgrade header": (r) => r.headers["Upgrade"] === "websocket",
-    "no error": (r) => r.error === "",
+    "no error": (r) => r.error === "" && r.error_code === 0,
+    "no body": (r) => r.body === "",
   });
   check(seen, {
     "open once": (s) => s.open === 1,
