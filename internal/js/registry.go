@@ -28,7 +28,7 @@ func DefaultModules() *modules.Registry {
 
 		"k6/ws":                      websockets.Legacy(),
 		"k6/websockets":              websockets.New(),
-		"k6/experimental/websockets": websockets.New(), // deprecated in k6 v1.6, still in v2
+		"k6/experimental/websockets": websockets.Experimental(), // deprecated in k6 v1.6, still in v2
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

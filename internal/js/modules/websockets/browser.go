@@ -24,7 +24,20 @@ const (
 	closed
 )
 
-// New returns k6/websockets (and k6/experimental/websockets).
+// Experimental returns k6/experimental/websockets: k6/websockets, with a warning
+// (once per run) that k6 deprecated the path in v1.6.
+func Experimental() modules.Module {
+	m := New()
+	var once sync.Once
+	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
+		once.Do(func() {
+			vu.Logger().Warn("k6/experimental/websockets is deprecated, import k6/websockets instead")
+		})
+		return m.NewInstance(vu)
+	})
+}
+
+// New returns k6/websockets.
 func New() modules.Module {
 	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
 		m, err := registerMetrics(vu)

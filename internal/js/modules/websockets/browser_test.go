@@ -201,7 +201,7 @@ export default function () {
 // TestExperimentalWebSockets: k6 v2 still serves k6/experimental/websockets.
 func TestExperimentalWebSockets(t *testing.T) {
 	url := echoURL(t)
-	h, ok, _ := run(t, `
+	h, ok, l := run(t, `
 import { WebSocket } from "k6/experimental/websockets";
 import { check } from "k6";
 export default function () {
@@ -211,6 +211,7 @@ export default function () {
 }`)
 	require.True(t, ok)
 	requireChecks(t, h, "echo")
+	require.Contains(t, strings.Join(l.lines, "\n"), "k6/experimental/websockets is deprecated")
 }
 
 // TestWebSocketBadInput: bad URLs, close codes and binaryTypes throw; the
