@@ -243,3 +243,27 @@ new WebSocket("ws://127.0.0.1:1/");
 export default function () {}`)
 	require.ErrorContains(t, err, "init context")
 }
+
+// TestWebSocketSendDataView: a DataView is sent as the bytes it views; a number as
+// its text.
+func TestWebSocketSendDataView(t *testing.T) {
+	url := echoURL(t)
+	h, ok, _ := run(t, `
+import { WebSocket } from "k6/websockets";
+import { check } from "k6";
+export default function () {
+  const ws = new WebSocket("`+url+`");
+  ws.binaryType = "arraybuffer";
+  const got = [];
+  ws.onopen = () => { ws.send(new DataView(new Uint8Array([5, 6, 7]).buffer, 1, 2)); ws.send(42); };
+  ws.onmessage = (e) => {
+    got.push(typeof e.data === "string" ? e.data : Array.from(new Uint8Array(e.data)).join(","));
+    if (got.length === 2) {
+      check(got, { "dataview bytes, number as text": (g) => g[0] === "6,7" && g[1] === "42" });
+      ws.close();
+    }
+  };
+}`)
+	require.True(t, ok)
+	requireChecks(t, h, "dataview bytes, number as text")
+}
