@@ -173,7 +173,7 @@ func (w *webSocket) opened(ctx context.Context, r dialResult) error {
 		}
 	}()
 	if w.state == closing { // close() before the connection opened
-		w.out <- outgoing{close: true, data: gws.FormatCloseMessage(w.closeCode, w.reason)}
+		w.queue(outgoing{close: true, data: gws.FormatCloseMessage(w.closeCode, w.reason)})
 		return nil
 	}
 	w.state = open
@@ -363,7 +363,18 @@ func (w *webSocket) send(data sobek.Value) {
 		return // closing or closed: discarded, as the standard says
 	}
 	w.buffered.Add(int64(len(b)))
-	w.out <- outgoing{typ: typ, data: b}
+	w.queue(outgoing{typ: typ, data: b})
+}
+
+// queue hands m to the writer, unless the session ended (the writer is gone).
+func (w *webSocket) queue(m outgoing) {
+	select {
+	case w.out <- m:
+	case <-w.stop:
+		if !m.close {
+			w.buffered.Add(-int64(len(m.data)))
+		}
+	}
 }
 
 // ping is WebSocket.ping().
@@ -400,7 +411,7 @@ func (w *webSocket) close(codeV, reasonV sobek.Value) {
 	prev := w.state
 	w.state, w.closeCode, w.reason = closing, code, reason
 	if prev == open {
-		w.out <- outgoing{close: true, data: gws.FormatCloseMessage(code, reason)}
+		w.queue(outgoing{close: true, data: gws.FormatCloseMessage(code, reason)})
 	}
 }
 
