@@ -16,8 +16,9 @@ const defaultTargetAddress = "127.0.0.1:8099"
 
 const targetHelp = `Run the built-in HTTP target: a loopback server with configurable latency, CPU work
 and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus).
-Every path other than /stats, /healthz and /metrics is load. Query parameters override
-per request: ?delay=1s&status=503&size=100&cpu=1ms.
+Every path other than /stats, /healthz, /metrics, /ws and /ws/broadcast is load. Query
+parameters override per request: ?delay=1s&status=503&size=100&cpu=1ms. /ws is a
+WebSocket echo, /ws/broadcast a WebSocket room relaying each message to every client.
 
 Examples:
   tidemark target                                           # 127.0.0.1:8099, "ok\n" at once
