@@ -6,6 +6,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/data"
 	"github.com/tidemark/tidemark/internal/js/modules/encoding"
 	"github.com/tidemark/tidemark/internal/js/modules/execution"
+	"github.com/tidemark/tidemark/internal/js/modules/html"
 	"github.com/tidemark/tidemark/internal/js/modules/jslib"
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
@@ -24,6 +25,7 @@ func DefaultModules() *modules.Registry {
 		"k6/encoding":  encoding.New(),
 		"k6/crypto":    crypto.New(),
 		"k6/http":      k6http.New(),
+		"k6/html":      html.New(),
 		"k6/timers":    timersModule(),
 
 		"k6/ws":                      websockets.Legacy(),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/executor"
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/js/modules/webcrypto"
 	"github.com/tidemark/tidemark/internal/metrics"
 )
 
@@ -68,7 +69,7 @@ func (v *vu) Registry() *metrics.Registry { return v.r.reg }
 func (v *vu) Logger() *slog.Logger { return v.r.logger }
 
 // newVU makes a runtime with k6's globals: global, __ENV (the run's, then the
-// scenario's env), __VU, __ITER, open, console and require.
+// scenario's env), __VU, __ITER, open, console, crypto (WebCrypto) and require.
 func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.UncapFieldNameMapper())
@@ -93,6 +94,7 @@ func (r *Runner) newVU(id int64, scenarioEnv ...map[string]string) *vu {
 	must(g.Set("__ITER", v.iterVal))
 	must(g.Set("open", v.open))
 	must(g.Set("console", v.console()))
+	must(g.Set("crypto", webcrypto.Global(v)))
 	must(g.Set("require", v.requireFrom(r.main)))
 	for name, fn := range v.timerGlobals() {
 		must(g.Set(name, fn))

@@ -14,74 +14,17 @@ import (
 	"github.com/tidemark/tidemark/internal/target"
 )
 
-// homeSize is test.k6.io's home page size, as k6's checks documentation states it
-// ("body size is 11,105 bytes").
-const homeSize = 11105
-
-// csrfToken is the hidden csrftoken of test.k6.io's login form.
-const csrfToken = "e2f4d1c38a9b7065"
-
-// newTestK6 serves test.k6.io: the home page, the PHP pages and static files, and the
-// login flow k6-learn's dynamic-correlation lesson walks through (my_messages.php says
-// Unauthorized and carries the form's hidden csrftoken; login.php authorizes admin/123
-// and test_user/1234 when the token comes back, and answers 200 either way).
-func newTestK6() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		html(w, testK6Home())
-	})
-	mux.HandleFunc("GET /my_messages.php", func(w http.ResponseWriter, _ *http.Request) {
-		html(w, `<!DOCTYPE html><html><body><h2>Unauthorized</h2><form method="post" action="login.php">`+
-			`<input type="text" name="login"><input type="password" name="password">`+
-			`<input type="hidden" name="csrftoken" value="`+csrfToken+`"></form></body></html>`)
-	})
-	mux.HandleFunc("POST /login.php", func(w http.ResponseWriter, r *http.Request) {
-		user, pass := r.PostFormValue("login"), r.PostFormValue("password")
-		ok := (user == "admin" && pass == "123") || (user == "test_user" && pass == "1234")
-		if ok && r.PostFormValue("csrftoken") == csrfToken {
-			html(w, "<html><body><h2>Welcome, "+user+"!</h2><p>You are successfully authorized.</p></body></html>")
-			return
+// legacyPages are test.k6.io's pages (target.NewTestK6, as on test.k6.io) under
+// prefix ("" or "/test.k6.io" on QuickPizza, which hosts a replacement of that
+// service), but its home page.
+func legacyPages(mux *http.ServeMux, prefix string, site http.Handler) {
+	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php", "/static/", "/pi.php", "/flip_coin.php"} {
+		h := site
+		if prefix != "" {
+			h = http.StripPrefix(prefix, site)
 		}
-		html(w, "<html><body><h2>Login failed</h2></body></html>")
-	})
-	legacyPages(mux, "")
-	return mux
-}
-
-// testK6Home is the home page: its text, padded to homeSize bytes.
-func testK6Home() string {
-	const head = "<!DOCTYPE html><html><head><title>Demo website for load testing</title></head><body>" +
-		"<h1>Welcome to the k6.io demo site!</h1><p>Collection of simple web-pages suitable for load testing.</p>"
-	const tail = "</body></html>"
-	return head + "<!--" + strings.Repeat("k", homeSize-len(head)-len(tail)-7) + "-->" + tail
-}
-
-// legacyPages are test.k6.io's pages, under prefix ("" on test.k6.io, "/test.k6.io" on
-// QuickPizza, which hosts a replacement of that service).
-func legacyPages(mux *http.ServeMux, prefix string) {
-	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php"} {
-		mux.HandleFunc("GET "+prefix+p, func(w http.ResponseWriter, _ *http.Request) {
-			html(w, "<!DOCTYPE html><html><head><title>"+p+"</title></head><body><h2>"+p+"</h2></body></html>")
-		})
+		mux.Handle("GET "+prefix+p, h)
 	}
-	mux.HandleFunc("GET "+prefix+"/static/", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, "/* static */")
-	})
-	mux.HandleFunc("GET "+prefix+"/pi.php", func(w http.ResponseWriter, r *http.Request) {
-		d, err := strconv.Atoi(r.URL.Query().Get("decimals"))
-		if err != nil || d < 0 || d > 15 {
-			d = 2
-		}
-		_, _ = io.WriteString(w, strconv.FormatFloat(3.141592653589793, 'f', d, 64))
-	})
-	var coin atomic.Int64
-	mux.HandleFunc("GET "+prefix+"/flip_coin.php", func(w http.ResponseWriter, _ *http.Request) {
-		if coin.Add(1)%2 == 0 {
-			html(w, "<html><body><h2>You won!</h2></body></html>")
-			return
-		}
-		html(w, "<html><body><h2>You lost!</h2></body></html>")
-	})
 }
 
 // newQuickPizza serves quickpizza.grafana.com: the home page, the replacement of
@@ -100,8 +43,9 @@ func newQuickPizza() http.Handler {
 	mux.Handle("GET /ws", target.NewBroadcast()) // QuickPizza's chat: every message to every client
 	mux.HandleFunc("GET /test.k6.io", replacement)
 	mux.HandleFunc("GET /test.k6.io/{$}", replacement)
-	legacyPages(mux, "/test.k6.io")
-	legacyPages(mux, "")
+	site := target.NewTestK6()
+	legacyPages(mux, "/test.k6.io", site)
+	legacyPages(mux, "", site)
 	for _, p := range []string{"/favicon.ico", "/admin"} {
 		mux.HandleFunc("GET "+p, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, p) })
 	}

@@ -62,7 +62,7 @@ func Start(tb testing.TB, dir string) *Server {
 	s.sites = map[string]http.Handler{
 		"httpbin.org":            newHTTPBin(),
 		"httpbin.test.k6.io":     newHTTPBin(),
-		"test.k6.io":             newTestK6(),
+		"test.k6.io":             target.NewTestK6(),
 		"quickpizza.grafana.com": newQuickPizza(),
 		"sha256.badssl.com":      page("sha256.badssl.com"),
 		"stackoverflow.com":      page("Stack Overflow"),

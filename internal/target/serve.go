@@ -254,6 +254,10 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 			}
 			keep = s.handle(w, req, h, keep)
 		default:
+			if isTestK6Path(req.URL.Path) {
+				keep = s.handle(w, req, s.testK6, keep)
+				break
+			}
 			keep = s.load(w, req, done, keep)
 		}
 		if !keep || br.Buffered() == 0 {
@@ -295,13 +299,14 @@ func (s *Server) load(w *connWriter, req *http.Request, done <-chan struct{}, ke
 
 // handle serves req with an http.Handler, buffering its response.
 func (s *Server) handle(w *connWriter, req *http.Request, h http.Handler, keep bool) bool {
+	rec := recorder.New()
+	h.ServeHTTP(rec, req.WithContext(context.Background()))
+	// The handler may read the body (a form); what it left is drained.
 	if req.ContentLength != 0 {
 		if _, err := io.Copy(io.Discard, req.Body); err != nil {
 			keep = false
 		}
 	}
-	rec := recorder.New()
-	h.ServeHTTP(rec, req.WithContext(context.Background()))
 	status, body := rec.Status(), rec.Body()
 	ctype := rec.Header().Get("Content-Type")
 	if ctype == "" && len(body) > 0 {

@@ -143,7 +143,8 @@ type Stats struct {
 	Started  time.Time        `json:"started"`
 }
 
-// Server is the target's handler and counters. Paths: /stats (JSON), /healthz; every
+// Server is the target's handler and counters. Paths: /stats (JSON), /healthz,
+// test.k6.io's pages but its home (NewTestK6: /news.php, /my_messages.php, …); every
 // other path is load (mount a Collector's /metrics in front). Query parameters override the
 // configuration per request: delay=1s, status=503, size=100, cpu=1ms.
 type Server struct {
@@ -158,6 +159,7 @@ type Server struct {
 
 	rngs        sync.Pool
 	contentType []string
+	testK6      http.Handler // test.k6.io's pages (testk6.go)
 
 	echo      *Echo      // /ws
 	broadcast *Broadcast // /ws/broadcast
@@ -185,7 +187,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("new target: error status %d is not a final HTTP status; expected 200 to 999", cfg.ErrorStatus)
 	}
 	s := &Server{cfg: cfg, body: makeBody(cfg.BodySize), started: time.Now(), byStatus: map[int]*atomic.Int64{},
-		contentType: []string{"text/plain; charset=utf-8"}, echo: NewEcho(), broadcast: NewBroadcast()}
+		contentType: []string{"text/plain; charset=utf-8"}, testK6: NewTestK6(), echo: NewEcho(), broadcast: NewBroadcast()}
 	s.ok = s.statusCounter(http.StatusOK)
 	s.rngs.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 	return s, nil
@@ -233,8 +235,8 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// ServeHTTP routes /stats, /healthz, the WebSockets /ws (echo) and /ws/broadcast,
-// and serves load on every other path.
+// ServeHTTP routes /stats, /healthz, test.k6.io's pages (NewTestK6) and the WebSockets
+// /ws (echo) and /ws/broadcast, and serves load on every other path.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/ws":
@@ -249,6 +251,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/healthz":
 		_, _ = w.Write([]byte("ok\n"))
+		return
+	}
+	if isTestK6Path(r.URL.Path) {
+		s.testK6.ServeHTTP(w, r)
 		return
 	}
 	s.serveLoad(w, r)

@@ -1,6 +1,6 @@
 // Package modules is the interface between Tidemark's JavaScript runtime (package js)
-// and its native modules: `k6`, `k6/http`, `k6/metrics`, `k6/data`, `k6/execution`,
-// `k6/encoding`, `k6/crypto` and the jslib modules Tidemark ships.
+// and its native modules: `k6`, `k6/http`, `k6/html`, `k6/metrics`, `k6/data`,
+// `k6/execution`, `k6/encoding`, `k6/crypto` and the jslib modules Tidemark ships.
 //
 // # How a module works
 //

@@ -9,7 +9,8 @@
 // set them (over the --config file, under K6_* and the flags). With throw, a
 // request that gets no response throws (http.batch does not).
 //
-// What it does not do: Response.html, submitForm and clickLink, asyncRequest,
+// Response.html, submitForm and clickLink parse the body with k6/html (package
+// html). What it does not do: asyncRequest,
 // NTLM authentication, and compression other than gzip and deflate
 // throw a TypeError or error that names them. data_sent and data_received are
 // emitted per request, not once per iteration as k6 does: the totals are the same.

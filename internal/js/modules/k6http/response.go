@@ -11,6 +11,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/tidemark/tidemark/internal/js/modules/html"
 	"github.com/tidemark/tidemark/internal/request"
 )
 
@@ -26,6 +27,8 @@ type respObj struct {
 	extra map[string]sobek.Value // assigned by the script
 	// parsed is json()'s value, once parsed.
 	parsed sobek.Value
+	// doc is the body parsed as HTML (html, submitForm, clickLink), once parsed.
+	doc *html.Selection
 }
 
 var _ sobek.DynamicObject = (*respObj)(nil)
@@ -217,11 +220,6 @@ func (m *instance) responseMethods() *respMethods {
 		return m.methods
 	}
 	rt := m.vu.Runtime()
-	unsupported := func(name string) sobek.Value {
-		return rt.ToValue(func(sobek.FunctionCall) sobek.Value {
-			panic(rt.NewTypeError("Response." + name + " is not supported by Tidemark"))
-		})
-	}
 	m.methods = &respMethods{
 		json: rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
 			r, ok := call.This.Export().(*respObj)
@@ -241,11 +239,102 @@ func (m *instance) responseMethods() *respMethods {
 			}
 			return v
 		}),
-		html:       unsupported("html"),
-		submitForm: unsupported("submitForm"),
-		clickLink:  unsupported("clickLink"),
+		html:       rt.ToValue(m.html),
+		submitForm: rt.ToValue(m.submitForm),
+		clickLink:  rt.ToValue(m.clickLink),
 	}
 	return m.methods
+}
+
+// document is the Response this (of what) with its body parsed as HTML.
+func (m *instance) document(this sobek.Value, what string) (*respObj, *html.Selection) {
+	rt := m.vu.Runtime()
+	r, ok := this.Export().(*respObj)
+	if !ok {
+		panic(rt.NewTypeError("Response." + what + " called on another object"))
+	}
+	if r.doc == nil {
+		r.doc = html.Document(rt, string(r.res.Body), r.res.URL)
+	}
+	return r, r.doc
+}
+
+// html is Response.html([selector]): the body as a k6/html Selection.
+func (m *instance) html(call sobek.FunctionCall) sobek.Value {
+	_, doc := m.document(call.This, "html")
+	if sel := call.Argument(0); !isNullish(sel) {
+		return m.vu.Runtime().ToValue(doc.Find(sel.String()))
+	}
+	return m.vu.Runtime().ToValue(doc)
+}
+
+// submitForm is Response.submitForm({formSelector, fields, submitSelector,
+// submitSelectorValue, params}): it submits the page's form as a browser would.
+func (m *instance) submitForm(call sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	r, doc := m.document(call.This, "submitForm")
+	args := optionsOf(rt, call.Argument(0))
+	opts := html.SubmitOptions{
+		FormSelector: stringOf(args.Get("formSelector")), SubmitSelector: stringOf(args.Get("submitSelector")),
+		SubmitValue: stringOf(args.Get("submitSelectorValue")),
+	}
+	if f, ok := args.Get("fields").(*sobek.Object); ok {
+		for _, k := range f.Keys() {
+			opts.Fields = append(opts.Fields, html.Field{Name: k, Value: f.Get(k).String()})
+		}
+	}
+	sub, err := html.Submit(doc, r.res.URL, opts)
+	if err != nil {
+		m.throw(err)
+	}
+	body := sobek.Undefined()
+	if sub.Method != http.MethodGet {
+		form := rt.NewObject()
+		byName := map[string][]any{}
+		for _, f := range sub.Fields {
+			byName[f.Name] = append(byName[f.Name], f.Value)
+		}
+		for name, vals := range byName {
+			_ = form.Set(name, rt.NewArray(vals...))
+		}
+		body = form
+	}
+	return m.request("submitForm", sub.Method, rt.ToValue(sub.URL), body, orUndefined(args.Get("params")))
+}
+
+// clickLink is Response.clickLink({selector, params}): a GET of the page's link.
+func (m *instance) clickLink(call sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	r, doc := m.document(call.This, "clickLink")
+	args := optionsOf(rt, call.Argument(0))
+	u, err := html.Link(doc, r.res.URL, stringOf(args.Get("selector")))
+	if err != nil {
+		m.throw(err)
+	}
+	return m.request("clickLink", http.MethodGet, rt.ToValue(u), sobek.Undefined(), orUndefined(args.Get("params")))
+}
+
+// optionsOf is the options object v, or an empty one.
+func optionsOf(rt *sobek.Runtime, v sobek.Value) *sobek.Object {
+	if o, ok := v.(*sobek.Object); ok {
+		return o
+	}
+	return rt.NewObject()
+}
+
+// stringOf is v as a string, "" when missing.
+func stringOf(v sobek.Value) string {
+	if isNullish(v) {
+		return ""
+	}
+	return v.String()
+}
+
+func orUndefined(v sobek.Value) sobek.Value {
+	if v == nil {
+		return sobek.Undefined()
+	}
+	return v
 }
 
 // parseJSON is JSON.parse of the body; it throws as JSON.parse does.
