@@ -14,24 +14,28 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
 	"github.com/tidemark/tidemark/internal/js/modules/streams"
+	"github.com/tidemark/tidemark/internal/js/modules/websockets"
 )
 
 // DefaultModules returns the native modules scripts may import. This map is the one
 // list of them: to add a module, add its line here (see package modules).
 func DefaultModules() *modules.Registry {
 	return modules.NewRegistry(map[string]modules.Module{
-		"k6":                      k6.New(),
-		"k6/execution":            execution.New(),
-		"k6/metrics":              metrics.New(),
-		"k6/data":                 data.New(),
-		"k6/encoding":             encoding.New(),
-		"k6/crypto":               crypto.New(),
-		"k6/http":                 k6http.New(),
-		"k6/html":                 html.New(),
-		"k6/timers":               timersModule(),
-		"k6/experimental/fs":      fs.New(),
-		"k6/experimental/csv":     csv.New(),
-		"k6/experimental/streams": streams.New(),
+		"k6":                         k6.New(),
+		"k6/execution":               execution.New(),
+		"k6/metrics":                 metrics.New(),
+		"k6/data":                    data.New(),
+		"k6/encoding":                encoding.New(),
+		"k6/crypto":                  crypto.New(),
+		"k6/http":                    k6http.New(),
+		"k6/html":                    html.New(),
+		"k6/timers":                  timersModule(),
+		"k6/experimental/fs":         fs.New(),
+		"k6/experimental/csv":        csv.New(),
+		"k6/experimental/streams":    streams.New(),
+		"k6/ws":                      websockets.Legacy(),
+		"k6/websockets":              websockets.New(),
+		"k6/experimental/websockets": websockets.Experimental(), // deprecated in k6 v1.6, still in v2
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

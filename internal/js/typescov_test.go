@@ -69,6 +69,28 @@ var apiProbes = map[string]apiProbe{
 		},
 		inputs: []string{"UnderlyingSource", "QueuingStrategy"},
 	},
+	"k6/ws": {
+		init: "const WS = () => __ENV.URL.replace('http', 'ws') + '/ws';",
+		objects: map[string]string{
+			"Socket":   "(() => { let s; mod.connect(WS(), (x) => { s = x; x.on('open', () => x.close()); }); return s; })()",
+			"Response": "mod.connect(WS(), (s) => s.on('open', () => s.close()))",
+			"WebSocketError": "(() => { let e; mod.connect(WS(), (s) => { s.on('error', (x) => { e = e || x; }); " +
+				"s.on('open', () => { s.close(); s.send('after close'); }); }); return e; })()",
+		},
+		inputs: []string{"Params", "Executor", "TimerHandler", "CloseEventHandler", "ErrorEventHandler", "MessageEventHandler",
+			"BinaryMessageEventHandler", "OpenEventHandler", "PingEventHandler", "PongEventHandler"},
+	},
+	"k6/websockets": {
+		init: "const WS = () => __ENV.URL.replace('http', 'ws') + '/ws';",
+		objects: map[string]string{
+			"WebSocket": "(() => { const w = new mod.WebSocket(WS()); w.onopen = () => w.close(); return w; })()",
+			"Blob":      "new mod.Blob(['x'], {type: 'text/plain'})",
+			"MessageEvent": "new Promise((res) => { const w = new mod.WebSocket(WS()); w.onopen = () => w.send('x'); " +
+				"w.onmessage = (e) => { w.close(); res(e); }; })",
+			"ErrorEvent": "new Promise((res) => { const w = new mod.WebSocket('ws://127.0.0.1:1/'); w.onerror = res; })",
+		},
+		inputs: []string{"Params", "BlobOptions"},
+	},
 	"k6/http": {
 		objects: map[string]string{
 			"Response": "mod.get(URL + '/x')", "RefinedResponse": "mod.get(URL + '/x', {responseType: 'text'})",

@@ -40,6 +40,7 @@ func newQuickPizza() http.Handler {
 		html(w, `<!DOCTYPE html><html><head><title>test.k6.io</title></head><body><h1>test.k6.io</h1>`+
 			`<p class="description">This is a replacement of the service test.k6.io, kept for the scripts that use it.</p></body></html>`)
 	}
+	mux.Handle("GET /ws", target.NewBroadcast()) // QuickPizza's chat: every message to every client
 	mux.HandleFunc("GET /test.k6.io", replacement)
 	mux.HandleFunc("GET /test.k6.io/{$}", replacement)
 	site := target.NewTestK6()

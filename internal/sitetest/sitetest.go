@@ -44,6 +44,8 @@ type Server struct {
 	tlsSrv  *http.Server
 	mu      sync.Mutex
 	served  map[string]int
+
+	plainConn chan net.Conn // CONNECT tunnels to port 80 (ws:// through the proxy)
 }
 
 // Start serves the sites until the test ends; dir receives the CA file.
@@ -53,7 +55,7 @@ func Start(tb testing.TB, dir string) *Server {
 	if err != nil {
 		tb.Fatalf("sitetest: CA: %v", err)
 	}
-	s := &Server{ca: ca, CAFile: filepath.Join(dir, "sitetest-ca.pem"), tlsConn: make(chan net.Conn), served: map[string]int{}}
+	s := &Server{ca: ca, CAFile: filepath.Join(dir, "sitetest-ca.pem"), tlsConn: make(chan net.Conn), plainConn: make(chan net.Conn), served: map[string]int{}}
 	if err := os.WriteFile(s.CAFile, ca.certPEM, 0o600); err != nil {
 		tb.Fatalf("sitetest: %v", err)
 	}
@@ -64,6 +66,7 @@ func Start(tb testing.TB, dir string) *Server {
 		"quickpizza.grafana.com": newQuickPizza(),
 		"sha256.badssl.com":      page("sha256.badssl.com"),
 		"stackoverflow.com":      page("Stack Overflow"),
+		"echo.websocket.org":     target.NewEcho(),
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -74,14 +77,19 @@ func Start(tb testing.TB, dir string) *Server {
 	s.tlsSrv = &http.Server{Handler: http.HandlerFunc(s.serveSite), ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10, GetConfigForClient: s.tlsConfig}} //nolint:gosec // tlsconfig.js asks for TLS 1.0 to 1.2
 	tl := &connListener{conns: s.tlsConn, addr: ln.Addr(), done: make(chan struct{})}
+	pl := &connListener{conns: s.plainConn, addr: ln.Addr(), done: make(chan struct{})}
+	plainSrv := &http.Server{Handler: http.HandlerFunc(s.serveSite), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = front.Serve(ln) }()
 	go func() { _ = s.tlsSrv.ServeTLS(tl, "", "") }()
+	go func() { _ = plainSrv.Serve(pl) }()
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = front.Shutdown(ctx)
 		_ = s.tlsSrv.Shutdown(ctx)
+		_ = plainSrv.Shutdown(ctx)
 		tl.close()
+		pl.close()
 	})
 	return s
 }
@@ -114,9 +122,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.sites["quickpizza.grafana.com"].ServeHTTP(w, r)
 }
 
-// connect answers CONNECT for a known site and hands the tunnel to the TLS server.
+// connect answers CONNECT for a known site and hands the tunnel to the TLS server,
+// or for port 80 (a ws:// WebSocket through the proxy) to the plain one.
 func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
-	host, _, err := net.SplitHostPort(r.Host)
+	host, port, err := net.SplitHostPort(r.Host)
 	if err != nil {
 		host = r.Host
 	}
@@ -135,6 +144,10 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := buf.WriteString("HTTP/1.1 200 Connection established\r\n\r\n"); err != nil || buf.Flush() != nil {
 		_ = conn.Close()
+		return
+	}
+	if port == "80" {
+		s.plainConn <- conn
 		return
 	}
 	s.tlsConn <- conn

@@ -242,6 +242,9 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 			}
 		}
 		switch req.URL.Path {
+		case "/ws", "/ws/broadcast":
+			s.serveWebSocket(c, br, w.bw, req)
+			return
 		case "/stats", "/healthz":
 			keep = s.handle(w, req, s, keep)
 		case "/metrics":

@@ -160,6 +160,9 @@ type Server struct {
 	rngs        sync.Pool
 	contentType []string
 	testK6      http.Handler // test.k6.io's pages (testk6.go)
+
+	echo      *Echo      // /ws
+	broadcast *Broadcast // /ws/broadcast
 }
 
 // New returns a target server.
@@ -184,7 +187,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("new target: error status %d is not a final HTTP status; expected 200 to 999", cfg.ErrorStatus)
 	}
 	s := &Server{cfg: cfg, body: makeBody(cfg.BodySize), started: time.Now(), byStatus: map[int]*atomic.Int64{},
-		contentType: []string{"text/plain; charset=utf-8"}, testK6: NewTestK6()}
+		contentType: []string{"text/plain; charset=utf-8"}, testK6: NewTestK6(), echo: NewEcho(), broadcast: NewBroadcast()}
 	s.ok = s.statusCounter(http.StatusOK)
 	s.rngs.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 	return s, nil
@@ -232,10 +235,16 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// ServeHTTP routes /stats, /healthz and test.k6.io's pages (NewTestK6), and serves
-// load on every other path.
+// ServeHTTP routes /stats, /healthz, test.k6.io's pages (NewTestK6) and the WebSockets
+// /ws (echo) and /ws/broadcast, and serves load on every other path.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
+	case "/ws":
+		s.echo.ServeHTTP(w, r)
+		return
+	case "/ws/broadcast":
+		s.broadcast.ServeHTTP(w, r)
+		return
 	case "/stats":
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(s.Stats())
