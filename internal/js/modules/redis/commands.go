@@ -23,8 +23,8 @@ func (cl *client) keyValueAndListMethods() map[string]method {
 			if err != nil {
 				return nil, err
 			}
-			ttl := time.Duration(arg(a, 2).ToInteger()) * time.Second
-			return str(func(ctx context.Context) (string, error) { return c.Set(ctx, key(a), v, ttl).Result() }), nil
+			k, ttl := key(a), time.Duration(arg(a, 2).ToInteger())*time.Second
+			return str(func(ctx context.Context) (string, error) { return c.Set(ctx, k, v, ttl).Result() }), nil
 		},
 		"get":    key1(func(ctx context.Context, k string) (result, error) { return strRes(c.Get(ctx, k).Result()) }),
 		"getDel": key1(func(ctx context.Context, k string) (result, error) { return strRes(c.GetDel(ctx, k).Result()) }),
@@ -89,7 +89,8 @@ func (cl *client) methods() map[string]func(sobek.FunctionCall) sobek.Value {
 		out[name] = func(call sobek.FunctionCall) sobek.Value {
 			do, err := m(call.Arguments)
 			if err != nil {
-				panic(cl.vu.Runtime().NewTypeError(fmt.Sprintf("redis.Client.%s: %v", name, err)))
+				// As k6 documents it: an argument of a type Redis does not take rejects.
+				do = func(context.Context) (result, error) { return nil, err }
 			}
 			return cl.async(name, do)
 		}
