@@ -1,3 +1,5 @@
+//go:build integration
+
 package redis_test
 
 import (
@@ -197,8 +199,8 @@ export default function () {
 	require.Equal(t, map[string]bool{"init context": true}, h.Checks())
 }
 
-// TestClientOptions: an options object (socket, database, clientName), a password in
-// the URL and in the options, and bad options named in a TypeError.
+// TestClientOptions: an options object (socket, database, clientName), and a
+// password in the URL and in the options.
 func TestClientOptions(t *testing.T) {
 	t.Parallel()
 	s := startRedis(t, false, "--requirepass", "s3cret")
@@ -218,22 +220,6 @@ func TestClientOptions(t *testing.T) {
 
 	got, _ = iterate(t, strconv.Quote("redis://:wrong@"+s.addr), `r.err = await c.set('x', 1).catch((e) => String(e));`, nil)
 	require.Contains(t, got["err"], "WRONGPASS")
-
-	for _, tc := range []struct{ arg, want string }{
-		{`{ socket: { host: 'h', port: 'x' } }`, "redis.Client: socket.port: expected a number"},
-		{`{ socket: { host: 'h' }, passwd: 'x' }`, "redis.Client: passwd: unknown option"},
-		{`{ socket: { port: 1 } }`, "redis.Client: socket.host: expected a host name or address"},
-		{`{ socket: { host: 'h', tls: { cert: 'x' } } }`, "redis.Client: socket.tls: cert and key: expected both (mutual TLS) or neither"},
-		{`{ socket: { host: 'h', tls: { ca: ['not pem'] } } }`, "redis.Client: socket.tls: ca[0]: expected a PEM certificate"},
-		{`{ cluster: { nodes: [] } }`, "redis.Client: cluster.nodes: expected URLs or objects with a socket"},
-		{`{}`, "redis.Client: socket: expected {host, port} (or cluster.nodes)"},
-		{`'http://x'`, `redis.Client: url "http://x": redis: invalid URL scheme: http`},
-		{`42`, "redis.Client: expected a redis[s]:// URL or an options object"},
-	} {
-		dir := modulestest.WriteFiles(t, map[string]string{"script.js": "import redis from 'k6/x/redis';\nnew redis.Client(" + tc.arg + ");\nexport default function () {}\n"})
-		_, err := modulestest.Load(t, dir+"/script.js", nil)
-		require.ErrorContains(t, err, "TypeError: "+tc.want, tc.arg)
-	}
 }
 
 // TestTLS: socket.tls with the server's CA, mutual TLS with cert and key, a server
