@@ -18,17 +18,18 @@ import (
 // list of them: to add a module, add its line here (see package modules).
 func DefaultModules() *modules.Registry {
 	return modules.NewRegistry(map[string]modules.Module{
-		"k6":                    k6.New(),
-		"k6/execution":          execution.New(),
-		"k6/metrics":            metrics.New(),
-		"k6/data":               data.New(),
-		"k6/encoding":           encoding.New(),
-		"k6/crypto":             crypto.New(),
-		"k6/http":               k6http.New(),
-		"k6/timers":             timersModule(),
-		"k6/secrets":            secrets.New(),
-		"k6/x/redis":            redis.New(""),
-		"k6/experimental/redis": redis.New("k6/experimental/redis was removed in k6 v2; import k6/x/redis (the same Client)"),
+		"k6":           k6.New(),
+		"k6/execution": execution.New(),
+		"k6/metrics":   metrics.New(),
+		"k6/data":      data.New(),
+		"k6/encoding":  encoding.New(),
+		"k6/crypto":    crypto.New(),
+		"k6/http":      k6http.New(),
+		"k6/timers":    timersModule(),
+		"k6/secrets":   secrets.New(),
+		"k6/x/redis":   redis.New(),
+
+		"k6/experimental/redis": redis.Experimental(), // removed in k6 v2: a warning
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

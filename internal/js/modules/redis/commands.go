@@ -185,9 +185,7 @@ func values(a []sobek.Value, i int) ([]any, error) {
 	var out []any
 	for j := i; j < len(a); j++ {
 		if arr, ok := a[j].Export().([]any); ok {
-			for _, x := range arr {
-				out = append(out, x)
-			}
+			out = append(out, arr...)
 			continue
 		}
 		v, err := value(a, j)

@@ -21,13 +21,20 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules"
 )
 
-// New returns the module. warn, when set, is logged once by the first runtime that
-// imports the module (k6 v2 removed k6/experimental/redis for k6/x/redis).
-func New(warn string) modules.Module {
+// New returns the module as k6/x/redis.
+func New() modules.Module { return newModule(false) }
+
+// Experimental returns the module as k6/experimental/redis, which k6 v2 removed for
+// k6/x/redis: the first runtime that imports it logs a warning saying so.
+func Experimental() modules.Module { return newModule(true) }
+
+func newModule(warn bool) modules.Module {
 	var once sync.Once
 	return modules.ModuleFunc(func(vu modules.VU) (modules.Instance, error) {
-		if warn != "" {
-			once.Do(func() { vu.Logger().Warn(warn) })
+		if warn {
+			once.Do(func() {
+				vu.Logger().Warn("k6/experimental/redis was removed in k6 v2; import k6/x/redis (the same Client)")
+			})
 		}
 		m := &module{vu: vu}
 		return modules.Exports{Named: map[string]any{"Client": m.newClient}}, nil

@@ -75,17 +75,16 @@ func (s *server) run(t *testing.T, bin string, args []string) error {
 			_ = c.Close()
 			t.Cleanup(func() {
 				_ = cmd.Process.Kill()
-				<-exited
+				t.Log("redis-server stopped:", <-exited)
 			})
 			return nil
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("redis-server exited (%v): %s", err, out.String())
+			return fmt.Errorf("redis-server exited: %w: %s", err, out.String())
 		case <-deadline:
 			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("redis-server did not listen on %s: %s", s.addr, out.String())
+			return fmt.Errorf("redis-server did not listen on %s: %w: %s", s.addr, <-exited, out.String())
 		case <-time.After(20 * time.Millisecond): // poll the port until it accepts
 		}
 	}
