@@ -7,7 +7,7 @@ PKGS      := ./...
 # VictoriaMetrics and headless Chromium; and what `make image` puts into the image: the CA
 # bundle (ca-certificates) and a static shell for k6-operator's initializer (busybox-static);
 # python3 reads the --out json/csv files as a user's post-processing would.
-DEB_PKGS  := prometheus victoria-metrics chromium ca-certificates busybox-static python3
+DEB_PKGS  := prometheus victoria-metrics chromium ca-certificates busybox-static python3 redis-server
 TEST_TIMEOUT ?= 30m
 # golangci-lint, installed from the Go module proxy into bin/ at this pinned version
 # (go install pkg@version keeps its dependencies out of our go.mod). v2.15.0 is

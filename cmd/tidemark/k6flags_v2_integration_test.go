@@ -154,6 +154,8 @@ export default function () { http.get('{{URL}}/'); }
 		}},
 		{name: "--secret-source", script: secretScript, args: []string{"--secret-source=file={{DIR}}/secrets"}, check: redacted},
 		{name: "K6_SECRET_SOURCE", script: secretScript, env: []string{"K6_SECRET_SOURCE=mock=token=s3cr3t-v4lue"}, check: redacted},
+		{name: "secrets module file", script: secretsModuleScript, args: []string{"--secret-source=file=name=f,filename={{DIR}}/secrets,default", "--secret-source=mock=name=m,other=0th3r-v4lue"}, check: secretsRead},
+		{name: "secrets module K6_SECRET_SOURCE", script: secretsModuleScript, env: []string{"K6_SECRET_SOURCE=mock=token=s3cr3t-v4lue"}, check: secretsRead},
 		{name: "--compatibility-mode --type", script: getScript, args: []string{"--compatibility-mode", "base", "--type", "js", "-i", "1"}, served: 1},
 		{name: "--compatibility-mode bad", script: getScript, args: []string{"--compatibility-mode", "es6"}, code: exitcode.InvalidConfig, served: 0},
 		{name: "--scenario", script: twoScenarios, args: []string{"--scenario", "b"}, served: 3},
@@ -237,6 +239,19 @@ func slowRate(t *testing.T, r cliRun) {
 	require.Less(t, r.exported(t, "export.json", "http_reqs", "rate"), 12.5, r.stderr)
 }
 
+// secretsRead: k6/secrets read the secret (a check on its value passes), and no log
+// line shows it: console.log in the iteration and in handleSummary, an exception, a
+// not-found error naming the source and the key.
+func secretsRead(t *testing.T, r cliRun) {
+	t.Helper()
+	require.Contains(t, r.stderr, `msg="token is ***SECRET_REDACTED***" source=console`)
+	require.Contains(t, r.stderr, `msg="summary with ***SECRET_REDACTED***" source=console`)
+	require.Contains(t, r.stderr, `get secret \"nope\" from source`)
+	require.Contains(t, r.stderr, "thrown ***SECRET_REDACTED***")
+	require.NotContains(t, r.stderr+r.stdout, "s3cr3t-v4lue")
+	require.Contains(t, r.stdout, "checks passed: 2")
+}
+
 func redacted(t *testing.T, r cliRun) {
 	t.Helper()
 	require.Contains(t, r.stderr, `msg="token is ***SECRET_REDACTED***" source=console`)
@@ -248,6 +263,24 @@ const (
 import { check } from 'k6';
 export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
 export default function () { const r = http.get('{{URL}}/'); check(r, { 'no body': (r) => r.body === null }); }
+`
+	secretsModuleScript = `import secrets from 'k6/secrets';
+import { check } from 'k6';
+export const options = { iterations: 2 };
+export default async function () {
+  const token = await secrets.get('token');
+  check(token, { 'secret value': (v) => v === 's3cr3t-v4lue' });
+  if (__ITER === 0) {
+    console.log('token is ' + token);
+    await secrets.get('nope').catch((e) => console.log('nope: ' + e));
+    return;
+  }
+  throw new Error('thrown ' + token);
+}
+export function handleSummary(data) {
+  secrets.get('token').then((v) => console.log('summary with ' + v));
+  return { stdout: 'checks passed: ' + data.metrics.checks.values.passes + '\n' };
+}
 `
 	secretScript = `export const options = { iterations: 1 };
 export default function () { console.log('token is s3cr3t-v4lue'); }

@@ -103,7 +103,8 @@ type rwRecord struct {
 	// Script is the path under realworld/; a glob for groups with one verdict.
 	Script string `json:"script"`
 	// Args are extra `tidemark run` flags, recorded only where the script's own
-	// duration is shortened (with why saying so).
+	// duration is shortened (with why saying so) or where its comment gives the
+	// flags k6 runs it with ({{SCRIPT_DIR}} is the script's directory).
 	Args []string `json:"args,omitempty"`
 	// Direct runs the script with -e BASE_URL=<the local site> and no proxy
 	// (QuickPizza's scripts take their host from BASE_URL).
@@ -225,7 +226,12 @@ func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwR
 	if err != nil {
 		return rwResult{err: err}
 	}
-	args := append([]string{"run", "--no-embedded-store", "--summary-export", export}, r.Args...)
+	args := []string{"run", "--no-embedded-store", "--summary-export", export}
+	for _, a := range r.Args {
+		// {{SCRIPT_DIR}} is the script's directory: files an example's flags name
+		// (k6's secrets example: --secret-source=file=file.secret).
+		args = append(args, strings.ReplaceAll(a, "{{SCRIPT_DIR}}", filepath.Dir(script)))
+	}
 	if r.Direct {
 		args = append(args, "-e", "BASE_URL="+srv.URL)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
+	"github.com/tidemark/tidemark/internal/js/modules/redis"
+	"github.com/tidemark/tidemark/internal/js/modules/secrets"
 	"github.com/tidemark/tidemark/internal/js/modules/streams"
 	"github.com/tidemark/tidemark/internal/js/modules/websockets"
 )
@@ -36,6 +38,9 @@ func DefaultModules() *modules.Registry {
 		"k6/ws":                      websockets.Legacy(),
 		"k6/websockets":              websockets.New(),
 		"k6/experimental/websockets": websockets.Experimental(), // deprecated in k6 v1.6, still in v2
+		"k6/secrets":                 secrets.New(),
+		"k6/x/redis":                 redis.New(),
+		"k6/experimental/redis":      redis.Experimental(), // removed in k6 v2: a warning
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

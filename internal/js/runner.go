@@ -28,6 +28,7 @@ import (
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/pacer"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/secretsource"
 	"github.com/tidemark/tidemark/internal/summary"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Console receives console.log and the others (--console-output); nil is Logger.
 	Console *slog.Logger
+	// Secrets are the run's secret sources (--secret-source), which k6/secrets reads;
+	// nil has none.
+	Secrets *secretsource.Set
 	// ConfigOptions are the options of k6's --config file (JSON): they lie under the
 	// script's options (k6's precedence: defaults < config file < script options <
 	// K6_* environment < flags). Nil: no config file.

@@ -18,6 +18,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/js/modules/webcrypto"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/secretsource"
 )
 
 // vu is one JavaScript runtime: a VU of a scenario, or VU 0 (the options-reading init
@@ -75,6 +76,9 @@ func (v *vu) EventLoop() modules.Loop { return v.loop }
 
 // Logger returns the run's logger.
 func (v *vu) Logger() *slog.Logger { return v.r.logger }
+
+// Secrets returns the run's secret sources (k6/secrets); nil when there are none.
+func (v *vu) Secrets() *secretsource.Set { return v.r.cfg.Secrets }
 
 // newVU makes a runtime with k6's globals: global, __ENV (the run's, then the
 // scenario's env), __VU, __ITER, open, console, crypto (WebCrypto) and require.

@@ -19,6 +19,9 @@ type Settings struct {
 	// Secrets are values to write as ***SECRET_REDACTED*** (the --secret-source
 	// values, as k6 redacts them).
 	Secrets []string
+	// Redact, when set, replaces secrets in every line too (the values the script
+	// fetched from its secret sources); it is called from any goroutine.
+	Redact func(string) string
 }
 
 // Resolve layers the environment under the flags: K6_LOG_FORMAT, K6_LOG_OUTPUT,
@@ -30,6 +33,14 @@ func (s Settings) Resolve(getenv func(string) string) Settings {
 	s.NoColor = s.NoColor || truthy(getenv("K6_NO_COLOR")) || getenv("NO_COLOR") != ""
 	s.Verbose = s.Verbose || truthy(getenv("K6_VERBOSE"))
 	return s
+}
+
+// chain applies first (when set), then then.
+func chain(first, then func(string) string) func(string) string {
+	if first == nil {
+		return then
+	}
+	return func(line string) string { return then(first(line)) }
 }
 
 func truthy(v string) bool {
@@ -72,6 +83,9 @@ func (s Settings) Build(stdout, stderr io.Writer, isTerminal func(io.Writer) boo
 	}
 	start := time.Now()
 	redact := Redactor(s.Secrets)
+	if s.Redact != nil {
+		redact = chain(redact, s.Redact)
+	}
 	l := &Loggers{}
 	if out.File != nil {
 		l.files = append(l.files, out.File)

@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -11,10 +10,10 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/secretsource"
 	"github.com/tidemark/tidemark/internal/verdict"
 )
 
@@ -118,7 +117,7 @@ func (o *Options) resolveCLI(env Env, logger *slog.Logger) error {
 		if len(f.SecretSources) == 0 && env["K6_SECRET_SOURCE"] != "" {
 			f.SecretSources = []string{env["K6_SECRET_SOURCE"]}
 		}
-		secrets, err := ReadSecretSources(f.SecretSources)
+		secrets, err := secretsource.Parse(f.SecretSources)
 		if err != nil {
 			return verdict.Invalid(err)
 		}
@@ -149,89 +148,6 @@ func splitAll(vals []string) []string {
 		}
 	}
 	return out
-}
-
-// SecretValues are the values of the run's secret sources, which its log redacts.
-func (o Options) SecretValues() []string {
-	var out []string
-	for _, src := range o.secrets {
-		out = append(out, slices.Collect(maps.Values(src))...)
-	}
-	return out
-}
-
-// ReadSecretSources reads k6's --secret-source values: file=PATH (KEY=VALUE lines)
-// and mock=KEY=VALUE,… each optionally named with name=NAME (file=name=N,filename=P).
-// url and cloud, which fetch secrets over the network, are not supported.
-func ReadSecretSources(specs []string) (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	for i, spec := range specs {
-		kind, arg, _ := strings.Cut(spec, "=")
-		name, secrets := "", map[string]string{}
-		switch kind {
-		case "file":
-			path := arg
-			if strings.Contains(arg, "filename=") || strings.HasPrefix(arg, "name=") {
-				for part := range strings.SplitSeq(arg, ",") {
-					k, v, _ := strings.Cut(part, "=")
-					switch k {
-					case "name":
-						name = v
-					case "filename":
-						path = v
-					default:
-						return nil, fmt.Errorf("--secret-source %q: unknown parameter %q; expected file=PATH or file=name=NAME,filename=PATH", spec, k)
-					}
-				}
-			}
-			s, err := readSecretFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("--secret-source %q: %w", spec, err)
-			}
-			secrets = s
-		case "mock":
-			for part := range strings.SplitSeq(arg, ",") {
-				k, v, ok := strings.Cut(part, "=")
-				switch {
-				case !ok:
-					return nil, fmt.Errorf("--secret-source %q: expected mock=KEY=VALUE,…", spec)
-				case k == "name":
-					name = v
-				default:
-					secrets[k] = v
-				}
-			}
-		case "url", "cloud":
-			return nil, fmt.Errorf("--secret-source %s: fetching secrets over the network is not supported by Tidemark; use file=PATH or mock=KEY=VALUE", kind)
-		default:
-			return nil, fmt.Errorf("--secret-source %q: unknown source %q; expected file=PATH or mock=KEY=VALUE", spec, kind)
-		}
-		out[cmp.Or(name, "source"+strconv.Itoa(i))] = secrets
-	}
-	return out, nil
-}
-
-// readSecretFile reads KEY=VALUE lines.
-func readSecretFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, fmt.Errorf("line %d: expected KEY=VALUE", n)
-		}
-		out[k] = v
-	}
-	return out, sc.Err()
 }
 
 // ConfigFile reads the JSON of the --config file (or K6_CONFIG's); nil without one.

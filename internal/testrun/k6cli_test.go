@@ -3,8 +3,6 @@ package testrun
 import (
 	"bytes"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,25 +51,11 @@ func TestResolveK6CLI(t *testing.T) {
 	}{
 		{OptionFlags{CompatibilityMode: "es6"}, `--compatibility-mode "es6": expected base, extended or experimental_enhanced`},
 		{OptionFlags{Type: "zip"}, `--type "zip": expected js or archive`},
-		{OptionFlags{SecretSources: []string{"url=http://x"}}, "--secret-source url: fetching secrets over the network is not supported by Tidemark; use file=PATH or mock=KEY=VALUE"},
+		{OptionFlags{SecretSources: []string{"url=http://x"}}, `--secret-source "url=http://x": fetching secrets over the network is not supported by Tidemark; use file=PATH or mock=KEY=VALUE`},
 	} {
 		_, err := Options{Flags: tc.flags}.Resolve(Env{}, logger)
 		require.EqualError(t, err, tc.wantErr)
 	}
-}
-
-// TestReadSecretSources: k6's file and mock sources, named or not.
-func TestReadSecretSources(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s")
-	require.NoError(t, os.WriteFile(path, []byte("a=1\n\nb=two=2\n"), 0o600))
-	got, err := ReadSecretSources([]string{"file=" + path, "file=name=f,filename=" + path, "mock=name=m,c=3"})
-	require.NoError(t, err)
-	require.Equal(t, map[string]map[string]string{
-		"source0": {"a": "1", "b": "two=2"}, "f": {"a": "1", "b": "two=2"}, "m": {"c": "3"},
-	}, got)
-	_, err = ReadSecretSources([]string{"vault=x"})
-	require.ErrorContains(t, err, `unknown source "vault"`)
 }
 
 // TestSelectScenarios: --scenario keeps the named scenarios in the test's order; an

@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/progress"
 	"github.com/tidemark/tidemark/internal/request"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/secretsource"
 	"github.com/tidemark/tidemark/internal/verdict"
 	"github.com/tidemark/tidemark/internal/webdash"
 )
@@ -217,8 +218,9 @@ type Options struct {
 	// Console is the logger of the script's console.* (--console-output); nil is the
 	// run's logger.
 	Console *slog.Logger
-	// secrets are the values of --secret-source, by source.
-	secrets map[string]map[string]string
+	// secrets are the --secret-source sources, which the k6/secrets module reads and
+	// the log redacts.
+	secrets *secretsource.Set
 }
 
 // Loggers resolves the logging flags over the environment (K6_LOG_FORMAT,
@@ -231,12 +233,12 @@ func (o *Options) Loggers(env Env, out IO) (*k6log.Loggers, error) {
 	if len(sources) == 0 && env["K6_SECRET_SOURCE"] != "" {
 		sources = []string{env["K6_SECRET_SOURCE"]}
 	}
-	secrets, err := ReadSecretSources(sources)
+	secrets, err := secretsource.Parse(sources)
 	if err != nil {
 		return nil, verdict.Invalid(err)
 	}
 	o.secrets = secrets
-	o.Log.Secrets = o.SecretValues()
+	o.Log.Redact = secrets.Redact
 	l, err := o.Log.Build(out.Stdout, out.Stderr, progress.IsTerminal)
 	if err != nil {
 		return nil, verdict.Invalid(err)

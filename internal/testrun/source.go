@@ -50,7 +50,7 @@ func Load(ctx context.Context, o Options, env Env, seg pacer.Segment, logger *sl
 	switch {
 	case js.IsScript(o.File) || o.Flags.Type != "":
 		r, err := js.New(js.Config{Context: ctx, Script: o.File, ModulesDir: o.ModulesDir, Env: o.Shortcuts.ScriptEnv(env, cli),
-			Environ: environ, Segment: seg, Logger: logger, Console: o.Console, ConfigOptions: config})
+			Environ: environ, Segment: seg, Logger: logger, Console: o.Console, ConfigOptions: config, Secrets: o.secrets})
 		if err != nil {
 			return nil, err
 		}

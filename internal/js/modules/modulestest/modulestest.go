@@ -23,6 +23,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/secretsource"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/summary"
 )
@@ -91,6 +92,11 @@ type settings struct {
 // WithLogger makes the run log to l.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *settings) { s.js.Logger = l }
+}
+
+// WithSecrets gives the run its secret sources (--secret-source), for k6/secrets.
+func WithSecrets(set *secretsource.Set) Option {
+	return func(s *settings) { s.js.Secrets = set }
 }
 
 // WithModulesDir sets --modules.dir to the directory rel of the script's directory.
