@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
+	"github.com/tidemark/tidemark/internal/js/modules/netgrpc"
 )
 
 // DefaultModules returns the native modules scripts may import. This map is the one
@@ -24,6 +25,7 @@ func DefaultModules() *modules.Registry {
 		"k6/crypto":    crypto.New(),
 		"k6/http":      k6http.New(),
 		"k6/timers":    timersModule(),
+		"k6/net/grpc":  netgrpc.New(),
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

@@ -146,3 +146,20 @@ func (r resolver) FindDescriptorByName(n protoreflect.FullName) (protoreflect.De
 	}
 	return protoregistry.GlobalFiles.FindDescriptorByName(n) //nolint:wrapcheck // a resolver's answer
 }
+
+// Descriptors returns the compiled embedded files (for protosets and tests).
+func Descriptors() ([]protoreflect.FileDescriptor, error) {
+	files, err := compile()
+	if err != nil {
+		return nil, err
+	}
+	var out []protoreflect.FileDescriptor
+	for _, name := range ProtoFiles {
+		fd, err := files.FindFileByPath(name)
+		if err != nil {
+			return nil, fmt.Errorf("grpc target: %w", err)
+		}
+		out = append(out, fd)
+	}
+	return out, nil
+}
