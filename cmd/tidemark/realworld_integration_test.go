@@ -30,6 +30,10 @@ import (
 // beside them what k6 promises for each.
 const realWorld = "../../internal/js/testdata/realworld"
 
+// grpcProtos is the folder of the gRPC target's .proto files, which k6's gRPC examples
+// load through GRPC_PROTO_PATH.
+const grpcProtos = "../../internal/target/grpctarget/protos"
+
 // TestRealWorldParity runs every script of the real-world corpus (k6's examples/,
 // QuickPizza's k6/ scripts and the examples of k6's documentation pages, copied
 // unmodified) with the tidemark binary, against sitetest's stand-ins for the public
@@ -103,7 +107,9 @@ type rwRecord struct {
 	// Script is the path under realworld/; a glob for groups with one verdict.
 	Script string `json:"script"`
 	// Args are extra `tidemark run` flags, recorded only where the script's own
-	// duration is shortened (with why saying so).
+	// duration is shortened (with why saying so), or to point a gRPC example at the
+	// gRPC target through the variables it reads ({grpc}: its address, {protos}: the
+	// folder of its .proto files).
 	Args []string `json:"args,omitempty"`
 	// Direct runs the script with -e BASE_URL=<the local site> and no proxy
 	// (QuickPizza's scripts take their host from BASE_URL).
@@ -225,7 +231,15 @@ func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwR
 	if err != nil {
 		return rwResult{err: err}
 	}
-	args := append([]string{"run", "--no-embedded-store", "--summary-export", export}, r.Args...)
+	args := []string{"run", "--no-embedded-store", "--summary-export", export}
+	protos, err := filepath.Abs(grpcProtos)
+	if err != nil {
+		return rwResult{err: err}
+	}
+	for _, a := range r.Args {
+		// {grpc} is the gRPC target's address, {protos} the folder of its .proto files.
+		args = append(args, strings.NewReplacer("{grpc}", srv.GRPCAddr, "{protos}", protos).Replace(a))
+	}
 	if r.Direct {
 		args = append(args, "-e", "BASE_URL="+srv.URL)
 	}

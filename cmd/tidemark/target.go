@@ -17,7 +17,9 @@ const defaultTargetAddress = "127.0.0.1:8099"
 const targetHelp = `Run the built-in HTTP target: a loopback server with configurable latency, CPU work
 and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus).
 Every path other than /stats, /healthz and /metrics is load. Query parameters override
-per request: ?delay=1s&status=503&size=100&cpu=1ms.
+per request: ?delay=1s&status=503&size=100&cpu=1ms. It also serves gRPC on
+--grpc.listen-address (127.0.0.1:10000, where k6's gRPC examples look): the route guide,
+QuickPizza's service, an echo service, health checks and server reflection.
 
 Examples:
   tidemark target                                           # 127.0.0.1:8099, "ok\n" at once
@@ -29,6 +31,7 @@ Compare /stats with tidemark run's http_reqs: they agree exactly.`
 
 type targetConfig struct {
 	listen      string
+	grpcListen  string
 	latency     string
 	cpuWork     time.Duration
 	errorRatio  float64
@@ -42,6 +45,7 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cfg := &targetConfig{}
 	cmd := app.Command("target", targetHelp)
 	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
+	cmd.Flag("grpc.listen-address", "Address of the gRPC target (k6's example services, health, reflection); empty: off.").Default(target.DefaultGRPCAddress).StringVar(&cfg.grpcListen)
 	cmd.Flag("latency", "Added latency: a duration (10ms), fixed:D, uniform:MIN,MAX, normal:MEAN,STDDEV or lognormal:MEDIAN,SIGMA.").
 		Default("0").StringVar(&cfg.latency)
 	cmd.Flag("cpu-work", "Busy CPU time per request, e.g. 200us.").Default("0s").DurationVar(&cfg.cpuWork)
@@ -61,5 +65,5 @@ func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	return srv.ListenAndServe(ctx, cfg.listen, 5*time.Second, logger)
+	return srv.ListenAndServeAll(ctx, cfg.listen, cfg.grpcListen, 5*time.Second, logger)
 }

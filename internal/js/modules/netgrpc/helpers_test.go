@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
@@ -66,9 +67,17 @@ func run(t *testing.T, addr, script string, extra map[string]string) *modulestes
 	for k, v := range extra {
 		files[k] = v
 	}
-	h := modulestest.Start(t, files)
+	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil))))
 	h.Iterate(t)
 	return h
+}
+
+// testLog writes the run's log to the test's.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // requireChecks requires every check to have run and passed.
