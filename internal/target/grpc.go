@@ -32,5 +32,5 @@ func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr string, g
 			return nil
 		})
 	}
-	return g.Wait() //nolint:wrapcheck // each side wraps its own
+	return g.Wait()
 }

@@ -137,14 +137,14 @@ func (r resolver) FindFileByPath(p string) (protoreflect.FileDescriptor, error) 
 	if fd, err := r.own.FindFileByPath(p); err == nil {
 		return fd, nil
 	}
-	return protoregistry.GlobalFiles.FindFileByPath(p) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalFiles.FindFileByPath(p)
 }
 
 func (r resolver) FindDescriptorByName(n protoreflect.FullName) (protoreflect.Descriptor, error) {
 	if d, err := r.own.FindDescriptorByName(n); err == nil {
 		return d, nil
 	}
-	return protoregistry.GlobalFiles.FindDescriptorByName(n) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalFiles.FindDescriptorByName(n)
 }
 
 // Descriptors returns the compiled embedded files (for protosets and tests).

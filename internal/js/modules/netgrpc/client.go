@@ -29,7 +29,7 @@ type client struct {
 // clientConstructor is Client: new Client() takes no arguments.
 func (in *instance) clientConstructor() *sobek.Object {
 	rt := in.rt
-	ctor := rt.ToValue(func(call sobek.ConstructorCall) *sobek.Object {
+	return rt.ToValue(func(call sobek.ConstructorCall) *sobek.Object {
 		c := &client{in: in, desc: newDescriptors()}
 		setMethods(rt, call.This, map[string]func(sobek.FunctionCall) sobek.Value{
 			"load": c.load, "loadProtoset": c.loadProtoset, "connect": c.connect,
@@ -40,8 +40,6 @@ func (in *instance) clientConstructor() *sobek.Object {
 		}
 		return nil
 	}).(*sobek.Object)
-	in.clients = ctor.Get("prototype").ToObject(rt)
-	return ctor
 }
 
 // clientOf returns the client behind a Client object.
@@ -165,7 +163,7 @@ func (r recordingCreds) ClientHandshake(ctx context.Context, authority string, c
 	if err != nil {
 		r.f.set(err)
 	}
-	return c, info, err //nolint:wrapcheck // the credentials' own error
+	return c, info, err
 }
 
 // dial connects to addr and waits for the connection to be ready.
@@ -186,7 +184,7 @@ func dial(ctx context.Context, addr string, p connectParams, userAgent string) (
 			if err != nil {
 				f.set(err)
 			}
-			return conn, err //nolint:wrapcheck // the dialer's own error
+			return conn, err
 		}),
 	}
 	if userAgent != "" {
@@ -229,7 +227,7 @@ func waitReady(ctx context.Context, conn *grpc.ClientConn, f *failures) error {
 			if err := f.get(); err != nil {
 				return fmt.Errorf("%w: %w", ctx.Err(), err)
 			}
-			return ctx.Err() //nolint:wrapcheck // context deadline exceeded, as k6 says
+			return ctx.Err()
 		}
 	}
 }

@@ -51,7 +51,6 @@ type instance struct {
 	rt      *sobek.Runtime
 	m       grpcMetrics
 	json    jsJSON
-	clients *sobek.Object // Client.prototype
 
 	mu      sync.Mutex
 	streams map[*stream]struct{} // open streams, canceled at the iteration's end
@@ -162,7 +161,7 @@ func (in *instance) untrack(s *stream) {
 	in.mu.Unlock()
 }
 
-// method binds a Go method to a JavaScript object's property.
+// setMethods defines fns as non-enumerable methods of o.
 func setMethods(rt *sobek.Runtime, o *sobek.Object, fns map[string]func(sobek.FunctionCall) sobek.Value) {
 	for name, fn := range fns {
 		if err := o.DefineDataProperty(name, rt.ToValue(fn), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_TRUE); err != nil {

@@ -162,7 +162,7 @@ func parseMetadata(rt *sobek.Runtime, v sobek.Value) (metadata.MD, error) {
 func parseTLS(rt *sobek.Runtime, v sobek.Value) (*tls.Config, error) {
 	o, _ := entries(rt, v)
 	if o == nil {
-		return nil, nil //nolint:nilnil // no TLS settings
+		return nil, nil
 	}
 	str := func(k string) string {
 		if x := o.Get(k); x != nil && !sobek.IsUndefined(x) && !sobek.IsNull(x) {

@@ -89,7 +89,7 @@ func (d *descriptors) FindMessageByName(n protoreflect.FullName) (protoreflect.M
 	if t, err := d.types.FindMessageByName(n); err == nil {
 		return t, nil
 	}
-	return protoregistry.GlobalTypes.FindMessageByName(n) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalTypes.FindMessageByName(n)
 }
 
 // FindMessageByURL finds a message type by its Any type URL.
@@ -97,7 +97,7 @@ func (d *descriptors) FindMessageByURL(url string) (protoreflect.MessageType, er
 	if t, err := d.types.FindMessageByURL(url); err == nil {
 		return t, nil
 	}
-	return protoregistry.GlobalTypes.FindMessageByURL(url) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalTypes.FindMessageByURL(url)
 }
 
 // FindExtensionByName finds an extension field by name.
@@ -105,7 +105,7 @@ func (d *descriptors) FindExtensionByName(n protoreflect.FullName) (protoreflect
 	if t, err := d.types.FindExtensionByName(n); err == nil {
 		return t, nil
 	}
-	return protoregistry.GlobalTypes.FindExtensionByName(n) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalTypes.FindExtensionByName(n)
 }
 
 // FindExtensionByNumber finds an extension field of message by number.
@@ -113,7 +113,7 @@ func (d *descriptors) FindExtensionByNumber(m protoreflect.FullName, n protorefl
 	if t, err := d.types.FindExtensionByNumber(m, n); err == nil {
 		return t, nil
 	}
-	return protoregistry.GlobalTypes.FindExtensionByNumber(m, n) //nolint:wrapcheck // a resolver's answer
+	return protoregistry.GlobalTypes.FindExtensionByNumber(m, n)
 }
 
 // fileRequest asks the VU's goroutine for a file's content.

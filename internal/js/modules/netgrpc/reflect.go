@@ -35,13 +35,13 @@ func (a alphaStream) Send(r *reflectionv1.ServerReflectionRequest) error {
 	if err := convert(r, &alpha); err != nil {
 		return err
 	}
-	return a.ServerReflection_ServerReflectionInfoClient.Send(&alpha) //nolint:wrapcheck // the stream's error
+	return a.ServerReflection_ServerReflectionInfoClient.Send(&alpha)
 }
 
 func (a alphaStream) Recv() (*reflectionv1.ServerReflectionResponse, error) {
 	alpha, err := a.ServerReflection_ServerReflectionInfoClient.Recv()
 	if err != nil {
-		return nil, err //nolint:wrapcheck // the stream's error
+		return nil, err
 	}
 	var r reflectionv1.ServerReflectionResponse
 	return &r, convert(alpha, &r)
@@ -52,7 +52,7 @@ func convert(from, to proto.Message) error {
 	if err != nil {
 		return fmt.Errorf("reflection: %w", err)
 	}
-	return proto.Unmarshal(b, to) //nolint:wrapcheck // the same wire format
+	return proto.Unmarshal(b, to)
 }
 
 // reflectFiles asks the server for the files of every service it lists (v1, else
