@@ -371,3 +371,25 @@ export default () => {
 }`, nil)
 	requireChecks(t, h, "constants", "classes")
 }
+
+// TestMessageSizes: maxReceiveSize and maxSendSize refuse larger messages with
+// StatusResourceExhausted; smaller ones pass.
+func TestMessageSizes(t *testing.T) {
+	addr := startTarget(t)
+	h := run(t, addr, `
+import grpc from 'k6/net/grpc';
+import encoding from 'k6/encoding';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'echo.proto');
+const big = encoding.b64encode('x'.repeat(2000));
+export default () => {
+  client.connect('ADDR', { plaintext: true, maxReceiveSize: 1000 });
+  check(client.invoke('tidemark.echo.Echo/Echo', { text: 'small' }), { 'small answer received': (r) => r.status === grpc.StatusOK });
+  check(client.invoke('tidemark.echo.Echo/Echo', { payload: big }), { 'large answer refused': (r) => r.status === grpc.StatusResourceExhausted });
+  client.connect('ADDR', { plaintext: true, maxSendSize: 1000 });
+  check(client.invoke('tidemark.echo.Echo/Echo', { payload: big }), { 'large request refused': (r) => r.status === grpc.StatusResourceExhausted && r.error.message.includes('larger than max') });
+  client.close();
+}`, nil)
+	requireChecks(t, h, "small answer received", "large answer refused", "large request refused")
+}
