@@ -47,10 +47,10 @@ func New() modules.Module {
 
 // instance is the module in one VU.
 type instance struct {
-	vu      modules.VU
-	rt      *sobek.Runtime
-	m       grpcMetrics
-	json    jsJSON
+	vu   modules.VU
+	rt   *sobek.Runtime
+	m    grpcMetrics
+	json jsJSON
 
 	mu      sync.Mutex
 	streams map[*stream]struct{} // open streams, canceled at the iteration's end
