@@ -17,9 +17,7 @@ const defaultTargetAddress = "127.0.0.1:8099"
 const targetHelp = `Run the built-in HTTP target: a loopback server with configurable latency, CPU work
 and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus).
 Every path other than /stats, /healthz and /metrics is load. Query parameters override
-per request: ?delay=1s&status=503&size=100&cpu=1ms. It also serves gRPC on
---grpc.listen-address (127.0.0.1:10000, where k6's gRPC examples look): the route guide,
-QuickPizza's service, an echo service, health checks and server reflection.
+per request: ?delay=1s&status=503&size=100&cpu=1ms.
 
 Examples:
   tidemark target                                           # 127.0.0.1:8099, "ok\n" at once
@@ -31,7 +29,6 @@ Compare /stats with tidemark run's http_reqs: they agree exactly.`
 
 type targetConfig struct {
 	listen      string
-	grpcListen  string
 	latency     string
 	cpuWork     time.Duration
 	errorRatio  float64
@@ -45,17 +42,17 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cfg := &targetConfig{}
 	cmd := app.Command("target", targetHelp)
 	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
-	cmd.Flag("grpc.listen-address", "Address of the gRPC target (k6's example services, health, reflection); empty: off.").Default(target.DefaultGRPCAddress).StringVar(&cfg.grpcListen)
+	grpcAddr := cmd.Flag("grpc.listen-address", "Address of the gRPC target (k6's example services, health, reflection); empty: off.").Default(target.DefaultGRPCAddress).String()
 	cmd.Flag("latency", "Added latency: a duration (10ms), fixed:D, uniform:MIN,MAX, normal:MEAN,STDDEV or lognormal:MEDIAN,SIGMA.").
 		Default("0").StringVar(&cfg.latency)
 	cmd.Flag("cpu-work", "Busy CPU time per request, e.g. 200us.").Default("0s").DurationVar(&cfg.cpuWork)
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
-	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, g) }
+	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, g) }
 }
 
-func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
+func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globals) error {
 	logger := g.logger()
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
@@ -65,5 +62,5 @@ func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	return srv.ListenAndServeAll(ctx, cfg.listen, cfg.grpcListen, 5*time.Second, logger)
+	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, logger)
 }
