@@ -10,10 +10,12 @@ import (
 
 	"github.com/grafana/sobek"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
 )
@@ -242,7 +244,8 @@ func (c *client) close(sobek.FunctionCall) sobek.Value {
 }
 
 // healthCheck is healthCheck([service]): a grpc.health.v1.Health/Check call whose
-// Response's message.status is SERVING, NOT_SERVING, UNKNOWN or SERVICE_UNKNOWN.
+// Response's message.status (and Status) is SERVING, NOT_SERVING or UNKNOWN; an
+// unknown service answers StatusNotFound, with Status SERVICE_UNKNOWN.
 func (c *client) healthCheck(call sobek.FunctionCall) sobek.Value {
 	if err := modules.VUOnly(c.in.vu, "healthCheck"); err != nil {
 		c.throw("healthCheck", err)
@@ -257,7 +260,18 @@ func (c *client) healthCheck(call sobek.FunctionCall) sobek.Value {
 	md := healthpb.File_grpc_health_v1_health_proto.Services().Get(0).Methods().ByName("Check")
 	req := &healthpb.HealthCheckRequest{Service: service}
 	r := c.prepared(md, req, callParams{timeout: defaultTimeout})
-	res := r.do(&healthpb.HealthCheckResponse{})
+	resp := &healthpb.HealthCheckResponse{}
+	res := r.do(resp)
 	c.in.pushCall(res)
-	return c.in.response(res, c.desc)
+	o := c.in.response(res, c.desc).(*sobek.Object)
+	// @types/k6 declares HealthCheckResponse.Status: the health status by itself.
+	health := resp.GetStatus().String()
+	switch {
+	case status.Code(res.err) == codes.NotFound:
+		health = healthServiceUnknown
+	case res.err != nil:
+		health = healthUnknown
+	}
+	_ = o.Set("Status", health)
+	return o
 }

@@ -153,11 +153,11 @@ export default () => {
   const e = client.invoke('tidemark.echo.Echo/Echo', { delay: '0.001s', count: 3 });
   check(e, { 'reflected imports (Duration)': (r) => r.status === grpc.StatusOK && r.message.count === '3' });
   const hc = client.healthCheck();
-  check(hc, { 'server serving': (r) => r.status === grpc.StatusOK && r.message.status === grpc.HealthCheckServing });
+  check(hc, { 'server serving': (r) => r.status === grpc.StatusOK && r.message.status === grpc.HealthCheckServing && r.Status === grpc.HealthCheckServing });
   const svc = client.healthCheck('quickpizza.GRPC');
   check(svc, { 'service serving': (r) => r.message.status === 'SERVING' });
   const unknown = client.healthCheck('no.such.Service');
-  check(unknown, { 'unknown service NotFound': (r) => r.status === grpc.StatusNotFound && r.message === null });
+  check(unknown, { 'unknown service NotFound': (r) => r.status === grpc.StatusNotFound && r.message === null && r.Status === grpc.HealthCheckServiceUnkown });
   client.close();
 }`, nil)
 	requireChecks(t, h, "reflected method works", "reflected imports (Duration)", "server serving", "service serving", "unknown service NotFound")
