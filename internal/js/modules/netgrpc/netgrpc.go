@@ -147,6 +147,7 @@ func (in *instance) track(s *stream) {
 		for st := range in.streams {
 			open = append(open, st)
 		}
+		clear(in.streams)
 		in.mu.Unlock()
 		for _, st := range open {
 			st.cancel()
