@@ -1,8 +1,10 @@
 package netgrpc_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
@@ -392,4 +394,30 @@ export default () => {
   client.close();
 }`, nil)
 	requireChecks(t, h, "small answer received", "large answer refused", "large request refused")
+}
+
+// TestInterruptedStream: an iteration that throws with a stream open does not wait for
+// it; the stream is canceled and the next iteration runs its own to the end.
+func TestInterruptedStream(t *testing.T) {
+	addr := startTarget(t)
+	files := protos(t)
+	files["script.js"] = strings.ReplaceAll(`
+import { Client, Stream } from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new Client();
+client.load([], 'route_guide.proto');
+export default () => {
+  if (__ITER === 0) client.connect('ADDR', { plaintext: true });
+  const s = new Stream(client, 'main.RouteGuide/RouteChat');
+  s.on('end', () => check(null, { 'second stream ended': () => __ITER === 1 }));
+  if (__ITER === 0) throw new Error('boom');
+  s.end();
+}`, "ADDR", addr)
+	h := modulestest.Start(t, files)
+	vu := h.VUs(t, 1)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.False(t, vu.Iterate(ctx), "the first iteration throws")
+	require.True(t, vu.Iterate(ctx), "the second iteration ends with its stream")
+	require.Equal(t, map[string]bool{"second stream ended": true}, h.Checks())
 }
