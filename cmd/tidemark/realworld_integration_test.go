@@ -30,6 +30,10 @@ import (
 // beside them what k6 promises for each.
 const realWorld = "../../internal/js/testdata/realworld"
 
+// grpcProtos is the folder of the gRPC target's .proto files, which k6's gRPC examples
+// load through GRPC_PROTO_PATH.
+const grpcProtos = "../../internal/target/grpctarget/protos"
+
 // TestRealWorldParity runs every script of the real-world corpus (k6's examples/,
 // QuickPizza's k6/ scripts and the examples of k6's documentation pages, copied
 // unmodified) with the tidemark binary, against sitetest's stand-ins for the public
@@ -103,8 +107,10 @@ type rwRecord struct {
 	// Script is the path under realworld/; a glob for groups with one verdict.
 	Script string `json:"script"`
 	// Args are extra `tidemark run` flags, recorded only where the script's own
-	// duration is shortened (with why saying so) or where its comment gives the
-	// flags k6 runs it with ({{SCRIPT_DIR}} is the script's directory).
+	// duration is shortened (with why saying so), where its comment gives the flags
+	// k6 runs it with ({{SCRIPT_DIR}} is the script's directory), or to point a gRPC
+	// example at the gRPC target through the variables it reads ({grpc}: its address,
+	// {protos}: the folder of its .proto files).
 	Args []string `json:"args,omitempty"`
 	// Direct runs the script with -e BASE_URL=<the local site> and no proxy
 	// (QuickPizza's scripts take their host from BASE_URL).
@@ -227,10 +233,15 @@ func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwR
 		return rwResult{err: err}
 	}
 	args := []string{"run", "--no-embedded-store", "--summary-export", export}
+	protos, err := filepath.Abs(grpcProtos)
+	if err != nil {
+		return rwResult{err: err}
+	}
 	for _, a := range r.Args {
 		// {{SCRIPT_DIR}} is the script's directory: files an example's flags name
-		// (k6's secrets example: --secret-source=file=file.secret).
-		args = append(args, strings.ReplaceAll(a, "{{SCRIPT_DIR}}", filepath.Dir(script)))
+		// (k6's secrets example: --secret-source=file=file.secret); {grpc} is the gRPC
+		// target's address, {protos} the folder of its .proto files.
+		args = append(args, strings.NewReplacer("{{SCRIPT_DIR}}", filepath.Dir(script), "{grpc}", srv.GRPCAddr, "{protos}", protos).Replace(a))
 	}
 	if r.Direct {
 		args = append(args, "-e", "BASE_URL="+srv.URL)

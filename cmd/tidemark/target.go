@@ -44,16 +44,17 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cfg := &targetConfig{}
 	cmd := app.Command("target", targetHelp)
 	cmd.Flag("web.listen-address", "Address to listen on.").Default(defaultTargetAddress).StringVar(&cfg.listen)
+	grpcAddr := cmd.Flag("grpc.listen-address", "Address of the gRPC target (k6's example services, health, reflection); empty: off.").Default(target.DefaultGRPCAddress).String()
 	cmd.Flag("latency", "Added latency: a duration (10ms), fixed:D, uniform:MIN,MAX, normal:MEAN,STDDEV or lognormal:MEDIAN,SIGMA.").
 		Default("0").StringVar(&cfg.latency)
 	cmd.Flag("cpu-work", "Busy CPU time per request, e.g. 200us.").Default("0s").DurationVar(&cfg.cpuWork)
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
-	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, g) }
+	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, g) }
 }
 
-func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
+func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globals) error {
 	logger := g.logger()
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
@@ -63,5 +64,5 @@ func runTarget(ctx context.Context, cfg *targetConfig, g *globals) error {
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	return srv.ListenAndServe(ctx, cfg.listen, 5*time.Second, logger)
+	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, logger)
 }

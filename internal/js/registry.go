@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/k6"
 	"github.com/tidemark/tidemark/internal/js/modules/k6http"
 	"github.com/tidemark/tidemark/internal/js/modules/metrics"
+	"github.com/tidemark/tidemark/internal/js/modules/netgrpc"
 	"github.com/tidemark/tidemark/internal/js/modules/redis"
 	"github.com/tidemark/tidemark/internal/js/modules/secrets"
 	"github.com/tidemark/tidemark/internal/js/modules/streams"
@@ -41,6 +42,7 @@ func DefaultModules() *modules.Registry {
 		"k6/secrets":                 secrets.New(),
 		"k6/x/redis":                 redis.New(),
 		"k6/experimental/redis":      redis.Experimental(), // removed in k6 v2: a warning
+		"k6/net/grpc":                netgrpc.New(),
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),

@@ -37,6 +37,8 @@ type Server struct {
 	URL string
 	// CAFile is the PEM file of the CA that signs the sites' certificates.
 	CAFile string
+	// GRPCAddr is the gRPC target's address, "127.0.0.1:PORT" (see startGRPC).
+	GRPCAddr string
 
 	ca      *authority
 	sites   map[string]http.Handler
@@ -73,6 +75,7 @@ func Start(tb testing.TB, dir string) *Server {
 		tb.Fatalf("sitetest: listen: %v", err)
 	}
 	s.URL = "http://" + ln.Addr().String()
+	s.GRPCAddr = startGRPC(tb)
 	front := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.tlsSrv = &http.Server{Handler: http.HandlerFunc(s.serveSite), ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10, GetConfigForClient: s.tlsConfig}} //nolint:gosec // tlsconfig.js asks for TLS 1.0 to 1.2

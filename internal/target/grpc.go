@@ -1,0 +1,36 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tidemark/tidemark/internal/target/grpctarget"
+)
+
+// DefaultGRPCAddress is where `tidemark target` serves gRPC: the address k6's gRPC
+// examples default to (GRPC_ADDR).
+const DefaultGRPCAddress = "127.0.0.1:10000"
+
+// ListenAndServeAll serves s on addr (ListenAndServe) and, unless grpcAddr is empty,
+// the gRPC target (package grpctarget) on grpcAddr, until ctx ends or either fails.
+func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr string, grace time.Duration, logger *slog.Logger) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.ListenAndServe(gctx, addr, grace, logger) })
+	if grpcAddr != "" {
+		g.Go(func() error {
+			err := grpctarget.ListenAndServe(gctx, grpcAddr, func(a net.Addr) {
+				logger.Info("gRPC target listening", "address", a.String(), "services", "main.FeatureExplorer, main.RouteGuide, quickpizza.GRPC, tidemark.echo.Echo, health, reflection")
+			})
+			if err != nil {
+				return fmt.Errorf("%w (--grpc.listen-address= turns the gRPC target off)", err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
