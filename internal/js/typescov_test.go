@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/js/k6types"
 	k6target "github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/grpctarget"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 )
 
@@ -40,7 +42,7 @@ type apiProbe struct {
 // apiProbes covers every module of @types/k6 but k6/browser (issue 30); "global" is
 // global.d.ts.
 var apiProbes = map[string]apiProbe{
-	"global":       {objects: map[string]string{"ImportMeta": "import.meta"}},
+	"global":       {init: "const probeMeta = import.meta;", objects: map[string]string{"ImportMeta": "probeMeta"}},
 	"k6":           {},
 	"k6/crypto":    {objects: map[string]string{"Hasher": "mod.createHash('sha256')"}},
 	"k6/data":      {},
@@ -90,6 +92,21 @@ var apiProbes = map[string]apiProbe{
 			"ErrorEvent": "new Promise((res) => { const w = new mod.WebSocket('ws://127.0.0.1:1/'); w.onerror = res; })",
 		},
 		inputs: []string{"Params", "BlobOptions"},
+	},
+	"k6/secrets": {objects: map[string]string{"SecretSource": "mod.default.source('probe')"}},
+	"k6/net/grpc": {
+		// The gRPC target at __ENV.GRPC, by reflection; a stream is ended at once.
+		init: "const probeClient = new mod.Client(); let probeConnected = false;\n" +
+			"const grpcClient = () => { if (!probeConnected) { probeClient.connect(__ENV.GRPC, {plaintext: true, reflect: true}); probeConnected = true; } return probeClient; };\n" +
+			"const echo = (req) => grpcClient().invoke('tidemark.echo.Echo/Echo', req);",
+		objects: map[string]string{
+			"Client": "probeClient", "Response": "echo({text: 'x'})", "GrpcError": "echo({text: 'x', code: 3}).error",
+			"HealthCheckResponse": "grpcClient().healthCheck()",
+			"Stream":              "(() => { const s = new mod.Stream(grpcClient(), 'tidemark.echo.Echo/Chat'); s.end(); return s; })()",
+			"StreamMessageMetadata": "new Promise((res) => { const s = new mod.Stream(grpcClient(), 'tidemark.echo.Echo/Chat'); " +
+				"s.on('data', (_, meta) => res(meta)); s.write({text: 'x'}); s.end(); })",
+		},
+		inputs: []string{"ConnectParams", "TLSParams", "Params"},
 	},
 	"k6/http": {
 		objects: map[string]string{
@@ -193,6 +210,7 @@ var apiProbes = map[string]apiProbe{
 func TestTypesK6Coverage(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, k6target.Config{})
+	env := map[string]string{"URL": url, "GRPC": startGRPCTarget(t)}
 	var mu sync.Mutex
 	counts := map[string][2]int{}
 	t.Run("modules", func(t *testing.T) {
@@ -204,7 +222,7 @@ func TestTypesK6Coverage(t *testing.T) {
 				require.True(t, ok, "%s is in @types/k6 and not in apiProbes", module)
 				names := apiLookups(t, module, m, probe)
 				if len(names) > 0 {
-					missing := runCoverage(t, module, probe, names, url)
+					missing := runCoverage(t, module, probe, names, env)
 					require.Empty(t, missing, "%s: names @types/k6 declares that Tidemark's runtime lacks", module)
 				}
 				mu.Lock()
@@ -249,6 +267,23 @@ func checkCoverageTable(t *testing.T, counts map[string][2]int) {
 		return
 	}
 	require.Equal(t, b.String(), got, "%s: the coverage table is stale; run this test with -update-coverage", doc)
+}
+
+// startGRPCTarget serves tidemark target's gRPC services on loopback until the test
+// ends and returns their address.
+func startGRPCTarget(t *testing.T) string {
+	t.Helper()
+	srv, err := grpctarget.New()
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		srv.Stop()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String()
 }
 
 // typeModules lists the modules of typesDir: "k6", "k6/http", …, and "global".
@@ -338,7 +373,7 @@ func apiLookups(t *testing.T, module string, m *k6types.Module, probe apiProbe) 
 
 // runCoverage runs one iteration of a script that looks every name up and returns the
 // names not found.
-func runCoverage(t *testing.T, module string, probe apiProbe, names []check, url string) []string {
+func runCoverage(t *testing.T, module string, probe apiProbe, names []check, env map[string]string) []string {
 	t.Helper()
 	list, err := gojson.Marshal(names)
 	require.NoError(t, err)
@@ -373,7 +408,7 @@ export default async function () {
 }
 `, imp, probe.init, list)
 	dir := writeFiles(t, map[string]string{"script.js": script})
-	r, err := load(t, dir, "script.js", map[string]string{"URL": url})
+	r, err := load(t, dir, "script.js", env)
 	require.NoError(t, err)
 	h := &harness{r: r, c: &collector{}}
 	h.env = envFor(r, h.c, nil)
