@@ -2,6 +2,7 @@ package js
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
 	"testing"
 
@@ -282,10 +283,7 @@ export default function () {
 // parallel (before setup), linking and evaluating the same module records at once.
 func TestModuleGraphConcurrentInit(t *testing.T) {
 	t.Parallel()
-	files := map[string]string{}
-	for k, v := range esmFiles {
-		files[k] = v
-	}
+	files := maps.Clone(esmFiles)
 	files["main.js"] = `import { check } from 'k6';
 import * as http from 'k6/http';
 import { later } from 'test/async';

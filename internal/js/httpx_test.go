@@ -93,13 +93,13 @@ func tlsServer(t *testing.T, ca *testCA, cfg *tls.Config, h http.Handler) *httpt
 }
 
 // runScript runs script as `tidemark run` does, its VUs trusting ca, and returns
-// the run's error and its checks' passes and total.
-func runScript(t *testing.T, ca *testCA, script string, env map[string]string) (error, uint64, uint64) {
+// its checks' passes and total and the run's error.
+func runScript(t *testing.T, ca *testCA, script string, env map[string]string) (uint64, uint64, error) {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"script.js": script})
 	r, err := New(Config{Script: filepath.Join(dir, "script.js"), Env: env, Logger: promslog.NewNopLogger()})
 	if err != nil {
-		return err, 0, 0
+		return 0, 0, err
 	}
 	res, err := loadtest.Run(r.Context(bg()), loadtest.Config{Test: r.Test(), Source: "script.js", TestID: "t", VUs: r, Registry: r.Registry(),
 		HTTP: request.Options{TLS: &tls.Config{RootCAs: ca.pool}}})
@@ -111,7 +111,7 @@ func runScript(t *testing.T, ca *testCA, script string, env map[string]string) (
 			total += s.Total
 		}
 	}
-	return err, passes, total
+	return passes, total, err
 }
 
 // TestTLSVersionAndCipherSuites: tlsVersion and tlsCipherSuites (k6's names) limit
@@ -145,7 +145,7 @@ export default function () {
   const r = http.get(__ENV.URL);
   check(r, { want: (r) => ` + want(tc.want, tc.failed) + ` });
 }`
-			err, passes, total := runScript(t, ca, script, env)
+			passes, total, err := runScript(t, ca, script, env)
 			require.NoError(t, err)
 			require.Equal(t, [2]uint64{1, 1}, [2]uint64{passes, total})
 		})
@@ -171,7 +171,7 @@ func TestTLSOptionErrors(t *testing.T) {
 		`tlsAuth: [{ domains: ['a'], cert: 'x' }]`:     "tlsAuth[0].key",
 		`tlsAuth: [{ cert: 'x', key: 'y' }]`:           "tlsAuth[0]",
 	} {
-		err, _, _ := runScript(t, ca, `export const options = { `+opts+` }; export default function () {}`, nil)
+		_, _, err := runScript(t, ca, `export const options = { `+opts+` }; export default function () {}`, nil)
 		require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "%s: %v", opts, err)
 		require.ErrorContains(t, err, msg, opts)
 	}
@@ -206,7 +206,7 @@ func TestTLSAuth(t *testing.T) {
 			if !tc.ok {
 				cond = `r.status === 0 && r.error !== ''`
 			}
-			err, passes, total := runScript(t, ca, `import http from 'k6/http';
+			passes, total, err := runScript(t, ca, `import http from 'k6/http';
 import { check } from 'k6';
 export const options = { tlsAuth: [`+tc.auth+`] };
 export default function () { const r = http.get(__ENV.URL); check(r, { served: (r) => `+cond+` }); }`, env)
@@ -214,7 +214,7 @@ export default function () { const r = http.get(__ENV.URL); check(r, { served: (
 			require.Equal(t, [2]uint64{1, 1}, [2]uint64{passes, total})
 		})
 	}
-	err, _, _ = runScript(t, ca, `export const options = { tlsAuth: [{ cert: __ENV.CERT, key: __ENV.KEY, password: 'wrong' }] };
+	_, _, err = runScript(t, ca, `export const options = { tlsAuth: [{ cert: __ENV.CERT, key: __ENV.KEY, password: 'wrong' }] };
 export default function () {}`, env)
 	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err), "%v", err)
 	require.ErrorContains(t, err, "tlsAuth[0]: key: decrypt with the password")
@@ -258,7 +258,7 @@ export default function () {
     constants: () => http.OCSP_STATUS_SERVER_FAILED === 'server_failed' && http.OCSP_REASON_AA_COMPROMISE === 'aa_compromise' && http.SSL_3_0 === 'ssl3.0',
   });
 }`
-	err, passes, total := runScript(t, ca, script, map[string]string{"GOOD": good.URL, "REVOKED": revoked.URL, "PLAIN": plain.URL})
+	passes, total, err := runScript(t, ca, script, map[string]string{"GOOD": good.URL, "REVOKED": revoked.URL, "PLAIN": plain.URL})
 	require.NoError(t, err)
 	require.Equal(t, [2]uint64{4, 4}, [2]uint64{passes, total})
 }

@@ -295,10 +295,10 @@ func typeModules(t *testing.T) []string {
 			return err
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(p, typesDir+string(filepath.Separator)))
-		switch {
-		case rel == "global.d.ts":
+		switch rel {
+		case "global.d.ts":
 			out = append(out, "global")
-		case rel == "index.d.ts":
+		case "index.d.ts":
 			out = append(out, "k6")
 		default:
 			out = append(out, "k6/"+strings.TrimSuffix(rel, "/index.d.ts"))

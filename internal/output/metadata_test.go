@@ -31,6 +31,7 @@ func TestSampleMetadata(t *testing.T) {
 	require.NoError(t, jw.Flush())
 	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
 	require.Len(t, lines, 3)
+	//nolint:testifylint // the bytes k6 writes, its HTML escaping (\u0026) included
 	require.Equal(t, `{"metric":"http_reqs","type":"Point","data":{"time":"2023-11-14T22:13:20Z","value":1,"tags":{"method":"GET"},"metadata":{"a":"x\u0026y","trace_id":"abc"}}}`, lines[1])
 	require.NotContains(t, lines[2], "metadata")
 

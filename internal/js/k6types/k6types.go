@@ -177,8 +177,7 @@ func statements(src string) ([]statement, error) {
 
 // isBlock reports whether a statement beginning so ends at its closing brace.
 func isBlock(head string) bool {
-	words := strings.Fields(head)
-	for _, w := range words {
+	for w := range strings.FieldsSeq(head) {
 		switch w {
 		case "export", "declare", "abstract", "default":
 			continue
@@ -356,10 +355,7 @@ func declaration(words []string, text string) (Kind, string, string) {
 
 // extends returns the name after "extends" in a class or interface head.
 func extends(text string) string {
-	head := text
-	if open := strings.IndexByte(text, '{'); open >= 0 {
-		head = text[:open]
-	}
+	head, _, _ := strings.Cut(text, "{")
 	f := strings.Fields(withoutGenerics(head))
 	for i, w := range f {
 		if w == "extends" && i+1 < len(f) {

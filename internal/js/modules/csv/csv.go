@@ -140,7 +140,7 @@ func (s *store) get(src source, opts options) *parsed {
 		r := newReader(src, opts)
 		for {
 			rec, err := r.next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
@@ -253,7 +253,7 @@ func (p *parserObj) next(sobek.FunctionCall) sobek.Value {
 		res := rt.NewObject()
 		rec, err := p.r.next()
 		switch {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			_ = res.Set("done", true)
 			_ = res.Set("value", sobek.Undefined())
 			return res, nil

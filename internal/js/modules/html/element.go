@@ -1,6 +1,7 @@
 package html
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -163,21 +164,12 @@ func (e *elem) GetElementsByClassName(names string) *sobek.Object {
 	return e.array(descendants(e.node, func(c *xhtml.Node) bool {
 		have := strings.Fields(attrOr(c, "class", ""))
 		for _, w := range want {
-			if !contains(have, w) {
+			if !slices.Contains(have, w) {
 				return false
 			}
 		}
 		return len(want) > 0
 	}))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // GetElementsByTagName returns the descendants named tag ("*" for all).

@@ -111,6 +111,8 @@ func (s *Selection) Slice(start int, end sobek.Value) *Selection {
 func (s *Selection) Text() string { return s.sel.Text() }
 
 // Html returns the inner HTML of the first node, undefined when empty.
+//
+//nolint:revive // sobek.UncapFieldNameMapper makes Html the script's html(); HTML would be hTML().
 func (s *Selection) Html() sobek.Value {
 	if s.sel.Length() == 0 {
 		return sobek.Undefined()

@@ -1,6 +1,7 @@
 package html
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func tagIs(tags ...string) func(*xhtml.Node) bool {
-	return func(n *xhtml.Node) bool { return contains(tags, n.Data) }
+	return func(n *xhtml.Node) bool { return slices.Contains(tags, n.Data) }
 }
 
 // canvasEl is CanvasElement.

@@ -171,7 +171,7 @@ func (r recordingCreds) ClientHandshake(ctx context.Context, authority string, c
 // dial connects to addr and waits for the connection to be ready.
 func dial(ctx context.Context, addr string, p connectParams, userAgent string) (*grpc.ClientConn, error) {
 	f := &failures{}
-	var creds credentials.TransportCredentials = insecure.NewCredentials()
+	creds := insecure.NewCredentials()
 	if !p.plaintext {
 		cfg := p.tls
 		if cfg == nil {

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"net"
 	"os"
@@ -64,9 +65,7 @@ func run(t *testing.T, addr, script string, extra map[string]string) *modulestes
 	t.Helper()
 	files := protos(t)
 	files["script.js"] = strings.ReplaceAll(script, "ADDR", addr)
-	for k, v := range extra {
-		files[k] = v
-	}
+	maps.Copy(files, extra)
 	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil))))
 	h.Iterate(t)
 	return h

@@ -31,7 +31,7 @@ type alphaStream struct {
 }
 
 func (a alphaStream) Send(r *reflectionv1.ServerReflectionRequest) error {
-	var alpha reflectionv1alpha.ServerReflectionRequest
+	var alpha reflectionv1alpha.ServerReflectionRequest //nolint:staticcheck // v1alpha is the fallback for servers without v1, as k6 has it
 	if err := convert(r, &alpha); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/subtle"
+	"errors"
 	"math/big"
 
 	"github.com/grafana/sobek"
@@ -45,7 +46,7 @@ func (w *webcrypto) crypt(call sobek.FunctionCall, op string) (work, error) {
 	}
 	return func() (any, error) {
 		out, err := s.run()
-		if _, isDOM := err.(*domError); err != nil && !isDOM {
+		if _, isDOM := errors.AsType[*domError](err); err != nil && !isDOM {
 			return nil, fail(errOperation, "%s: %v", op, err)
 		}
 		return out, err

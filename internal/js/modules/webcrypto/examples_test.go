@@ -78,7 +78,7 @@ func exampleLines() map[string][]string {
 func TestK6Examples(t *testing.T) {
 	want := exampleLines()
 	var seen []string
-	require.NoError(t, filepath.WalkDir(examples, func(p string, d os.DirEntry, err error) error {
+	require.NoError(t, filepath.WalkDir(examples, func(p string, _ os.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".js") {
 			rel, _ := filepath.Rel(examples, p)
 			seen = append(seen, filepath.ToSlash(rel))

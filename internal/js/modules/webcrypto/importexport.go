@@ -104,9 +104,10 @@ func importSecret(s importSpec) (*key, error) {
 		}
 	}
 	allowed := aesUsages(s.alg.name)
-	if s.alg.name == algHMAC {
+	switch s.alg.name {
+	case algHMAC:
 		allowed = []string{usageSign, usageVerify}
-	} else if s.alg.name == algPBKDF2 {
+	case algPBKDF2:
 		allowed = []string{usageDKey, usageDBits}
 	}
 	if err := checkUsages(op, s.alg.name, s.usages, allowed...); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,7 +101,7 @@ func (j *jwk) check(kty, alg string, extractable bool, usages []string) error {
 	}
 	if j.keyOps != nil {
 		for _, u := range usages {
-			if !contains(j.keyOps, u) {
+			if !slices.Contains(j.keyOps, u) {
 				return fail(errData, "importKey: the usage %q is not in jwk.key_ops %v", u, j.keyOps)
 			}
 		}

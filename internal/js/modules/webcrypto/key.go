@@ -3,6 +3,7 @@ package webcrypto
 import (
 	"crypto/ecdsa"
 	"crypto/rsa"
+	"slices"
 
 	"github.com/grafana/sobek"
 )
@@ -104,10 +105,10 @@ func (w *webcrypto) keyOf(v sobek.Value, op, what string) (*key, error) {
 
 // use checks that k is a key of one of algs that may be used for usage.
 func (k *key) use(op, usage string, algs ...string) error {
-	if !contains(algs, k.alg.name) {
+	if !slices.Contains(algs, k.alg.name) {
 		return fail(errInvalidAccess, "%s: the key is a %s key, not %v", op, k.alg.name, algs)
 	}
-	if !contains(k.usages, usage) {
+	if !slices.Contains(k.usages, usage) {
 		return fail(errInvalidAccess, "%s: the key's usages %v do not include %q", op, k.usages, usage)
 	}
 	return nil

@@ -15,6 +15,7 @@ package webcrypto
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 
 	"github.com/grafana/sobek"
@@ -74,7 +75,7 @@ func (w *webcrypto) throw(err error) {
 // jsError is err as a JavaScript value: a TypeError, or an Error named as the
 // DOMException.
 func (w *webcrypto) jsError(err error) sobek.Value {
-	de, ok := err.(*domError)
+	de, ok := errors.AsType[*domError](err)
 	if !ok {
 		de = &domError{name: errOperation, msg: err.Error()}
 	}

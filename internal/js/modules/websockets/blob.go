@@ -133,7 +133,7 @@ func uint8Array(rt *sobek.Runtime, data []byte) sobek.Value {
 	ctor := rt.Get("Uint8Array")
 	o, err := rt.New(ctor, rt.ToValue(rt.NewArrayBuffer(data)))
 	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf("Blob.bytes: %w", err)))
+		panic(rt.NewGoError(fmt.Errorf("blob.bytes: %w", err)))
 	}
 	return o
 }

@@ -85,8 +85,7 @@ func (l *legacy) connect(call sobek.FunctionCall) sobek.Value {
 	}
 	sock := newSocket(rt, r.s, l.m)
 	if err := sock.run(st, cb); err != nil {
-		var ex *sobek.Exception
-		if errors.As(err, &ex) {
+		if ex, ok := errors.AsType[*sobek.Exception](err); ok {
 			panic(ex)
 		}
 		modules.Throw(rt, fmt.Errorf("ws.connect: %w", err))
