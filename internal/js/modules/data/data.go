@@ -174,7 +174,7 @@ func (m *instance) build(name string, fn sobek.Callable) ([]element, error) {
 	}
 	isArray, _ := sobek.AssertFunction(rt.Get("Array").ToObject(rt).Get("isArray"))
 	if ok, err := isArray(sobek.Undefined(), res); err != nil || !ok.ToBoolean() {
-		return nil, fmt.Errorf("only arrays can be made into SharedArray, got %s", describe(res))
+		return nil, fmt.Errorf("only arrays can be made into SharedArray, got %s", modules.Describe(res))
 	}
 	text, err := m.stringify(sobek.Undefined(), res)
 	if err != nil {
@@ -196,20 +196,6 @@ func (m *instance) build(name string, fn sobek.Callable) ([]element, error) {
 		}
 	}
 	return elems, nil
-}
-
-// describe names the type of a JavaScript value for messages.
-func describe(v sobek.Value) string {
-	switch {
-	case v == nil || sobek.IsUndefined(v):
-		return "undefined"
-	case sobek.IsNull(v):
-		return "null"
-	}
-	if o, ok := v.(*sobek.Object); ok {
-		return "an object of class " + o.ClassName()
-	}
-	return fmt.Sprintf("%s %s", v.ExportType(), v.String())
 }
 
 // freezer returns a JSON.parse reviver that freezes every value it is given: parsed

@@ -239,47 +239,14 @@ func (m *instance) vuMetrics(sobek.FunctionCall) sobek.Value {
 func (m *instance) vuTags(sobek.FunctionCall) sobek.Value {
 	m.state("vu.metrics.tags")
 	if m.tagsObj == nil {
-		m.tagsObj = m.vu.Runtime().NewDynamicObject(&tags{m: m})
+		m.tagsObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.tags", what: "a VU tag",
+			get:  func(st *modules.State, k string) (string, bool) { return st.VUTag(k) },
+			set:  func(st *modules.State, k, v string, del bool) { st.SetVUTag(k, v, del) },
+			keys: func(st *modules.State) []string { return st.VUTagKeys() },
+		})
 	}
 	return m.tagsObj
 }
-
-// tags is the dynamic object of vu.metrics.tags.
-type tags struct {
-	m *instance
-}
-
-func (t *tags) st() *modules.State { return t.m.state("vu.metrics.tags") }
-
-func (t *tags) Get(key string) sobek.Value {
-	if v, ok := t.st().VUTag(key); ok {
-		return t.m.vu.Runtime().ToValue(v)
-	}
-	return nil
-}
-
-// Set keeps strings, numbers and booleans as strings; an object or array is dropped
-// with a warning, as k6 does without --throw.
-func (t *tags) Set(key string, val sobek.Value) bool {
-	if _, isObj := val.(*sobek.Object); isObj {
-		t.m.vu.Logger().Warn("Dropped a VU tag that is not a string, number or boolean", "tag", key)
-		return true
-	}
-	t.st().SetVUTag(key, val.String(), false)
-	return true
-}
-
-func (t *tags) Has(key string) bool {
-	_, ok := t.st().VUTag(key)
-	return ok
-}
-
-func (t *tags) Delete(key string) bool {
-	t.st().SetVUTag(key, "", true)
-	return true
-}
-
-func (t *tags) Keys() []string { return t.st().VUTagKeys() }
 
 // vuMetadata is vu.metrics.metadata: the VU's sample metadata (a trace_id), read
 // and written as strings like the tags, but never a tag: it splits no series and
@@ -287,47 +254,59 @@ func (t *tags) Keys() []string { return t.st().VUTagKeys() }
 func (m *instance) vuMetadata(sobek.FunctionCall) sobek.Value {
 	m.state("vu.metrics.metadata")
 	if m.metaObj == nil {
-		m.metaObj = m.vu.Runtime().NewDynamicObject(&metadata{m: m})
+		m.metaObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.metadata", what: "VU metadata",
+			get: func(st *modules.State, k string) (string, bool) {
+				v, ok := st.Metadata()[k]
+				return v, ok
+			},
+			set:  func(st *modules.State, k, v string, del bool) { st.SetMetadata(k, v, del) },
+			keys: func(st *modules.State) []string { return slices.Sorted(maps.Keys(st.Metadata())) },
+		})
 	}
 	return m.metaObj
 }
 
-// metadata is the dynamic object of vu.metrics.metadata.
-type metadata struct {
-	m *instance
+// vuMap is the dynamic object of vu.metrics.tags or vu.metrics.metadata: string
+// values kept in the VU's state.
+type vuMap struct {
+	m          *instance
+	name, what string
+	get        func(st *modules.State, key string) (string, bool)
+	set        func(st *modules.State, key, val string, del bool)
+	keys       func(st *modules.State) []string
 }
 
-func (md *metadata) st() *modules.State { return md.m.state("vu.metrics.metadata") }
+func (v *vuMap) st() *modules.State { return v.m.state(v.name) }
 
-func (md *metadata) Get(key string) sobek.Value {
-	if v, ok := md.st().Metadata()[key]; ok {
-		return md.m.vu.Runtime().ToValue(v)
+func (v *vuMap) Get(key string) sobek.Value {
+	if val, ok := v.get(v.st(), key); ok {
+		return v.m.vu.Runtime().ToValue(val)
 	}
 	return nil
 }
 
-// Set keeps strings, numbers and booleans as strings; an object or array is
-// dropped with a warning, as for tags.
-func (md *metadata) Set(key string, val sobek.Value) bool {
+// Set keeps strings, numbers and booleans as strings; an object or array is dropped
+// with a warning, as k6 does without --throw.
+func (v *vuMap) Set(key string, val sobek.Value) bool {
 	if _, isObj := val.(*sobek.Object); isObj {
-		md.m.vu.Logger().Warn("Dropped VU metadata that is not a string, number or boolean", "metadata", key)
+		v.m.vu.Logger().Warn("Dropped "+v.what+" that is not a string, number or boolean", "key", key)
 		return true
 	}
-	md.st().SetMetadata(key, val.String(), false)
+	v.set(v.st(), key, val.String(), false)
 	return true
 }
 
-func (md *metadata) Has(key string) bool {
-	_, ok := md.st().Metadata()[key]
+func (v *vuMap) Has(key string) bool {
+	_, ok := v.get(v.st(), key)
 	return ok
 }
 
-func (md *metadata) Delete(key string) bool {
-	md.st().SetMetadata(key, "", true)
+func (v *vuMap) Delete(key string) bool {
+	v.set(v.st(), key, "", true)
 	return true
 }
 
-func (md *metadata) Keys() []string { return slices.Sorted(maps.Keys(md.st().Metadata())) }
+func (v *vuMap) Keys() []string { return v.keys(v.st()) }
 
 // abort stops the run (exit code 108); teardown still runs. The script cannot catch
 // it: the runtime is interrupted.

@@ -137,7 +137,7 @@ func (f *File) Read(call sobek.FunctionCall) sobek.Value {
 	return Settle(f.vu, func() (sobek.Value, error) {
 		ctor, _ := rt.Get("Uint8Array").(*sobek.Object)
 		if ctor == nil || !rt.InstanceOf(arg, ctor) {
-			return nil, TypeError(rt, "read: expected a Uint8Array buffer, got %s", describe(arg))
+			return nil, TypeError(rt, "read: expected a Uint8Array buffer, got %s", modules.Describe(arg))
 		}
 		buf, ok := arg.Export().([]byte)
 		if !ok {
@@ -158,7 +158,7 @@ func (f *File) Seek(call sobek.FunctionCall) sobek.Value {
 	offArg, whenceArg := call.Argument(0), call.Argument(1)
 	return Settle(f.vu, func() (sobek.Value, error) {
 		if _, ok := offArg.Export().(int64); !ok && !isWhole(offArg) {
-			return nil, TypeError(rt, "seek: the offset must be a whole number, got %s", describe(offArg))
+			return nil, TypeError(rt, "seek: the offset must be a whole number, got %s", modules.Describe(offArg))
 		}
 		off := offArg.ToInteger()
 		whence := SeekStart
@@ -204,20 +204,6 @@ func seekTo(cur, size, off int64, whence int) (int64, error) {
 func isWhole(v sobek.Value) bool {
 	f, ok := v.Export().(float64)
 	return ok && f == float64(int64(f))
-}
-
-// describe names a value's type for messages.
-func describe(v sobek.Value) string {
-	switch {
-	case v == nil || sobek.IsUndefined(v):
-		return "undefined"
-	case sobek.IsNull(v):
-		return "null"
-	}
-	if o, ok := v.(*sobek.Object); ok {
-		return "an object of class " + o.ClassName()
-	}
-	return fmt.Sprintf("%s %s", v.ExportType(), v.String())
 }
 
 // Settle returns a promise settled by f on the VU's event loop: resolved with its

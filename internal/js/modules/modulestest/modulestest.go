@@ -241,3 +241,24 @@ func (o *Outcome) Named(name string) []series.Series {
 	}
 	return out
 }
+
+// LogBuffer is a log destination a VU's goroutine and the test share, safe for
+// concurrent use.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

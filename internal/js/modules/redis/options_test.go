@@ -1,13 +1,11 @@
 package redis_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,24 +34,6 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log the VUs' goroutine and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestExperimentalName: k6 v1's k6/experimental/redis is the same Client, with one
 // warning per run that k6 v2 removed it; a command to a port nothing listens on
 // rejects with the connection's error.
@@ -63,7 +43,7 @@ func TestExperimentalName(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close()) // a closed loopback port: connections are refused
-	log := &lockedBuffer{}
+	log := &modulestest.LogBuffer{}
 	h := modulestest.Start(t, map[string]string{"script.js": `
 import redis from 'k6/experimental/redis';
 import { check } from 'k6';

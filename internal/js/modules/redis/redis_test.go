@@ -3,14 +3,12 @@
 package redis_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,26 +18,8 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 )
 
-// logBuffer keeps the run's log (JSON lines) for the VU's goroutine and the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// results returns the object the script logged as JSON with console.log.
-func (b *logBuffer) results(t *testing.T) map[string]any {
+// results returns the object the script logged (into b) as JSON with console.log.
+func results(t *testing.T, b *modulestest.LogBuffer) map[string]any {
 	t.Helper()
 	for line := range strings.SplitSeq(b.String(), "\n") {
 		var rec struct{ Msg string }
@@ -57,7 +37,7 @@ func (b *logBuffer) results(t *testing.T) map[string]any {
 // returns the results it logged.
 func iterate(t *testing.T, clientArg, body string, files map[string]string) (map[string]any, string) {
 	t.Helper()
-	log := &logBuffer{}
+	log := &modulestest.LogBuffer{}
 	if files == nil {
 		files = map[string]string{}
 	}
@@ -66,7 +46,7 @@ func iterate(t *testing.T, clientArg, body string, files map[string]string) (map
 	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewJSONHandler(log, nil))))
 	vu := h.VUs(t, 1)[0]
 	require.True(t, vu.Iterate(context.Background()), "the iteration did not complete:\n%s", log.String())
-	return log.results(t), log.String()
+	return results(t, log), log.String()
 }
 
 // TestClientMethods: every method k6 documents, against a real redis-server, with
@@ -178,7 +158,7 @@ func TestClientMethods(t *testing.T) {
 func TestEventLoop(t *testing.T) {
 	t.Parallel()
 	s := startRedis(t, false)
-	log := &logBuffer{}
+	log := &modulestest.LogBuffer{}
 	script := fmt.Sprintf(`import redis from 'k6/x/redis';
 import { check } from 'k6';
 const c = new redis.Client('redis://%s');

@@ -1,13 +1,11 @@
 package secrets_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,28 +15,10 @@ import (
 	"github.com/tidemark/tidemark/internal/secretsource"
 )
 
-// syncBuffer is a log destination the VU's goroutine and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // redactingLogger is the run's log as `tidemark run` builds it: k6's format, with the
 // secret sources' values redacted.
-func redactingLogger(set *secretsource.Set) (*slog.Logger, *syncBuffer) {
-	buf := &syncBuffer{}
+func redactingLogger(set *secretsource.Set) (*slog.Logger, *modulestest.LogBuffer) {
+	buf := &modulestest.LogBuffer{}
 	return slog.New(k6log.New(k6log.Config{Writer: buf, Redact: set.Redact})), buf
 }
 
