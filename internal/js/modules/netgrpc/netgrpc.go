@@ -63,24 +63,14 @@ type grpcMetrics struct {
 }
 
 func newInstance(vu modules.VU) (modules.Instance, error) {
-	reg := vu.Registry()
 	var m grpcMetrics
-	for _, d := range []struct {
-		dst  **metrics.Metric
-		name string
-		typ  metrics.Type
-		v    metrics.ValueType
-	}{
-		{&m.duration, "grpc_req_duration", metrics.Trend, metrics.Time},
-		{&m.streams, "grpc_streams", metrics.Counter, metrics.Default},
-		{&m.sent, "grpc_streams_msgs_sent", metrics.Counter, metrics.Default},
-		{&m.received, "grpc_streams_msgs_received", metrics.Counter, metrics.Default},
-	} {
-		mm, err := reg.New(d.name, d.typ, d.v)
-		if err != nil {
-			return nil, fmt.Errorf("k6/net/grpc: %w", err)
-		}
-		*d.dst = mm
+	if err := modules.RegisterMetrics(vu.Registry(),
+		modules.MetricSpec{Dst: &m.duration, Name: "grpc_req_duration", Type: metrics.Trend, Value: metrics.Time},
+		modules.MetricSpec{Dst: &m.streams, Name: "grpc_streams", Type: metrics.Counter, Value: metrics.Default},
+		modules.MetricSpec{Dst: &m.sent, Name: "grpc_streams_msgs_sent", Type: metrics.Counter, Value: metrics.Default},
+		modules.MetricSpec{Dst: &m.received, Name: "grpc_streams_msgs_received", Type: metrics.Counter, Value: metrics.Default},
+	); err != nil {
+		return nil, fmt.Errorf("k6/net/grpc: %w", err)
 	}
 	rt := vu.Runtime()
 	in := &instance{vu: vu, rt: rt, m: m, json: newJSJSON(rt), streams: map[*stream]struct{}{}}

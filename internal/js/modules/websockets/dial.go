@@ -29,25 +29,16 @@ type wsMetrics struct {
 // registerMetrics registers the ws_* metrics in vu's registry (in the init context,
 // so that thresholds may name them).
 func registerMetrics(vu modules.VU) (*wsMetrics, error) {
-	r := vu.Registry()
-	var err error
 	m := &wsMetrics{}
-	for _, d := range []struct {
-		dst  **metrics.Metric
-		name string
-		typ  metrics.Type
-		val  metrics.ValueType
-	}{
-		{&m.connecting, "ws_connecting", metrics.Trend, metrics.Time},
-		{&m.sessionDuration, "ws_session_duration", metrics.Trend, metrics.Time},
-		{&m.sessions, "ws_sessions", metrics.Counter, metrics.Default},
-		{&m.msgsSent, "ws_msgs_sent", metrics.Counter, metrics.Default},
-		{&m.msgsReceived, "ws_msgs_received", metrics.Counter, metrics.Default},
-		{&m.ping, "ws_ping", metrics.Trend, metrics.Time},
-	} {
-		if *d.dst, err = r.New(d.name, d.typ, d.val); err != nil {
-			return nil, fmt.Errorf("register %s: %w", d.name, err)
-		}
+	if err := modules.RegisterMetrics(vu.Registry(),
+		modules.MetricSpec{Dst: &m.connecting, Name: "ws_connecting", Type: metrics.Trend, Value: metrics.Time},
+		modules.MetricSpec{Dst: &m.sessionDuration, Name: "ws_session_duration", Type: metrics.Trend, Value: metrics.Time},
+		modules.MetricSpec{Dst: &m.sessions, Name: "ws_sessions", Type: metrics.Counter, Value: metrics.Default},
+		modules.MetricSpec{Dst: &m.msgsSent, Name: "ws_msgs_sent", Type: metrics.Counter, Value: metrics.Default},
+		modules.MetricSpec{Dst: &m.msgsReceived, Name: "ws_msgs_received", Type: metrics.Counter, Value: metrics.Default},
+		modules.MetricSpec{Dst: &m.ping, Name: "ws_ping", Type: metrics.Trend, Value: metrics.Time},
+	); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
