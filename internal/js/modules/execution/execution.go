@@ -239,7 +239,7 @@ func (m *instance) vuMetrics(sobek.FunctionCall) sobek.Value {
 func (m *instance) vuTags(sobek.FunctionCall) sobek.Value {
 	m.state("vu.metrics.tags")
 	if m.tagsObj == nil {
-		m.tagsObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.tags", what: "a VU tag",
+		m.tagsObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.tags",
 			get:  func(st *modules.State, k string) (string, bool) { return st.VUTag(k) },
 			set:  func(st *modules.State, k, v string, del bool) { st.SetVUTag(k, v, del) },
 			keys: func(st *modules.State) []string { return st.VUTagKeys() },
@@ -254,7 +254,7 @@ func (m *instance) vuTags(sobek.FunctionCall) sobek.Value {
 func (m *instance) vuMetadata(sobek.FunctionCall) sobek.Value {
 	m.state("vu.metrics.metadata")
 	if m.metaObj == nil {
-		m.metaObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.metadata", what: "VU metadata",
+		m.metaObj = m.vu.Runtime().NewDynamicObject(&vuMap{m: m, name: "vu.metrics.metadata",
 			get: func(st *modules.State, k string) (string, bool) {
 				v, ok := st.Metadata()[k]
 				return v, ok
@@ -269,11 +269,11 @@ func (m *instance) vuMetadata(sobek.FunctionCall) sobek.Value {
 // vuMap is the dynamic object of vu.metrics.tags or vu.metrics.metadata: string
 // values kept in the VU's state.
 type vuMap struct {
-	m          *instance
-	name, what string
-	get        func(st *modules.State, key string) (string, bool)
-	set        func(st *modules.State, key, val string, del bool)
-	keys       func(st *modules.State) []string
+	m    *instance
+	name string
+	get  func(st *modules.State, key string) (string, bool)
+	set  func(st *modules.State, key, val string, del bool)
+	keys func(st *modules.State) []string
 }
 
 func (v *vuMap) st() *modules.State { return v.m.state(v.name) }
@@ -289,7 +289,7 @@ func (v *vuMap) Get(key string) sobek.Value {
 // with a warning, as k6 does without --throw.
 func (v *vuMap) Set(key string, val sobek.Value) bool {
 	if _, isObj := val.(*sobek.Object); isObj {
-		v.m.vu.Logger().Warn("Dropped "+v.what+" that is not a string, number or boolean", "key", key)
+		v.m.vu.Logger().Warn("Dropped a value that is not a string, number or boolean", "object", v.name, "key", key)
 		return true
 	}
 	v.set(v.st(), key, val.String(), false)
