@@ -16,16 +16,6 @@ import (
 // data is the CSV file of the tests: a header and four records.
 const data = "name,age,city\nJohn,30,New York\nJane,25,\"Los Angeles, CA\"\nJim,41,Paris\nJoan,52,Oslo\n"
 
-// requireChecks requires every check of h to have passed, and want of them.
-func requireChecks(t *testing.T, h *modulestest.Harness, want int) {
-	t.Helper()
-	checks := h.Checks()
-	for name, ok := range checks {
-		require.True(t, ok, name)
-	}
-	require.Len(t, checks, want)
-}
-
 // TestParse parses the file at once with each option, in the init context (awaited
 // in the iteration), and reads the records as a read-only array.
 func TestParse(t *testing.T) {
@@ -72,7 +62,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 12)
+	h.RequireChecks(t, 12)
 }
 
 // TestParser streams the records with next() and each option, across iterations.
@@ -120,7 +110,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 5)
+	h.RequireChecks(t, 5)
 }
 
 // TestBadInput: bad options and arguments throw (Parser) or reject (parse) with errors
@@ -177,7 +167,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 12)
+	h.RequireChecks(t, 12)
 }
 
 // TestParsedOncePerProcess: two VUs parsing the same file with the same options share
@@ -202,7 +192,7 @@ export default async function () {
 	for _, vu := range h.VUs(t, 2) {
 		require.True(t, vu.Iterate(context.Background()))
 	}
-	requireChecks(t, h, 2)
+	h.RequireChecks(t, 2)
 }
 
 // TestExamples runs k6's examples/experimental/csv-parse.js and csv-parser.js: ten

@@ -10,16 +10,6 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 )
 
-// requireChecks requires every check of h to have passed, and want of them.
-func requireChecks(t *testing.T, h *modulestest.Harness, want int) {
-	t.Helper()
-	checks := h.Checks()
-	for name, ok := range checks {
-		require.True(t, ok, name)
-	}
-	require.Len(t, checks, want)
-}
-
 // TestFile opens a file in the init context (awaited in the iteration, as scripts do
 // without top-level await) and reads it through every File method and SeekMode.
 func TestFile(t *testing.T) {
@@ -88,7 +78,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 16)
+	h.RequireChecks(t, 16)
 }
 
 // TestFileOffsetPerVU reads the same file in two VUs: each VU's File has its own
@@ -113,7 +103,7 @@ export default async function () {
 		require.True(t, vu.Iterate(context.Background()))
 	}
 	require.True(t, vus[0].Iterate(context.Background()))
-	requireChecks(t, h, 3)
+	h.RequireChecks(t, 3)
 }
 
 // TestOpenMissingFile: a file that does not exist rejects open's promise with an error
@@ -136,7 +126,7 @@ export default async function () {
 }
 `})
 	h.Iterate(t)
-	requireChecks(t, h, 2)
+	h.RequireChecks(t, 2)
 }
 
 // TestExampleFS runs k6's examples/experimental/fs/fs.js (100 VUs, 1000 iterations over

@@ -262,3 +262,13 @@ func (b *LogBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// RequireChecks requires every check the script ran to have passed, and want of them.
+func (h *Harness) RequireChecks(t testing.TB, want int) {
+	t.Helper()
+	checks := h.Checks()
+	for name, ok := range checks {
+		require.True(t, ok, name)
+	}
+	require.Len(t, checks, want)
+}

@@ -13,22 +13,12 @@ import (
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
 )
 
-// requireChecks requires every check of h to have passed, and want of them.
-func requireChecks(t *testing.T, h *modulestest.Harness, want int) {
-	t.Helper()
-	checks := h.Checks()
-	for name, ok := range checks {
-		require.True(t, ok, name)
-	}
-	require.Len(t, checks, want)
-}
-
 // run runs script's default function once in a VU and requires its checks to pass.
 func run(t *testing.T, script string, checks int) {
 	t.Helper()
 	h := modulestest.Start(t, map[string]string{"script.js": script}, modulestest.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil))))
 	h.Iterate(t)
-	requireChecks(t, h, checks)
+	h.RequireChecks(t, checks)
 }
 
 // TestReadableStreamTimers reads a stream whose source enqueues from timers: the
