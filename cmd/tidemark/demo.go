@@ -34,6 +34,7 @@ type demoConfig struct {
 	cooldown      time.Duration
 	keep          bool
 	quietProgress bool
+	runtime       string
 }
 
 const demoHelp = `Show all of Tidemark on a laptop, in about five minutes, with nothing else installed.
@@ -73,6 +74,8 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("cooldown", "Longest wait after the run for the HPAs to scale back in.").Default("75s").DurationVar(&cfg.cooldown)
 	cmd.Flag("keep", "Keep the store and the cluster running after the demo, until Ctrl-C, to explore them.").BoolVar(&cfg.keep)
 	cmd.Flag("quiet", "Print no live progress during the run.").BoolVar(&cfg.quietProgress)
+	cmd.Flag("runtime", "Cluster runtime: sim (in-memory simulator) or process (pods as real processes in kernel cgroups; needs root).").
+		Default(demo.RuntimeSim).EnumVar(&cfg.runtime, demo.RuntimeSim, demo.RuntimeProcess)
 	return cmd, func(ctx context.Context) error { return runDemo(ctx, cfg, g) }
 }
 
@@ -121,7 +124,7 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 		return exitcode.Invalid(err)
 	}
 	return demo.Run(ctx, demo.Config{OutputDir: cfg.outputDir, Listen: cfg.listen, Profile: profile, Scrape: cfg.scrape,
-		FastWindow: cfg.fastWindow, Cooldown: cfg.cooldown, Keep: cfg.keep, Dashboards: dashboards.Generate,
+		FastWindow: cfg.fastWindow, Cooldown: cfg.cooldown, Keep: cfg.keep, Dashboards: dashboards.Generate, Runtime: cfg.runtime,
 		Load: func(ctx context.Context, testID, target, writeURL string) error {
 			return loadDemo(ctx, cfg, g, logger, testID, target, writeURL)
 		}}, logger, g.stdout)

@@ -10,8 +10,10 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/sim"
+	"github.com/tidemark/tidemark/internal/sim/process"
 )
 
 type simulateConfig struct {
@@ -21,6 +23,7 @@ type simulateConfig struct {
 	serviceAddrs  map[string]string
 	fast          bool
 	fastWindow    time.Duration
+	runtime       string
 }
 
 // simulateCmd is `tidemark simulate`: the simulated cluster alone.
@@ -37,6 +40,8 @@ func simulateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, acti
 	cmd.Flag("fast", "Shorten the HPA downscale stabilisation window for demos (says so in the output and in tidemark_sim_info).").BoolVar(&cfg.fast)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window used with --fast.").
 		Default(sim.FastDownscaleStabilization.String()).DurationVar(&cfg.fastWindow)
+	cmd.Flag("runtime", "Cluster runtime: sim (in-memory simulator) or process (pods as real processes in kernel cgroups; needs root).").
+		Default(demo.RuntimeSim).EnumVar(&cfg.runtime, demo.RuntimeSim, demo.RuntimeProcess)
 	return cmd, func(ctx context.Context) error { return simulate(ctx, cfg, g.logger(), g.stdout) }
 }
 
@@ -57,6 +62,9 @@ func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, std
 	if cfg.fast {
 		opts = append(opts, sim.WithFast(cfg.fastWindow))
 	}
+	if cfg.runtime == demo.RuntimeProcess {
+		return simulateProcess(ctx, cfg, p, logger, stdout, realWindow)
+	}
 	srv, err := sim.NewServer(p, logger, opts...)
 	if err != nil {
 		return exitcode.Invalid(err)
@@ -69,4 +77,27 @@ func simulate(ctx context.Context, cfg *simulateConfig, logger *slog.Logger, std
 	}
 	<-ctx.Done()
 	return srv.Stop()
+}
+
+// simulateProcess runs the profile's pods as real processes (package process) until ctx is done.
+func simulateProcess(ctx context.Context, cfg *simulateConfig, p *sim.Profile, logger *slog.Logger, stdout io.Writer, realWindow time.Duration) error {
+	opts := []process.Option{process.WithMetricsAddress(cfg.listenAddress), process.WithWebConfigFile(cfg.webConfigFile)}
+	for name, addr := range cfg.serviceAddrs {
+		opts = append(opts, process.WithServiceAddress(name, addr))
+	}
+	if cfg.fast {
+		opts = append(opts, process.WithFast(cfg.fastWindow))
+	}
+	rt, err := process.New(p, logger, opts...)
+	if err != nil {
+		return err
+	}
+	if err := rt.Start(ctx); err != nil {
+		return err
+	}
+	if err := rt.WriteIntro(stdout, realWindow); err != nil {
+		return errors.Join(err, rt.Stop())
+	}
+	<-ctx.Done()
+	return rt.Stop()
 }

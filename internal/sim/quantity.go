@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -201,6 +202,9 @@ func (d Dist) MarshalYAML() (any, error) {
 }
 
 // sample draws one value given a uniform u in [0,1) and a standard normal z.
+// Draw draws one duration from the distribution (never negative).
+func (d Dist) Draw(r *rand.Rand) time.Duration { return max(d.sample(r.Float64(), r.NormFloat64()), 0) }
+
 func (d Dist) sample(u, z float64) time.Duration {
 	switch d.kind {
 	case distUniform:
