@@ -154,9 +154,9 @@ func (r *Runtime) launch(pd *pod) error {
 	cmd := exec.Command(r.opts.binary, args...)
 	cmd.ExtraFiles = []*os.File{file}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	// The pod gets SIGTERM when the runtime's thread that started it dies: it then finds
-	// its parent gone and removes its cgroup (package workload).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// The pod gets workload.ParentDeathSignal when the runtime's thread it is attached to
+	// dies: it then checks whether its parent is gone and, if so, removes its cgroup.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: workload.ParentDeathSignal}
 	if err := cmd.Start(); err != nil {
 		return errors.Join(fmt.Errorf("start pod %s: %w", pd.name, err), g.Remove())
 	}

@@ -17,7 +17,7 @@
 // given).
 //
 // Every cgroup and process is removed when the runtime stops. When the runtime is killed
-// without stopping, its pods get SIGTERM (their parent-death signal), see their parent is
+// without stopping, its pods get their parent-death signal (workload.ParentDeathSignal), see their parent is
 // gone and remove their own cgroups; and a runtime that starts removes the cgroups of
 // earlier runs whose owner is dead (and kills what is left in them).
 package process

@@ -19,11 +19,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -243,7 +245,12 @@ func (a *App) Run(ctx context.Context, l net.Listener) error {
 	defer cancel()
 	orphan := make(chan struct{})
 	if a.cfg.ParentPID > 0 {
-		go a.watchParent(ctx, orphan, cancel)
+		// ParentDeathSignal: a thread of the parent died (one per thread as the kernel
+		// reparents the pod within the dying parent); check the parent at once.
+		deaths := make(chan os.Signal, 1)
+		signal.Notify(deaths, ParentDeathSignal)
+		defer signal.Stop(deaths)
+		go a.watchParent(ctx, orphan, cancel, deaths)
 	}
 	srv := &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}
 	defer l.Close()
@@ -276,10 +283,15 @@ func (a *App) Run(ctx context.Context, l net.Listener) error {
 	return a.exit(orphan)
 }
 
-// watchParent closes orphan and cancels the app when the parent is gone (the runtime
-// also sets the pod's parent-death signal to SIGTERM; this check covers the cases where
-// that signal comes from elsewhere or not at all).
-func (a *App) watchParent(ctx context.Context, orphan chan<- struct{}, cancel context.CancelFunc) {
+// ParentDeathSignal is the signal the runtime sets as its pods' parent-death signal. It is
+// not SIGTERM: the kernel sends it each time the parent thread a pod is attached to dies,
+// which under SIGKILL of a multi-threaded parent is several times, and a second SIGTERM
+// kills a tidemark process at once (cmd/tidemark), before it can remove its cgroup.
+const ParentDeathSignal = syscall.SIGUSR1
+
+// watchParent closes orphan and cancels the app when the parent is gone: at each
+// ParentDeathSignal and every 200 ms.
+func (a *App) watchParent(ctx context.Context, orphan chan<- struct{}, cancel context.CancelFunc, deaths <-chan os.Signal) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -294,6 +306,7 @@ func (a *App) watchParent(ctx context.Context, orphan chan<- struct{}, cancel co
 				close(orphan)
 			}
 			return
+		case <-deaths:
 		case <-t.C:
 		}
 	}
@@ -314,12 +327,15 @@ func (a *App) exit(orphan <-chan struct{}) error {
 	if a.cfg.Cgroup == "" {
 		return nil
 	}
-	a.logger.Warn("Parent of the pod is gone, removing its cgroup", "pod", a.cfg.Name, "cgroup", a.cfg.Cgroup)
-	return RemoveOwnCgroup(a.cfg.Cgroup)
+	// Remove first, log after: the parent's end of stderr may be gone (SIGPIPE).
+	err := RemoveOwnCgroup(a.cfg.Cgroup)
+	a.logger.Warn("Parent of the pod is gone, removed its cgroup", "pod", a.cfg.Name, "cgroup", a.cfg.Cgroup, "err", err)
+	return err
 }
 
-// RemoveOwnCgroup moves the calling process out of the cgroup at path and removes it and
-// its parents while they are empty (stopping at the first that is not).
+// RemoveOwnCgroup moves the calling process out of the cgroup at path and removes it, then
+// its parent (the run's cgroup, retried for a few seconds: the run's other pods leave it
+// at the same moment) and the parent's parent (the top cgroup) if they are empty.
 func RemoveOwnCgroup(path string) error {
 	h, err := cgroup.Detect()
 	if err != nil {
@@ -329,10 +345,22 @@ func RemoveOwnCgroup(path string) error {
 	if err := g.Leave(os.Getpid()); err != nil {
 		return err
 	}
-	for p := g.Path(); p != "/" && p != "."; p = parentOf(p) {
-		if err := h.Open(p).Remove(); err != nil {
-			break // busy: another pod or run still uses it
+	if err := g.Remove(); err != nil {
+		return err
+	}
+	run := parentOf(g.Path())
+	if run == "/" {
+		return nil
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for h.Open(run).Remove() != nil {
+		if time.Now().After(deadline) {
+			return nil // another run's pods, or a sibling still draining
 		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if top := parentOf(run); top != "/" {
+		_ = h.Open(top).Remove() // busy while another run uses it
 	}
 	return nil
 }
