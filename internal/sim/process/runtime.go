@@ -49,6 +49,9 @@ import (
 // Top is the cgroup every run's cgroups are under: Top/<run id>/<pod>.
 const Top = "tidemark"
 
+// topRequestMilli gives Top the kernel's maximum cpu.shares (262144).
+const topRequestMilli = 256_000
+
 type options struct {
 	metricsAddr   string
 	serviceAddrs  map[string]string
@@ -191,13 +194,16 @@ func New(p *sim.Profile, logger *slog.Logger, opts ...Option) (*Runtime, error) 
 	} else if n > 0 {
 		r.logger.Info("Removed stale cgroups of earlier runs", "count", n)
 	}
-	// The run's parent cgroups: shares as the kubelet gives kubepods (the node's CPUs),
-	// no quota. Creating them now checks the controller is writable.
-	shares := cgroup.Limits{RequestMilli: int64(cp.Node.CPUs) * 1000}
-	if _, err := r.h.Create(Top, shares); err != nil {
+	// The run's parent cgroups, no quota; creating them now checks the controller is
+	// writable. The run's cgroup gets the node's CPUs as shares, as the kubelet gives
+	// kubepods. The top one gets the most shares there are: on a real node the pods are
+	// the node's work and get their requests, while on a shared machine other processes
+	// (builds, tests) would otherwise starve them below their limits, where a CFS quota
+	// is never exhausted and throttling would not show (each pod's quota still caps it).
+	if _, err := r.h.Create(Top, cgroup.Limits{RequestMilli: topRequestMilli}); err != nil {
 		return nil, fmt.Errorf("new process runtime: %w", err)
 	}
-	if _, err := r.h.Create(r.Subtree(), shares); err != nil {
+	if _, err := r.h.Create(r.Subtree(), cgroup.Limits{RequestMilli: int64(cp.Node.CPUs) * 1000}); err != nil {
 		return nil, fmt.Errorf("new process runtime: %w", err)
 	}
 	hcfg := hpa.Config{
