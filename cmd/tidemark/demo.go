@@ -14,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/examples"
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadtest"
@@ -74,8 +75,7 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("cooldown", "Longest wait after the run for the HPAs to scale back in.").Default("75s").DurationVar(&cfg.cooldown)
 	cmd.Flag("keep", "Keep the store and the cluster running after the demo, until Ctrl-C, to explore them.").BoolVar(&cfg.keep)
 	cmd.Flag("quiet", "Print no live progress during the run.").BoolVar(&cfg.quietProgress)
-	cmd.Flag("runtime", "Cluster runtime: sim (in-memory simulator) or process (pods as real processes in kernel cgroups; needs root).").
-		Default(demo.RuntimeSim).EnumVar(&cfg.runtime, demo.RuntimeSim, demo.RuntimeProcess)
+	cmd.Flag("runtime", "Cluster runtime: sim (in memory) or process (pods as real processes in kernel cgroups; needs root).").Default(cluster.RuntimeSim).EnumVar(&cfg.runtime, cluster.RuntimeSim, cluster.RuntimeProcess)
 	return cmd, func(ctx context.Context) error { return runDemo(ctx, cfg, g) }
 }
 

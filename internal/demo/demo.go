@@ -16,11 +16,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/sim"
-	"github.com/tidemark/tidemark/internal/sim/process"
 	"github.com/tidemark/tidemark/internal/store"
 )
 
@@ -49,45 +49,8 @@ type Config struct {
 	Load Load
 	// Dashboards writes the Grafana dashboards and their provisioning into a directory.
 	Dashboards func(dir string) error
-	// Runtime is RuntimeSim (default) or RuntimeProcess.
+	// Runtime is the cluster's runtime (cluster.RuntimeSim when empty).
 	Runtime string
-}
-
-// The cluster runtimes of Config.Runtime.
-const (
-	// RuntimeSim is the in-memory simulator (sim.Server).
-	RuntimeSim = "sim"
-	// RuntimeProcess runs pods as real processes in kernel cgroups (package process).
-	RuntimeProcess = "process"
-)
-
-// Cluster is what the demo needs of a cluster runtime: sim.Server or process.Runtime.
-type Cluster interface {
-	Start(ctx context.Context) error
-	Stop() error
-	MetricsURL() string
-	ScrapeConfig(interval time.Duration) (string, error)
-	FirstServiceURL() (string, error)
-	WaitScaledIn(ctx context.Context, limit time.Duration) bool
-	Snapshot() sim.Snapshot
-	Profile() *sim.Profile
-}
-
-var (
-	_ Cluster = (*sim.Server)(nil)
-	_ Cluster = (*process.Runtime)(nil)
-)
-
-// NewCluster builds the cluster of profile p on runtime (RuntimeSim or RuntimeProcess),
-// with the HPA downscale stabilisation window fast.
-func NewCluster(runtime string, p *sim.Profile, fast time.Duration, logger *slog.Logger) (Cluster, error) {
-	switch runtime {
-	case "", RuntimeSim:
-		return sim.NewServer(p, logger.With("component", "sim"), sim.WithFast(fast))
-	case RuntimeProcess:
-		return process.New(p, logger, process.WithFast(fast))
-	}
-	return nil, fmt.Errorf("unknown runtime %q: expected %s or %s", runtime, RuntimeSim, RuntimeProcess)
 }
 
 // Run runs the demo and prints its story to out.
@@ -116,7 +79,7 @@ type demo struct {
 	cfg      Config
 	out      io.Writer
 	dataDir  string
-	cluster  Cluster
+	cluster  cluster.Cluster
 	local    *store.Local
 	announce func() error
 	started  time.Time
@@ -128,14 +91,14 @@ func start(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) 
 		return nil, fmt.Errorf("create %s: %w", d.dataDir, err)
 	}
 	var err error
-	cluster, err := NewCluster(cfg.Runtime, cfg.Profile, cfg.FastWindow, logger)
+	c, err := cluster.New(cfg.Profile, cluster.Config{Runtime: cfg.Runtime, Fast: true, FastWindow: cfg.FastWindow}, logger)
 	if err != nil {
 		return nil, err
 	}
-	if err := cluster.Start(ctx); err != nil {
+	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
-	d.cluster = cluster
+	d.cluster = c
 	if err := d.openStore(logger); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
