@@ -65,9 +65,9 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("output.dir", "Where the store's data, the report and the dashboards go.").Default("tidemark-demo").StringVar(&cfg.outputDir)
 	cmd.Flag("web.listen-address", "Address of the embedded store's Prometheus API (add it to Grafana as a Prometheus data source). "+
 		"A free port is used when it is taken.").Default(defaultServeAddress).StringVar(&cfg.listen)
-	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+".").
+	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+" (--runtime process: "+demo.DefaultProfile(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.profile)
-	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+".").
+	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+" (--runtime process: "+demo.DefaultScenario(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.scenario)
 	cmd.Flag("scrape.interval", "How often the store scrapes the simulated cluster.").Default("5s").DurationVar(&cfg.scrape)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window of the simulated HPAs (Kubernetes: 5m).").
@@ -115,7 +115,7 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 		_ = g.logConfig.Level.Set("warn")
 	}
 	logger := g.logger()
-	raw, name, err := readInput(cfg.profile, demoProfile)
+	raw, name, err := readInput(cfg.profile, demo.DefaultProfile(cfg.runtime))
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
@@ -137,7 +137,7 @@ const demoSummaryFile = "summary.json"
 // loadDemo runs the demo's scenario against target with remote write into the store,
 // as `tidemark run` would, and prints it the same way.
 func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger, testID, target, writeURL string) error {
-	raw, name, err := readInput(cfg.scenario, demoScenario)
+	raw, name, err := readInput(cfg.scenario, demo.DefaultScenario(cfg.runtime))
 	if err != nil {
 		return exitcode.Invalid(err)
 	}

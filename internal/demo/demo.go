@@ -251,3 +251,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// DefaultProfile is the built-in profile (in examples/) of a runtime when none is given:
+// story 1's cluster on the simulator; story 3's 500m pod on the process runtime, which
+// does not run the simulated database.
+func DefaultProfile(runtime string) string {
+	if runtime == cluster.RuntimeProcess {
+		return "cluster-story3-process-500m.yaml"
+	}
+	return "cluster-shoong.yaml"
+}
+
+// DefaultScenario is the built-in scenario (in examples/) of a runtime when none is given:
+// story 1's spike on the simulator; story 3's step load on the process runtime.
+func DefaultScenario(runtime string) string {
+	if runtime == cluster.RuntimeProcess {
+		return "story3-steps.yaml"
+	}
+	return "demo-spike.yaml"
+}
