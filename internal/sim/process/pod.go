@@ -104,7 +104,6 @@ func (r *Runtime) reconcile(now time.Time) {
 }
 
 func (r *Runtime) newPod(s *service, now time.Time) {
-	r.ipSeq++
 	st := s.spec.Startup
 	sched := st.Scheduling.Draw(r.rng)
 	pd := &pod{
@@ -155,8 +154,10 @@ func (r *Runtime) launch(pd *pod) error {
 	cmd.ExtraFiles = []*os.File{file}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	// The pod gets workload.ParentDeathSignal when the runtime's thread it is attached to
-	// dies: it then checks whether its parent is gone and, if so, removes its cgroup.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: workload.ParentDeathSignal}
+	// dies: it then checks whether its parent is gone and, if so, removes its cgroup. In a
+	// process group of its own, a terminal's Ctrl-C reaches the runtime only, which then
+	// stops its pods itself, as a kubelet's containers are not in the kubelet's group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: workload.ParentDeathSignal, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return errors.Join(fmt.Errorf("start pod %s: %w", pd.name, err), g.Remove())
 	}

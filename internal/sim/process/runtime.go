@@ -131,7 +131,6 @@ type Runtime struct {
 	urls     map[string]string
 	metrics  string
 	cadv     Containers
-	ipSeq    int
 	msNext   time.Time
 	respMu   sync.Mutex
 	resp     map[respKey]int
