@@ -230,6 +230,7 @@ func TestKernelThrottling(t *testing.T) {
 // TestKernelCreateErrors: a path that cannot be a cgroup gets an error naming it.
 func TestKernelCreateErrors(t *testing.T) {
 	h := kernel(t)
+	t.Cleanup(func() { _ = h.Open("tidemark-test").Remove() }) // shared with other test processes: may be busy
 	_, err := h.Create("tidemark-test/cpu.shares/x", Limits{RequestMilli: 100})
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "cpu.shares"), err.Error())
