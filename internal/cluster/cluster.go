@@ -51,6 +51,13 @@ type Config struct {
 	// Fast shortens the HPA downscale stabilisation window to FastWindow.
 	Fast       bool
 	FastWindow time.Duration
+	// ExtraArgs gives the process runtime's pods of a service more `tidemark target`
+	// flags (a database pool's); nil: none. The simulator ignores it.
+	ExtraArgs func(sim.ServiceSpec) []string
+	// Containers serves the process runtime's cAdvisor-named series (nil:
+	// process.CPUStatContainers; internal/cadvisor's collector fits here). The simulator
+	// ignores it.
+	Containers process.ContainersFunc
 }
 
 // New builds (does not start) the cluster of profile p.
@@ -76,6 +83,12 @@ func New(p *sim.Profile, cfg Config, logger *slog.Logger) (Cluster, error) {
 		}
 		if cfg.Fast {
 			opts = append(opts, process.WithFast(cfg.FastWindow))
+		}
+		if cfg.ExtraArgs != nil {
+			opts = append(opts, process.WithExtraArgs(cfg.ExtraArgs))
+		}
+		if cfg.Containers != nil {
+			opts = append(opts, process.WithContainers(cfg.Containers))
 		}
 		return process.New(p, logger, opts...)
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,8 +45,8 @@ services:
 			cmd := exec.Command(bin, "simulate", "--runtime", "process", profile)
 			out, err := cmd.StdoutPipe()
 			require.NoError(t, err)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
+			stderr := &syncBuffer{}
+			cmd.Stderr = stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
 			// The intro names the run's cgroup once the pods are Ready.
@@ -98,4 +99,22 @@ services:
 			}
 		})
 	}
+}
+
+// syncBuffer is a strings.Builder safe to read while exec's copier writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
