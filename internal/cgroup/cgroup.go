@@ -67,7 +67,7 @@ func DetectFrom(mountinfo string) (*Hierarchy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("detect cgroup cpu controller: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var cpu, cpuacct string
 	var unified []string
 	sc := bufio.NewScanner(f)

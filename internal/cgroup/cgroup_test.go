@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -233,5 +232,5 @@ func TestKernelCreateErrors(t *testing.T) {
 	t.Cleanup(func() { _ = h.Open("tidemark-test").Remove() }) // shared with other test processes: may be busy
 	_, err := h.Create("tidemark-test/cpu.shares/x", Limits{RequestMilli: 100})
 	require.Error(t, err)
-	require.True(t, strings.Contains(err.Error(), "cpu.shares"), err.Error())
+	require.ErrorContains(t, err, "cpu.shares")
 }

@@ -134,7 +134,7 @@ func (r *Runtime) launch(pd *pod) error {
 	if err != nil {
 		return errors.Join(err, g.Remove())
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }()
 	cfg := workload.Config{
 		Name: pd.name, Threads: s.spec.Threads, Concurrency: s.spec.Concurrency,
 		QueueMax: s.spec.Queue.Max, QueueTimeout: s.spec.Queue.Timeout.D(),
@@ -182,7 +182,7 @@ func fileAddr(f *os.File) string {
 	if err != nil {
 		return ""
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -263,9 +263,7 @@ func (r *Runtime) terminate(pd *pod, grace time.Duration) {
 		return
 	}
 	_ = pd.cmd.Process.Signal(syscall.SIGTERM)
-	r.pods.Add(1)
-	go func() {
-		defer r.pods.Done()
+	r.pods.Go(func() {
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
@@ -273,7 +271,7 @@ func (r *Runtime) terminate(pd *pod, grace time.Duration) {
 		case <-t.C:
 			_ = pd.cmd.Process.Kill()
 		}
-	}()
+	})
 }
 
 // scrapeMetrics is metrics-server: every resolution it reads each running pod's cgroup

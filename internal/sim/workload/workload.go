@@ -253,7 +253,7 @@ func (a *App) Run(ctx context.Context, l net.Listener) error {
 		go a.watchParent(ctx, orphan, cancel, deaths)
 	}
 	srv := &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	t := time.NewTimer(a.cfg.AppStart)
 	select {
 	case <-t.C:
