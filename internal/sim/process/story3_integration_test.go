@@ -59,7 +59,8 @@ flow:
 // loop steps the users up, and the correlator reads the run. It checks: a throttling
 // onset is reported; no request failed; the throttled-period count in Prometheus is the
 // kernel's nr_throttled of the pod's cgroup (read after the load, within one scrape); and
-// the onset at 1000m is at 1.5 times the users of 500m or more (story 3: 20 → 40).
+// the onset of throttling > 25% at 1000m is at 1.5 times the users of 500m or more (story
+// 3: 20 → 40; measured 15 → 30 and, under -race, 15 → 34 users).
 //
 // Each user asks for (20 ms + 35 ms) / 2 s = 27.5 ms of CPU per second: 55% of 500m at
 // 10 users, 110% at 20; 55% of 1000m at 20 users, 110% at 40.
@@ -163,13 +164,15 @@ func testStory3Process(t *testing.T, bin, profile string, levels []int) float64 
 		t.Logf("onset > %.0f%% at %.1fs: ratio %.1f%%, %s VUs", 100*o.Threshold, o.At.At.Sub(run.Summary.Start).Seconds(), 100*o.Ratio, vus)
 	}
 	require.NotEmpty(t, c.Onsets, "a throttling onset is reported")
-	// The onset is the first one reported (the lowest threshold the run crossed).
-	first := c.Onsets[0]
-	for _, o := range c.Onsets[1:] {
-		if o.Threshold < first.Threshold {
-			first = o
+	// Story 3's onset is where throttling takes over: the onset of throttling > 25% of the
+	// CFS periods (the catalog's second threshold). The first one, > 5%, can fall on the
+	// first ramp: users starting together send a burst that exhausts a period's quota.
+	for _, o := range c.Onsets {
+		if o.Threshold == 0.25 {
+			require.NotNil(t, o.VUs, "the load at the onset")
+			return o.VUs.Value
 		}
 	}
-	require.NotNil(t, first.VUs, "the load at the onset")
-	return first.VUs.Value
+	require.Fail(t, "no onset of throttling > 25%")
+	return 0
 }
