@@ -32,6 +32,8 @@ type service struct {
 	hpaNext      time.Time
 	pods         []*pod
 	balancer     *balancer
+	// retryAt holds back new pods after a pod failed to start (as a kubelet's back-off).
+	retryAt time.Time
 }
 
 // pod is one pod: a tidemark target process in its cgroup. Fields are guarded by the
@@ -57,6 +59,9 @@ type msSample struct {
 	usage time.Duration
 }
 
+// launchBackoff is how long a Deployment waits for a new pod after one failed to start.
+const launchBackoff = 5 * time.Second
+
 // reconcile is the Deployment controller: it creates pods up to spec.replicas and deletes
 // the extra ones (not running first, then not ready, then the newest); and the kubelet:
 // pods whose start-up delay has passed get their process.
@@ -68,7 +73,7 @@ func (r *Runtime) reconcile(now time.Time) {
 				live = append(live, pd)
 			}
 		}
-		for n := len(live); n < int(s.specReplicas); n++ {
+		for n := len(live); n < int(s.specReplicas) && !now.Before(s.retryAt); n++ {
 			r.newPod(s, now)
 		}
 		if extra := len(live) - int(s.specReplicas); extra > 0 {
@@ -94,8 +99,9 @@ func (r *Runtime) reconcile(now time.Time) {
 		for _, pd := range s.pods {
 			if !pd.running && !pd.deleting && !now.Before(pd.launch) {
 				if err := r.launch(pd); err != nil {
-					r.logger.Error("Could not start pod", "pod", pd.name, "err", err)
+					r.logger.Error("Could not start pod", "pod", pd.name, "err", err, "retry_seconds", launchBackoff.Seconds())
 					pd.deleting, pd.gone = true, true
+					s.retryAt = now.Add(launchBackoff)
 				}
 			}
 		}
