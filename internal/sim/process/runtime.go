@@ -518,10 +518,12 @@ func (r *Runtime) Stop() error {
 		}
 		r.mu.Unlock()
 		r.pods.Wait()
+		// The cgroups go first: cAdvisor's manager keeps reading the cgroups that still
+		// exist after its Stop (internal/cadvisor).
+		errs = append(errs, r.removeCgroups())
 		if r.cadv != nil {
 			errs = append(errs, r.cadv.Stop())
 		}
-		errs = append(errs, r.removeCgroups())
 		r.stopErr = errors.Join(errs...)
 	})
 	if r.stopErr != nil {
