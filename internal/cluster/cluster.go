@@ -51,9 +51,10 @@ type Config struct {
 	// Fast shortens the HPA downscale stabilisation window to FastWindow.
 	Fast       bool
 	FastWindow time.Duration
-	// ExtraArgs gives the process runtime's pods of a service more `tidemark target`
-	// flags (a database pool's); nil: none. The simulator ignores it.
-	ExtraArgs func(sim.ServiceSpec) []string
+	// PodArgs gives each pod of the process runtime more `tidemark target` flags and
+	// environment (a database pool's: internal/sim/realdb's DB.PodArgs fits); nil: none.
+	// The simulator ignores it.
+	PodArgs process.PodArgsFunc
 	// Containers serves the process runtime's cAdvisor-named series (nil:
 	// process.CPUStatContainers; internal/cadvisor's collector fits here). The simulator
 	// ignores it.
@@ -84,8 +85,8 @@ func New(p *sim.Profile, cfg Config, logger *slog.Logger) (Cluster, error) {
 		if cfg.Fast {
 			opts = append(opts, process.WithFast(cfg.FastWindow))
 		}
-		if cfg.ExtraArgs != nil {
-			opts = append(opts, process.WithExtraArgs(cfg.ExtraArgs))
+		if cfg.PodArgs != nil {
+			opts = append(opts, process.WithPodArgs(cfg.PodArgs))
 		}
 		if cfg.Containers != nil {
 			opts = append(opts, process.WithContainers(cfg.Containers))

@@ -4,7 +4,10 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +37,11 @@ services:
     hpa: {min_replicas: 1, max_replicas: 3, target_cpu_utilization: 50}
 `), "hpa-test.yaml")
 	require.NoError(t, err)
-	rt, err := New(p, promslog.NewNopLogger(), WithBinary(bin), WithFast(4*time.Second))
+	// A pod's extra flags and environment (where a database pool's go).
+	podArgs := func(svc sim.ServiceSpec, pod string) ([]string, []string) {
+		return []string{"--pod.request=/extra=1ms"}, []string{"TIDEMARK_TEST_POD=" + svc.Name + "/" + pod}
+	}
+	rt, err := New(p, promslog.NewNopLogger(), WithBinary(bin), WithFast(4*time.Second), WithPodArgs(podArgs))
 	require.NoError(t, err)
 	require.NoError(t, rt.Start(t.Context()))
 	t.Cleanup(func() { require.NoError(t, rt.Stop()) })
@@ -85,6 +92,14 @@ services:
 		procs, err := rt.Hierarchy().Open(rt.Subtree() + "/" + pd).Procs()
 		require.NoError(t, err)
 		pids = append(pids, procs...)
+		for _, pid := range procs {
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			require.NoError(t, err)
+			require.Contains(t, strings.Split(string(cmdline), "\x00"), "--pod.request=/extra=1ms", "the pod's extra flags")
+			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			require.NoError(t, err)
+			require.Contains(t, strings.Split(string(environ), "\x00"), "TIDEMARK_TEST_POD=api/"+pd, "the pod's extra environment")
+		}
 	}
 	require.GreaterOrEqual(t, len(pids), 2, "a process per pod")
 	stopLoad()

@@ -152,11 +152,16 @@ func (r *Runtime) launch(pd *pod) error {
 		cfg.Costs = append(cfg.Costs, workload.Cost{Path: e.Path, CPU: e.Request.CPU.D(), Jitter: e.Request.CPUJitter})
 	}
 	args := append([]string{"target", "--log.level=warn"}, workload.Args(cfg, 3)...)
-	if r.opts.extraArgs != nil {
+	var env []string
+	if r.opts.podArgs != nil {
 		// Extra parts of a pod (a database pool) add their target flags here.
-		args = append(args, r.opts.extraArgs(s.spec)...)
+		more, moreEnv := r.opts.podArgs(s.spec, pd.name)
+		args, env = append(args, more...), moreEnv
 	}
 	cmd := exec.Command(r.opts.binary, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.ExtraFiles = []*os.File{file}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	// The pod gets workload.ParentDeathSignal when the runtime's thread it is attached to

@@ -59,7 +59,7 @@ type options struct {
 	fastWindow    time.Duration
 	webConfigFile string
 	binary        string
-	extraArgs     func(sim.ServiceSpec) []string
+	podArgs       PodArgsFunc
 	containers    ContainersFunc
 	hierarchy     *cgroup.Hierarchy
 	readyTimeout  time.Duration
@@ -93,11 +93,13 @@ func WithWebConfigFile(path string) Option { return func(o *options) { o.webConf
 // WithBinary sets the tidemark binary the pods run (default os.Executable()).
 func WithBinary(path string) Option { return func(o *options) { o.binary = path } }
 
-// WithExtraArgs adds target flags to each pod of a service, after the runtime's own
-// --pod.* flags (the place for a database pool's flags).
-func WithExtraArgs(f func(sim.ServiceSpec) []string) Option {
-	return func(o *options) { o.extraArgs = f }
-}
+// PodArgsFunc returns more `tidemark target` flags and environment variables ("K=V") for
+// pod, a pod of svc (a database pool's flags and DSN); nil for none.
+type PodArgsFunc func(svc sim.ServiceSpec, pod string) (args, env []string)
+
+// WithPodArgs adds f's target flags to each pod, after the runtime's own --pod.* flags,
+// and its environment variables to the pod's environment.
+func WithPodArgs(f PodArgsFunc) Option { return func(o *options) { o.podArgs = f } }
 
 // WithContainers sets the collector of cAdvisor-named series (default CPUStatContainers).
 func WithContainers(f ContainersFunc) Option { return func(o *options) { o.containers = f } }
