@@ -28,7 +28,7 @@ type testCgroup struct {
 }
 
 // hierarchies returns the mount points to make cgroups in.
-func hierarchies(t *testing.T) (mounts []string, v2 bool) {
+func hierarchies(t testing.TB) (mounts []string, v2 bool) {
 	t.Helper()
 	if cgroups.IsCgroup2UnifiedMode() {
 		return []string{"/sys/fs/cgroup"}, true
@@ -44,7 +44,7 @@ func hierarchies(t *testing.T) (mounts []string, v2 bool) {
 // makeCgroup creates the cgroup path (and its parents) and removes it when the test
 // ends, after killing what runs in it. Parents are removed by their own makeCgroup call,
 // which must come first (t.Cleanup runs last-in first-out).
-func makeCgroup(t *testing.T, path string) *testCgroup {
+func makeCgroup(t testing.TB, path string) *testCgroup {
 	t.Helper()
 	mounts, v2 := hierarchies(t)
 	cg := &testCgroup{path: path, v2: v2}
@@ -77,7 +77,7 @@ func makeCgroup(t *testing.T, path string) *testCgroup {
 }
 
 // killAll kills every process of the cgroup directory.
-func killAll(t *testing.T, dir string) {
+func killAll(t testing.TB, dir string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
@@ -93,7 +93,7 @@ func killAll(t *testing.T, dir string) {
 
 // setQuota sets the CFS quota and period (microseconds) and the cpu shares (v1; the v2
 // weight is derived from shares as the kubelet does).
-func (cg *testCgroup) setCPU(t *testing.T, quotaUS, periodUS, shares int) {
+func (cg *testCgroup) setCPU(t testing.TB, quotaUS, periodUS, shares int) {
 	t.Helper()
 	if cg.v2 {
 		write(t, cg.dirs[0], "cpu.max", fmt.Sprintf("%d %d", quotaUS, periodUS))
@@ -105,14 +105,14 @@ func (cg *testCgroup) setCPU(t *testing.T, quotaUS, periodUS, shares int) {
 	write(t, cg.dirs[0], "cpu.shares", strconv.Itoa(shares))
 }
 
-func write(t *testing.T, dir, file, value string) {
+func write(t testing.TB, dir, file, value string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644), "write %s", filepath.Join(dir, file))
 }
 
 // runBusy starts a shell spinning in the cgroup and kills it when the test ends. Its
 // children inherit the cgroup.
-func (cg *testCgroup) runBusy(t *testing.T, loops int) *os.Process {
+func (cg *testCgroup) runBusy(t testing.TB, loops int) *os.Process {
 	t.Helper()
 	// Each loop ends when the test process does, even if it dies before its cleanup.
 	loop := fmt.Sprintf("while [ -d /proc/%d ]; do :; done", os.Getpid())
@@ -145,7 +145,7 @@ type kernelStat struct {
 	usageNS            uint64
 }
 
-func (cg *testCgroup) stat(t *testing.T) kernelStat {
+func (cg *testCgroup) stat(t testing.TB) kernelStat {
 	t.Helper()
 	kv := readKV(t, filepath.Join(cg.dirs[0], "cpu.stat"))
 	s := kernelStat{periods: kv["nr_periods"], throttled: kv["nr_throttled"]}
@@ -162,7 +162,7 @@ func (cg *testCgroup) stat(t *testing.T) kernelStat {
 	return s
 }
 
-func readKV(t *testing.T, file string) map[string]uint64 {
+func readKV(t testing.TB, file string) map[string]uint64 {
 	t.Helper()
 	f, err := os.Open(file)
 	require.NoError(t, err)

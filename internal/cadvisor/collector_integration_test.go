@@ -301,3 +301,28 @@ func TestConcurrentGathers(t *testing.T) {
 		require.Equal(t, []string{"20000"}, got[i], "gather %d", i)
 	}
 }
+
+// BenchmarkGather measures one gather of a subtree of ten pod cgroups (v1: cpu, cpuacct
+// and memory hierarchies), each with a process, as a scrape of /metrics/cadvisor does.
+func BenchmarkGather(b *testing.B) {
+	parent := fmt.Sprintf("/tidemark-cadvbench-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	makeCgroup(b, parent)
+	for i := range 10 {
+		pod := makeCgroup(b, fmt.Sprintf("%s/pod-%d", parent, i))
+		pod.setCPU(b, 50000, 100000, 512)
+		proc := pod.runBusy(b, 1)
+		require.NoError(b, syscall.Kill(-proc.Pid, syscall.SIGSTOP)) // present, not spinning
+	}
+	c, err := New(promslog.NewNopLogger(), Config{Subtree: parent, Labels: func(p string) (Labels, bool) {
+		return Labels{Namespace: "shop", Pod: p[strings.LastIndex(p, "/")+1:], Container: "app"}, p != parent
+	}})
+	require.NoError(b, err)
+	reg := prometheus.NewRegistry()
+	require.NoError(b, reg.Register(c))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := reg.Gather(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cadvisor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -125,6 +126,13 @@ func kernelVersion() string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// Start does nothing and returns nil: the Collector reads at each gather. It is here so
+// that a Collector serves where a runtime wants a collector with a lifecycle.
+func (c *Collector) Start(context.Context) error { return nil }
+
+// Stop does nothing and returns nil (see Start).
+func (c *Collector) Stop() error { return nil }
 
 // Describe implements prometheus.Collector (cAdvisor's descriptors, without their
 // labels, as the kubelet registers them).

@@ -3,6 +3,7 @@
 package cadvisor
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 
@@ -19,6 +20,12 @@ func New(_ *slog.Logger, cfg Config) (*Collector, error) {
 	}
 	return nil, errors.New("cadvisor collector needs Linux cgroups")
 }
+
+// Start returns nil.
+func (*Collector) Start(context.Context) error { return nil }
+
+// Stop returns nil.
+func (*Collector) Stop() error { return nil }
 
 // Describe implements prometheus.Collector.
 func (*Collector) Describe(chan<- *prometheus.Desc) {}

@@ -29,4 +29,6 @@
 //
 // Reading at gather time also makes the values as fresh as the scrape: a counter equals
 // what the kernel's cpu.stat said between the start and the end of the gather.
+//
+// cAdvisor logs through klog, to stderr unless main calls RouteKlog once.
 package cadvisor
