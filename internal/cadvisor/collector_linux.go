@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,8 +32,9 @@ type Collector struct {
 var _ prometheus.Collector = (*Collector)(nil)
 
 // New checks the machine's cgroup filesystem and returns a Collector for cfg.Subtree.
-// The error names what is missing: the cgroup filesystem, or the cpu or cpuacct
-// controller. Reading needs no privilege; the subtree may be created later.
+// The error names what is missing: the cgroup filesystem, the cpu or cpuacct controller,
+// or read access to the cpu hierarchy. Reading needs no more than read access (cgroup
+// files are world-readable by default); the subtree may be created later.
 func New(logger *slog.Logger, cfg Config) (*Collector, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -47,8 +49,12 @@ func New(logger *slog.Logger, cfg Config) (*Collector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find cgroup hierarchies: %w", err)
 	}
-	if _, ok := common.GetControllerPath(subsystems, "cpu", v2); !ok {
+	cpu, ok := common.GetControllerPath(subsystems, "cpu", v2)
+	if !ok {
 		return nil, errors.New("find cgroup hierarchies: no cpu controller among the cgroup mounts")
+	}
+	if _, err := os.ReadDir(cpu); err != nil {
+		return nil, fmt.Errorf("read the cpu cgroup hierarchy: %w", err)
 	}
 	r := &reader{
 		logger:     logger,
@@ -93,29 +99,41 @@ func includedMetrics(v2 bool) container.MetricSet {
 // cAdvisor would miss.
 func checkCgroups() (v2 bool, err error) {
 	if cgroups.IsCgroup2UnifiedMode() {
-		const file = "/sys/fs/cgroup/cgroup.controllers"
-		b, err := os.ReadFile(file)
+		b, err := os.ReadFile(v2Controllers)
 		if err != nil {
 			return true, fmt.Errorf("read cgroup v2 controllers: %w", err)
 		}
-		if !strings.Contains(" "+strings.TrimSpace(string(b))+" ", " cpu ") {
-			return true, fmt.Errorf("cgroup v2 controller cpu is not enabled (%s lists %q)", file, strings.TrimSpace(string(b)))
-		}
-		return true, nil
+		return true, checkV2(string(b))
 	}
 	mounts, err := cgroups.GetCgroupMounts(true)
 	if err != nil {
 		return false, fmt.Errorf("find cgroup mounts: %w", err)
 	}
+	return false, checkV1(mounts)
+}
+
+// v2Controllers lists the controllers of the cgroup v2 root.
+const v2Controllers = "/sys/fs/cgroup/cgroup.controllers"
+
+// checkV2 checks the controllers of the cgroup v2 root (cgroup.controllers).
+func checkV2(controllers string) error {
+	if !slices.Contains(strings.Fields(controllers), "cpu") {
+		return fmt.Errorf("cgroup v2 controller cpu is not enabled (%s lists %q)", v2Controllers, strings.TrimSpace(controllers))
+	}
+	return nil
+}
+
+// checkV1 checks that the cgroup v1 mounts have the cpu and cpuacct controllers.
+func checkV1(mounts []cgroups.Mount) error {
 	if len(mounts) == 0 {
-		return false, errors.New("no cgroup filesystem is mounted (no cgroup or cgroup2 line in /proc/self/mountinfo)")
+		return errors.New("no cgroup filesystem is mounted (no cgroup or cgroup2 line in /proc/self/mountinfo)")
 	}
 	for _, ss := range []string{"cpu", "cpuacct"} {
-		if _, err := cgroups.FindCgroupMountpoint("", ss); err != nil {
-			return false, fmt.Errorf("cgroup v1 controller %s is not mounted: %w", ss, err)
+		if !slices.ContainsFunc(mounts, func(m cgroups.Mount) bool { return slices.Contains(m.Subsystems, ss) }) {
+			return fmt.Errorf("cgroup v1 controller %s is not mounted (/proc/self/mountinfo has no cgroup mount with it)", ss)
 		}
 	}
-	return false, nil
+	return nil
 }
 
 // kernelVersion is cAdvisor's kernel_version label: the release uname gives.

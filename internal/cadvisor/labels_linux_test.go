@@ -1,9 +1,11 @@
 package cadvisor
 
 import (
+	"context"
 	"testing"
 
 	info "github.com/google/cadvisor/lib/model"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,3 +24,13 @@ func TestKubeletLabels(t *testing.T) {
 		"id": "/run/pod", "name": "", "image": "", "namespace": "shop", "pod": "pod-a", "container": "",
 	}, f(&info.ContainerInfo{ContainerReference: info.ContainerReference{Name: "/run/pod"}}))
 }
+
+// lifecycle is the shape of the process runtime's Containers (internal/sim/process):
+// a Collector is given there as is.
+type lifecycle interface {
+	prometheus.Collector
+	Start(ctx context.Context) error
+	Stop() error
+}
+
+var _ lifecycle = (*Collector)(nil)
