@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,21 +25,28 @@ import (
 type testCgroup struct {
 	path string   // cgroup path, such as "/tidemark-cadvtest-123/pod-a"
 	dirs []string // its directories, one per hierarchy; dirs[0] holds cpu.stat
+	acct string   // the directory with cpuacct.usage (v1)
 	v2   bool
 }
 
-// hierarchies returns the mount points to make cgroups in.
-func hierarchies(t testing.TB) (mounts []string, v2 bool) {
+// hierarchies returns the mount points to make cgroups in (cpu's first, then cpuacct's
+// unless mounted with cpu) and that of cpuacct.
+func hierarchies(t testing.TB) (mounts []string, acct string, v2 bool) {
 	t.Helper()
 	if cgroups.IsCgroup2UnifiedMode() {
-		return []string{"/sys/fs/cgroup"}, true
+		return []string{"/sys/fs/cgroup"}, "", true
 	}
 	for _, ss := range []string{"cpu", "cpuacct", "memory"} {
 		mp, err := cgroups.FindCgroupMountpoint("", ss)
 		require.NoError(t, err, "cgroup v1 controller %s must be mounted for this test", ss)
-		mounts = append(mounts, mp)
+		if ss == "cpuacct" {
+			acct = mp
+		}
+		if !slices.Contains(mounts, mp) {
+			mounts = append(mounts, mp)
+		}
 	}
-	return mounts, false
+	return mounts, acct, false
 }
 
 // makeCgroup creates the cgroup path (and its parents) and removes it when the test
@@ -46,8 +54,8 @@ func hierarchies(t testing.TB) (mounts []string, v2 bool) {
 // which must come first (t.Cleanup runs last-in first-out).
 func makeCgroup(t testing.TB, path string) *testCgroup {
 	t.Helper()
-	mounts, v2 := hierarchies(t)
-	cg := &testCgroup{path: path, v2: v2}
+	mounts, acct, v2 := hierarchies(t)
+	cg := &testCgroup{path: path, v2: v2, acct: filepath.Join(acct, path)}
 	for _, mp := range mounts {
 		dir := filepath.Join(mp, path)
 		require.NoError(t, os.Mkdir(dir, 0o755), "make cgroup (the test must run as root)")
@@ -155,7 +163,7 @@ func (cg *testCgroup) stat(t testing.TB) kernelStat {
 		return s
 	}
 	s.throttledNS = kv["throttled_time"]
-	b, err := os.ReadFile(filepath.Join(cg.dirs[1], "cpuacct.usage"))
+	b, err := os.ReadFile(filepath.Join(cg.acct, "cpuacct.usage"))
 	require.NoError(t, err)
 	s.usageNS, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	require.NoError(t, err)
