@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -325,4 +327,49 @@ func BenchmarkGather(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPodsComeAndGo: gathers while pod cgroups are made and removed under them serve
+// the cgroups that exist, without scrape errors, and nothing once they are gone.
+func TestPodsComeAndGo(t *testing.T) {
+	parent := parentPath(t)
+	makeCgroup(t, parent)
+	mounts, _, _ := hierarchies(t)
+	c := newCollector(t, parent, func(p string) (Labels, bool) { return Labels{Pod: "p"}, p != parent })
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			var dirs []string
+			for _, mp := range mounts {
+				d := filepath.Join(mp, fmt.Sprintf("%s/pod-%d", parent, i))
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Error(err)
+					return
+				}
+				dirs = append(dirs, d)
+			}
+			for _, d := range slices.Backward(dirs) {
+				if err := os.Remove(d); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}()
+	gathers := 0
+	for running := true; running; gathers++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		g := gather(t, c)
+		require.InDelta(t, 0, g["container_scrape_error"][0].value, 0)
+		for _, id := range ids(g) {
+			require.True(t, strings.HasPrefix(id, parent+"/pod-"), id)
+		}
+	}
+	require.Empty(t, ids(gather(t, c)), "all pods gone")
+	t.Logf("%d gathers while 200 pods came and went", gathers)
 }

@@ -212,10 +212,11 @@ func (r *reader) GetRequestedContainersInfo(string, info.RequestOptions) (map[st
 }
 
 // read reads one cgroup as cAdvisor's raw container handler does (GetSpec, GetStats), or
-// returns nil when it no longer exists.
+// returns nil when it does not exist, or stopped existing while read (a pod ended).
 func (r *reader) read(name string) (*info.ContainerInfo, error) {
 	paths := common.MakeCgroupPaths(r.subsystems, name)
-	if !common.CgroupExists(paths) {
+	present := existing(paths)
+	if len(present) == 0 {
 		return nil, nil
 	}
 	spec, err := common.GetSpec(paths, r, false, false)
@@ -228,8 +229,8 @@ func (r *reader) read(name string) (*info.ContainerInfo, error) {
 	}
 	stats, err := libcontainer.NewHandler(mgr, "/", 0, r.metrics).GetStats()
 	if err != nil {
-		if !common.CgroupExists(paths) {
-			return nil, nil // removed while we read it: the pod ended
+		if len(existing(present)) < len(present) {
+			return nil, nil // removed while we read it
 		}
 		return nil, fmt.Errorf("read stats of cgroup %s: %w", name, err)
 	}
@@ -238,6 +239,18 @@ func (r *reader) read(name string) (*info.ContainerInfo, error) {
 		Spec:               spec,
 		Stats:              []*info.ContainerStats{stats},
 	}, nil
+}
+
+// existing returns the paths whose directories exist. A cgroup need not be in every
+// hierarchy (the runtime may leave out memory on v1).
+func existing(paths map[string]string) map[string]string {
+	out := make(map[string]string, len(paths))
+	for k, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			out[k] = p
+		}
+	}
+	return out
 }
 
 // GetVersionInfo implements cAdvisor's infoProvider and info.MachineInfoFactory.
