@@ -223,6 +223,14 @@ func TestThrottlingMatchesKernel(t *testing.T) {
 		"namespace": "shop", "pod": "pod-a", "container": "app",
 	}, one(t, g, "container_cpu_cfs_throttled_periods_total", pod.path).labels)
 	require.InDelta(t, 0, g["container_scrape_error"][0].value, 0)
+
+	// cadvisor_version_info names the kernel (uname's release). (Its cadvisorVersion is
+	// the library's module version from the build info, which a test binary lacks.)
+	release, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	require.NoError(t, err)
+	v := g["cadvisor_version_info"]
+	require.Len(t, v, 1)
+	require.Equal(t, strings.TrimSpace(string(release)), v[0].labels["kernelVersion"])
 }
 
 // TestOnlyTheSubtree: cgroups outside the subtree (one whose path merely starts with the

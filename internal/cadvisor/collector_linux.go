@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/cadvisor/lib/container"
 	"github.com/google/cadvisor/lib/container/common"
 	"github.com/google/cadvisor/lib/container/libcontainer"
+	"github.com/google/cadvisor/lib/machine"
 	"github.com/google/cadvisor/lib/metrics"
 	info "github.com/google/cadvisor/lib/model"
 	"github.com/google/cadvisor/lib/version"
@@ -65,10 +67,13 @@ func New(logger *slog.Logger, cfg Config) (*Collector, error) {
 		// GetSpec uses NumCores only to fix a cpuset mask; this is what the Go runtime
 		// may use, as cAdvisor's machine info would say inside this process's cpuset.
 		machine: &info.MachineInfo{NumCores: runtime.NumCPU()},
+		// What cAdvisor's manager reports (getVersionInfo), with the library's module
+		// version when the build did not stamp one (it never does outside cAdvisor's own).
 		version: &info.VersionInfo{
-			KernelVersion:    kernelVersion(),
-			CadvisorVersion:  version.Info["version"],
-			CadvisorRevision: version.Info["revision"],
+			KernelVersion:      machine.KernelVersion(),
+			ContainerOsVersion: machine.ContainerOsVersion(),
+			CadvisorVersion:    cadvisorVersion(),
+			CadvisorRevision:   version.Info["revision"],
 		},
 	}
 	return &Collector{prom: metrics.NewPrometheusCollector(
@@ -136,13 +141,20 @@ func checkV1(mounts []cgroups.Mount) error {
 	return nil
 }
 
-// kernelVersion is cAdvisor's kernel_version label: the release uname gives.
-func kernelVersion() string {
-	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
-	if err != nil {
-		return "Unknown"
+// cadvisorVersion is the version stamped into cAdvisor's library, or else the version of
+// its module in this binary.
+func cadvisorVersion() string {
+	if v := version.Info["version"]; v != "" {
+		return v
 	}
-	return strings.TrimSpace(string(b))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/google/cadvisor/lib" {
+				return d.Version
+			}
+		}
+	}
+	return ""
 }
 
 // Start does nothing and returns nil: the Collector reads at each gather. It is here so
