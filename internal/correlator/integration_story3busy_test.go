@@ -21,8 +21,8 @@ import (
 // the report's throttling onset, the first hold throttled in more than half of its CFS
 // periods, at 20 users in every run: the first level whose CPU demand is over the limit
 // (U × 27.5 ms per second against 500m). The busy host makes the arrivals burstier, which
-// moves the throttled share at 10 users (55% of the limit) from about 6% to 10–20% and so
-// moved the timed onset > 5% to 10 users; it logs that onset too, for comparison. Holds
+// moves the throttled share at 10 users (55% of the limit) from about 6% to 7–19% (the
+// simulator in simulated time) and so moved the timed onset > 5% to 10 users; it logs that onset too, for comparison. Holds
 // are 10 s (eight rate samples each past their first window) to keep the wall time near
 // a minute and a half.
 func TestIntegrationStory3OnsetOnABusyHost(t *testing.T) {

@@ -120,7 +120,7 @@ func TestStory3HeldThrottledShareDoesNotDependOnTheHost(t *testing.T) {
 							onset = h.users
 						}
 					}
-					t.Logf("held throttled share: %s", strings.Join(line, ", "))
+					t.Logf("%s, late %s, seed %d: held throttled share %s", tc.profile, late, seed, strings.Join(line, ", "))
 					require.Equal(t, tc.onset, onset, "first hold throttled in more than %.0f%% of its periods", 100*threshold)
 				})
 			}
