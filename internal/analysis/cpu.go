@@ -171,7 +171,7 @@ func AnalyzeCPU(tl *timeline.Timeline, load Load, hpas []HPA, cfg Config) ([]Wor
 			events = append(events, Event{At: p.T, Kind: EventThrottlingOnset, Object: w.Object(), Text: text, ResolutionSeconds: res.Seconds()})
 		}
 		w.StageOnsetShare = cfg.ThrottleStageOnset
-		w.Holds = holdThrottling(tl, load, thr, periods.First(), res, cfg)
+		w.Holds = holdThrottling(load, thr, periods.First(), res, cfg)
 		for i := range w.Holds {
 			if h := &w.Holds[i]; cfg.ThrottleStageOnset > 0 && h.Share.Value > cfg.ThrottleStageOnset {
 				w.StageOnset = h
@@ -215,7 +215,7 @@ const holdMinPoints = 3
 // order. The share is the mean of the throttled ratio weighted by the active periods at
 // each point (so a pod that was idle counts for less), over the points whose rate window
 // lies inside the hold. A hold with fewer than holdMinPoints such points has no share.
-func holdThrottling(tl *timeline.Timeline, load Load, thr, periods timeline.Series, res time.Duration, cfg Config) []HoldThrottling {
+func holdThrottling(load Load, thr, periods timeline.Series, res time.Duration, cfg Config) []HoldThrottling {
 	window := cfg.RateWindows[SourceCAdvisor]
 	if window <= 0 {
 		window = 2 * res
