@@ -181,9 +181,17 @@ func capacityValue(l analysis.Load) string {
 	return "—"
 }
 
+// holdTarget is a hold's target: "20 VUs", "50 iterations/s".
+func holdTarget(h *analysis.HoldThrottling) string {
+	if h.Unit == analysis.StageUnitIterations {
+		return analysis.FormatNum(h.Target) + " iterations/s"
+	}
+	return FormatFact(&analysis.Fact{Value: h.Target, Unit: h.Unit})
+}
+
 // holdLoad is a hold's target and achieved request rate: "20 VUs (18.1/s)".
 func holdLoad(h *analysis.HoldThrottling) string {
-	v := FormatFact(&analysis.Fact{Value: h.Target, Unit: h.Unit})
+	v := holdTarget(h)
 	if h.RequestRate != nil {
 		v += " (" + FormatFact(h.RequestRate) + ")"
 	}
@@ -194,7 +202,7 @@ func holdLoad(h *analysis.HoldThrottling) string {
 func holdShares(hs []analysis.HoldThrottling) string {
 	parts := make([]string, 0, len(hs))
 	for i := range hs {
-		parts = append(parts, FormatFact(&analysis.Fact{Value: hs[i].Target, Unit: hs[i].Unit})+" "+FormatFact(hs[i].Share))
+		parts = append(parts, holdTarget(&hs[i])+" "+FormatFact(hs[i].Share))
 	}
 	return strings.Join(parts, ", ")
 }
