@@ -101,7 +101,9 @@ func TestLoadChartDrawsEveryAchievedPoint(t *testing.T) {
 func TestThrottlingOnsetIsTheFirstHoldThrottledInMostPeriods(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 2, 4, 38, 0, time.UTC)
-	share := func(v float64) *analysis.Fact { return &analysis.Fact{Value: v, Unit: analysis.UnitRatio, ResolutionSeconds: 1} }
+	share := func(v float64) *analysis.Fact {
+		return &analysis.Fact{Value: v, Unit: analysis.UnitRatio, ResolutionSeconds: 1}
+	}
 	holds := []analysis.HoldThrottling{
 		{Stage: 1, Target: 10, Unit: analysis.UnitVUs, Share: share(0.12), RequestRate: &analysis.Fact{Value: 9.5, Unit: analysis.UnitPerSec}},
 		{Stage: 3, Target: 20, Unit: analysis.UnitVUs, Share: share(0.9), RequestRate: &analysis.Fact{Value: 17.8, Unit: analysis.UnitPerSec}},
