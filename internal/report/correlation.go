@@ -140,6 +140,16 @@ func keyFacts(r *correlator.Result) []KeyFact {
 					FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), FormatFact(h.Share), holdShares(c.Holds))})
 			continue
 		}
+		if len(c.Holds) > 0 {
+			// The load had holds and none was throttled in most of its periods: the bursts
+			// a timed onset saw are no onset (docs/correlation.md).
+			if len(c.Onsets) > 0 {
+				out = append(out, KeyFact{Label: "Throttling onset " + c.Workload, Value: "none",
+					Detail: fmt.Sprintf("no hold throttled in more than %s of its active CFS periods; per hold: %s",
+						FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), holdShares(c.Holds))})
+			}
+			continue
+		}
 		for _, o := range c.Onsets {
 			if o.At == nil {
 				continue
