@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// story3Hold is one hold of story 3's step ramp: the throttled share of the pod's active
-// CFS periods over it (cAdvisor's counters, past the hold's first two seconds, as the
-// correlator reads a hold) and the mean CPU demand against the limit.
+// story3Hold is one hold of story 3's step ramp and the throttled share of the pod's
+// active CFS periods over it (cAdvisor's counters, past the hold's first two seconds, as
+// the correlator reads a hold).
 type story3Hold struct {
 	users int
 	share float64
