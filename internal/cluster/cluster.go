@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tidemark/tidemark/internal/cadvisor"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/sim/process"
 )
@@ -55,9 +56,8 @@ type Config struct {
 	// environment (a database pool's: internal/sim/realdb's DB.PodArgs fits); nil: none.
 	// The simulator ignores it.
 	PodArgs process.PodArgsFunc
-	// Containers serves the process runtime's cAdvisor-named series (nil:
-	// process.CPUStatContainers; internal/cadvisor's collector fits here). The simulator
-	// ignores it.
+	// Containers serves the process runtime's cAdvisor series (nil:
+	// process.CadvisorContainers, cAdvisor's library). The simulator ignores it.
 	Containers process.ContainersFunc
 }
 
@@ -78,6 +78,9 @@ func New(p *sim.Profile, cfg Config, logger *slog.Logger) (Cluster, error) {
 		}
 		return sim.NewServer(p, logger, opts...)
 	case RuntimeProcess:
+		// cAdvisor's library logs through klog, process-wide: into our logger, one level
+		// down (internal/cadvisor), before its collector first gathers.
+		cadvisor.RouteKlog(logger)
 		opts := []process.Option{process.WithMetricsAddress(addr), process.WithWebConfigFile(cfg.WebConfigFile)}
 		for name, a := range cfg.ServiceAddresses {
 			opts = append(opts, process.WithServiceAddress(name, a))

@@ -2,15 +2,17 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tidemark/tidemark/internal/cadvisor"
 	"github.com/tidemark/tidemark/internal/cgroup"
 )
 
 // Labels are the kubelet's labels of a container's cAdvisor series besides id (the cgroup
-// path). They mirror internal/cadvisor's Labels so that its collector can be given here.
+// path), field for field internal/cadvisor's Labels.
 type Labels struct {
 	Namespace, Pod, Container, Image string
 	// Name is the runtime's container id.
@@ -32,6 +34,20 @@ type Containers interface {
 // names each pod's cgroup.
 type ContainersFunc func(logger *slog.Logger, subtree string, h *cgroup.Hierarchy, labels LabelsFunc) (Containers, error)
 
+// CadvisorContainers serves the pods' cAdvisor series from cAdvisor's own library
+// (internal/cadvisor, the code the kubelet embeds), read at each gather, with the
+// kubelet's labels from labels. It is the runtime's default.
+func CadvisorContainers(logger *slog.Logger, subtree string, _ *cgroup.Hierarchy, labels LabelsFunc) (Containers, error) {
+	c, err := cadvisor.New(logger, cadvisor.Config{Subtree: subtree, Labels: func(path string) (cadvisor.Labels, bool) {
+		l, ok := labels(path)
+		return cadvisor.Labels(l), ok
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("serve the pods' cAdvisor series: %w", err)
+	}
+	return c, nil
+}
+
 // CPUStatContainers is the runtime's own cAdvisor-named series, read from each pod
 // cgroup's cpu.stat and CPU usage at every scrape with cAdvisor's semantics:
 // container_cpu_usage_seconds_total (cpuacct.usage or usage_usec, in seconds, cpu="total"),
@@ -40,8 +56,8 @@ type ContainersFunc func(logger *slog.Logger, subtree string, h *cgroup.Hierarch
 // throttled_usec, in seconds), container_spec_cpu_quota and container_spec_cpu_period
 // (microseconds; the CFS series only with a quota, as cAdvisor) and
 // container_spec_cpu_shares, each with the labels id, name, image, pod, namespace and
-// container. It stands in until internal/cadvisor (cAdvisor's own library) is given with
-// WithContainers.
+// container. It is the fall-back to give with WithContainers where cAdvisor's library
+// does not serve, and a check of it (the same counters, read without cAdvisor).
 func CPUStatContainers(_ *slog.Logger, subtree string, h *cgroup.Hierarchy, labels LabelsFunc) (Containers, error) {
 	l := []string{"id", "name", "image", "pod", "namespace", "container"}
 	d := func(name, help string, extra ...string) *prometheus.Desc {

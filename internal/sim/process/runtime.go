@@ -12,9 +12,9 @@
 // metrics-server reads each pod's CPU usage from its cgroup every resolution; and the HPA
 // (package hpa, the simulator's algorithm and settings) scales the Deployment.
 // kube-state-metrics-named series come from the runtime's own state through the
-// simulator's collectors (a sim.Snapshot), cAdvisor-named series from the cgroups
-// (ContainersFunc: cpu.stat read with cAdvisor's semantics unless another collector is
-// given).
+// simulator's collectors (a sim.Snapshot), cAdvisor's series from cAdvisor's own library
+// over the pods' cgroups with the kubelet's labels (ContainersFunc: CadvisorContainers, or
+// CPUStatContainers, cpu.stat read with cAdvisor's semantics).
 //
 // Every cgroup and process is removed when the runtime stops. When the runtime is killed
 // without stopping, its pods get their parent-death signal (workload.ParentDeathSignal), see their parent is
@@ -101,7 +101,7 @@ type PodArgsFunc func(svc sim.ServiceSpec, pod string) (args, env []string)
 // and its environment variables to the pod's environment.
 func WithPodArgs(f PodArgsFunc) Option { return func(o *options) { o.podArgs = f } }
 
-// WithContainers sets the collector of cAdvisor-named series (default CPUStatContainers).
+// WithContainers sets the collector of cAdvisor-named series (default CadvisorContainers).
 func WithContainers(f ContainersFunc) Option { return func(o *options) { o.containers = f } }
 
 // WithHierarchy sets the cgroup hierarchy (default cgroup.Detect()).
@@ -182,7 +182,7 @@ func New(p *sim.Profile, logger *slog.Logger, opts ...Option) (*Runtime, error) 
 		o.hierarchy = h
 	}
 	if o.containers == nil {
-		o.containers = CPUStatContainers
+		o.containers = CadvisorContainers
 	}
 	r := &Runtime{
 		logger: logger.With("component", "process"), opts: o, profile: &cp, h: o.hierarchy,
