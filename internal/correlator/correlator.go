@@ -739,11 +739,15 @@ func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config, st
 			analysis.SourceKSM:      "kube-state-metrics series for namespace " + orAll(cfg.Namespace),
 			analysis.SourceCAdvisor: "cAdvisor series for namespace " + orAll(cfg.Namespace),
 			analysis.SourceRDS:      "RDS (YACE/cloudwatch_exporter) series",
+			analysis.SourcePostgres: "postgres_exporter series",
+			analysis.SourceMySQL:    "mysqld_exporter series",
+			analysis.SourcePool:     "connection pool series for namespace " + orAll(cfg.Namespace),
 		}[s.Name]
 		if what == "" {
 			what = s.Name + " series"
 		}
 		switch {
+		case series == 0 && c.cat.Sources[s.Name].Optional:
 		case series == 0:
 			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "sources", Object: s.Name, Text: fmt.Sprintf("no %s in the window — is it scraped?", what)})
 		case best < 0.9:
