@@ -104,8 +104,8 @@ type layoutSeries struct {
 	// postgres, mysql: the database exporters' jobs; pool: the application pods' job
 	// (annotations, a ServiceMonitor or a PodMonitor), whose series carry namespace and pod.
 	postgres, mysql, pool []string
-	ksmV1              bool     // kube_hpa_* (KSM < 2.0) instead of kube_horizontalpodautoscaler_*
-	extra              []string
+	ksmV1                 bool // kube_hpa_* (KSM < 2.0) instead of kube_horizontalpodautoscaler_*
+	extra                 []string
 }
 
 func (l layoutSeries) series(ns string) []model.Metric {
