@@ -68,6 +68,8 @@ func chartQueries() []string {
 		analysis.QHPACurrent, analysis.QHPADesired, analysis.QHPAMax, analysis.QDeploymentReady,
 		analysis.QCPUUsagePod, analysis.QCPURequestPod, analysis.QCPULimitPod, analysis.QCPUThrottled,
 		analysis.QRDSCPU, analysis.QRDSConnections, analysis.QRDSCreditBalance, analysis.QRDSFreeableMem,
+		analysis.QPGConnections, analysis.QPGMaxConnections, analysis.QMySQLConnections, analysis.QMySQLMaxConnections,
+		analysis.QPoolBusy, analysis.QPoolSize, analysis.QPoolPending,
 	}
 }
 
@@ -375,6 +377,7 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	}
 	a = analysis.Analyze(tl, acfg)
 	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
+	res.Connections = a.Connections
 	res.Events = a.Events
 	res.Notes = append(res.Notes, c.coverage(tl, res, cfg, step)...)
 	res.Notes = append(res.Notes, a.Notes...)
