@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -93,9 +94,7 @@ func (r recording) series(t *testing.T, name string) timeline.Series {
 	require.True(t, ok, "no %s in the recording", name)
 	require.Len(t, vals, len(r.times), name)
 	ls := map[string]string{"instance": "127.0.0.1:9187"}
-	for k, v := range r.labels[name] {
-		ls[k] = v
-	}
+	maps.Copy(ls, r.labels[name])
 	s := timeline.Series{Labels: ls}
 	for i, v := range vals {
 		s.Points = append(s.Points, timeline.Point{T: r.times[i], V: v})

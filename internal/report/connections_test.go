@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +41,8 @@ func TestDatabaseSectionConnections(t *testing.T) {
 		})},
 		analysis.QPGMaxConnections: {gen(server, from, func(time.Duration) float64 { return 100 })},
 		analysis.QPoolBusy: {
-			gen(pod("order-a"), from, func(d time.Duration) float64 { return 3 }),
-			gen(pod("order-b"), from.Add(time.Minute), func(d time.Duration) float64 { return 9 }),
+			gen(pod("order-a"), from, func(time.Duration) float64 { return 3 }),
+			gen(pod("order-b"), from.Add(time.Minute), func(time.Duration) float64 { return 9 }),
 		},
 		analysis.QPoolSize: {
 			gen(pod("order-a"), from, func(time.Duration) float64 { return 10 }),
@@ -96,5 +95,5 @@ func TestDatabaseSectionConnections(t *testing.T) {
 
 	var md bytes.Buffer
 	require.NoError(t, WriteMarkdown(&md, doc))
-	require.True(t, strings.Contains(md.String(), "Connection pools, per pod and in total"), md.String())
+	require.Contains(t, md.String(), "Connection pools, per pod and in total")
 }
