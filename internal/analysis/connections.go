@@ -40,8 +40,6 @@ type DBServer struct {
 	ConnectionsPeak *Fact `json:"connections_peak,omitempty"`
 	// PeakShare is ConnectionsPeak ÷ MaxConnections.
 	PeakShare *Fact `json:"peak_share,omitempty"`
-	// Connections is the series the facts were read from, for charts.
-	Connections timeline.Series `json:"-"`
 }
 
 // Pool is one application pod's connection pool, or all of them together (Pod empty).
@@ -65,7 +63,8 @@ type Pool struct {
 	WaitersFirst *Fact `json:"waiters_first,omitempty"`
 	// WaitersAfterStart is WaitersFirst as seconds after the run's start.
 	WaitersAfterStart *Fact `json:"waiters_after_start,omitempty"`
-	// Busy is the series BusyPeak was read from, for charts.
+	// Busy is the series BusyPeak was read from (not in the JSON: the result's series
+	// hold it as pool_busy).
 	Busy timeline.Series `json:"-"`
 }
 
@@ -98,7 +97,7 @@ func AnalyzeConnections(tl *timeline.Timeline, cfg Config) Connections {
 	} {
 		res := tl.Res(e.source)
 		for _, s := range tl.Set(e.conns) {
-			d := DBServer{Engine: e.engine, Server: serverName(s), Connections: s}
+			d := DBServer{Engine: e.engine, Server: serverName(s)}
 			if p, ok := timeline.ArgMax(s.Between(span)); ok {
 				d.ConnectionsPeak = value(p.V, UnitCount, p.T, res, ev(e.conns, s, p.T))
 			}
