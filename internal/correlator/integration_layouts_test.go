@@ -200,11 +200,20 @@ func requireConnectionsTruth(t *testing.T, res *Result, f *layouts.Fixture) {
 	require.NotNil(t, c.Total.BusyShare)
 	require.InDelta(t, tr.BusyPeak, c.Total.BusyPeak.Value, 0, "busy peak, all pods")
 	require.InDelta(t, tr.BusyShare, c.Total.BusyShare.Value, 1e-12, "busy share peak, all pods")
+	var waited *analysis.Finding
+	for i := range res.Findings {
+		if res.Findings[i].Rule == "pool_waiters" {
+			waited = &res.Findings[i]
+		}
+	}
 	if f.Options.Pool == layouts.GoSQL {
 		require.Nil(t, c.Total.PendingPeak, "database/sql has no gauge of waiters")
+		require.Nil(t, waited, "nor a finding of them")
 	} else {
 		require.NotNil(t, c.Total.PendingPeak)
 		require.InDelta(t, tr.PendingPeak, c.Total.PendingPeak.Value, 0, "waiters peak, all pods")
+		require.NotNil(t, waited, "the catalog's pool_waiters finding")
+		require.LessOrEqual(t, waited.From.Sub(tr.WaitersFirst).Abs(), layouts.PoolInterval*time.Second, "finding from %s, truth %s", waited.From, tr.WaitersFirst)
 	}
 	require.NotNil(t, c.Total.WaitersFirst)
 	require.LessOrEqual(t, c.Total.WaitersFirst.At.Sub(tr.WaitersFirst).Abs(), layouts.PoolInterval*time.Second, "first waiter at %s, truth %s", c.Total.WaitersFirst.At, tr.WaitersFirst)
