@@ -213,7 +213,8 @@ func (s scraper) dbJob(o Options) *job {
 // poolJob is the scrape job of the application's pods: a PodMonitor (job
 // <namespace>/<name>, §1.1) under the operator's stacks, the prometheus chart's
 // kubernetes-pods job through the pods' annotations (§2), Alloy's annotation
-// autodiscovery, Minimal's plain job.
+// autodiscovery (grafana/k8s-monitoring-helm feature-annotation-autodiscovery), Minimal's
+// plain job.
 func (s scraper) poolJob(ns string, p pod) *job {
 	node := nodes()[p.node]
 	ip := fmt.Sprintf("10.1.%d.%d", len(p.name), 20+int(p.name[len(p.name)-1]-'a'))
@@ -229,7 +230,10 @@ func (s scraper) poolJob(ns string, p pod) *job {
 		j.target = lbl("job", "kubernetes-pods", "instance", addr, "namespace", ns, "pod", p.name, "node", node.name,
 			"app", p.deployment, "pod_template_hash", p.rs[len(p.deployment)+1:])
 	case K8sMonitoring:
-		j.target = lbl("job", "integrations/annotation_autodiscovery", "instance", addr, "namespace", ns, "pod", p.name, "container", "app")
+		// feature-annotation-autodiscovery (_pods.alloy.tpl): job is the k8s.grafana.com/job
+		// annotation, else the pod's app.kubernetes.io/name or app label, else the
+		// container's name; pod, container and namespace from the pod.
+		j.target = lbl("job", p.deployment, "instance", addr, "namespace", ns, "pod", p.name, "container", "app")
 		j.honor = false
 	case NoJob:
 		j.target = lbl("instance", addr, "namespace", ns, "pod", p.name)

@@ -45,7 +45,7 @@ func TestDatabaseLayoutLabels(t *testing.T) {
 		{
 			name: "§3 k8s-monitoring", o: Options{Layout: K8sMonitoring, DBExporter: PostgresExporter, Pool: GoSQL},
 			metric: "pg_stat_activity_count", server: map[string]string{"job": pgSvc, "cluster": "prod", "server": "shoong-db:5432"},
-			pool: "go_sql_in_use_connections", pod: map[string]string{"job": "integrations/annotation_autodiscovery", "namespace": "shoong", "pod": "order-7d9f-a", "db_name": "shoong", "cluster": "prod"},
+			pool: "go_sql_in_use_connections", pod: map[string]string{"job": "order", "namespace": "shoong", "pod": "order-7d9f-a", "db_name": "shoong", "cluster": "prod"},
 		},
 		{
 			name: "no job labels", o: Options{Layout: NoJob, DBExporter: MySQLExporter, Pool: HikariCP},
