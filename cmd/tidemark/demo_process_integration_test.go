@@ -20,7 +20,7 @@ import (
 
 // TestIntegrationDemoProcess runs `tidemark demo --runtime process` (the built binary: its
 // pods are that binary's `tidemark target` processes) on story 3's 500m profile with a
-// short step load, and checks the report names a throttling onset and no failure, and
+// short step load, and checks the report names the throttling onset (the hold of 30 users) and no failure, and
 // that no cgroup of the run is left.
 func TestIntegrationDemoProcess(t *testing.T) {
 	bin := tidemarkBinary(t, "tidemark")
@@ -59,13 +59,11 @@ flow:
 	require.NoError(t, json.Unmarshal(raw, &res))
 	require.Positive(t, res.Load.Requests)
 	require.Zero(t, res.Load.Failures, "no request failed")
-	onset := false
-	for _, c := range res.CPU {
-		for _, o := range c.Onsets {
-			onset = onset || o.At != nil
-		}
-	}
-	require.True(t, onset, "a throttling onset")
+	// The report's throttling onset: the first hold throttled in most of its CFS periods.
+	// 10 users ask for 55% of the 500m limit, 30 users for 165%.
+	require.Len(t, res.CPU, 1)
+	require.NotNil(t, res.CPU[0].StageOnset, "a throttling onset")
+	require.InDelta(t, 30, res.CPU[0].StageOnset.Target, 0, "the onset is the hold of 30 users")
 	// The run's cgroups are named after the demo's pid (internal/sim/process).
 	h, err := cgroup.Detect()
 	require.NoError(t, err)
