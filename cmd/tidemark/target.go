@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/tidemark/tidemark/internal/dbpool"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/target"
 )
@@ -35,6 +36,7 @@ type targetConfig struct {
 	errorRatio  float64
 	errorStatus int
 	bodySize    int
+	db          dbpool.Config
 }
 
 // targetCmd is `tidemark target`: the built-in HTTP target for examples, tests and
@@ -50,6 +52,7 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
+	dbpool.AddFlags(cmd, &cfg.db)
 	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, g) }
 }
 
@@ -59,7 +62,16 @@ func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globa
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))
 	}
-	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize})
+	tc := target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize}
+	if cfg.db.Enabled() {
+		pool, err := dbpool.Open(ctx, cfg.db, logger)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = pool.Close() }()
+		tc.DB = pool
+	}
+	srv, err := target.New(tc)
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
