@@ -30,13 +30,11 @@ Examples:
 Compare /stats with tidemark run's http_reqs: they agree exactly.`
 
 type targetConfig struct {
-	listen      string
-	latency     string
-	cpuWork     time.Duration
-	errorRatio  float64
-	errorStatus int
-	bodySize    int
-	db          dbpool.Config
+	listen, latency       string
+	cpuWork               time.Duration
+	errorRatio            float64
+	errorStatus, bodySize int
+	db                    dbpool.Config
 }
 
 // targetCmd is `tidemark target`: the built-in HTTP target for examples, tests and
@@ -57,23 +55,13 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 }
 
 func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globals) error {
-	logger := g.logger()
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))
 	}
-	tc := target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize}
-	if cfg.db.Enabled() {
-		pool, err := dbpool.Open(ctx, cfg.db, logger)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = pool.Close() }()
-		tc.DB = pool
-	}
-	srv, err := target.New(tc)
+	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize, Pool: cfg.db})
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, logger)
+	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, g.logger())
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/sim"
 )
 
 func validConfig() Config {
@@ -180,4 +182,30 @@ func mustParse(t *testing.T, dsn string) *pgx.ConnConfig {
 	c, err := pgx.ParseConfig(dsn)
 	require.NoError(t, err)
 	return c
+}
+
+// TestTargetDBFlags: the flags and environment sim.TargetDB gives a process-runtime pod
+// are the ones AddFlags defines, and parse into a valid configuration.
+func TestTargetDBFlags(t *testing.T) {
+	require.Equal(t, DSNEnv, sim.TargetDBEnv)
+	p, err := sim.ParseProfile([]byte(`database: {engine: postgres}
+services:
+  - name: api
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 10ms, db_queries: 2}
+    pool: {size: 6, metrics: prisma}
+`), "p.yaml")
+	require.NoError(t, err)
+	args, env := sim.TargetDB(p.Services[0], p.Database, "postgres://postgres:pw@127.0.0.1:5432/postgres", "api-0")
+	require.Len(t, env, 1)
+	name, value, _ := strings.Cut(env[0], "=")
+	t.Setenv(name, value)
+	app := kingpin.New("t", "")
+	var c Config
+	AddFlags(app.Command("target", ""), &c)
+	_, err = app.Parse(append([]string{"target"}, args...))
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	require.Equal(t, Config{Driver: DriverPostgres, DSN: value, Size: 6, Min: 1, Timeout: 10 * time.Second, Queries: 2,
+		QueryTime: 3 * time.Millisecond, Metrics: MetricsPrisma, ApplicationName: "api-0"}, c)
 }

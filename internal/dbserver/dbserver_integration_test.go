@@ -241,15 +241,20 @@ func TestMariaDB(t *testing.T) {
 	requireGone(t, pids, srv.Dir(), srv.Addr(), srv.ExporterAddr())
 }
 
-// TestStartExporterForAGivenDSN: a server named by DSN (the profile's database.dsn)
-// gets an exporter of its own, which reads it.
-func TestStartExporterForAGivenDSN(t *testing.T) {
+// TestProvideForAGivenDSN: without a DSN Provide starts a server; a server named by
+// DSN (the profile's database.dsn) gets only an exporter of its own, which reads it.
+func TestProvideForAGivenDSN(t *testing.T) {
 	ctx := context.Background()
-	srv, err := dbserver.Start(ctx, dbserver.Config{Engine: dbserver.Postgres}, promslog.NewNopLogger())
+	started, err := dbserver.Provide(ctx, dbserver.Config{Engine: dbserver.Postgres}, "", promslog.NewNopLogger())
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	exp, err := dbserver.StartExporter(ctx, dbserver.Postgres, srv.DSN(), promslog.NewNopLogger())
+	t.Cleanup(func() { _ = started.Close() })
+	require.NotNil(t, started.Server)
+	require.Equal(t, started.Server.DSN(), started.DSN)
+	given, err := dbserver.Provide(ctx, dbserver.Config{Engine: dbserver.Postgres}, started.DSN, promslog.NewNopLogger())
 	require.NoError(t, err)
+	require.Nil(t, given.Server, "a given DSN starts no server")
+	exp := given.Exporter
+	require.NotEqual(t, started.Exporter.Addr(), exp.Addr())
 	fams := scrape(t, exp.URL())
 	require.Equal(t, 1.0, sum(t, fams, "pg_up", nil))
 	require.Equal(t, 100.0, sum(t, fams, "pg_settings_max_connections", nil), "PostgreSQL's default max_connections")
@@ -258,6 +263,7 @@ func TestStartExporterForAGivenDSN(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(cmdline), "postgres://")
 	pid := exp.PID()
-	require.NoError(t, exp.Close())
+	require.NoError(t, given.Close())
 	require.False(t, alive(pid))
+	require.Equal(t, 1.0, sum(t, scrape(t, started.Exporter.URL()), "pg_up", nil), "the started server is untouched")
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 // LatencyKind names a latency distribution.
@@ -137,6 +139,9 @@ type Config struct {
 	// latency (package dbpool: a pool connection and its queries); a failure answers
 	// 500. If it is also a prometheus.Collector, /metrics exposes it.
 	DB DBWork
+	// Pool, when enabled and DB is nil, is the pool ListenAndServeAll opens as DB
+	// (`tidemark target --db.*`).
+	Pool dbpool.Config
 }
 
 // DBWork is one load request's database work.
