@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -358,4 +359,72 @@ func TestOpenFailsWithoutTheSecret(t *testing.T) {
 	var pgErr interface{ SQLState() string }
 	require.ErrorAs(t, err, &pgErr, "the server's own error")
 	require.Equal(t, "28P01", pgErr.SQLState(), "invalid_password")
+}
+
+// TestHandler: the pool in front of another application's handler (the process
+// runtime's pods): a request does its query and then reaches the application; the
+// readiness path reaches it without a query; /metrics is the pool's; a request whose
+// client gives up during the query never reaches the application.
+func TestHandler(t *testing.T) {
+	srv, check := startPostgres(t)
+	serve := func(queryTime time.Duration, app string, reached *atomic.Int64) string {
+		pool, err := dbpool.Open(context.Background(), dbpool.Config{Driver: dbpool.DriverPostgres, DSN: srv.DSN(), Size: 2, Timeout: time.Minute,
+			Queries: 1, QueryTime: queryTime, Metrics: dbpool.MetricsPrisma, ApplicationName: app}, promslog.NewNopLogger())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = pool.Close() })
+		appHandler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			reached.Add(1)
+			_, _ = w.Write([]byte("ok\n"))
+		})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		hs := &http.Server{Handler: pool.Handler(appHandler, "/healthz"), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		t.Cleanup(func() { _ = hs.Close() })
+		return "http://" + ln.Addr().String()
+	}
+	get := func(url string) int {
+		resp, err := http.Get(url)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	var reached atomic.Int64
+	fast := serve(0, "pod-handler-fast", &reached)
+	p := &pod{url: fast}
+	require.Equal(t, http.StatusOK, get(fast+"/healthz"))
+	require.Equal(t, int64(1), reached.Load())
+	require.Equal(t, 0.0, value(t, p.metrics(t), "prisma_datasource_queries_total", nil), "the probe runs no query")
+	require.Equal(t, http.StatusOK, get(fast+"/orders"))
+	require.Equal(t, int64(2), reached.Load())
+	require.Equal(t, 1.0, value(t, p.metrics(t), "prisma_datasource_queries_total", nil))
+
+	var slowReached atomic.Int64
+	slow := serve(30*time.Second, "pod-handler-slow", &slowReached)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, slow+"/orders", nil)
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	eventually(t, "the query on the server", func() bool {
+		active, _ := activity(t, check, "pod-handler-slow")
+		return active == 1
+	})
+	sp := &pod{url: slow}
+	require.Equal(t, 1.0, value(t, sp.metrics(t), "prisma_pool_connections_busy", nil))
+	// The client gives up: net/http cancels the request's context, which cancels the
+	// query; the application is not reached.
+	cancel()
+	<-done
+	eventually(t, "the connection back in the pool", func() bool {
+		return value(t, sp.metrics(t), "prisma_pool_connections_busy", nil) == 0
+	})
+	require.Equal(t, int64(0), slowReached.Load())
 }
