@@ -137,3 +137,44 @@ func TestStory2DatabaseSide(t *testing.T) {
 		WHERE application_name = $1`, podName).Scan(&active))
 	require.Equal(t, 4, active, "the state held while Prometheus scraped it")
 }
+
+// TestMariaDBDatabaseSide: a mariadb profile gets a real MariaDB with the profile's
+// max_connections, a pod pool over the mysql driver, and mysqld_exporter scraped as job
+// mysqld.
+func TestMariaDBDatabaseSide(t *testing.T) {
+	p, err := sim.ParseProfile([]byte(`name: shop
+database: {engine: mariadb, max_connections: 47}
+services:
+  - name: cart
+    resources: {requests: {cpu: 100m}}
+    request: {cpu: 1ms, db_queries: 1}
+    pool: {size: 3, warm: 3, metrics: sql}
+`), "shop.yaml")
+	require.NoError(t, err)
+	db, err := realdb.Start(context.Background(), p, func() []podmetrics.Target { return nil }, promslog.NewNopLogger())
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	require.Contains(t, db.ScrapeJobs(), "job_name: mysqld")
+	args, env := db.PodArgs(p.Services[0], "cart-0")
+	require.Contains(t, args, "--db.driver=mysql")
+	startPod(t, args, env)
+
+	prom := promtest.StartPrometheus(t, promtest.WithConfig("global:\n  scrape_interval: 1s\nscrape_configs:\n"+db.ScrapeJobs()))
+	promtest.Poll(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+		v, err := promtest.Query(context.Background(), prom.URL, `mysql_global_variables_max_connections{job="mysqld"}`, time.Time{})
+		if err != nil {
+			return false, err
+		}
+		vec, _ := v.(model.Vector)
+		return len(vec) == 1 && vec[0].Value == 47, fmt.Errorf("max_connections %v", v)
+	})
+	// The pod's 3 warm connections and the exporter's own during its scrape.
+	promtest.Poll(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+		v, err := promtest.Query(context.Background(), prom.URL, `mysql_global_status_threads_connected{job="mysqld"}`, time.Time{})
+		if err != nil {
+			return false, err
+		}
+		vec, _ := v.(model.Vector)
+		return len(vec) == 1 && vec[0].Value == 4, fmt.Errorf("threads_connected %v", v)
+	})
+}
