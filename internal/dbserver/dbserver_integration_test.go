@@ -215,21 +215,16 @@ func TestMariaDB(t *testing.T) {
 
 	// mysqld_exporter 0.14 opens one connection per scrape and closes it after: during
 	// its scrape the server counts the application's 4 plus the exporter's own. The
-	// server's count from one of the application's connections is taken when no
-	// scrape runs; a closing exporter connection may still be counted for a moment,
-	// so the server's count is read until it is the same twice.
+	// server's count, read from one of the application's connections, is 4 once the
+	// connection of the exporter's earlier scrape has gone.
 	threads := func() int {
 		var n int
 		require.NoError(t, app.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &n))
 		return n
 	}
-	var server int
-	for prev := -1; ; prev = server {
-		server = threads()
-		if server == prev {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	server := threads()
+	for deadline := time.Now().Add(30 * time.Second); server != 4 && time.Now().Before(deadline); server = threads() {
+		time.Sleep(50 * time.Millisecond)
 	}
 	require.Equal(t, 4, server, "the application's 4 connections")
 	got := sum(t, scrape(t, srv.Exporter().URL()), "mysql_global_status_threads_connected", nil)
