@@ -24,7 +24,7 @@ import (
 const childEnv = "TIDEMARK_DBSERVER_TEST_CHILD"
 
 // TestChildHelper is the child's body; it does nothing in a normal run.
-func TestChildHelper(t *testing.T) {
+func TestChildHelper(_ *testing.T) {
 	engine := os.Getenv(childEnv)
 	if engine == "" {
 		return
