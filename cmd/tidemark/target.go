@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/dbpool"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/sim/workload"
 	"github.com/tidemark/tidemark/internal/target"
 )
 
@@ -51,10 +52,14 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
 	dbpool.AddFlags(cmd, &cfg.db)
-	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, g) }
+	pod := workload.BindFlags(cmd) // --pod.*: a pod of the process runtime (internal/sim/process)
+	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, pod, g) }
 }
 
-func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globals) error {
+func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, pod *workload.Flags, g *globals) error {
+	if pod.Enabled() {
+		return pod.Run(ctx, cfg.listen, cfg.db, g.logger())
+	}
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))

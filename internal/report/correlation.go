@@ -134,6 +134,22 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		add(title(facts.HPAScaleInDelay, nil)+name, h.ScaleInDelay, "after the load ended")
 	}
 	for _, c := range r.CPU {
+		if h := c.StageOnset; h != nil {
+			out = append(out, KeyFact{Label: "Throttling onset " + c.Workload, Value: holdLoad(h),
+				Detail: fmt.Sprintf("first hold throttled in more than %s of its active CFS periods (%s); per hold: %s",
+					FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), FormatFact(h.Share), holdShares(c.Holds))})
+			continue
+		}
+		if len(c.Holds) > 0 {
+			// The load had holds and none was throttled in most of its periods: the bursts
+			// a timed onset saw are no onset (docs/correlation.md).
+			if len(c.Onsets) > 0 {
+				out = append(out, KeyFact{Label: "Throttling onset " + c.Workload, Value: "none",
+					Detail: fmt.Sprintf("no hold throttled in more than %s of its active CFS periods; per hold: %s",
+						FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), holdShares(c.Holds))})
+			}
+			continue
+		}
 		for _, o := range c.Onsets {
 			if o.At == nil {
 				continue
@@ -152,6 +168,12 @@ func keyFacts(r *correlator.Result) []KeyFact {
 	}
 	for _, db := range r.Database {
 		add(title(facts.DBGrowth, nil)+" "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
+	}
+	for _, d := range r.Connections.Servers {
+		add(title(facts.DBPeakShare, nil)+" "+d.Server, d.PeakShare, "peak connections ÷ max_connections")
+	}
+	if t := r.Connections.Total; t != nil {
+		add(title(facts.PoolBusyShare, nil), t.BusyShare, "connections in use ÷ pool size, all pods together")
 	}
 	if f, b := r.Errors.InGapShare, r.Errors.InGapShareBounds; f != nil && b != nil {
 		out = append(out, KeyFact{Label: title(facts.ErrorsInGap, nil), Value: FormatFact(f),
@@ -173,6 +195,32 @@ func capacityValue(l analysis.Load) string {
 		return fmt.Sprintf("held through stage %d", *l.Capacity.LastHeld+1)
 	}
 	return "—"
+}
+
+// holdTarget is a hold's target: "20 VUs", "50 iterations/s".
+func holdTarget(h *analysis.HoldThrottling) string {
+	if h.Unit == analysis.StageUnitIterations {
+		return analysis.FormatNum(h.Target) + " iterations/s"
+	}
+	return FormatFact(&analysis.Fact{Value: h.Target, Unit: h.Unit})
+}
+
+// holdLoad is a hold's target and achieved request rate: "20 VUs (18.1/s)".
+func holdLoad(h *analysis.HoldThrottling) string {
+	v := holdTarget(h)
+	if h.RequestRate != nil {
+		v += " (" + FormatFact(h.RequestRate) + ")"
+	}
+	return v
+}
+
+// holdShares lists the throttled share of every hold: "10 VUs 12%, 20 VUs 86%".
+func holdShares(hs []analysis.HoldThrottling) string {
+	parts := make([]string, 0, len(hs))
+	for i := range hs {
+		parts = append(parts, holdTarget(&hs[i])+" "+FormatFact(hs[i].Share))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinDetail(a, b string) string {
@@ -337,14 +385,32 @@ func cpuSection(r *correlator.Result) (Section, bool) {
 			FormatFact(c.UsageOfLimitWhileThrottled)})
 	}
 	s.Tables = append(s.Tables, t)
+	holds := Table{Columns: []string{"Workload", "Hold", "Throttled share of CFS periods", "Throttling onset"}}
+	for _, c := range r.CPU {
+		for i := range c.Holds {
+			h := &c.Holds[i]
+			mark := ""
+			if c.StageOnset != nil && c.StageOnset.Stage == h.Stage {
+				mark = "onset: over " + FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio})
+			}
+			holds.Rows = append(holds.Rows, []string{c.Namespace + "/" + c.Workload, holdLoad(h), FormatFact(h.Share), mark})
+		}
+	}
+	if len(holds.Rows) > 0 {
+		s.Tables = append(s.Tables, holds)
+	}
 	return s, true
 }
 
 func databaseSection(r *correlator.Result) (Section, bool) {
-	if len(r.Database) == 0 {
+	if len(r.Database) == 0 && r.Connections.Empty() {
 		return Section{}, false
 	}
 	s := Section{Title: "Database"}
+	connectionTables(&s, r.Connections)
+	if len(r.Database) == 0 {
+		return s, true
+	}
 	t := Table{Columns: []string{"Instance", "CPU baseline", "CPU peak", "Connections baseline", "Peak", "Growth", "Plateau", "Credit balance", "Freeable memory min", "Cadence", "Lag"}}
 	for _, db := range r.Database {
 		plateau := FormatFact(db.Plateau)
@@ -361,6 +427,50 @@ func databaseSection(r *correlator.Result) (Section, bool) {
 	}
 	s.Tables = append(s.Tables, t)
 	return s, true
+}
+
+// connectionTables adds the servers seen through their exporters and the pools, per pod
+// and in total, to the database section.
+func connectionTables(s *Section, c analysis.Connections) {
+	if len(c.Servers) > 0 {
+		t := Table{Title: "Connections (postgres_exporter, mysqld_exporter)", Columns: []string{"Server", "Engine", "Peak connections", "At", "max_connections", "Peak of max"}}
+		for _, d := range c.Servers {
+			t.Rows = append(t.Rows, []string{d.Server, d.Engine, FormatFact(d.ConnectionsPeak), at(d.ConnectionsPeak), FormatFact(d.MaxConnections), FormatFact(d.PeakShare)})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	if len(c.Pools) == 0 {
+		return
+	}
+	t := Table{Title: "Connection pools, per pod and in total", Columns: []string{"Pod (pool)", "Size", "Busy peak", "At", "Peak busy share", "Waiters peak", "First waiter"}}
+	row := func(p analysis.Pool) []string {
+		size := FormatFact(p.Size)
+		if p.SizeFrom == analysis.SizeFromParam {
+			size += " (db_pool_per_pod)"
+		}
+		share := FormatFact(p.BusyShare)
+		if p.BusyShare != nil {
+			share += " at " + at(p.BusyShare)
+		}
+		first := "none"
+		if p.WaitersFirst != nil {
+			first = at(p.WaitersFirst)
+			if p.WaitersAfterStart != nil {
+				first += " (" + FormatFact(p.WaitersAfterStart) + " into the run)"
+			}
+		}
+		return []string{p.Name(), size, FormatFact(p.BusyPeak), at(p.BusyPeak), share, FormatFact(p.PendingPeak), first}
+	}
+	for _, p := range c.Pools {
+		t.Rows = append(t.Rows, row(p))
+	}
+	if c.Total != nil {
+		t.Rows = append(t.Rows, row(*c.Total))
+	}
+	s.Tables = append(s.Tables, t)
+	if c.Total != nil && c.Total.Size == nil {
+		s.Text = append(s.Text, "The pools' size is unknown (Prisma reports none): give it with --param db_pool_per_pod=N for the busy share.")
+	}
 }
 
 func errorsSection(r *correlator.Result) Section {
@@ -503,6 +613,26 @@ func charts(r *correlator.Result) []Chart {
 		dbConn.Series = append(dbConn.Series, series(firstLabel(s.Labels, "dimension_DBInstanceIdentifier", "dbinstance_identifier"), s, 1, true))
 	}
 	add(dbConn)
+	srvConn := Chart{Title: "Database connections (exporter)", Unit: "connections"}
+	for _, q := range []string{analysis.QPGConnections, analysis.QMySQLConnections} {
+		for _, s := range r.Series[q] {
+			srvConn.Series = append(srvConn.Series, series(firstLabel(s.Labels, "server", "instance"), s, 1, true))
+		}
+	}
+	if len(r.Connections.Servers) == 1 && r.Connections.Servers[0].MaxConnections != nil {
+		srvConn.Lines = append(srvConn.Lines, RefLine{Label: "max_connections", Value: r.Connections.Servers[0].MaxConnections.Value})
+	}
+	add(srvConn)
+	pool := Chart{Title: "Pool connections busy", Unit: "connections"}
+	for _, s := range r.Series[analysis.QPoolBusy] {
+		pool.Series = append(pool.Series, series(analysis.Pool{Namespace: s.Labels["namespace"], Pod: s.Labels["pod"], Pool: s.Labels["pool"]}.Name(), s, 1, true))
+	}
+	add(pool)
+	waiting := Chart{Title: "Pool waiters", Unit: "queries"}
+	for _, s := range r.Series[analysis.QPoolPending] {
+		waiting.Series = append(waiting.Series, series(analysis.Pool{Namespace: s.Labels["namespace"], Pod: s.Labels["pod"], Pool: s.Labels["pool"]}.Name(), s, 1, true))
+	}
+	add(waiting)
 	return out
 }
 

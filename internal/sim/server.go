@@ -313,8 +313,14 @@ func (s *Server) logEvent(e Event) {
 func (s *Server) serviceHandler(service string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ch := make(chan Result, 1)
+		// The request arrived now: read the clock before waiting for the model, which the
+		// ticker or other requests may hold while it catches up, so that a request that
+		// waited enters at its arrival when the model is not past it yet. When the model
+		// is past it (the ticker advanced while this handler waited), it enters at the
+		// model's time: the model cannot go back.
+		arrived := s.opts.now()
 		s.mu.Lock()
-		s.cluster.Advance(s.opts.now())
+		s.cluster.Advance(arrived)
 		err := s.cluster.SubmitPath(service, r.URL.Path, func(res Result) { ch <- res })
 		s.mu.Unlock()
 		if err != nil {
@@ -345,8 +351,17 @@ func (s *Server) serviceHandler(service string) http.Handler {
 
 func (s *Server) metricsMux() (*http.ServeMux, error) {
 	snap := func() Snapshot { return s.Snapshot() }
-	info := newInfoCollector(s.profile.Name, s.profile.Namespace, s.opts.fast, s.profile.Controller.DownscaleStabilization.D())
-	ksm, cadv, rds := newKSMCollector(snap), newCadvisorCollector(snap), newRDSCollector(snap)
+	return MetricsMux(s.profile, s.opts.fast, snap, newCadvisorCollector(snap), s.logger)
+}
+
+// MetricsMux serves the metrics paths (MetricsPath, KubeStateMetricsPath, CadvisorPath,
+// RDSPath) and a landing page for a cluster of profile p whose state snap returns at each
+// scrape: kube-state-metrics, YACE RDS, tidemark_sim_info and the responses from the
+// snapshot, cAdvisor's series from cadv (the simulator's own, or the process runtime's
+// over real cgroups).
+func MetricsMux(p *Profile, fast bool, snap func() Snapshot, cadv prometheus.Collector, logger *slog.Logger) (*http.ServeMux, error) {
+	info := newInfoCollector(p.Name, p.Namespace, fast, p.Controller.DownscaleStabilization.D())
+	ksm, rds := newKSMCollector(snap), newRDSCollector(snap)
 	responses := newResponsesCollector(snap)
 	mux := http.NewServeMux()
 	for _, route := range []struct {
@@ -364,7 +379,7 @@ func (s *Server) metricsMux() (*http.ServeMux, error) {
 				return nil, fmt.Errorf("register collectors for %s: %w", route.path, err)
 			}
 		}
-		mux.Handle(route.path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelError)}))
+		mux.Handle(route.path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelError)}))
 	}
 	landing, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Tidemark simulated cluster",
