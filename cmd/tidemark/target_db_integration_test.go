@@ -28,8 +28,8 @@ import (
 )
 
 // TestTargetProcessWithARealPool runs `tidemark target` as a process with the flags
-// and environment sim.TargetDB gives story 2's pod (examples/cluster-story2-postgres.yaml:
-// a HikariCP pool of 10) against a real PostgreSQL, each query made to sleep 20 s so
+// and environment sim.TargetDB gives story 2's pod (examples/cluster-story2-postgres.yaml,
+// its HikariCP pool made 10) against a real PostgreSQL, each query made to sleep 20 s so
 // the state holds: 14 concurrent requests keep the 10 connections busy and 4 pending,
 // /metrics says so under HikariCP's names, and pg_stat_activity counts the same 10
 // connections of the pod's application_name, all executing. The DSN's password is in
@@ -42,6 +42,8 @@ func TestTargetProcessWithARealPool(t *testing.T) {
 	p, err := sim.LoadProfile(filepath.Join("..", "..", "examples", "cluster-story2-postgres.yaml"))
 	require.NoError(t, err)
 	db := *p.Database
+	// A pool of 10 (the example's is 50): 10 held connections are quick to reach.
+	p.Services[0].Pool.Size, *p.Services[0].Pool.Warm = 10, 10
 	db.QueryLatency, db.QueryCPU = sim.Duration(20*time.Second), 0
 	const pod = "signup-6d9c7f-x2lq"
 	args, env := sim.TargetDB(p.Services[0], &db, srv.DSN(), pod)

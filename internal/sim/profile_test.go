@@ -41,7 +41,7 @@ func TestExampleProfilesLoad(t *testing.T) {
 	require.Empty(t, p.Database.DSN, "the demo starts the server")
 	require.Equal(t, PoolMetricsHikariCP, p.Services[0].Pool.Metrics)
 	// Story 2's arithmetic: 10 TPS at one core and 100ms of CPU per request; two
-	// queries of 100ms hold a connection 200ms, so 10 TPS keep 2 of 10 busy (< 30%).
+	// queries of 10ms hold a connection 20ms, so 10 TPS keep well under 30% of 50 busy.
 	s := p.Services[0]
 	require.Equal(t, 10.0, float64(s.Resources.Limits.CPU)/1000/s.Request.CPU.D().Seconds())
 	held := time.Duration(s.Request.DBQueries) * (p.Database.QueryLatency.D() + p.Database.QueryCPU.D())

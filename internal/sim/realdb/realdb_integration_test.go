@@ -65,7 +65,7 @@ func startPod(t *testing.T, args, env []string) string {
 
 // TestStory2DatabaseSide: story 2's profile (examples/cluster-story2-postgres.yaml) with
 // its database side started: a real PostgreSQL with max_connections 100 and
-// postgres_exporter, and a pod whose HikariCP pool of 10 holds 4 requests' connections
+// postgres_exporter, and a pod whose HikariCP pool (made 10) holds 4 requests' connections
 // (queries made to sleep 5 minutes so the state holds). A real Prometheus with the
 // runtime's scrape jobs stores the pool's busy share (4 of 10) and the server's
 // connections from the exporter, and they agree with pg_stat_activity.
@@ -74,6 +74,8 @@ func TestStory2DatabaseSide(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, realdb.Enabled(p))
 	p.Database.QueryLatency = sim.Duration(5 * time.Minute)
+	// A pool of 10 (the example's is 50): 10 held connections are quick to reach.
+	p.Services[0].Pool.Size, *p.Services[0].Pool.Warm = 10, 10
 	const podName = "signup-6d9c7f-x2lq"
 	var pods []podmetrics.Target
 	db, err := realdb.Start(context.Background(), p, func() []podmetrics.Target { return pods }, promslog.NewNopLogger())
