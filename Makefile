@@ -6,8 +6,11 @@ PKGS      := ./...
 # Debian packages the integration tests need: real Prometheus (and promtool),
 # VictoriaMetrics and headless Chromium; and what `make image` puts into the image: the CA
 # bundle (ca-certificates) and a static shell for k6-operator's initializer (busybox-static);
-# python3 reads the --out json/csv files as a user's post-processing would.
-DEB_PKGS  := prometheus victoria-metrics chromium ca-certificates busybox-static python3 redis-server
+# python3 reads the --out json/csv files as a user's post-processing would; PostgreSQL and
+# MariaDB with Debian's postgres_exporter and mysqld_exporter are the real databases of the
+# process runtime's pods (internal/dbserver, internal/dbpool).
+DEB_PKGS  := prometheus victoria-metrics chromium ca-certificates busybox-static python3 redis-server \
+             postgresql mariadb-server prometheus-postgres-exporter prometheus-mysqld-exporter
 TEST_TIMEOUT ?= 30m
 # golangci-lint, installed from the Go module proxy into bin/ at this pinned version
 # (go install pkg@version keeps its dependencies out of our go.mod). v2.15.0 is

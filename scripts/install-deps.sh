@@ -12,6 +12,8 @@ for pkg in "$@"; do
     # make image copies their files: /bin/busybox must be the static one, not the
     # busybox package's dynamically linked binary of the same name.
     busybox-static | ca-certificates) cmd="" ;;
+    # Their programs live off PATH (/usr/lib/postgresql/N/bin, /usr/sbin).
+    postgresql | mariadb-server) cmd="" ;;
     *) cmd=$pkg ;;
   esac
   if [ -z "$cmd" ]; then

@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/tidemark/tidemark/internal/dbpool"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/sim/workload"
 	"github.com/tidemark/tidemark/internal/target"
@@ -30,12 +31,11 @@ Examples:
 Compare /stats with tidemark run's http_reqs: they agree exactly.`
 
 type targetConfig struct {
-	listen      string
-	latency     string
-	cpuWork     time.Duration
-	errorRatio  float64
-	errorStatus int
-	bodySize    int
+	listen, latency       string
+	cpuWork               time.Duration
+	errorRatio            float64
+	errorStatus, bodySize int
+	db                    dbpool.Config
 }
 
 // targetCmd is `tidemark target`: the built-in HTTP target for examples, tests and
@@ -51,22 +51,22 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
+	dbpool.AddFlags(cmd, &cfg.db)
 	pod := workload.BindFlags(cmd) // --pod.*: a pod of the process runtime (internal/sim/process)
 	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, pod, g) }
 }
 
 func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, pod *workload.Flags, g *globals) error {
-	logger := g.logger()
 	if pod.Enabled() {
-		return pod.Run(ctx, cfg.listen, logger)
+		return pod.Run(ctx, cfg.listen, cfg.db, g.logger())
 	}
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))
 	}
-	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize})
+	srv, err := target.New(target.Config{Latency: lat, CPUWork: cfg.cpuWork, ErrorRatio: cfg.errorRatio, ErrorStatus: cfg.errorStatus, BodySize: cfg.bodySize, Pool: cfg.db})
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
-	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, logger)
+	return srv.ListenAndServeAll(ctx, cfg.listen, grpcAddr, 5*time.Second, g.logger())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/internal/cadvisor"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/sim/process"
+	"github.com/tidemark/tidemark/internal/sim/realdb"
 )
 
 // The runtimes of Config.Runtime.
@@ -88,13 +89,26 @@ func New(p *sim.Profile, cfg Config, logger *slog.Logger) (Cluster, error) {
 		if cfg.Fast {
 			opts = append(opts, process.WithFast(cfg.FastWindow))
 		}
+		var db *withDB
+		if cfg.PodArgs == nil && realdb.Enabled(p) {
+			db = &withDB{logger: logger}
+			cfg.PodArgs = db.podArgs
+		}
 		if cfg.PodArgs != nil {
 			opts = append(opts, process.WithPodArgs(cfg.PodArgs))
 		}
 		if cfg.Containers != nil {
 			opts = append(opts, process.WithContainers(cfg.Containers))
 		}
-		return process.New(p, logger, opts...)
+		r, err := process.New(p, logger, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if db == nil {
+			return r, nil
+		}
+		db.Runtime = r
+		return db, nil
 	}
 	return nil, fmt.Errorf("unknown cluster runtime %q: expected %s or %s", cfg.Runtime, RuntimeSim, RuntimeProcess)
 }

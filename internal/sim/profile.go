@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/config"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tidemark/tidemark/internal/sim/hpa"
@@ -69,6 +70,14 @@ type CloudWatchSpec struct {
 
 // DatabaseSpec is an RDS-like instance.
 type DatabaseSpec struct {
+	// Engine makes the process runtime's pods run real queries on a real server:
+	// "postgres" or "mariadb". Absent: the RDS model only. The in-memory simulator
+	// ignores it.
+	Engine string `yaml:"engine"`
+	// DSN names an existing server of Engine, in the form of its Go driver (pgx's
+	// postgres:// URL, go-sql-driver/mysql's user:pass@tcp(host:port)/db); empty: the
+	// demo starts a throwaway one (package dbserver). A secret: never logged.
+	DSN config.Secret `yaml:"dsn"`
 	// Identifier is the DBInstanceIdentifier dimension.
 	Identifier    string `yaml:"identifier"`
 	InstanceClass string `yaml:"instance_class"`
@@ -227,7 +236,19 @@ type PoolSpec struct {
 	Timeout Duration `yaml:"timeout"`
 	// Warm connections are opened when the app starts.
 	Warm *int `yaml:"warm"`
+	// Metrics names the pool metrics a process-runtime pod exposes: "hikaricp"
+	// (Micrometer), "prisma" (metrics preview) or "sql" (Go database/sql, the default).
+	Metrics string `yaml:"metrics"`
 }
+
+// Database engines of DatabaseSpec.Engine and pool metric schemes of PoolSpec.Metrics.
+const (
+	EnginePostgres      = "postgres"
+	EngineMariaDB       = "mariadb"
+	PoolMetricsHikariCP = "hikaricp"
+	PoolMetricsPrisma   = "prisma"
+	PoolMetricsSQL      = "sql"
+)
 
 // StartupSpec is a pod's start-up: scheduling, image pull, app start, readiness probe.
 type StartupSpec struct {
@@ -600,6 +621,14 @@ func setDur(d *Duration, v time.Duration) {
 }
 
 func (d *DatabaseSpec) validate(fe *fieldErrors) {
+	switch d.Engine {
+	case "", EnginePostgres, EngineMariaDB:
+	default:
+		fe.add("database.engine", "expected %s or %s, got %q", EnginePostgres, EngineMariaDB, d.Engine)
+	}
+	if d.DSN != "" && d.Engine == "" {
+		fe.add("database.dsn", "expected database.engine (%s or %s) with a dsn", EnginePostgres, EngineMariaDB)
+	}
 	if d.Identifier == "" {
 		d.Identifier = "sim-db"
 	}
@@ -733,6 +762,11 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 		fe.add(at+".pool.size", "expected 1 to 10000, got %d", s.Pool.Size)
 	}
 	setDur(&s.Pool.Timeout, 10*time.Second)
+	switch s.Pool.Metrics {
+	case "", PoolMetricsHikariCP, PoolMetricsPrisma, PoolMetricsSQL:
+	default:
+		fe.add(at+".pool.metrics", "expected %s, %s or %s, got %q", PoolMetricsHikariCP, PoolMetricsPrisma, PoolMetricsSQL, s.Pool.Metrics)
+	}
 	if s.Pool.Warm == nil {
 		w := min(1, s.Pool.Size)
 		if !haveDB || queries == 0 {

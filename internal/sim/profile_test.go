@@ -9,7 +9,7 @@ import (
 
 func TestExampleProfilesLoad(t *testing.T) {
 	t.Parallel()
-	for _, f := range []string{"cluster-shoong.yaml", "cluster-throttle-500m.yaml", "cluster-throttle-1000m.yaml"} {
+	for _, f := range []string{"cluster-shoong.yaml", "cluster-throttle-500m.yaml", "cluster-throttle-1000m.yaml", "cluster-story2-postgres.yaml"} {
 		t.Run(f, func(t *testing.T) {
 			t.Parallel()
 			p, err := LoadProfile("../../examples/" + f)
@@ -34,6 +34,18 @@ func TestExampleProfilesLoad(t *testing.T) {
 	require.Equal(t, 15*time.Second, p.Controller.SyncPeriod.D())
 	require.Equal(t, 5*time.Minute, p.Controller.DownscaleStabilization.D())
 	require.Equal(t, 12.0, p.Database.Credits.EarnPerHour)
+
+	p, err = LoadProfile("../../examples/cluster-story2-postgres.yaml")
+	require.NoError(t, err)
+	require.Equal(t, EnginePostgres, p.Database.Engine)
+	require.Empty(t, p.Database.DSN, "the demo starts the server")
+	require.Equal(t, PoolMetricsHikariCP, p.Services[0].Pool.Metrics)
+	// Story 2's arithmetic: 10 TPS at one core and 100ms of CPU per request; two
+	// queries of 10ms hold a connection 20ms, so 10 TPS keep well under 30% of 50 busy.
+	s := p.Services[0]
+	require.Equal(t, 10.0, float64(s.Resources.Limits.CPU)/1000/s.Request.CPU.D().Seconds())
+	held := time.Duration(s.Request.DBQueries) * (p.Database.QueryLatency.D() + p.Database.QueryCPU.D())
+	require.Less(t, 10*held.Seconds()/float64(s.Pool.Size), 0.3)
 }
 
 const minimal = `name: t
@@ -147,6 +159,21 @@ func TestBadProfilesFailClearly(t *testing.T) {
 				`p.yaml:10: services[0].ingress.lb_policy: expected round_robin or least_request, got "random"`,
 		},
 		{
+			name:    "unknown database engine",
+			yaml:    "database:\n  engine: oracle\n" + minimal,
+			wantErr: `p.yaml:2: database.engine: expected postgres or mariadb, got "oracle"`,
+		},
+		{
+			name:    "dsn without an engine",
+			yaml:    "database:\n  dsn: postgres://app:pw@127.0.0.1:5432/shop\n" + minimal,
+			wantErr: "p.yaml:2: database.dsn: expected database.engine (postgres or mariadb) with a dsn",
+		},
+		{
+			name:    "unknown pool metrics",
+			yaml:    minimal + "    pool: {size: 10, metrics: c3p0}\n",
+			wantErr: `p.yaml:8: services[0].pool.metrics: expected hikaricp, prisma or sql, got "c3p0"`,
+		},
+		{
 			name:    "limit below request",
 			yaml:    "services:\n  - name: api\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: 200m}\n    request: {cpu: 1ms}\n",
 			wantErr: "p.yaml:5: services[0].resources.limits.cpu: expected at least the request (500m), got 200m",
@@ -188,4 +215,50 @@ func TestReferenceProfile(t *testing.T) {
 	require.Equal(t, d.TerminationGracePeriod, s.TerminationGracePeriod)
 	_, err = NewCluster(p, simStart)
 	require.NoError(t, err)
+}
+
+func TestTargetDB(t *testing.T) {
+	t.Parallel()
+	const withDB = `database:
+  engine: postgres
+  query_latency: 4ms
+  query_cpu: 1ms
+services:
+  - name: api
+    resources:
+      requests: {cpu: 100m}
+    request: {cpu: 10ms, db_queries: 3}
+    pool: {size: 8, warm: 2, timeout: 3s, metrics: hikaricp}
+  - name: web
+    resources:
+      requests: {cpu: 100m}
+    request: {cpu: 10ms}
+`
+	p, err := ParseProfile([]byte(withDB), "p.yaml")
+	require.NoError(t, err)
+	args, env := TargetDB(p.Services[0], p.Database, "postgres://postgres:s3cret@127.0.0.1:5433/postgres", "api-5d8f-x2")
+	require.Equal(t, []string{"--db.driver=postgres", "--db.pool.size=8", "--db.pool.min=2", "--db.pool.timeout=3s",
+		"--db.pool.metrics=hikaricp", "--db.application-name=api-5d8f-x2", "--db.queries=3", "--db.query-time=5ms"}, args)
+	require.Equal(t, []string{"TIDEMARK_DB_DSN=postgres://postgres:s3cret@127.0.0.1:5433/postgres"}, env)
+	for _, a := range args {
+		require.NotContains(t, a, "s3cret", "the DSN goes by environment only")
+	}
+
+	args, env = TargetDB(p.Services[1], p.Database, "postgres://x", "web-1")
+	require.Nil(t, args, "a service without db_queries gets no pool")
+	require.Nil(t, env)
+
+	// A profile's own dsn wins; mariadb speaks the mysql protocol; metrics default to sql.
+	p.Database.Engine, p.Database.DSN = EngineMariaDB, "app:pw@tcp(127.0.0.1:3306)/shop"
+	p.Services[0].Pool.Metrics = ""
+	args, env = TargetDB(p.Services[0], p.Database, "ignored", "api-1")
+	require.Contains(t, args, "--db.driver=mysql")
+	require.Contains(t, args, "--db.pool.metrics=sql")
+	require.Equal(t, []string{"TIDEMARK_DB_DSN=app:pw@tcp(127.0.0.1:3306)/shop"}, env)
+
+	// Without an engine the database is the RDS model only: no real pool.
+	p.Database.Engine, p.Database.DSN = "", ""
+	args, env = TargetDB(p.Services[0], p.Database, "postgres://x", "api-1")
+	require.Nil(t, args)
+	require.Nil(t, env)
 }

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tidemark/tidemark/internal/dbpool"
 	"github.com/tidemark/tidemark/internal/target/grpctarget"
 )
 
@@ -18,7 +19,17 @@ const DefaultGRPCAddress = "127.0.0.1:10000"
 
 // ListenAndServeAll serves s on addr (ListenAndServe) and, unless grpcAddr is empty,
 // the gRPC target (package grpctarget) on grpcAddr, until ctx ends or either fails.
+// With an enabled Config.Pool and no Config.DB, it first opens the pool (dbpool.Open)
+// and closes it at the end.
 func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr string, grace time.Duration, logger *slog.Logger) error {
+	if s.cfg.DB == nil && s.cfg.Pool.Enabled() {
+		pool, err := dbpool.Open(ctx, s.cfg.Pool, logger)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = pool.Close() }()
+		s.cfg.DB = pool
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.ListenAndServe(gctx, addr, grace, logger) })
 	if grpcAddr != "" {

@@ -19,6 +19,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, grace time.Dur
 	if err := reg.Register(NewCollector(s)); err != nil {
 		return fmt.Errorf("register the target's metrics: %w", err)
 	}
+	if c, ok := s.cfg.DB.(prometheus.Collector); ok {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("register the database pool's metrics: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

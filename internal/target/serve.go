@@ -271,6 +271,9 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 // load answers one load request; it reports whether the connection stays open.
 func (s *Server) load(w *connWriter, req *http.Request, done <-chan struct{}, keep bool) bool {
 	p := s.planFor(req.URL.RawQuery)
+	if s.cfg.DB != nil && s.dbWork(done) != nil {
+		p.status = http.StatusInternalServerError
+	}
 	p.work(done)
 	select {
 	case <-done: // shutting down: this response is the connection's last
@@ -295,6 +298,22 @@ func (s *Server) load(w *connWriter, req *http.Request, done <-chan struct{}, ke
 	}
 	s.count(p.status, sent)
 	return keep
+}
+
+// dbWork runs the request's database work, cancelled when the server shuts down.
+func (s *Server) dbWork(done <-chan struct{}) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-finished:
+		}
+	}()
+	return s.cfg.DB.Do(ctx)
 }
 
 // handle serves req with an http.Handler, buffering its response.

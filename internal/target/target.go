@@ -5,6 +5,7 @@
 package target
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 // LatencyKind names a latency distribution.
@@ -132,6 +135,18 @@ type Config struct {
 	ErrorStatus int
 	// BodySize is the response size in bytes, at most 64 MiB; 0 means 3 ("ok\n").
 	BodySize int
+	// DB, when set, does each load request's database work before its CPU work and
+	// latency (package dbpool: a pool connection and its queries); a failure answers
+	// 500. If it is also a prometheus.Collector, /metrics exposes it.
+	DB DBWork
+	// Pool, when enabled and DB is nil, is the pool ListenAndServeAll opens as DB
+	// (`tidemark target --db.*`).
+	Pool dbpool.Config
+}
+
+// DBWork is one load request's database work.
+type DBWork interface {
+	Do(ctx context.Context) error
 }
 
 // Stats is what the target served, as /stats reports it.
@@ -330,6 +345,9 @@ func (s *Server) count(status, bytes int) {
 
 func (s *Server) serveLoad(w http.ResponseWriter, r *http.Request) {
 	p := s.planFor(r.URL.RawQuery)
+	if s.cfg.DB != nil && s.cfg.DB.Do(r.Context()) != nil {
+		p.status = http.StatusInternalServerError
+	}
 	p.work(r.Context().Done())
 	// Drain the request body so keep-alive works for POSTs.
 	if r.Body != nil && r.ContentLength != 0 {

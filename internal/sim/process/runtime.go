@@ -154,8 +154,9 @@ func New(p *sim.Profile, logger *slog.Logger, opts ...Option) (*Runtime, error) 
 	if p == nil {
 		return nil, errors.New("new process runtime: no profile")
 	}
-	if p.Database != nil {
-		return nil, errors.New("new process runtime: the profile's simulated database is not supported by the process runtime; remove its database section or use --runtime sim")
+	if p.Database != nil && p.Database.Engine == "" {
+		return nil, errors.New("new process runtime: the profile's simulated database is not supported by the process runtime; " +
+			"give it database.engine (postgres or mariadb) for a real one, remove its database section or use --runtime sim")
 	}
 	cp := *p
 	cp.Services = slices.Clone(p.Services)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 // Flags are `tidemark target`'s --pod.* flags, with which the process runtime starts a
@@ -41,8 +43,18 @@ func BindFlags(cmd *kingpin.CmdClause) *Flags {
 func (f *Flags) Enabled() bool { return len(f.costs) > 0 }
 
 // Run runs the pod application on the inherited socket, or on listen, until ctx ends.
-func (f *Flags) Run(ctx context.Context, listen string, logger *slog.Logger) error {
+// With an enabled db (`tidemark target --db.*`), the pod opens that connection pool and
+// each request does its database work on it (Config.DB).
+func (f *Flags) Run(ctx context.Context, listen string, db dbpool.Config, logger *slog.Logger) error {
 	cfg := f.cfg
+	if db.Enabled() {
+		pool, err := dbpool.Open(ctx, db, logger)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = pool.Close() }()
+		cfg.DB = pool
+	}
 	for _, s := range f.costs {
 		c, err := ParseCost(s)
 		if err != nil {

@@ -28,9 +28,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sys/unix"
 
 	"github.com/tidemark/tidemark/internal/cgroup"
+	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 // ReadinessPath is the path of the pod's readiness probe.
@@ -100,6 +103,10 @@ type Config struct {
 	ParentPID int
 	// Grace bounds the drain of in-flight requests on a normal stop.
 	Grace time.Duration
+	// DB, when set, is the pod's connection pool (package dbpool): each admitted request
+	// does its database work before its CPU work (a failure answers 500), and /metrics
+	// serves the pool's metrics.
+	DB *dbpool.Pool
 }
 
 // App is a running pod application.
@@ -111,6 +118,8 @@ type App struct {
 	cpus   chan struct{}
 	mu     sync.Mutex
 	queued int
+	// metrics serves the pool's metrics (nil without a pool).
+	metrics http.Handler
 }
 
 // New checks cfg and returns the application.
@@ -124,6 +133,13 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	a := &App{cfg: cfg, logger: logger, cpus: make(chan struct{}, cfg.Threads)}
 	if cfg.Concurrency > 0 {
 		a.slots = make(chan struct{}, cfg.Concurrency)
+	}
+	if cfg.DB != nil {
+		reg := prometheus.NewRegistry()
+		if err := reg.Register(cfg.DB); err != nil {
+			return nil, fmt.Errorf("new pod application: register the pool's metrics: %w", err)
+		}
+		a.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
 	a.costs = append(a.costs, cfg.Costs...)
 	sort.SliceStable(a.costs, func(i, j int) bool { return len(a.costs[i].Path) > len(a.costs[j].Path) })
@@ -150,12 +166,22 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	if a.metrics != nil && r.URL.Path == dbpool.MetricsPath {
+		a.metrics.ServeHTTP(w, r)
+		return
+	}
 	if a.slots != nil {
 		if !a.admit(r.Context()) {
 			http.Error(w, "pod queue full or timed out", http.StatusServiceUnavailable)
 			return
 		}
 		defer func() { <-a.slots }()
+	}
+	if a.cfg.DB != nil {
+		if err := a.cfg.DB.Do(r.Context()); err != nil {
+			http.Error(w, "database: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
 	}
 	c := a.cost(r.URL.Path)
 	work := c.CPU
