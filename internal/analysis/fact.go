@@ -138,6 +138,9 @@ type Config struct {
 	// GivenStagesUnit is what the given targets count: StageUnitVUs (the default: k6's
 	// --stage means ramping-vus) or StageUnitIterations (an arrival rate per second).
 	GivenStagesUnit string
+	// Bottleneck are the thresholds of the bottleneck rules (the catalog's bottleneck
+	// section); zero = query.DefaultBottleneckRules.
+	Bottleneck query.BottleneckRules
 }
 
 // DefaultConfig matches the embedded catalog's defaults.
