@@ -69,9 +69,10 @@ type StageBottleneck struct {
 // the numbers sit beside resource and text: {"resource":"database","text":"…",
 // "cpu_peak_percent":12}.
 type RuledOut struct {
-	Resource string
-	Text     string
-	Numbers  map[string]float64
+	Resource string `json:"resource"`
+	Text     string `json:"text"`
+	// Numbers are written as keys of the object itself (the schema lists them as *).
+	Numbers map[string]float64 `json:"*"`
 }
 
 // MarshalJSON writes resource, text and the numbers as one object.
