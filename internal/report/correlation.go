@@ -32,6 +32,7 @@ func FromCorrelation(r *correlator.Result, opts ...Option) *Document {
 		Generated: r.GeneratedAt,
 		Window:    Window{From: win.From, To: win.To},
 	}
+	d.Lead = bottleneckSection(r)
 	d.KeyFacts = keyFacts(r)
 	d.Charts = charts(r)
 	for _, e := range r.Events {
@@ -121,7 +122,12 @@ func keyFacts(r *correlator.Result) []KeyFact {
 	add(title(facts.ErrorRatio, nil), l.ErrorRate, "")
 	add(title(facts.LoadP95, nil), l.P95, "whole run")
 	if l.Capacity.Text != "" {
-		out = append(out, KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text})
+		kf := KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text}
+		if r.Bottleneck.Resource == analysis.ResourceLoadGenerator {
+			// The stage broke on the generator's side: not the service's capacity.
+			kf.Value = fmt.Sprintf("not measured past stage %d: the load generator was the limit", r.Bottleneck.Stage)
+		}
+		out = append(out, kf)
 	}
 	for _, h := range r.Autoscaling {
 		name := " " + h.Name
