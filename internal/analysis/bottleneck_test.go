@@ -29,7 +29,7 @@ func newBottleneckCase() *bottleneckCase {
 	for i := range 3 {
 		st := StageFacts{Stage: timeline.Stage{Index: i, Window: timeline.Window{From: t0.Add(bounds[i]), To: t0.Add(bounds[i+1])}},
 			Requests: 1000, Held: true, Why: "held",
-			P95:      &Fact{Value: 0.02, Unit: UnitSeconds}, ErrorRate: &Fact{Value: 0, Unit: UnitRatio}}
+			P95: &Fact{Value: 0.02, Unit: UnitSeconds}, ErrorRate: &Fact{Value: 0, Unit: UnitRatio}}
 		b.a.Load.Stages = append(b.a.Load.Stages, st)
 	}
 	b.a.Load.Requests = 3000
@@ -265,5 +265,15 @@ func TestRuledOutJSON(t *testing.T) {
 	var back RuledOut
 	if err := json.Unmarshal(b, &back); err != nil || back.Resource != r.Resource || back.Numbers["cpu_peak_percent"] != 12 {
 		t.Errorf("round trip: %+v, %v", back, err)
+	}
+}
+
+func TestConnectionGrowthBelowResolutionIsNoChange(t *testing.T) {
+	for _, tc := range []struct {
+		d, want float64
+	}{{8.85e-13, 0}, {-0.04, 0}, {0.05, 0.05}, {3, 3}, {-2.5, -2.5}} {
+		if got := countChange(tc.d); got != tc.want {
+			t.Errorf("countChange(%g) = %g, want %g", tc.d, got, tc.want)
+		}
 	}
 }

@@ -74,4 +74,3 @@ func TestBottleneckRulesDefaultsFillMissing(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

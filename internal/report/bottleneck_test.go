@@ -14,10 +14,10 @@ func TestBottleneckLeadsEveryOutput(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := &correlator.Result{TestID: "t1", Bottleneck: analysis.Bottleneck{
 		Resource: analysis.ResourceCPU, Object: "shop/api", Stage: 3,
-		At:       &analysis.Fact{At: t0.Add(390 * time.Second), Unit: analysis.UnitTime, ResolutionSeconds: 15},
-		Load:     analysis.BottleneckLoad{VUs: &analysis.Fact{Value: 75, Unit: analysis.UnitVUs}, RequestRate: &analysis.Fact{Value: 150, Unit: analysis.UnitPerSec}},
-		Evidence: []string{"api throttled in 60% of its CFS periods at 10:06:30 (rule: ≥ 25%)"},
-		RuledOut: []analysis.RuledOut{{Resource: analysis.ResourceDatabase, Text: "not the database: db1: CPU at most 12%", Numbers: map[string]float64{"db1_cpu_peak_percent": 12}}},
+		At:         &analysis.Fact{At: t0.Add(390 * time.Second), Unit: analysis.UnitTime, ResolutionSeconds: 15},
+		Load:       analysis.BottleneckLoad{VUs: &analysis.Fact{Value: 75, Unit: analysis.UnitVUs}, RequestRate: &analysis.Fact{Value: 150, Unit: analysis.UnitPerSec}},
+		Evidence:   []string{"api throttled in 60% of its CFS periods at 10:06:30 (rule: ≥ 25%)"},
+		RuledOut:   []analysis.RuledOut{{Resource: analysis.ResourceDatabase, Text: "not the database: db1: CPU at most 12%", Numbers: map[string]float64{"db1_cpu_peak_percent": 12}}},
 		NotChecked: []analysis.NotChecked{{Resource: analysis.ResourceMemory, Missing: "container_memory_working_set_bytes"}},
 	}}
 	d := FromCorrelation(r)
@@ -65,4 +65,17 @@ func TestCapacityNotBlamedOnTheServiceWhenTheGeneratorLimited(t *testing.T) {
 		}
 	}
 	t.Error("no capacity key fact")
+}
+
+func TestDBGrowthZeroSaysNoChange(t *testing.T) {
+	r := &correlator.Result{TestID: "t1", Database: []analysis.Database{{Instance: "db1", ConnectionsGrowth: &analysis.Fact{Value: 0, Unit: analysis.UnitCount, ResolutionSeconds: 60}}}}
+	for _, f := range FromCorrelation(r).KeyFacts {
+		if strings.Contains(f.Label, "db1") {
+			if f.Value != "no change" {
+				t.Errorf("growth 0 reads %q", f.Value)
+			}
+			return
+		}
+	}
+	t.Error("no growth key fact")
 }

@@ -157,6 +157,10 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		}
 	}
 	for _, db := range r.Database {
+		if g := db.ConnectionsGrowth; g != nil && g.Value == 0 {
+			out = append(out, KeyFact{Label: title(facts.DBGrowth, nil) + " " + db.Instance, Value: "no change", Detail: joinDetail("peak minus baseline", precision(g))})
+			continue
+		}
 		add(title(facts.DBGrowth, nil)+" "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
 	}
 	if f, b := r.Errors.InGapShare, r.Errors.InGapShareBounds; f != nil && b != nil {
