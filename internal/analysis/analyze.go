@@ -35,6 +35,9 @@ func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
 	a.Errors, ev, notes = AnalyzeErrors(tl, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
 	a.Bottleneck = DecideBottleneck(tl, &a, cfg)
+	if b := a.Bottleneck; b.At != nil {
+		a.Events = append(a.Events, Event{At: b.At.At, Kind: EventBottleneck, Object: b.Resource, Text: b.Text, ResolutionSeconds: b.At.ResolutionSeconds})
+	}
 	slices.SortStableFunc(a.Events, func(x, y Event) int { return x.At.Compare(y.At) })
 	return a
 }

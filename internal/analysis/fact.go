@@ -116,6 +116,9 @@ const (
 	EventRecovered       = "recovered_to_min"
 	EventThrottlingOnset = "throttling_onset"
 	EventErrorBurst      = "error_burst"
+	// EventBottleneck is the moment the resource that limited the load saturated
+	// (Bottleneck.At); its object is the resource, as in tidemark_run_bottleneck.
+	EventBottleneck = "bottleneck"
 )
 
 // Config holds the detectors' thresholds (the catalog's defaults).
