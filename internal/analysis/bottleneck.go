@@ -176,21 +176,8 @@ func DecideBottleneck(tl *timeline.Timeline, a *Analysis, cfg Config) Bottleneck
 			first = false
 		}
 	}
-	if first { // every stage held
-		in := RuleInput{TL: tl, Analysis: a, Window: tl.Run, Rules: rules, Cfg: cfg}
-		out = Bottleneck{Resource: ResourceNone, Evidence: []string{fmt.Sprintf("every stage held (%s)", a.Load.Capacity.Text)}}
-		for _, r := range ServiceRules() {
-			c := r(in)
-			switch {
-			case c.Missing != "":
-				out.NotChecked = append(out.NotChecked, NotChecked{Resource: c.Resource, Missing: c.Missing})
-			case c.Saturated:
-				out.Evidence = append(out.Evidence, fmt.Sprintf("%s saturated (%s) while every stage still held", c.Resource, strings.Join(c.Evidence, "; ")))
-			default:
-				out.RuledOut = append(out.RuledOut, RuledOut{Resource: c.Resource, Text: c.Text, Numbers: c.Numbers})
-			}
-		}
-		out.Text = "none: the service held every stage"
+	if first {
+		out = heldEveryStage(tl, a, rules, cfg)
 	}
 	if out.Evidence == nil {
 		out.Evidence = []string{}
@@ -199,6 +186,63 @@ func DecideBottleneck(tl *timeline.Timeline, a *Analysis, cfg Config) Bottleneck
 		out.RuledOut = []RuledOut{}
 	}
 	return out
+}
+
+// heldEveryStage is the verdict of a run whose stages all held: "none", unless a
+// resource saturated and the p95 of a stage from then on rose beyond
+// load_generator.latency_rise times the run's lowest stage p95 (story 3: latency rising
+// at 0% errors, the CPU throttled), which the thresholds did not catch: that resource
+// limited the load, in that stage.
+func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRules, cfg Config) Bottleneck {
+	in := RuleInput{TL: tl, Analysis: a, Window: tl.Run, Rules: rules, Cfg: cfg}
+	out := Bottleneck{Resource: ResourceNone, Evidence: []string{fmt.Sprintf("every stage held (%s)", a.Load.Capacity.Text)}}
+	var sat []Check
+	for _, r := range ServiceRules() {
+		c := r(in)
+		switch {
+		case c.Missing != "":
+			out.NotChecked = append(out.NotChecked, NotChecked{Resource: c.Resource, Missing: c.Missing})
+		case c.Saturated:
+			sat = append(sat, c)
+		default:
+			out.RuledOut = append(out.RuledOut, RuledOut{Resource: c.Resource, Text: c.Text, Numbers: c.Numbers})
+		}
+	}
+	out.Text = "none: the service held every stage"
+	if len(sat) == 0 {
+		return out
+	}
+	first := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
+	lowest := lowestP95(a.Load.Stages)
+	for i := range a.Load.Stages {
+		st := &a.Load.Stages[i]
+		if st.To.Before(first.At) || st.P95 == nil || math.IsInf(lowest, 1) {
+			continue
+		}
+		if rise := st.P95.Value / lowest; rise > rules.LoadGenerator.LatencyRise.V {
+			stageIn := in
+			stageIn.Window, stageIn.Stage = timeline.Window{From: tl.Run.From, To: st.To}, st
+			b := decideStage(stageIn)
+			b.Evidence = append(b.Evidence, fmt.Sprintf("every stage held its thresholds, but stage %d's p95 %s is %.1f× the run's lowest stage p95 (rule: > %g×)",
+				b.Stage, FormatSeconds(st.P95.Value), rise, rules.LoadGenerator.LatencyRise.V))
+			b.Stages = []StageBottleneck{{Stage: b.Stage, Resource: b.Resource, Object: b.Object, At: b.At, Load: b.Load, Evidence: b.Evidence}}
+			return b
+		}
+	}
+	for _, c := range sat {
+		out.Evidence = append(out.Evidence, fmt.Sprintf("%s saturated while every stage held and latency stayed within %g× (%s)", c.Resource, rules.LoadGenerator.LatencyRise.V, strings.Join(c.Evidence, "; ")))
+	}
+	return out
+}
+
+func lowestP95(stages []StageFacts) float64 {
+	lowest := math.Inf(1)
+	for _, s := range stages {
+		if s.P95 != nil && s.Requests > 0 && s.P95.Value > 0 {
+			lowest = min(lowest, s.P95.Value)
+		}
+	}
+	return lowest
 }
 
 func decideStage(in RuleInput) Bottleneck {
@@ -582,12 +626,7 @@ func LoadGeneratorRule(in RuleInput) Check {
 	thresholdBroke := slices.ContainsFunc(st.Thresholds, func(t StageThreshold) bool {
 		return t.Judged && !t.Passed && t.Metric != "dropped_iterations" && t.Metric != "iterations"
 	})
-	lowest := math.Inf(1)
-	for _, s := range in.Analysis.Load.Stages {
-		if s.P95 != nil && s.Requests > 0 && s.P95.Value > 0 {
-			lowest = min(lowest, s.P95.Value)
-		}
-	}
+	lowest := lowestP95(in.Analysis.Load.Stages)
 	slow := false
 	var p95 string
 	if st.P95 != nil && !math.IsInf(lowest, 1) {

@@ -83,6 +83,24 @@ func TestDecideBottleneck(t *testing.T) {
 			says:     []string{"api throttled in 60% of its CFS periods", "(rule: ≥ 25%)", "75 VUs", "150.0/s requests"},
 		},
 		{
+			name: "story 3 without latency thresholds: every stage held, p95 rose while throttled",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.a.Load.Stages[2].P95 = &Fact{Value: 0.09, Unit: UnitSeconds}
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 6*time.Minute + 30*time.Second}, []float64{0.02, 0.6}))
+			},
+			resource: ResourceCPU, stage: 3, at: 6*time.Minute + 30*time.Second,
+			ruledOut: []string{ResourceReplicas},
+			says:     []string{"every stage held its thresholds, but stage 3's p95 90 ms is 4.5× the run's lowest stage p95"},
+		},
+		{
+			name: "throttled but latency flat and every stage held: none, saturation noted",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 6*time.Minute + 30*time.Second}, []float64{0.02, 0.6}))
+			},
+			resource: ResourceNone, at: -1,
+			says: []string{"cpu saturated while every stage held and latency stayed within 2×"},
+		},
+		{
 			name: "story 2: CPU at the limit, pool and database ruled out",
 			edit: func(b *bottleneckCase, cfg *Config) {
 				b.breakStage(1, "error rate 4% > 1% (default)")
