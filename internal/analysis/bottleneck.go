@@ -414,6 +414,7 @@ func ReplicasRule(in RuleInput) Check {
 			return c
 		}
 		c.Text = "not replicas: no HPA scales the workload"
+		c.Numbers["hpas"] = 0
 		return c
 	}
 	var texts []string
@@ -473,6 +474,7 @@ func StartupRule(in RuleInput) Check {
 			return c
 		}
 		c.Text = "not start-up: no HPA added pods"
+		c.Numbers["hpas"] = 0
 		return c
 	}
 	var inGap float64
@@ -499,7 +501,7 @@ func StartupRule(in RuleInput) Check {
 				firstGap.From.UTC().Format(time.TimeOnly), firstGap.To.UTC().Format(time.TimeOnly))}}
 	}
 	if e.Failures == 0 {
-		c.Text = "not start-up: no request failed"
+		c.Text = "not start-up: no request failed while Ready lagged"
 		return c
 	}
 	c.Text = fmt.Sprintf("not start-up: %s of %s failures (%s) inside start-up gaps", FormatNum(inGap), FormatNum(e.Failures), pct(share))
