@@ -265,14 +265,25 @@ func decideStage(in RuleInput) Bottleneck {
 		return BottleneckLoad{VUs: at(in.TL, QVUs, t, UnitVUs, res), RequestRate: at(in.TL, QHTTPReqRate, t, UnitPerSec, res), Achieved: st.Achieved}
 	}
 	if len(sat) > 0 {
-		// The first resource that saturated; the others that also did are evidence.
-		first := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
+		// The first resource that saturated; the others that also did are evidence. A
+		// workload's CPU that its HPA scales on is the HPA's signal: when its HPA ran
+		// out of replicas or its new pods were not Ready, that is what limited the load.
+		cand := slices.DeleteFunc(slices.Clone(sat), func(c Check) bool {
+			return c.Resource == ResourceCPU && slices.ContainsFunc(sat, func(o Check) bool {
+				return (o.Resource == ResourceStartup || o.Resource == ResourceReplicas) && scaledWorkload(in.Analysis, o.Object) == c.Object
+			})
+		})
+		first := slices.MinFunc(cand, func(x, y Check) int { return x.At.Compare(y.At) })
 		b.Resource, b.Object = first.Resource, first.Object
 		b.At = instant(first.At, first.Res)
 		b.Load = load(first.At)
 		b.Evidence = first.Evidence
 		for _, c := range sat {
-			if c.Resource != first.Resource || c.Object != first.Object {
+			switch {
+			case c.Resource == first.Resource && c.Object == first.Object:
+			case !slices.ContainsFunc(cand, func(o Check) bool { return o.Resource == c.Resource && o.Object == c.Object }):
+				b.Evidence = append(b.Evidence, fmt.Sprintf("%s's CPU saturated at %s, which its HPA scales on: %s", c.Object, c.At.UTC().Format(time.TimeOnly), strings.Join(c.Evidence, "; ")))
+			default:
 				b.Evidence = append(b.Evidence, fmt.Sprintf("then %s at %s: %s", c.Resource, c.At.UTC().Format(time.TimeOnly), strings.Join(c.Evidence, "; ")))
 			}
 		}
@@ -301,6 +312,16 @@ func decideStage(in RuleInput) Bottleneck {
 	}
 	b.Text = fmt.Sprintf("unknown: stage %d broke and no resource read saturated; not checked: %s", b.Stage, strings.Join(miss, ", "))
 	return b
+}
+
+// scaledWorkload is namespace/deployment of the HPA named by object (namespace/name).
+func scaledWorkload(a *Analysis, object string) string {
+	for _, h := range a.Autoscaling {
+		if h.Object() == object && h.Deployment != "" {
+			return h.Namespace + "/" + h.Deployment
+		}
+	}
+	return ""
 }
 
 func loadText(l BottleneckLoad) string {

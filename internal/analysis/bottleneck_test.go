@@ -148,6 +148,18 @@ func TestDecideBottleneck(t *testing.T) {
 			says:     []string{"83 of 100 failures (83%) answered while shop/api's current replicas were ahead of Ready", "not the database: db1: CPU at most 12%, CPU credits rising"},
 		},
 		{
+			name: "story 1: the CPU the HPA scales on saturated first, failures inside the gap",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "error rate 8% > 1% (default)")
+				b.a.Autoscaling[0].Deployment = "api"
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 190 * time.Second}, []float64{0.02, 0.4}))
+				b.a.Errors.Failures = 100
+				b.a.Errors.Gaps = []GapShare{{Object: "shop/api", Window: timeline.Window{From: t0.Add(200 * time.Second), To: t0.Add(260 * time.Second)}, Failures: 83}}
+			},
+			resource: ResourceStartup, stage: 2, at: 200 * time.Second,
+			says:     []string{"shop/api's CPU saturated at 10:03:15, which its HPA scales on"},
+		},
+		{
 			name: "database CPU saturated before the app's",
 			edit: func(b *bottleneckCase, _ *Config) {
 				b.breakStage(2, "error rate 3% > 1% (default)")
