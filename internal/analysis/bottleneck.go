@@ -567,11 +567,11 @@ func DatabaseRule(in RuleInput) Check {
 			sat = append(sat, Check{Object: d.Instance, At: p.T, Evidence: []string{fmt.Sprintf("%s CPU credits at %g at %s (rule: ≤ %g)", d.Instance, -p.V, p.T.UTC().Format(time.TimeOnly), r.CreditBalanceMin.V)}})
 		} else if d.CreditEnd != nil {
 			t += fmt.Sprintf(", CPU credits %s (%s at the end)", d.CreditTrend, FormatNum(d.CreditEnd.Value))
-			c.Numbers[d.Instance+"_credit_balance_end"] = d.CreditEnd.Value
+			c.Numbers[d.Instance+"_credit_balance_end"] = roundTo(d.CreditEnd.Value, 4)
 		}
 		if d.ConnectionsPeak != nil {
 			t += ", connections at most " + FormatNum(d.ConnectionsPeak.Value)
-			c.Numbers[d.Instance+"_connections_peak"] = d.ConnectionsPeak.Value
+			c.Numbers[d.Instance+"_connections_peak"] = roundTo(d.ConnectionsPeak.Value, 4)
 		}
 		texts = append(texts, t)
 	}
