@@ -157,7 +157,7 @@ func TestDecideBottleneck(t *testing.T) {
 				b.a.Errors.Gaps = []GapShare{{Object: "shop/api", Window: timeline.Window{From: t0.Add(200 * time.Second), To: t0.Add(260 * time.Second)}, Failures: 83}}
 			},
 			resource: ResourceStartup, stage: 2, at: 200 * time.Second,
-			says:     []string{"shop/api's CPU saturated at 10:03:15, which its HPA scales on"},
+			says: []string{"shop/api's CPU saturated at 10:03:15, which its HPA scales on"},
 		},
 		{
 			name: "database CPU saturated before the app's",

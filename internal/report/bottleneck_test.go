@@ -79,3 +79,21 @@ func TestDBGrowthZeroSaysNoChange(t *testing.T) {
 	}
 	t.Error("no growth key fact")
 }
+
+func TestCompareSaysWhatLimitedEachRun(t *testing.T) {
+	a := &correlator.Result{TestID: "a", Bottleneck: analysis.Bottleneck{Resource: analysis.ResourceCPU, Text: "cpu saturated first in stage 3"}}
+	b := &correlator.Result{TestID: "b", Bottleneck: analysis.Bottleneck{Resource: analysis.ResourceNone, Text: "none: the service held every stage"}}
+	c := correlator.Compare(a, b)
+	if c.Capacity[0].Bottleneck != analysis.ResourceCPU || c.Capacity[1].Bottleneck != analysis.ResourceNone {
+		t.Fatalf("comparison %+v", c.Capacity)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, FromComparison(c, []*correlator.Result{a, b})); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Limited by", "cpu saturated first in stage 3", "none: the service held every stage"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md.String())
+		}
+	}
+}
