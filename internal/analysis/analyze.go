@@ -28,7 +28,7 @@ func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
 	a.Autoscaling, ev, notes = AnalyzeAutoscaling(tl, a.Load, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
-	a.CPU, ev, notes = AnalyzeCPU(tl, a.Autoscaling, cfg)
+	a.CPU, ev, notes = AnalyzeCPU(tl, a.Load, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
 	a.Database, notes = AnalyzeDatabase(tl, cfg)
 	a.Notes = append(a.Notes, notes...)

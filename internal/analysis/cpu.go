@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -19,6 +20,22 @@ type Onset struct {
 	RequestRate *Fact   `json:"request_rate,omitempty"`
 	VUs         *Fact   `json:"vus,omitempty"`
 	Target      *Fact   `json:"target,omitempty"`
+}
+
+// HoldThrottling is one hold of the load (a stage at a constant target) and the share of
+// the workload's active CFS periods that were throttled during it.
+type HoldThrottling struct {
+	// Stage is the hold's index in Load.Stages.
+	Stage int `json:"stage"`
+	// Target is the hold's configured target (VUs or iterations/s, as Unit says).
+	Target float64 `json:"target"`
+	Unit   string  `json:"unit"`
+	// Share is throttled ÷ active periods over the hold, from the rates whose window lies
+	// inside it (the first rate window after the hold's start reaches back into the ramp
+	// and is left out). Its At is the end of the hold.
+	Share *Fact `json:"share"`
+	// RequestRate is the achieved request rate of the hold.
+	RequestRate *Fact `json:"request_rate,omitempty"`
 }
 
 // WorkloadCPU holds the CPU facts of one workload (Deployment). Per-pod values are the
@@ -39,8 +56,19 @@ type WorkloadCPU struct {
 	// NoLimit: no CPU limit and no CFS series, so the workload cannot be throttled.
 	NoLimit bool `json:"no_limit"`
 	// PeakThrottled is the highest throttled ÷ active periods ratio.
-	PeakThrottled *Fact   `json:"peak_throttled_ratio,omitempty"`
-	Onsets        []Onset `json:"onsets,omitempty"`
+	PeakThrottled *Fact `json:"peak_throttled_ratio,omitempty"`
+	// Onsets are the first moments the throttled ratio (a rate over two scrapes) stayed
+	// above each of the catalog's throttle_onsets.
+	Onsets []Onset `json:"onsets,omitempty"`
+	// Holds is the throttled share of the active CFS periods of every hold of the load,
+	// in order: the evidence of StageOnset.
+	Holds []HoldThrottling `json:"holds,omitempty"`
+	// StageOnset is the throttling onset: the first hold throttled in more than the
+	// catalog's throttle_stage_onset share of its active CFS periods. Nil when no hold
+	// reached it (or the load had no holds).
+	StageOnset *HoldThrottling `json:"stage_onset,omitempty"`
+	// StageOnsetShare is the share StageOnset is judged by (Config.ThrottleStageOnset).
+	StageOnsetShare float64 `json:"stage_onset_share,omitempty"`
 	// UsageOfLimitWhileThrottled is the mean usage ÷ limit while throttled > the highest onset threshold.
 	UsageOfLimitWhileThrottled *Fact `json:"usage_of_limit_while_throttled,omitempty"`
 	// Usage is the average per-pod CPU over time, for charts.
@@ -53,7 +81,7 @@ type WorkloadCPU struct {
 func (w WorkloadCPU) Object() string { return w.Namespace + "/" + w.Workload }
 
 // AnalyzeCPU derives the CPU facts of every workload that has pods in the timeline.
-func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, []Event, []Note) {
+func AnalyzeCPU(tl *timeline.Timeline, load Load, hpas []HPA, cfg Config) ([]WorkloadCPU, []Event, []Note) {
 	var (
 		out    []WorkloadCPU
 		events []Event
@@ -142,6 +170,14 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 			}
 			events = append(events, Event{At: p.T, Kind: EventThrottlingOnset, Object: w.Object(), Text: text, ResolutionSeconds: res.Seconds()})
 		}
+		w.StageOnsetShare = cfg.ThrottleStageOnset
+		w.Holds = holdThrottling(load, thr, periods.First(), res, cfg)
+		for i := range w.Holds {
+			if h := &w.Holds[i]; cfg.ThrottleStageOnset > 0 && h.Share.Value > cfg.ThrottleStageOnset {
+				w.StageOnset = h
+				break
+			}
+		}
 		if len(w.Onsets) > 0 {
 			if n, ok := lagNote(cfg.RateWindows); ok {
 				notes = append(notes, note(NoteInfo, "cpu", w.Object(), "%s", n))
@@ -167,6 +203,64 @@ func AnalyzeCPU(tl *timeline.Timeline, hpas []HPA, cfg Config) ([]WorkloadCPU, [
 		out = append(out, w)
 	}
 	return out, events, notes
+}
+
+// holdMinPoints is the fewest throttled-ratio samples a hold needs inside it (past its
+// first rate window) for its share to be reported: fewer are one or two rate windows,
+// which a single burst of CFS periods decides.
+const holdMinPoints = 3
+
+// holdThrottling returns the throttled share of the active CFS periods of every hold of
+// the load (a stage at a constant, non-zero target that starts before the load ends), in
+// order. The share is the mean of the throttled ratio weighted by the active periods at
+// each point (so a pod that was idle counts for less), over the points whose rate window
+// lies inside the hold. A hold with fewer than holdMinPoints such points has no share.
+func holdThrottling(load Load, thr, periods timeline.Series, res time.Duration, cfg Config) []HoldThrottling {
+	window := cfg.RateWindows[SourceCAdvisor]
+	if window <= 0 {
+		window = 2 * res
+	}
+	var out []HoldThrottling
+	for i := range load.Stages {
+		s := &load.Stages[i]
+		if s.Kind != timeline.Hold || s.EndTarget <= 0 || (!load.LoadEnd.IsZero() && !s.From.Before(load.LoadEnd)) {
+			continue
+		}
+		inside := timeline.Window{From: s.From.Add(window), To: s.To}
+		var sum, weight float64
+		var n int
+		var times []time.Time
+		for _, p := range thr.Between(inside) {
+			if math.IsNaN(p.V) {
+				continue
+			}
+			w := 1.0
+			if !periods.Empty() {
+				v, ok := periods.At(p.T, 2*res)
+				if !ok {
+					continue
+				}
+				w = v
+			}
+			sum += p.V * w
+			weight += w
+			n++
+			times = append(times, p.T)
+		}
+		if n < holdMinPoints || weight <= 0 {
+			continue
+		}
+		evidence := []Evidence{{Query: QCPUThrottled, Series: thr.String(), Times: []time.Time{times[0], times[n-1]}}}
+		if !periods.Empty() {
+			evidence = append(evidence, Evidence{Query: QCPUCFSPeriods, Series: periods.String(), Times: []time.Time{times[0], times[n-1]}})
+		}
+		out = append(out, HoldThrottling{
+			Stage: s.Index, Target: s.EndTarget, Unit: s.Unit,
+			Share:       value(sum/weight, UnitRatio, s.To, res, evidence...),
+			RequestRate: s.RequestRate,
+		})
+	}
+	return out
 }
 
 // Throttling counts as begun when the ratio stays above the onset threshold for

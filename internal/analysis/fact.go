@@ -123,11 +123,14 @@ const (
 
 // Config holds the detectors' thresholds (the catalog's defaults).
 type Config struct {
-	HPATolerance    float64
-	ThrottleOnsets  []float64
-	ErrorBurstRatio float64
-	StageAchievedOK float64
-	ErrorRatioOK    float64
+	HPATolerance   float64
+	ThrottleOnsets []float64
+	// ThrottleStageOnset is the share of active CFS periods throttled over a hold of the
+	// load from which the workload counts as throttled (WorkloadCPU.StageOnset); 0 = none.
+	ThrottleStageOnset float64
+	ErrorBurstRatio    float64
+	StageAchievedOK    float64
+	ErrorRatioOK       float64
 	// RateWindows are the rate() windows of the queries, by source (two of the source's
 	// own intervals: query.Catalog.RateWindowOf), to explain their lag; nil = not known.
 	RateWindows map[string]time.Duration
@@ -148,11 +151,12 @@ type Config struct {
 
 // DefaultConfig matches the embedded catalog's defaults.
 var DefaultConfig = Config{
-	HPATolerance:    0.1,
-	ThrottleOnsets:  []float64{0.05, 0.25},
-	ErrorBurstRatio: 0.05,
-	StageAchievedOK: 0.95,
-	ErrorRatioOK:    0.01,
+	HPATolerance:       0.1,
+	ThrottleOnsets:     []float64{0.05, 0.25},
+	ThrottleStageOnset: 0.5,
+	ErrorBurstRatio:    0.05,
+	StageAchievedOK:    0.95,
+	ErrorRatioOK:       0.01,
 }
 
 // Query names the detectors read from a timeline: the catalog's (internal/query

@@ -404,7 +404,8 @@ func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration
 	d := c.cat.Defaults
 	return analysis.Config{
 		HPATolerance: d.HPATolerance, ThrottleOnsets: d.ThrottleOnsets, ErrorBurstRatio: d.ErrorBurstRatio,
-		StageAchievedOK: d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
+		ThrottleStageOnset: d.ThrottleStageOnset,
+		StageAchievedOK:    d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
 		PoolPerPod:  c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
 		GivenStages: cfg.Stages, GivenStagesUnit: cfg.StagesUnit,
 		Bottleneck: c.cat.Bottleneck,

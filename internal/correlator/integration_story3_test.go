@@ -109,8 +109,8 @@ func story3OpenMetrics() string {
 	return w.String()
 }
 
-// testStory3 checks story 3: throttling onset at 20 VUs (> 5%) and 30 VUs (> 25%), with
-// 0% errors, no HPA and no database.
+// testStory3 checks story 3: throttling onset at 20 VUs (> 5%) and 30 VUs (> 25%), the
+// first hold throttled in most periods at 40 VUs, with 0% errors, no HPA and no database.
 func testStory3(t *testing.T, prom *promtest.Server) {
 	q, err := query.NewPrometheus(prom.URL, nil)
 	require.NoError(t, err)
@@ -147,6 +147,16 @@ func testStory3(t *testing.T, prom *promtest.Server) {
 	require.InDelta(t, 20, c.Onsets[0].VUs.Value, 0, "throttling > 5%% starts at 20 users")
 	require.InDelta(t, 30, c.Onsets[1].VUs.Value, 0, "throttling > 25%% starts at 30 users")
 	require.InDelta(t, 20, c.Onsets[0].Target.Value, 0)
+	// The throttling onset of the report's key facts: the first hold throttled in more
+	// than half of its CFS periods. The fixture's levels are throttled in 1%, 8%, 35% and
+	// 60% of their periods, which the rates inside each hold give exactly.
+	require.Len(t, c.Holds, 4, "a throttled share per hold: %+v", c.Holds)
+	for i, want := range []float64{0.01, 0.08, 0.35, 0.6} {
+		require.InDelta(t, 10*float64(i+1), c.Holds[i].Target, 0)
+		require.InDelta(t, want, c.Holds[i].Share.Value, 0.005, "hold at %.0f VUs", c.Holds[i].Target)
+	}
+	require.NotNil(t, c.StageOnset)
+	require.InDelta(t, 40, c.StageOnset.Target, 0, "throttled in most periods from 40 users")
 	// The load named at an onset is the load at that moment (issue 12): within 10% of the
 	// achieved request rate of the stage it falls in, which a rate() over 1m of series
 	// pushed every 5 s missed by half (7.7/s against 19.5/s on the simulator).

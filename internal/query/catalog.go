@@ -66,12 +66,15 @@ type Catalog struct {
 
 // Defaults are the analysis knobs kept with the catalog.
 type Defaults struct {
-	RateWindow      model.Duration `yaml:"rate_window" json:"rate_window"`
-	HPATolerance    float64        `yaml:"hpa_tolerance" json:"hpa_tolerance"`
-	ThrottleOnsets  []float64      `yaml:"throttle_onsets" json:"throttle_onsets"`
-	ErrorBurstRatio float64        `yaml:"error_burst_ratio" json:"error_burst_ratio"`
-	StageAchievedOK float64        `yaml:"stage_achieved_ok" json:"stage_achieved_ok"`
-	ErrorRatioOK    float64        `yaml:"error_ratio_ok" json:"error_ratio_ok"`
+	RateWindow     model.Duration `yaml:"rate_window" json:"rate_window"`
+	HPATolerance   float64        `yaml:"hpa_tolerance" json:"hpa_tolerance"`
+	ThrottleOnsets []float64      `yaml:"throttle_onsets" json:"throttle_onsets"`
+	// ThrottleStageOnset is the throttled share of a hold's active CFS periods from which
+	// a workload counts as throttled (the throttling onset of the report's key facts).
+	ThrottleStageOnset float64 `yaml:"throttle_stage_onset" json:"throttle_stage_onset"`
+	ErrorBurstRatio    float64 `yaml:"error_burst_ratio" json:"error_burst_ratio"`
+	StageAchievedOK    float64 `yaml:"stage_achieved_ok" json:"stage_achieved_ok"`
+	ErrorRatioOK       float64 `yaml:"error_ratio_ok" json:"error_ratio_ok"`
 }
 
 // Source is one metrics source (an exporter) with its selector and cadence.
@@ -393,6 +396,7 @@ func (d Defaults) validate() []error {
 	ratio("error_burst_ratio", d.ErrorBurstRatio, false, true)
 	ratio("stage_achieved_ok", d.StageAchievedOK, false, true)
 	ratio("error_ratio_ok", d.ErrorRatioOK, true, true)
+	ratio("throttle_stage_onset", d.ThrottleStageOnset, false, false)
 	if len(d.ThrottleOnsets) == 0 || !slices.IsSorted(d.ThrottleOnsets) ||
 		slices.ContainsFunc(d.ThrottleOnsets, func(v float64) bool { return math.IsNaN(v) || v <= 0 || v > 1 }) {
 		errs = append(errs, fmt.Errorf("defaults.throttle_onsets is %v: expected one or more ascending ratios in (0, 1]", d.ThrottleOnsets))

@@ -140,6 +140,22 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		add(title(facts.HPAScaleInDelay, nil)+name, h.ScaleInDelay, "after the load ended")
 	}
 	for _, c := range r.CPU {
+		if h := c.StageOnset; h != nil {
+			out = append(out, KeyFact{Label: "Throttling onset " + c.Workload, Value: holdLoad(h),
+				Detail: fmt.Sprintf("first hold throttled in more than %s of its active CFS periods (%s); per hold: %s",
+					FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), FormatFact(h.Share), holdShares(c.Holds))})
+			continue
+		}
+		if len(c.Holds) > 0 {
+			// The load had holds and none was throttled in most of its periods: the bursts
+			// a timed onset saw are no onset (docs/correlation.md).
+			if len(c.Onsets) > 0 {
+				out = append(out, KeyFact{Label: "Throttling onset " + c.Workload, Value: "none",
+					Detail: fmt.Sprintf("no hold throttled in more than %s of its active CFS periods; per hold: %s",
+						FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio}), holdShares(c.Holds))})
+			}
+			continue
+		}
 		for _, o := range c.Onsets {
 			if o.At == nil {
 				continue
@@ -183,6 +199,32 @@ func capacityValue(l analysis.Load) string {
 		return fmt.Sprintf("held through stage %d", *l.Capacity.LastHeld+1)
 	}
 	return "—"
+}
+
+// holdTarget is a hold's target: "20 VUs", "50 iterations/s".
+func holdTarget(h *analysis.HoldThrottling) string {
+	if h.Unit == analysis.StageUnitIterations {
+		return analysis.FormatNum(h.Target) + " iterations/s"
+	}
+	return FormatFact(&analysis.Fact{Value: h.Target, Unit: h.Unit})
+}
+
+// holdLoad is a hold's target and achieved request rate: "20 VUs (18.1/s)".
+func holdLoad(h *analysis.HoldThrottling) string {
+	v := holdTarget(h)
+	if h.RequestRate != nil {
+		v += " (" + FormatFact(h.RequestRate) + ")"
+	}
+	return v
+}
+
+// holdShares lists the throttled share of every hold: "10 VUs 12%, 20 VUs 86%".
+func holdShares(hs []analysis.HoldThrottling) string {
+	parts := make([]string, 0, len(hs))
+	for i := range hs {
+		parts = append(parts, holdTarget(&hs[i])+" "+FormatFact(hs[i].Share))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinDetail(a, b string) string {
@@ -347,6 +389,20 @@ func cpuSection(r *correlator.Result) (Section, bool) {
 			FormatFact(c.UsageOfLimitWhileThrottled)})
 	}
 	s.Tables = append(s.Tables, t)
+	holds := Table{Columns: []string{"Workload", "Hold", "Throttled share of CFS periods", "Throttling onset"}}
+	for _, c := range r.CPU {
+		for i := range c.Holds {
+			h := &c.Holds[i]
+			mark := ""
+			if c.StageOnset != nil && c.StageOnset.Stage == h.Stage {
+				mark = "onset: over " + FormatFact(&analysis.Fact{Value: c.StageOnsetShare, Unit: analysis.UnitRatio})
+			}
+			holds.Rows = append(holds.Rows, []string{c.Namespace + "/" + c.Workload, holdLoad(h), FormatFact(h.Share), mark})
+		}
+	}
+	if len(holds.Rows) > 0 {
+		s.Tables = append(s.Tables, holds)
+	}
 	return s, true
 }
 

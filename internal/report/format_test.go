@@ -93,3 +93,54 @@ func TestLoadChartDrawsEveryAchievedPoint(t *testing.T) {
 		require.Equal(t, Point{T: p.T, V: p.V}, got.Points[i])
 	}
 }
+
+// TestThrottlingOnsetIsTheFirstHoldThrottledInMostPeriods: the key fact names the hold
+// of the workload's StageOnset with every hold's share as its evidence, and the CPU
+// section lists the holds and marks the onset. A workload whose holds all stayed under
+// the share has no onset ("none" when bursts made a timed onset, nothing when it was not
+// throttled); only a load without holds keeps the first timed onset.
+func TestThrottlingOnsetIsTheFirstHoldThrottledInMostPeriods(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 2, 4, 38, 0, time.UTC)
+	share := func(v float64) *analysis.Fact {
+		return &analysis.Fact{Value: v, Unit: analysis.UnitRatio, ResolutionSeconds: 1}
+	}
+	holds := []analysis.HoldThrottling{
+		{Stage: 1, Target: 10, Unit: analysis.UnitVUs, Share: share(0.12), RequestRate: &analysis.Fact{Value: 9.5, Unit: analysis.UnitPerSec}},
+		{Stage: 3, Target: 20, Unit: analysis.UnitVUs, Share: share(0.9), RequestRate: &analysis.Fact{Value: 17.8, Unit: analysis.UnitPerSec}},
+		{Stage: 5, Target: 30, Unit: analysis.UnitVUs, Share: share(1)},
+	}
+	timed := []analysis.Onset{{Threshold: 0.05, At: &analysis.Fact{Value: float64(at.Unix()), Unit: analysis.UnitTime, At: at, ResolutionSeconds: 1}}}
+	r := &correlator.Result{}
+	r.CPU = []analysis.WorkloadCPU{
+		{Namespace: "loadtest", Workload: "api", Onsets: timed, Holds: holds, StageOnset: &holds[1], StageOnsetShare: 0.5},
+		{Namespace: "loadtest", Workload: "rate", Onsets: timed, StageOnsetShare: 0.5,
+			Holds: []analysis.HoldThrottling{{Stage: 1, Target: 50, Unit: analysis.StageUnitIterations, Share: share(0.3)}}},
+		{Namespace: "loadtest", Workload: "idle", StageOnsetShare: 0.5,
+			Holds: []analysis.HoldThrottling{{Stage: 1, Target: 50, Unit: analysis.StageUnitIterations, Share: share(0.01)}}},
+		{Namespace: "loadtest", Workload: "ramp", Onsets: timed, StageOnsetShare: 0.5},
+	}
+	var got []KeyFact
+	for _, k := range keyFacts(r) {
+		if strings.HasPrefix(k.Label, "Throttling onset") {
+			got = append(got, k)
+		}
+	}
+	require.Equal(t, []KeyFact{
+		{Label: "Throttling onset api", Value: "20 VUs (17.8/s)",
+			Detail: "first hold throttled in more than 50.00% of its active CFS periods (90.00%); per hold: 10 VUs 12.00%, 20 VUs 90.00%, 30 VUs 100.00%"},
+		{Label: "Throttling onset rate", Value: "none",
+			Detail: "no hold throttled in more than 50.00% of its active CFS periods; per hold: 50 iterations/s 30.00%"},
+		{Label: "Throttling onset ramp (>5%)", Value: "02:04:38", Detail: "throttled > 5% of active CFS periods; ±1 s"},
+	}, got)
+	s, ok := cpuSection(r)
+	require.True(t, ok)
+	require.Len(t, s.Tables, 2)
+	require.Equal(t, [][]string{
+		{"loadtest/api", "10 VUs (9.5/s)", "12.00%", ""},
+		{"loadtest/api", "20 VUs (17.8/s)", "90.00%", "onset: over 50.00%"},
+		{"loadtest/api", "30 VUs", "100.00%", ""},
+		{"loadtest/rate", "50 iterations/s", "30.00%", ""},
+		{"loadtest/idle", "50 iterations/s", "1.00%", ""},
+	}, s.Tables[1].Rows)
+}

@@ -313,8 +313,14 @@ func (s *Server) logEvent(e Event) {
 func (s *Server) serviceHandler(service string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ch := make(chan Result, 1)
+		// The request arrived now: read the clock before waiting for the model, which the
+		// ticker or other requests may hold while it catches up, so that a request that
+		// waited enters at its arrival when the model is not past it yet. When the model
+		// is past it (the ticker advanced while this handler waited), it enters at the
+		// model's time: the model cannot go back.
+		arrived := s.opts.now()
 		s.mu.Lock()
-		s.cluster.Advance(s.opts.now())
+		s.cluster.Advance(arrived)
 		err := s.cluster.SubmitPath(service, r.URL.Path, func(res Result) { ch <- res })
 		s.mu.Unlock()
 		if err != nil {
