@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -269,8 +270,10 @@ func decideStage(in RuleInput) Bottleneck {
 		// workload's CPU that its HPA scales on is the HPA's signal: when its HPA ran
 		// out of replicas or its new pods were not Ready, that is what limited the load.
 		cand := slices.DeleteFunc(slices.Clone(sat), func(c Check) bool {
-			return c.Resource == ResourceCPU && slices.ContainsFunc(sat, func(o Check) bool {
-				return (o.Resource == ResourceStartup || o.Resource == ResourceReplicas) && scaledWorkload(in.Analysis, o.Object) == c.Object
+			return c.Resource == ResourceCPU && hpaScaled(in.Analysis, c.Object) && slices.ContainsFunc(sat, func(o Check) bool {
+				// Start-up is the cluster's: failures while any HPA's new pods were not
+				// Ready; replicas are one HPA's.
+				return o.Resource == ResourceStartup || o.Resource == ResourceReplicas && scaledWorkload(in.Analysis, o.Object) == c.Object
 			})
 		})
 		first := slices.MinFunc(cand, func(x, y Check) int { return x.At.Compare(y.At) })
@@ -312,6 +315,11 @@ func decideStage(in RuleInput) Bottleneck {
 	}
 	b.Text = fmt.Sprintf("unknown: stage %d broke and no resource read saturated; not checked: %s", b.Stage, strings.Join(miss, ", "))
 	return b
+}
+
+// hpaScaled reports whether an HPA scales the workload namespace/deployment.
+func hpaScaled(a *Analysis, workload string) bool {
+	return slices.ContainsFunc(a.Autoscaling, func(h HPA) bool { return h.Deployment != "" && h.Namespace+"/"+h.Deployment == workload })
 }
 
 // scaledWorkload is namespace/deployment of the HPA named by object (namespace/name).
@@ -364,7 +372,7 @@ func peakIn(ps []timeline.Point, w timeline.Window) (float64, bool) {
 
 func pct(r float64) string { return fmt.Sprintf("%.0f%%", 100*r) }
 
-// CPURule: per-pod CPU usage at cpu.usage_of_limit of the limit, or throttled in
+// CPURule says per-pod CPU usage at cpu.usage_of_limit of the limit, or throttled in
 // cpu.throttled_ratio of the CFS periods.
 func CPURule(in RuleInput) Check {
 	c := Check{Resource: ResourceCPU, Numbers: map[string]float64{}}
@@ -425,7 +433,7 @@ func CPURule(in RuleInput) Check {
 	return c
 }
 
-// ReplicasRule: an HPA at its max replicas with its metric still over its target
+// ReplicasRule says an HPA at its max replicas with its metric still over its target
 // (beyond the HPA's tolerance).
 func ReplicasRule(in RuleInput) Check {
 	c := Check{Resource: ResourceReplicas, Numbers: map[string]float64{}}
@@ -484,7 +492,7 @@ func hpaStatus(tl *timeline.Timeline, h HPA) timeline.Series {
 	return set.First()
 }
 
-// StartupRule: most of the failures answered while an HPA's current replicas were
+// StartupRule says most of the failures answered while an HPA's current replicas were
 // ahead of Ready (startup.failures_in_gap_share).
 func StartupRule(in RuleInput) Check {
 	c := Check{Resource: ResourceStartup, Numbers: map[string]float64{}}
@@ -500,13 +508,21 @@ func StartupRule(in RuleInput) Check {
 	}
 	var inGap float64
 	var firstGap *GapShare
+	byHPA := map[string]float64{}
 	for i, g := range e.Gaps {
 		if g.From.After(in.Window.To) {
 			continue
 		}
 		inGap += g.Failures
+		byHPA[g.Object] += g.Failures
 		if g.Failures > 0 && (firstGap == nil || g.From.Before(firstGap.From)) {
 			firstGap = &e.Gaps[i]
+		}
+	}
+	most := ""
+	for _, o := range slices.Sorted(maps.Keys(byHPA)) {
+		if most == "" || byHPA[o] > byHPA[most] {
+			most = o
 		}
 	}
 	share := 0.0
@@ -516,10 +532,14 @@ func StartupRule(in RuleInput) Check {
 	c.Numbers["failures"] = e.Failures
 	c.Numbers["failures_in_gap_share"] = roundTo(share, 4)
 	if firstGap != nil && share >= in.Rules.Startup.FailuresInGapShare.V {
-		return Check{Resource: ResourceStartup, Saturated: true, Object: firstGap.Object, At: firstGap.From, Res: in.TL.Res(SourceKSM),
-			Evidence: []string{fmt.Sprintf("%s of %s failures (%s) answered while %s's current replicas were ahead of Ready (rule: ≥ %s); first gap %s → %s",
-				FormatNum(inGap), FormatNum(e.Failures), pct(share), firstGap.Object, pct(in.Rules.Startup.FailuresInGapShare.V),
-				firstGap.From.UTC().Format(time.TimeOnly), firstGap.To.UTC().Format(time.TimeOnly))}}
+		var per []string
+		for _, o := range slices.Sorted(maps.Keys(byHPA)) {
+			per = append(per, fmt.Sprintf("%s %s", o, FormatNum(byHPA[o])))
+		}
+		return Check{Resource: ResourceStartup, Saturated: true, Object: most, At: firstGap.From, Res: in.TL.Res(SourceKSM),
+			Evidence: []string{fmt.Sprintf("%s of %s failures (%s) answered while an HPA's current replicas were ahead of Ready (rule: ≥ %s): %s; first such gap %s (%s → %s)",
+				FormatNum(inGap), FormatNum(e.Failures), pct(share), pct(in.Rules.Startup.FailuresInGapShare.V), strings.Join(per, ", "),
+				firstGap.Object, firstGap.From.UTC().Format(time.TimeOnly), firstGap.To.UTC().Format(time.TimeOnly))}}
 	}
 	if e.Failures == 0 {
 		c.Text = "not start-up: no request failed while Ready lagged"
@@ -529,13 +549,13 @@ func StartupRule(in RuleInput) Check {
 	return c
 }
 
-// MemoryRule: the memory sources are not in the catalog yet, so memory is never
+// MemoryRule says the memory sources are not in the catalog yet, so memory is never
 // guessed: it is reported as not checked.
 func MemoryRule(RuleInput) Check {
 	return Check{Resource: ResourceMemory, Missing: "container_memory_working_set_bytes against the memory limit and OOM kills (not in the catalog)"}
 }
 
-// DatabaseRule: the database server's CPU at database.cpu_percent, or its CPU credit
+// DatabaseRule says the database server's CPU at database.cpu_percent, or its CPU credit
 // balance at database.credit_balance_min.
 func DatabaseRule(in RuleInput) Check {
 	c := Check{Resource: ResourceDatabase, Numbers: map[string]float64{}}
@@ -593,7 +613,7 @@ func pick(set timeline.Set, keep func(timeline.Series) bool) timeline.Series {
 	return timeline.Series{}
 }
 
-// PoolRule: the database's connections held a plateau at pool.busy_of_size of the
+// PoolRule says the database's connections held a plateau at pool.busy_of_size of the
 // application's pool (ready pods × params.db_pool_per_pod).
 func PoolRule(in RuleInput) Check {
 	c := Check{Resource: ResourcePool, Numbers: map[string]float64{}}
@@ -629,7 +649,7 @@ func PoolRule(in RuleInput) Check {
 	return c
 }
 
-// LoadGeneratorRule: a stage broken only by its drops or a missed rate, with errors
+// LoadGeneratorRule says a stage broken only by its drops or a missed rate, with errors
 // within defaults.error_ratio_ok and its p95 within load_generator.latency_rise of the
 // run's lowest stage p95, while no resource of the service saturated: the run
 // measured the tool, not the system.

@@ -42,20 +42,20 @@ type BottleneckRules struct {
 	LoadGenerator LoadGeneratorRule `yaml:"load_generator" json:"load_generator"`
 }
 
-// CPURule: the app's CPU saturated when its per-pod usage reached UsageOfLimit of its
+// CPURule says the app's CPU saturated when its per-pod usage reached UsageOfLimit of its
 // CPU limit, or its containers were throttled in ThrottledRatio of their CFS periods.
 type CPURule struct {
 	UsageOfLimit   Level `yaml:"usage_of_limit" json:"usage_of_limit"`
 	ThrottledRatio Level `yaml:"throttled_ratio" json:"throttled_ratio"`
 }
 
-// StartupRule: start-up limited the run when FailuresInGapShare of its failures were
+// StartupRule says start-up limited the run when FailuresInGapShare of its failures were
 // answered while an HPA's current replicas were ahead of Ready.
 type StartupRule struct {
 	FailuresInGapShare Level `yaml:"failures_in_gap_share" json:"failures_in_gap_share"`
 }
 
-// DatabaseRule: the database server saturated when its connections reached
+// DatabaseRule says the database server saturated when its connections reached
 // ConnectionsOfMax of max_connections, its CPU CPUPercent, or its CPU credit balance
 // fell to CreditBalanceMin.
 type DatabaseRule struct {
@@ -64,20 +64,20 @@ type DatabaseRule struct {
 	CreditBalanceMin Level `yaml:"credit_balance_min" json:"credit_balance_min"`
 }
 
-// PoolRule: the application's connection pool was exhausted when its busy connections
+// PoolRule says the application's connection pool was exhausted when its busy connections
 // (or the database's connection plateau) reached BusyOfSize of the pool's size, or
 // requests waited for a connection.
 type PoolRule struct {
 	BusyOfSize Level `yaml:"busy_of_size" json:"busy_of_size"`
 }
 
-// MemoryRule: memory limited the run when a container's working set reached
+// MemoryRule says memory limited the run when a container's working set reached
 // WorkingSetOfLimit of its memory limit, or a container was OOM-killed.
 type MemoryRule struct {
 	WorkingSetOfLimit Level `yaml:"working_set_of_limit" json:"working_set_of_limit"`
 }
 
-// LoadGeneratorRule: the load generator was the limit of a stage that broke only by its
+// LoadGeneratorRule says the load generator was the limit of a stage that broke only by its
 // drops or its achieved rate, with errors within defaults.error_ratio_ok, while the
 // stage's p95 stayed within LatencyRise times the lowest stage p95 of the run and no
 // resource of the service saturated.
