@@ -173,7 +173,7 @@ func TestDecideBottleneck(t *testing.T) {
 				}
 			},
 			resource: ResourceStartup, stage: 2, at: 210 * time.Second,
-			says:     []string{"720 of 860 failures (84%)", "shop/api 220, shop/kitchen 500", "shop/api's CPU saturated at 10:03:00, which its HPA scales on"},
+			says: []string{"720 of 860 failures (84%)", "shop/api 220, shop/kitchen 500", "shop/api's CPU saturated at 10:03:00, which its HPA scales on"},
 		},
 		{
 			name: "database CPU saturated before the app's",
