@@ -525,6 +525,11 @@ func StartupRule(in RuleInput) Check {
 			most = o
 		}
 	}
+	// The HPAs' gaps overlap in time (kitchen and order scale together): a failure in
+	// both is counted once, as Errors.InGapShare counts it over the run.
+	if e.InGapShare != nil {
+		inGap = min(inGap, math.Round(e.InGapShare.Value*e.Failures))
+	}
 	share := 0.0
 	if e.Failures > 0 {
 		share = inGap / e.Failures
@@ -537,7 +542,7 @@ func StartupRule(in RuleInput) Check {
 			per = append(per, fmt.Sprintf("%s %s", o, FormatNum(byHPA[o])))
 		}
 		return Check{Resource: ResourceStartup, Saturated: true, Object: most, At: firstGap.From, Res: in.TL.Res(SourceKSM),
-			Evidence: []string{fmt.Sprintf("%s of %s failures (%s) answered while an HPA's current replicas were ahead of Ready (rule: ≥ %s): %s; first such gap %s (%s → %s)",
+			Evidence: []string{fmt.Sprintf("%s of %s failures (%s) answered while an HPA's current replicas were ahead of Ready (rule: ≥ %s); inside each HPA's gaps: %s; first such gap %s (%s → %s)",
 				FormatNum(inGap), FormatNum(e.Failures), pct(share), pct(in.Rules.Startup.FailuresInGapShare.V), strings.Join(per, ", "),
 				firstGap.Object, firstGap.From.UTC().Format(time.TimeOnly), firstGap.To.UTC().Format(time.TimeOnly))}}
 	}

@@ -145,7 +145,7 @@ func TestDecideBottleneck(t *testing.T) {
 			},
 			resource: ResourceStartup, stage: 2, at: 200 * time.Second,
 			ruledOut: []string{ResourceCPU, ResourceDatabase},
-			says:     []string{"83 of 100 failures (83%) answered while an HPA's current replicas were ahead of Ready (rule: ≥ 50%): shop/api 83; first such gap shop/api", "not the database: db1: CPU at most 12%, CPU credits rising"},
+			says:     []string{"83 of 100 failures (83%) answered while an HPA's current replicas were ahead of Ready (rule: ≥ 50%); inside each HPA's gaps: shop/api 83; first such gap shop/api", "not the database: db1: CPU at most 12%, CPU credits rising"},
 		},
 		{
 			name: "story 1: the CPU the HPA scales on saturated first, failures inside the gap",
@@ -167,13 +167,15 @@ func TestDecideBottleneck(t *testing.T) {
 				b.a.Autoscaling = append(b.a.Autoscaling, HPA{Namespace: "shop", Name: "kitchen", Deployment: "kitchen", Max: &Fact{Value: 5}, Peak: &Fact{Value: 3}})
 				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 180 * time.Second}, []float64{0.02, 0.4}))
 				b.a.Errors.Failures = 860
+				// The gaps overlap: 720 failures inside them, not 500 + 320.
 				b.a.Errors.Gaps = []GapShare{
-					{Object: "shop/kitchen", Window: timeline.Window{From: t0.Add(210 * time.Second), To: t0.Add(225 * time.Second)}, Failures: 500},
-					{Object: "shop/api", Window: timeline.Window{From: t0.Add(240 * time.Second), To: t0.Add(270 * time.Second)}, Failures: 220},
+					{Object: "shop/kitchen", Window: timeline.Window{From: t0.Add(210 * time.Second), To: t0.Add(250 * time.Second)}, Failures: 500},
+					{Object: "shop/api", Window: timeline.Window{From: t0.Add(240 * time.Second), To: t0.Add(270 * time.Second)}, Failures: 320},
 				}
+				b.a.Errors.InGapShare = &Fact{Value: 720.0 / 860, Unit: UnitRatio}
 			},
 			resource: ResourceStartup, stage: 2, at: 210 * time.Second,
-			says: []string{"720 of 860 failures (84%)", "shop/api 220, shop/kitchen 500", "shop/api's CPU saturated at 10:03:00, which its HPA scales on"},
+			says: []string{"720 of 860 failures (84%)", "shop/api 320, shop/kitchen 500", "shop/api's CPU saturated at 10:03:00, which its HPA scales on"},
 		},
 		{
 			name: "database CPU saturated before the app's",
