@@ -9,7 +9,7 @@ import (
 
 func TestReadMatchesTheFiles(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"demo-spike.yaml", "cluster-shoong.yaml"} {
+	for _, name := range []string{"demo-spike.yaml", "cluster-shoong.yaml", "story3-steps.yaml", "cluster-story3-process-500m.yaml"} {
 		got, err := Read(name)
 		require.NoError(t, err)
 		want, err := os.ReadFile(name)

@@ -14,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/examples"
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadtest"
@@ -34,6 +35,7 @@ type demoConfig struct {
 	cooldown      time.Duration
 	keep          bool
 	quietProgress bool
+	runtime       string
 }
 
 const demoHelp = `Show all of Tidemark on a laptop, in about five minutes, with nothing else installed.
@@ -63,9 +65,9 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("output.dir", "Where the store's data, the report and the dashboards go.").Default("tidemark-demo").StringVar(&cfg.outputDir)
 	cmd.Flag("web.listen-address", "Address of the embedded store's Prometheus API (add it to Grafana as a Prometheus data source). "+
 		"A free port is used when it is taken.").Default(defaultServeAddress).StringVar(&cfg.listen)
-	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+".").
+	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+" (--runtime process: "+demo.DefaultProfile(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.profile)
-	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+".").
+	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+" (--runtime process: "+demo.DefaultScenario(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.scenario)
 	cmd.Flag("scrape.interval", "How often the store scrapes the simulated cluster.").Default("5s").DurationVar(&cfg.scrape)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window of the simulated HPAs (Kubernetes: 5m).").
@@ -73,6 +75,7 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 	cmd.Flag("cooldown", "Longest wait after the run for the HPAs to scale back in.").Default("75s").DurationVar(&cfg.cooldown)
 	cmd.Flag("keep", "Keep the store and the cluster running after the demo, until Ctrl-C, to explore them.").BoolVar(&cfg.keep)
 	cmd.Flag("quiet", "Print no live progress during the run.").BoolVar(&cfg.quietProgress)
+	cmd.Flag("runtime", "Cluster runtime: sim (in memory) or process (pods as real processes in kernel cgroups; needs root).").Default(cluster.RuntimeSim).EnumVar(&cfg.runtime, cluster.RuntimeSim, cluster.RuntimeProcess)
 	return cmd, func(ctx context.Context) error { return runDemo(ctx, cfg, g) }
 }
 
@@ -112,7 +115,7 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 		_ = g.logConfig.Level.Set("warn")
 	}
 	logger := g.logger()
-	raw, name, err := readInput(cfg.profile, demoProfile)
+	raw, name, err := readInput(cfg.profile, demo.DefaultProfile(cfg.runtime))
 	if err != nil {
 		return exitcode.Invalid(err)
 	}
@@ -121,7 +124,7 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 		return exitcode.Invalid(err)
 	}
 	return demo.Run(ctx, demo.Config{OutputDir: cfg.outputDir, Listen: cfg.listen, Profile: profile, Scrape: cfg.scrape,
-		FastWindow: cfg.fastWindow, Cooldown: cfg.cooldown, Keep: cfg.keep, Dashboards: dashboards.Generate,
+		FastWindow: cfg.fastWindow, Cooldown: cfg.cooldown, Keep: cfg.keep, Dashboards: dashboards.Generate, Runtime: cfg.runtime,
 		Load: func(ctx context.Context, testID, target, writeURL string) error {
 			return loadDemo(ctx, cfg, g, logger, testID, target, writeURL)
 		}}, logger, g.stdout)
@@ -134,7 +137,7 @@ const demoSummaryFile = "summary.json"
 // loadDemo runs the demo's scenario against target with remote write into the store,
 // as `tidemark run` would, and prints it the same way.
 func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger, testID, target, writeURL string) error {
-	raw, name, err := readInput(cfg.scenario, demoScenario)
+	raw, name, err := readInput(cfg.scenario, demo.DefaultScenario(cfg.runtime))
 	if err != nil {
 		return exitcode.Invalid(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/exitcode"
 )
 
@@ -41,7 +42,7 @@ func TestSimulatePrintsURLsAndServes(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	out := &lockedBuffer{}
-	cfg := &simulateConfig{profile: "../../examples/cluster-shoong.yaml", listenAddress: "127.0.0.1:0", serviceAddrs: map[string]string{}, fast: true, fastWindow: 20 * time.Second}
+	cfg := &simulateConfig{profile: "../../examples/cluster-shoong.yaml", cluster: cluster.Config{MetricsAddress: "127.0.0.1:0", ServiceAddresses: map[string]string{}, Fast: true, FastWindow: 20 * time.Second}}
 	errc := make(chan error, 1)
 	go func() { errc <- simulate(ctx, cfg, promslog.NewNopLogger(), out) }()
 	re := regexp.MustCompile(`metrics \(all\)\s+(http://127\.0\.0\.1:\d+/metrics)`)
@@ -71,7 +72,7 @@ func TestSimulateBadProfile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("services:\n  - name: api\n    replicaz: 2\n"), 0o600))
-	err := simulate(t.Context(), &simulateConfig{profile: path, listenAddress: "127.0.0.1:0"}, promslog.NewNopLogger(), io.Discard)
+	err := simulate(t.Context(), &simulateConfig{profile: path, cluster: cluster.Config{MetricsAddress: "127.0.0.1:0"}}, promslog.NewNopLogger(), io.Discard)
 	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
 	require.ErrorContains(t, err, path+`:3: unknown field "replicaz" (expected one of:`)
 }
@@ -80,8 +81,8 @@ func TestSimulateBadFastWindow(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // a simulation that starts anyway ends at once
-	err := simulate(ctx, &simulateConfig{profile: "../../examples/cluster-shoong.yaml", listenAddress: "127.0.0.1:0",
-		fast: true, fastWindow: -time.Second}, promslog.NewNopLogger(), io.Discard)
+	err := simulate(ctx, &simulateConfig{profile: "../../examples/cluster-shoong.yaml",
+		cluster: cluster.Config{MetricsAddress: "127.0.0.1:0", Fast: true, FastWindow: -time.Second}}, promslog.NewNopLogger(), io.Discard)
 	require.Equal(t, exitcode.InvalidConfig, exitcode.Of(err))
 	require.ErrorContains(t, err, "--fast.downscale-stabilization -1s: expected a positive duration")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/sim/workload"
 	"github.com/tidemark/tidemark/internal/target"
 )
 
@@ -50,11 +51,15 @@ func targetCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action
 	cmd.Flag("error-ratio", "Share of requests, 0 to 1, answered with --error-status.").Default("0").Float64Var(&cfg.errorRatio)
 	cmd.Flag("error-status", "Status of error responses.").Default("500").IntVar(&cfg.errorStatus)
 	cmd.Flag("body-size", "Response body size in bytes.").Default("3").IntVar(&cfg.bodySize)
-	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, g) }
+	pod := workload.BindFlags(cmd) // --pod.*: a pod of the process runtime (internal/sim/process)
+	return cmd, func(ctx context.Context) error { return runTarget(ctx, cfg, *grpcAddr, pod, g) }
 }
 
-func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, g *globals) error {
+func runTarget(ctx context.Context, cfg *targetConfig, grpcAddr string, pod *workload.Flags, g *globals) error {
 	logger := g.logger()
+	if pod.Enabled() {
+		return pod.Run(ctx, cfg.listen, logger)
+	}
 	lat, err := target.ParseLatency(cfg.latency)
 	if err != nil {
 		return exitcode.Invalid(fmt.Errorf("--latency: %w", err))

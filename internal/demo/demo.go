@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
@@ -48,6 +49,8 @@ type Config struct {
 	Load Load
 	// Dashboards writes the Grafana dashboards and their provisioning into a directory.
 	Dashboards func(dir string) error
+	// Runtime is the cluster's runtime (cluster.RuntimeSim when empty).
+	Runtime string
 }
 
 // Run runs the demo and prints its story to out.
@@ -76,7 +79,7 @@ type demo struct {
 	cfg      Config
 	out      io.Writer
 	dataDir  string
-	cluster  *sim.Server
+	cluster  cluster.Cluster
 	local    *store.Local
 	announce func() error
 	started  time.Time
@@ -88,13 +91,14 @@ func start(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) 
 		return nil, fmt.Errorf("create %s: %w", d.dataDir, err)
 	}
 	var err error
-	d.cluster, err = sim.NewServer(cfg.Profile, logger.With("component", "sim"), sim.WithFast(cfg.FastWindow))
+	c, err := cluster.New(cfg.Profile, cluster.Config{Runtime: cfg.Runtime, Fast: true, FastWindow: cfg.FastWindow}, logger)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.cluster.Start(ctx); err != nil {
+	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
+	d.cluster = c
 	if err := d.openStore(logger); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
@@ -246,4 +250,23 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// DefaultProfile is the built-in profile (in examples/) of a runtime when none is given:
+// story 1's cluster on the simulator; story 3's 500m pod on the process runtime, which
+// does not run the simulated database.
+func DefaultProfile(runtime string) string {
+	if runtime == cluster.RuntimeProcess {
+		return "cluster-story3-process-500m.yaml"
+	}
+	return "cluster-shoong.yaml"
+}
+
+// DefaultScenario is the built-in scenario (in examples/) of a runtime when none is given:
+// story 1's spike on the simulator; story 3's step load on the process runtime.
+func DefaultScenario(runtime string) string {
+	if runtime == cluster.RuntimeProcess {
+		return "story3-steps.yaml"
+	}
+	return "demo-spike.yaml"
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -199,6 +200,9 @@ func (d Dist) MarshalYAML() (any, error) {
 	}
 	return d.Fixed.String(), nil
 }
+
+// Draw draws one duration from the distribution (never negative).
+func (d Dist) Draw(r *rand.Rand) time.Duration { return max(d.sample(r.Float64(), r.NormFloat64()), 0) }
 
 // sample draws one value given a uniform u in [0,1) and a standard normal z.
 func (d Dist) sample(u, z float64) time.Duration {

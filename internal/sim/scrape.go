@@ -23,6 +23,12 @@ func (s *Server) ScrapeConfig(interval time.Duration) (string, error) {
 	return scrapeConfig(u.Host, interval), nil
 }
 
+// ScrapeConfigFor is ScrapeConfig for metrics endpoints (MetricsMux's paths) at target
+// (host:port).
+func ScrapeConfigFor(target string, interval time.Duration) string {
+	return scrapeConfig(target, interval)
+}
+
 // scrapeConfig is ScrapeConfig for a server at target (host:port).
 func scrapeConfig(target string, interval time.Duration) string {
 	return fmt.Sprintf(`# Scrape the simulated cluster like kube-prometheus and YACE scrape a real one.

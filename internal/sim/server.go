@@ -351,8 +351,17 @@ func (s *Server) serviceHandler(service string) http.Handler {
 
 func (s *Server) metricsMux() (*http.ServeMux, error) {
 	snap := func() Snapshot { return s.Snapshot() }
-	info := newInfoCollector(s.profile.Name, s.profile.Namespace, s.opts.fast, s.profile.Controller.DownscaleStabilization.D())
-	ksm, cadv, rds := newKSMCollector(snap), newCadvisorCollector(snap), newRDSCollector(snap)
+	return MetricsMux(s.profile, s.opts.fast, snap, newCadvisorCollector(snap), s.logger)
+}
+
+// MetricsMux serves the metrics paths (MetricsPath, KubeStateMetricsPath, CadvisorPath,
+// RDSPath) and a landing page for a cluster of profile p whose state snap returns at each
+// scrape: kube-state-metrics, YACE RDS, tidemark_sim_info and the responses from the
+// snapshot, cAdvisor's series from cadv (the simulator's own, or the process runtime's
+// over real cgroups).
+func MetricsMux(p *Profile, fast bool, snap func() Snapshot, cadv prometheus.Collector, logger *slog.Logger) (*http.ServeMux, error) {
+	info := newInfoCollector(p.Name, p.Namespace, fast, p.Controller.DownscaleStabilization.D())
+	ksm, rds := newKSMCollector(snap), newRDSCollector(snap)
 	responses := newResponsesCollector(snap)
 	mux := http.NewServeMux()
 	for _, route := range []struct {
@@ -370,7 +379,7 @@ func (s *Server) metricsMux() (*http.ServeMux, error) {
 				return nil, fmt.Errorf("register collectors for %s: %w", route.path, err)
 			}
 		}
-		mux.Handle(route.path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelError)}))
+		mux.Handle(route.path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelError)}))
 	}
 	landing, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Tidemark simulated cluster",
