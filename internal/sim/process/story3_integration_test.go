@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/promtest"
@@ -165,6 +166,11 @@ func testStory3Process(t *testing.T, bin, profile string, levels []int) float64 
 		t.Logf("onset > %.0f%% at %.1fs: ratio %.1f%%, %s VUs", 100*o.Threshold, o.At.At.Sub(run.Summary.Start).Seconds(), 100*o.Ratio, vus)
 	}
 	require.NotEmpty(t, c.Onsets, "a throttling onset is reported")
+	// Story 3's conclusion on real cgroups: the CPU (throttled) limited the load, at 0%
+	// errors, whether a latency threshold broke a stage or the p95 rose past
+	// latency_rise while every stage held.
+	t.Logf("bottleneck: %s; evidence %q; ruled out %+v; not checked %+v", res.Bottleneck.Text, res.Bottleneck.Evidence, res.Bottleneck.RuledOut, res.Bottleneck.NotChecked)
+	require.Equal(t, analysis.ResourceCPU, res.Bottleneck.Resource)
 	// Story 3's onset is where throttling takes over: the onset of throttling > 25% of the
 	// CFS periods (the catalog's second threshold). The first one, > 5%, can fall on the
 	// first ramp: users starting together send a burst that exhausts a period's quota.
