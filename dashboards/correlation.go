@@ -49,7 +49,7 @@ func (b *builder) annotationQuery(a annotation) *dashboard.AnnotationQueryBuilde
 }
 
 // RunCorrelation builds the Run correlation dashboard: one run (testid) on one time axis
-// with a shared crosshair, in rows Load · Autoscaling · CPU · Database · Errors, annotated
+// with a shared crosshair, in rows Load · Autoscaling · CPU · Database · Database connections and pools · Errors, annotated
 // with the run's start and end and the correlator's events.
 func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 	b := &builder{exprs: exprs}
@@ -138,6 +138,31 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 			q("rds_credit_balance", legendRDS))).
 		WithPanel(b.graph("RDS freeable memory", "CloudWatch FreeableMemory.", units.BytesIEC, quarterWidth,
 			q("rds_freeable_memory", legendRDS)))
+
+	// The database through its own exporter and the application's pools, per pod: the
+	// same facts the report's database section reads (catalog queries pg_*, mysql_*, pool_*).
+	dashed := []dashboard.DynamicConfigValue{
+		{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
+		{Id: "custom.fillOpacity", Value: 0},
+	}
+	db.WithRow(row("Database connections and pools")).
+		WithPanel(b.graph("DB connections vs max_connections", "Connections per server as postgres_exporter (pg_stat_activity, every database and state) or mysqld_exporter (Threads_connected) report them, against the server's max_connections.", units.Short, thirdWidth,
+			q("pg_connections", "{{server}}{{instance}} connections"),
+			q("pg_max_connections", "{{server}}{{instance}} max_connections"),
+			q("mysql_connections", "{{instance}} connections"),
+			q("mysql_threads_running", "{{instance}} running"),
+			q("mysql_max_connections", "{{instance}} max_connections")).
+			Min(0).
+			OverrideByRegexp(".* max_connections$", dashed)).
+		WithPanel(b.graph("Pool connections busy vs pool size", "Per pod and pool: connections in use (HikariCP active, Prisma busy, database/sql in use) against the pool's size (HikariCP max, database/sql max open; Prisma reports none).", units.Short, thirdWidth,
+			q("pool_busy", "{{pod}} {{pool}} busy"),
+			q("pool_size", "{{pod}} {{pool}} size")).
+			Min(0).
+			OverrideByRegexp(".* size$", dashed)).
+		WithPanel(b.graph("Pool waiters", "Per pod and pool: queries waiting for a connection (HikariCP pending, Prisma queries wait) and database/sql waits begun per second.", units.Short, thirdWidth,
+			q("pool_pending", "{{pod}} {{pool}} waiting"),
+			q("pool_waits", "{{pod}} {{pool}} waits/s")).
+			Min(0))
 
 	db.WithRow(row("Errors")).
 		WithPanel(b.graph("Failed requests by status", "Failed requests per second by status and error_code (status 0 is a transport error).", units.RequestsPerSecond, halfWidth,

@@ -279,6 +279,38 @@ func runData() []genSeries {
 	add(rds("aws_rds_database_connections_average"), s60, func(t time.Duration) float64 { return 10 + replicas(t)*5 })
 	add(rds("aws_rds_cpucredit_balance_average"), s60, always(140))
 	add(rds("aws_rds_freeable_memory_average"), s60, always(300<<20))
+
+	// --- the database's own exporters and the pods' pools (HikariCP, database/sql) -------
+	pg := func(name string, extra ...string) map[string]string {
+		l := map[string]string{"__name__": name, "job": "postgres", "instance": "db:9187", "server": "db:5432"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return l
+	}
+	add(pg("pg_settings_max_connections"), s5, always(100))
+	add(pg("pg_stat_activity_count", "datname", "shop", "state", "active"), s5, func(t time.Duration) float64 { return rps(t) / 5 })
+	add(pg("pg_stat_activity_count", "datname", "shop", "state", "idle"), s5, func(t time.Duration) float64 { return replicas(t) * 10 })
+	my := func(name string) map[string]string {
+		return map[string]string{"__name__": name, "job": "mysqld", "instance": "mysql:9104"}
+	}
+	add(my("mysql_global_variables_max_connections"), s5, always(151))
+	add(my("mysql_global_status_threads_connected"), s5, func(t time.Duration) float64 { return replicas(t) * 10 })
+	add(my("mysql_global_status_threads_running"), s5, func(t time.Duration) float64 { return rps(t) / 5 })
+	app := func(name, pod string, extra ...string) map[string]string {
+		l := map[string]string{"__name__": name, "job": "kubernetes-pods", "namespace": "shop", "pod": pod, "instance": pod + ":8080"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return l
+	}
+	busy := func(t time.Duration) float64 { return math.Min(10, math.Ceil(rps(t)/replicas(t)*0.5)) }
+	for _, pod := range pods {
+		add(app("hikaricp_connections_active", pod, "pool", "HikariPool-1"), s5, busy)
+		add(app("hikaricp_connections_max", pod, "pool", "HikariPool-1"), s5, always(10))
+		add(app("hikaricp_connections_pending", pod, "pool", "HikariPool-1"), s5, func(t time.Duration) float64 { return math.Max(0, math.Ceil(rps(t)/replicas(t)*0.5)-10) })
+		add(app("go_sql_wait_count_total", pod, "db_name", "reports"), s5, integrate(func(t time.Duration) float64 { return rps(t) / 50 }))
+	}
 	return out
 }
 

@@ -150,5 +150,30 @@ func lacks(o layouts.Options) map[string]string {
 	if o.Layout == layouts.K8sMonitoring {
 		out["CPU per pod: usage vs request vs limit vs HPA target / D"] = "Alloy's allow-list drops the HPAs' target metrics"
 	}
+	// The database row: postgres_exporter's panels (A, B) or mysqld_exporter's (C, D, E),
+	// and the pool's as each pool names them. In a Prometheus shared with other fixtures
+	// the exporters' series (which carry no namespace) are everyone's: they lack only
+	// where the fixture has its own Prometheus.
+	const conns = "DB connections vs max_connections / "
+	if o.DBExporter != layouts.PostgresExporter && !o.SharesPrometheus() {
+		out[conns+"A"], out[conns+"B"] = "no postgres_exporter", "no postgres_exporter"
+	}
+	if o.DBExporter != layouts.MySQLExporter && !o.SharesPrometheus() {
+		out[conns+"C"], out[conns+"D"], out[conns+"E"] = "no mysqld_exporter", "no mysqld_exporter", "no mysqld_exporter"
+	}
+	switch o.Pool {
+	case layouts.NoPool:
+		out["Pool connections busy vs pool size / A"] = "the pods expose no pool metrics"
+		out["Pool connections busy vs pool size / B"] = "the pods expose no pool metrics"
+		out["Pool waiters / A"] = "the pods expose no pool metrics"
+		out["Pool waiters / B"] = "the pods expose no pool metrics"
+	case layouts.HikariCP:
+		out["Pool waiters / B"] = "database/sql's waits only"
+	case layouts.Prisma:
+		out["Pool connections busy vs pool size / B"] = "Prisma exports no pool size"
+		out["Pool waiters / B"] = "database/sql's waits only"
+	case layouts.GoSQL:
+		out["Pool waiters / A"] = "database/sql has no gauge of waiters"
+	}
 	return out
 }

@@ -243,6 +243,8 @@ func TestCatalogQueriesComeFromCatalog(t *testing.T) {
 		"cpu_limit_pod", "cpu_request_pod", "cpu_throttled_ratio", "cpu_usage_pod",
 		"deployment_ready", "deployment_spec_replicas", "hpa_current", "hpa_deployment", "hpa_desired", "hpa_max", "hpa_min",
 		"http_req_rate", "latency_p95", "latency_p99",
+		"mysql_connections", "mysql_max_connections", "mysql_threads_running", "pg_connections", "pg_max_connections",
+		"pool_busy", "pool_pending", "pool_size", "pool_waits",
 		"rds_connections", "rds_cpu", "rds_credit_balance", "rds_freeable_memory", "vus",
 	}
 	used := map[string]bool{}

@@ -23,7 +23,7 @@ import (
 // source was found and a catalog with those selectors; passed back as --catalog.file it
 // gives the same report as correlating with discovery.
 func TestIntegrationDiscoverThenCatalog(t *testing.T) {
-	f, err := layouts.Story1(layouts.Options{Layout: layouts.PrometheusChart})
+	f, err := layouts.Story1(layouts.Options{Layout: layouts.PrometheusChart, DBExporter: layouts.PostgresExporter, Pool: layouts.Prisma})
 	require.NoError(t, err)
 	prom := layoutstest.Load(t, []*layouts.Fixture{f})
 	dir := t.TempDir()
@@ -55,7 +55,11 @@ func TestIntegrationDiscoverThenCatalog(t *testing.T) {
 	discovered := report()
 	pinned := report("--catalog.file", catalog)
 	for _, s := range pinned.Sources {
-		if s.Name != "k6" {
+		switch s.Name {
+		case "k6":
+		case "mysql":
+			require.Equal(t, "none", s.Found, "the fixture's database is PostgreSQL")
+		default:
 			require.Equal(t, "catalog", s.Found, "%s: the catalog file's selector finds it", s.Name)
 		}
 	}
@@ -68,6 +72,8 @@ func TestIntegrationDiscoverThenCatalog(t *testing.T) {
 	require.Equal(t, discovered, pinned)
 	require.NotEmpty(t, discovered.Autoscaling, "HPA facts from the discovered kube-state-metrics")
 	require.NotEmpty(t, discovered.CPU, "CPU facts from the discovered cAdvisor")
+	require.Len(t, discovered.Connections.Servers, 1, "the server through postgres_exporter")
+	require.Len(t, discovered.Connections.Pools, 5, "the order pods' Prisma pools")
 }
 
 // TestIntegrationDashboardsDiscoverSources: `tidemark dashboards generate --prometheus.url`

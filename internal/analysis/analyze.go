@@ -12,6 +12,7 @@ type Analysis struct {
 	Autoscaling []HPA         `json:"autoscaling"`
 	CPU         []WorkloadCPU `json:"cpu"`
 	Database    []Database    `json:"database"`
+	Connections Connections   `json:"connections"`
 	Errors      Errors        `json:"errors"`
 	Events      []Event       `json:"events"`
 	Notes       []Note        `json:"notes"`
@@ -31,6 +32,11 @@ func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
 	a.CPU, ev, notes = AnalyzeCPU(tl, a.Load, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
 	a.Database, notes = AnalyzeDatabase(tl, cfg)
+	a.Connections = AnalyzeConnections(tl, cfg)
+	if !a.Connections.Empty() {
+		// The database is seen through its own exporter or the pools: no RDS is expected.
+		notes = slices.DeleteFunc(notes, func(n Note) bool { return n.Section == "database" && n.Level == NoteMissing })
+	}
 	a.Notes = append(a.Notes, notes...)
 	a.Errors, ev, notes = AnalyzeErrors(tl, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)

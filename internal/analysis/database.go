@@ -61,7 +61,7 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 		}
 	}
 	if len(order) == 0 {
-		notes = append(notes, note(NoteMissing, "database", "", "no aws_rds_* series in the window — is YACE or cloudwatch_exporter scraped? (CloudWatch data can lag by up to 10 minutes)"))
+		notes = append(notes, note(NoteMissing, "database", "", "no aws_rds_* series in the window — is YACE or cloudwatch_exporter scraped? (CloudWatch data can lag by up to 10 minutes) Nor any of postgres_exporter, mysqld_exporter or a connection pool (HikariCP, Prisma, database/sql)"))
 		return nil, notes
 	}
 	pick := func(q, inst string) timeline.Series {

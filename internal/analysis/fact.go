@@ -200,6 +200,15 @@ const (
 	QRDSConnections          = query.QRDSConnections
 	QRDSCreditBalance        = query.QRDSCreditBalance
 	QRDSFreeableMem          = query.QRDSFreeableMem
+	QPGConnections           = query.QPGConnections
+	QPGMaxConnections        = query.QPGMaxConnections
+	QMySQLConnections        = query.QMySQLConnections
+	QMySQLThreadsRunning     = query.QMySQLThreadsRunning
+	QMySQLMaxConnections     = query.QMySQLMaxConnections
+	QPoolBusy                = query.QPoolBusy
+	QPoolSize                = query.QPoolSize
+	QPoolPending             = query.QPoolPending
+	QPoolWaits               = query.QPoolWaits
 )
 
 // Queries returns the names of the queries the detectors read: a catalog must define
@@ -212,6 +221,9 @@ const (
 	SourceKSM      = query.SourceKSM
 	SourceCAdvisor = query.SourceCAdvisor
 	SourceRDS      = query.SourceRDS
+	SourcePostgres = query.SourcePostgres
+	SourceMySQL    = query.SourceMySQL
+	SourcePool     = query.SourcePool
 )
 
 // Sources returns the source names the detectors refer to: a catalog must define each

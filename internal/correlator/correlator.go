@@ -68,6 +68,8 @@ func chartQueries() []string {
 		analysis.QHPACurrent, analysis.QHPADesired, analysis.QHPAMax, analysis.QDeploymentReady,
 		analysis.QCPUUsagePod, analysis.QCPURequestPod, analysis.QCPULimitPod, analysis.QCPUThrottled,
 		analysis.QRDSCPU, analysis.QRDSConnections, analysis.QRDSCreditBalance, analysis.QRDSFreeableMem,
+		analysis.QPGConnections, analysis.QPGMaxConnections, analysis.QMySQLConnections, analysis.QMySQLMaxConnections,
+		analysis.QPoolBusy, analysis.QPoolSize, analysis.QPoolPending,
 	}
 }
 
@@ -376,6 +378,7 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	a = analysis.Analyze(tl, acfg)
 	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
 	res.Bottleneck = a.Bottleneck
+	res.Connections = a.Connections
 	res.Events = a.Events
 	res.Notes = append(res.Notes, c.coverage(tl, res, cfg, step)...)
 	res.Notes = append(res.Notes, a.Notes...)
@@ -742,11 +745,15 @@ func (c *Correlator) coverage(tl *timeline.Timeline, res *Result, cfg Config, st
 			analysis.SourceKSM:      "kube-state-metrics series for namespace " + orAll(cfg.Namespace),
 			analysis.SourceCAdvisor: "cAdvisor series for namespace " + orAll(cfg.Namespace),
 			analysis.SourceRDS:      "RDS (YACE/cloudwatch_exporter) series",
+			analysis.SourcePostgres: "postgres_exporter series",
+			analysis.SourceMySQL:    "mysqld_exporter series",
+			analysis.SourcePool:     "connection pool series for namespace " + orAll(cfg.Namespace),
 		}[s.Name]
 		if what == "" {
 			what = s.Name + " series"
 		}
 		switch {
+		case series == 0 && c.cat.Sources[s.Name].Optional:
 		case series == 0:
 			notes = append(notes, analysis.Note{Level: analysis.NoteMissing, Section: "sources", Object: s.Name, Text: fmt.Sprintf("no %s in the window — is it scraped?", what)})
 		case best < 0.9:

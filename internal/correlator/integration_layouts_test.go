@@ -56,12 +56,16 @@ func TestIntegrationLayouts(t *testing.T) {
 			if f.Options.Cluster != "" {
 				cfg.Selector = map[string]string{"cluster": f.Options.Cluster} // --selector cluster=prod
 			}
+			if f.Options.Pool == layouts.Prisma {
+				cfg.Params = map[string]float64{"db_pool_per_pod": layouts.PrismaLimit} // Prisma exports no pool size
+			}
 			res, err := New(q, cat, promslog.NewNopLogger()).Correlate(context.Background(), cfg)
 			require.NoError(t, err)
 			for _, n := range res.Notes {
 				t.Logf("note: %s/%s %s: %s", n.Section, n.Object, n.Level, n.Text)
 			}
 			requireStory1Truth(t, res, f)
+			requireConnectionsTruth(t, res, f)
 		})
 	}
 }
@@ -162,4 +166,55 @@ func requireStory1Truth(t *testing.T, res *Result, f *layouts.Fixture) {
 	require.InDelta(t, tr.DB.ConnectionsGrowth, db.ConnectionsGrowth.Value, 1e-9, "DB connection growth")
 	require.NotNil(t, res.Errors.InGapShare)
 	require.InDelta(t, tr.FailuresInGaps/tr.Failures, res.Errors.InGapShare.Value, 0.2, "share of failures inside start-up gaps")
+}
+
+// requireConnectionsTruth checks the database exporter's and the pools' facts against the
+// generator's truth: values read at the samples exactly, moments within one scrape.
+func requireConnectionsTruth(t *testing.T, res *Result, f *layouts.Fixture) {
+	t.Helper()
+	tr := f.Truth.Connections
+	c := res.Connections
+	// Database exporters' series carry no namespace: every server in the window is
+	// reported (in a Prometheus shared with other fixtures, theirs too), this fixture's
+	// by its name.
+	if f.Options.DBExporter != layouts.NoDBExporter {
+		var s *analysis.DBServer
+		for i := range c.Servers {
+			if c.Servers[i].Server == tr.Server {
+				s = &c.Servers[i]
+			}
+		}
+		require.NotNil(t, s, "server %s among %v", tr.Server, c.Servers)
+		require.NotNil(t, s.PeakShare, "%s peak share", tr.Server)
+		require.InDelta(t, tr.ConnectionsPeak, s.ConnectionsPeak.Value, 0, "connections peak")
+		require.InDelta(t, tr.MaxConnections, s.MaxConnections.Value, 0, "max_connections")
+		require.InDelta(t, tr.ConnectionsPeak/tr.MaxConnections, s.PeakShare.Value, 1e-12, "peak share")
+		require.LessOrEqual(t, s.ConnectionsPeak.At.Sub(tr.ConnectionsAt).Abs(), layouts.DBInterval*time.Second, "connections peak at %s, truth %s", s.ConnectionsPeak.At, tr.ConnectionsAt)
+	}
+	if f.Options.Pool == layouts.NoPool {
+		require.Empty(t, c.Pools, "no pool metrics in the fixture")
+		return
+	}
+	require.Len(t, c.Pools, 5, "the order Deployment's five pods")
+	require.NotNil(t, c.Total)
+	require.NotNil(t, c.Total.BusyShare)
+	require.InDelta(t, tr.BusyPeak, c.Total.BusyPeak.Value, 0, "busy peak, all pods")
+	require.InDelta(t, tr.BusyShare, c.Total.BusyShare.Value, 1e-12, "busy share peak, all pods")
+	var waited *analysis.Finding
+	for i := range res.Findings {
+		if res.Findings[i].Rule == "pool_waiters" {
+			waited = &res.Findings[i]
+		}
+	}
+	if f.Options.Pool == layouts.GoSQL {
+		require.Nil(t, c.Total.PendingPeak, "database/sql has no gauge of waiters")
+		require.Nil(t, waited, "nor a finding of them")
+	} else {
+		require.NotNil(t, c.Total.PendingPeak)
+		require.InDelta(t, tr.PendingPeak, c.Total.PendingPeak.Value, 0, "waiters peak, all pods")
+		require.NotNil(t, waited, "the catalog's pool_waiters finding")
+		require.LessOrEqual(t, waited.From.Sub(tr.WaitersFirst).Abs(), layouts.PoolInterval*time.Second, "finding from %s, truth %s", waited.From, tr.WaitersFirst)
+	}
+	require.NotNil(t, c.Total.WaitersFirst)
+	require.LessOrEqual(t, c.Total.WaitersFirst.At.Sub(tr.WaitersFirst).Abs(), layouts.PoolInterval*time.Second, "first waiter at %s, truth %s", c.Total.WaitersFirst.At, tr.WaitersFirst)
 }

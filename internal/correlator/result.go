@@ -27,10 +27,13 @@ type Result struct {
 	Autoscaling []analysis.HPA         `json:"autoscaling"`
 	CPU         []analysis.WorkloadCPU `json:"cpu"`
 	Database    []analysis.Database    `json:"database"`
-	Errors      analysis.Errors        `json:"errors"`
-	Findings    []analysis.Finding     `json:"findings"`
-	Events      []analysis.Event       `json:"events"`
-	Notes       []analysis.Note        `json:"notes"`
+	// Connections are the database's connections through postgres_exporter or
+	// mysqld_exporter and the application's pools.
+	Connections analysis.Connections `json:"connections"`
+	Errors      analysis.Errors      `json:"errors"`
+	Findings    []analysis.Finding   `json:"findings"`
+	Events      []analysis.Event     `json:"events"`
+	Notes       []analysis.Note      `json:"notes"`
 	// Bottleneck is what limited the load: one verdict for the run, and one per stage
 	// that broke (analysis.DecideBottleneck).
 	Bottleneck analysis.Bottleneck `json:"bottleneck"`

@@ -16,7 +16,7 @@ const BottleneckMetric = "tidemark_run_bottleneck"
 
 // Analysis returns what the facts of the run are read from (facts.Table).
 func (r *Result) Analysis() facts.Analysis {
-	return facts.Analysis{Load: r.Load, Autoscaling: r.Autoscaling, CPU: r.CPU, Database: r.Database, Errors: r.Errors, Series: r.Series}
+	return facts.Analysis{Load: r.Load, Autoscaling: r.Autoscaling, CPU: r.CPU, Database: r.Database, Connections: r.Connections, Errors: r.Errors, Series: r.Series}
 }
 
 // KeyFacts returns the key facts of a result (facts.Default): the facts written back as

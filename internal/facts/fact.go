@@ -66,6 +66,7 @@ type Analysis struct {
 	Autoscaling []analysis.HPA
 	CPU         []analysis.WorkloadCPU
 	Database    []analysis.Database
+	Connections analysis.Connections
 	Errors      analysis.Errors
 	// Series holds the run's chart series by query name (analysis.Q*).
 	Series map[string]timeline.Set

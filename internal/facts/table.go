@@ -23,7 +23,12 @@ const (
 	HPAReadyGap       = "hpa_ready_gap_seconds"
 	ThrottlingOnsetVU = "throttling_onset_vus"
 	DBGrowth          = "db_connections_growth"
-	ErrorsInGap       = "errors_in_gap_ratio"
+	// DBPeakShare is a database server's peak connections ÷ its max_connections
+	// (postgres_exporter, mysqld_exporter); PoolBusyShare the peak share of the pools'
+	// connections in use, all pods together.
+	DBPeakShare   = "db_connections_peak_of_max_ratio"
+	PoolBusyShare = "pool_busy_share_peak_ratio"
+	ErrorsInGap   = "errors_in_gap_ratio"
 	// LargestReadyGap is the largest start-up gap of an HPA, compared but not written
 	// back (HPAReadyGap has each step's).
 	LargestReadyGap = "hpa_max_ready_gap_seconds"
@@ -226,11 +231,60 @@ func databaseFacts() Table {
 			return out
 		}
 	}
+	srv := func(get func(d analysis.DBServer) *analysis.Fact) func(Analysis) []Value {
+		return func(a Analysis) []Value {
+			out := make([]Value, 0, len(a.Connections.Servers))
+			for i, d := range a.Connections.Servers {
+				out = append(out, Value{Fact: get(d), Labels: map[string]string{"object": d.Server}, Order: [2]int{len(a.Database) + i}})
+			}
+			return out
+		}
+	}
+	total := func(get func(p analysis.Pool) *analysis.Fact) func(Analysis) []Value {
+		return func(a Analysis) []Value {
+			if a.Connections.Total == nil {
+				return []Value{{}}
+			}
+			return []Value{{Fact: get(*a.Connections.Total)}}
+		}
+	}
+	pod := func(get func(p analysis.Pool) *analysis.Fact) func(Analysis) []Value {
+		return func(a Analysis) []Value {
+			out := make([]Value, 0, len(a.Connections.Pools))
+			for i, p := range a.Connections.Pools {
+				out = append(out, Value{Fact: get(p), Labels: map[string]string{"object": p.Name()}, Order: [2]int{i}})
+			}
+			return out
+		}
+	}
 	return Table{
 		{Name: "db_cpu_peak_percent", Key: true, Compare: "cpu_peak_percent", Labels: object, Unit: analysis.UnitPercent, Direction: UpIsWorse, Title: "DB CPU peak", Section: s,
 			Read: d(func(d analysis.Database) *analysis.Fact { return d.CPUPeak })},
+		// RDS instances, then the servers seen through postgres_exporter or mysqld_exporter.
 		{Name: "db_connections_peak", Compare: "connections_peak", Labels: object, Unit: analysis.UnitCount, Title: "DB connections peak", Section: s,
-			Read: d(func(d analysis.Database) *analysis.Fact { return d.ConnectionsPeak })},
+			Read: func(a Analysis) []Value {
+				return append(d(func(d analysis.Database) *analysis.Fact { return d.ConnectionsPeak })(a),
+					srv(func(d analysis.DBServer) *analysis.Fact { return d.ConnectionsPeak })(a)...)
+			}},
+		{Name: "db_max_connections", Compare: "max_connections", Labels: object, Unit: analysis.UnitCount, Title: "DB max_connections", Section: s,
+			Read: srv(func(d analysis.DBServer) *analysis.Fact { return d.MaxConnections })},
+		{Name: DBPeakShare, Key: true, Compare: "connections_peak_of_max", Labels: object, Unit: analysis.UnitRatio, Direction: UpIsWorse,
+			Title: "DB connections peak of max_connections", Section: s,
+			Read: srv(func(d analysis.DBServer) *analysis.Fact { return d.PeakShare })},
+		// The pools of all pods together are key facts; each pod's are compared (pod names
+		// change between runs, so they are no series of their own).
+		{Name: "pool_busy_peak", Key: true, Compare: "pool_busy_peak", Unit: analysis.UnitCount, Direction: Neutral, Title: "Pool connections busy peak (all pods)", Section: s,
+			Read: total(func(p analysis.Pool) *analysis.Fact { return p.BusyPeak })},
+		{Name: PoolBusyShare, Key: true, Compare: "pool_busy_share_peak", Unit: analysis.UnitRatio, Direction: UpIsWorse, Title: "Pool busy share peak (all pods)", Section: s,
+			Read: total(func(p analysis.Pool) *analysis.Fact { return p.BusyShare })},
+		{Name: "pool_pending_peak", Key: true, Compare: "pool_pending_peak", Unit: analysis.UnitCount, Direction: UpIsWorse, Title: "Pool waiters peak (all pods)", Section: s,
+			Read: total(func(p analysis.Pool) *analysis.Fact { return p.PendingPeak })},
+		{Name: "pool_waiters_first_seconds", Compare: "pool_waiters_first", Unit: analysis.UnitSeconds, Title: "First pool waiter after the run start", Section: s, Span: true,
+			Read: total(func(p analysis.Pool) *analysis.Fact { return p.WaitersAfterStart })},
+		{Name: "pool_pod_busy_share_peak_ratio", Compare: "pod_busy_share_peak", Labels: object, Unit: analysis.UnitRatio, Title: "Pool busy share peak", Section: s,
+			Read: pod(func(p analysis.Pool) *analysis.Fact { return p.BusyShare })},
+		{Name: "pool_pod_pending_peak", Compare: "pod_pending_peak", Labels: object, Unit: analysis.UnitCount, Title: "Pool waiters peak", Section: s,
+			Read: pod(func(p analysis.Pool) *analysis.Fact { return p.PendingPeak })},
 		{Name: DBGrowth, Key: true, Compare: "connections_growth", Labels: object, Unit: analysis.UnitCount, Direction: UpIsWorse, Title: "DB connections growth", Section: s,
 			Read: d(func(d analysis.Database) *analysis.Fact { return d.ConnectionsGrowth })},
 		{Name: "db_freeable_memory_min", Compare: "freeable_memory_min", Labels: object, Unit: analysis.UnitBytes, Title: "DB freeable memory min", Section: s,

@@ -155,6 +155,13 @@ func TestLabels(t *testing.T) {
 			PeakThrottled: f(0.3, analysis.UnitRatio), Onsets: []analysis.Onset{{Threshold: 0.05, VUs: f(20, analysis.UnitVUs), RequestRate: f(30, analysis.UnitPerSec)}}}},
 		Database: []analysis.Database{{Instance: "db", CPUPeak: f(50, analysis.UnitPercent), ConnectionsPeak: f(20, analysis.UnitCount),
 			ConnectionsGrowth: f(10, analysis.UnitCount), FreeableMin: f(1e9, analysis.UnitBytes)}},
+		Connections: analysis.Connections{
+			Servers: []analysis.DBServer{{Engine: analysis.EnginePostgres, Server: "db:5432", MaxConnections: f(100, analysis.UnitCount),
+				ConnectionsPeak: f(30, analysis.UnitCount), PeakShare: f(0.3, analysis.UnitRatio)}},
+			Pools: []analysis.Pool{{Namespace: "shoong", Pod: "order-a", Pool: "HikariPool-1", BusyShare: f(0.5, analysis.UnitRatio), PendingPeak: f(2, analysis.UnitCount)}},
+			Total: &analysis.Pool{BusyPeak: f(5, analysis.UnitCount), BusyShare: f(0.5, analysis.UnitRatio), PendingPeak: f(2, analysis.UnitCount),
+				WaitersAfterStart: f(42, analysis.UnitSeconds)},
+		},
 		Errors: analysis.Errors{InGapShare: f(0.4, analysis.UnitRatio), Bursts: []analysis.Burst{{Share: 0.5}}},
 	}
 	for _, fact := range facts.Default() {

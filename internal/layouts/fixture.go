@@ -71,6 +71,7 @@ func generate(w *omWriter, o Options, st story, cluster string) Truth {
 	sc := scraper{layout: o.Layout, rds: o.RDS, cluster: cluster}
 	writeKSM(w, o, st, sc)
 	writeRDS(w, o, st, sc)
+	t.Connections = writeDB(w, o, st, sc)
 	return t
 }
 

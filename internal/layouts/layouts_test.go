@@ -484,7 +484,10 @@ func TestOptionsErrors(t *testing.T) {
 func TestSeriesGolden(t *testing.T) {
 	t.Parallel()
 	for _, l := range Layouts() {
-		for _, o := range []Options{{Layout: l}, {Layout: l, RDS: CloudWatchExporter, KSM: KSMv1, K6: ThreeInstances}} {
+		for _, o := range []Options{{Layout: l}, {Layout: l, RDS: CloudWatchExporter, KSM: KSMv1, K6: ThreeInstances},
+			// Each install's labels on the database exporters' and the pools' series.
+			{Layout: l, DBExporter: PostgresExporter, Pool: HikariCP}, {Layout: l, DBExporter: MySQLExporter, Pool: Prisma},
+			{Layout: l, DBExporter: PostgresExporter, Pool: GoSQL}} {
 			t.Run(o.String(), func(t *testing.T) {
 				t.Parallel()
 				f, err := Story1(o)

@@ -185,6 +185,10 @@ type Options struct {
 	KSM    KSMVersion
 	RDS    RDSExporter
 	K6     K6Side
+	// DBExporter and Pool add the database's own exporter and the order pods' pool
+	// metrics (database.go); none by default.
+	DBExporter DBExporter
+	Pool       PoolKind
 
 	// Cluster, when set, is added as cluster=<Cluster> to every series (the k6 ones too),
 	// as Thanos, Mimir and multi-cluster remote-write setups add it. K8sMonitoring labels
@@ -237,6 +241,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.RDS < YACE || o.RDS > CloudWatchExporter {
 		errs = append(errs, fmt.Errorf("unknown rds exporter %d", int(o.RDS)))
 	}
+	if o.DBExporter < NoDBExporter || o.DBExporter > MySQLExporter {
+		errs = append(errs, fmt.Errorf("unknown database exporter %d", int(o.DBExporter)))
+	}
+	if o.Pool < NoPool || o.Pool > GoSQL {
+		errs = append(errs, fmt.Errorf("unknown pool %d", int(o.Pool)))
+	}
 	if o.K6 < Tidemark || o.K6 > ThreeInstances {
 		errs = append(errs, fmt.Errorf("unknown k6 side %d", int(o.K6)))
 	}
@@ -264,6 +274,12 @@ func (o Options) String() string {
 	if o.RDS != YACE {
 		s += "+" + o.RDS.String()
 	}
+	if o.DBExporter != NoDBExporter {
+		s += "+" + o.DBExporter.String()
+	}
+	if o.Pool != NoPool {
+		s += "+" + o.Pool.String()
+	}
 	if o.K6 != Tidemark {
 		s += "+" + o.K6.String()
 	}
@@ -279,7 +295,8 @@ func (o Options) String() string {
 // Coverage returns the scrape layouts and k6 sides every consumer of the cluster's series
 // (the correlator, the dashboards) is tested on: the installs of prom-layouts.md §11 that
 // Tidemark supports, kube-state-metrics v1 alone and next to v2, both RDS exporters, an
-// extra cluster label with a decoy cluster, and runs k6 made (one instance and three).
+// extra cluster label with a decoy cluster, runs k6 made (one instance and three), and the
+// database exporters and pools of database.go.
 // Namespace and TestID are left empty: a test that loads several into one Prometheus
 // gives each its own.
 func Coverage() []Options {
@@ -297,6 +314,11 @@ func Coverage() []Options {
 		{Layout: PrometheusChart, K6: ThreeInstances},
 		{Layout: NoJob},
 		{Layout: NoJob, RDS: CloudWatchExporter},
+		// The database through its own exporter and the pods' pools (database.go).
+		{Layout: KubePrometheusStack, DBExporter: PostgresExporter, Pool: HikariCP},
+		{Layout: PrometheusChart, DBExporter: MySQLExporter, Pool: Prisma},
+		{Layout: K8sMonitoring, DBExporter: PostgresExporter, Pool: GoSQL},
+		{Layout: NoJob, DBExporter: MySQLExporter, Pool: HikariCP},
 	}
 }
 

@@ -38,6 +38,9 @@ type Truth struct {
 	HPAs      []HPA
 	Workloads []Workload
 	DB        DB
+	// Connections are the database exporter's and the pools' truth (Options.DBExporter,
+	// Options.Pool).
+	Connections DBTruth
 	// FailuresInGaps are the failures while some HPA's desired replicas exceeded its
 	// Deployment's ready replicas.
 	FailuresInGaps float64

@@ -86,6 +86,9 @@ type Source struct {
 	ScrapeInterval model.Duration `yaml:"scrape_interval" json:"scrape_interval"`
 	// Lag is how late samples arrive (CloudWatch); range queries run this much longer.
 	Lag model.Duration `yaml:"lag" json:"lag,omitempty"`
+	// Optional sources (a database exporter, an application's pool) are absent from many
+	// runs: without series they get no note asking whether they are scraped.
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Probe is a plain series selector whose raw samples measure the scrape interval.
 	Probe string `yaml:"probe" json:"probe"`
 	// Discover says how [Discover] looks for the source's series when its selector finds

@@ -101,8 +101,11 @@ func ls(kv ...string) model.Metric {
 // (shared/reference/prom-layouts.md §11) and extra labels on every series.
 type layoutSeries struct {
 	ksm, cadvisor, rds []string // job, metrics_path pairs ("" for none)
-	ksmV1              bool     // kube_hpa_* (KSM < 2.0) instead of kube_horizontalpodautoscaler_*
-	extra              []string
+	// postgres, mysql: the database exporters' jobs; pool: the application pods' job
+	// (annotations, a ServiceMonitor or a PodMonitor), whose series carry namespace and pod.
+	postgres, mysql, pool []string
+	ksmV1                 bool // kube_hpa_* (KSM < 2.0) instead of kube_horizontalpodautoscaler_*
+	extra                 []string
 }
 
 func (l layoutSeries) series(ns string) []model.Metric {
@@ -138,6 +141,25 @@ func (l layoutSeries) series(ns string) []model.Metric {
 		out = append(out,
 			with(l.rds, "__name__", "aws_rds_cpuutilization_average", "dimension_DBInstanceIdentifier", "shoong-db"),
 			with(l.rds, "__name__", "aws_rds_database_connections_average", "dbinstance_identifier", "shoong-db"))
+	}
+	// The exporters' own label sets, as recorded from Debian's exporters
+	// (internal/analysis/testdata/*-exporter.prom).
+	if l.postgres != nil {
+		out = append(out,
+			with(l.postgres, "__name__", "pg_settings_max_connections", "instance", "10.2.1.30:9187", "server", "shoong-db:5432"),
+			with(l.postgres, "__name__", "pg_stat_activity_count", "instance", "10.2.1.30:9187", "datname", "shoong", "state", "active"),
+			with(l.postgres, "__name__", "pg_stat_activity_count", "instance", "10.2.1.30:9187", "datname", "shoong", "state", "idle"))
+	}
+	if l.mysql != nil {
+		out = append(out,
+			with(l.mysql, "__name__", "mysql_global_variables_max_connections", "instance", "10.2.1.31:9104"),
+			with(l.mysql, "__name__", "mysql_global_status_threads_connected", "instance", "10.2.1.31:9104"))
+	}
+	if l.pool != nil {
+		out = append(out,
+			with(l.pool, "__name__", "hikaricp_connections_active", "namespace", ns, "pod", "order-a", "pool", "HikariPool-1"),
+			with(l.pool, "__name__", "go_sql_in_use_connections", "namespace", ns, "pod", "delivery-a", "db_name", "delivery"),
+			with(l.pool, "__name__", "prisma_pool_connections_busy", "namespace", ns, "pod", "web-a"))
 	}
 	return out
 }
@@ -272,6 +294,41 @@ func TestDiscoverLayouts(t *testing.T) {
 			},
 		},
 		{
+			// The charts prometheus-postgres-exporter and prometheus-mysql-exporter under
+			// kube-prometheus-stack (ServiceMonitor: job is the Service's name), the pods'
+			// pool through a PodMonitor (job <namespace>/<name>).
+			name: "database exporters and pools under kube-prometheus-stack",
+			layout: layoutSeries{ksm: kps.ksm, postgres: []string{"pg-prometheus-postgres-exporter"}, mysql: []string{"mysql-prometheus-mysql-exporter"},
+				pool: []string{"shoong/order"}},
+			more: layoutSeries{pool: []string{"other/order"}}.series("other"),
+			want: map[string]wantSource{
+				"postgres": {found: FoundCatalog, selector: catRDS, note: []string{"PostgreSQL found with the catalog's selector", "job=pg-prometheus-postgres-exporter (1 series)"}},
+				"mysql":    {found: FoundCatalog, selector: catRDS, note: []string{"MySQL or MariaDB found with the catalog's selector"}},
+				"pool":     {found: FoundCatalog, selector: `namespace=~"{{.Namespace}}"`, note: []string{"job=shoong/order (3 series)"}},
+			},
+		},
+		{
+			// Plain static jobs (Debian's own prometheus.yml names them postgres and mysqld)
+			// and pods scraped through their annotations.
+			name:   "database exporters as static jobs, pools through annotations",
+			layout: layoutSeries{postgres: []string{"postgres"}, mysql: []string{"mysqld"}, pool: []string{"kubernetes-pods"}},
+			want: map[string]wantSource{
+				"postgres": {found: FoundCatalog, selector: catRDS},
+				"mysql":    {found: FoundCatalog, selector: catRDS},
+				"pool":     {found: FoundCatalog, selector: `namespace=~"{{.Namespace}}"`, note: []string{"job=kubernetes-pods (3 series)"}},
+				"rds":      {found: FoundNone, selector: catRDS},
+			},
+		},
+		{
+			name:   "database exporters without job labels",
+			layout: layoutSeries{postgres: []string{""}, mysql: []string{""}},
+			want: map[string]wantSource{
+				"postgres": {found: FoundDiscovered, selector: `job=""`, note: []string{"PostgreSQL found as series without a job label (3 series of pg_settings_max_connections, pg_stat_activity_count"}},
+				"mysql":    {found: FoundDiscovered, selector: `job=""`},
+				"pool":     {found: FoundNone, selector: `namespace=~"{{.Namespace}}"`},
+			},
+		},
+		{
 			name:   "a cluster with none of a source",
 			layout: layoutSeries{ksm: kps.ksm, extra: []string{"cluster", "staging"}},
 			vars:   Vars{Selector: map[string]string{"cluster": "prod"}},
@@ -288,7 +345,7 @@ func TestDiscoverLayouts(t *testing.T) {
 			f := &seriesProm{series: append(tc.layout.series("shoong"), tc.more...)}
 			d, err := Discover(context.Background(), f, cat, v, discoverWindow())
 			require.NoError(t, err)
-			require.Equal(t, []string{"cadvisor", "ksm", "rds"}, sourceNames(d), "every source but k6")
+			require.Equal(t, []string{"cadvisor", "ksm", "mysql", "pool", "postgres", "rds"}, sourceNames(d), "every source but k6")
 			for _, s := range d.Sources {
 				w, ok := tc.want[s.Source]
 				if !ok {

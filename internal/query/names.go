@@ -49,6 +49,20 @@ const (
 	QRDSFreeableMem   = "rds_freeable_memory"
 )
 
+// Query names of the optional database sources (postgres_exporter, mysqld_exporter) and
+// the application's pool: a catalog without them correlates without those facts.
+const (
+	QPGConnections       = "pg_connections"
+	QPGMaxConnections    = "pg_max_connections"
+	QMySQLConnections    = "mysql_connections"
+	QMySQLThreadsRunning = "mysql_threads_running"
+	QMySQLMaxConnections = "mysql_max_connections"
+	QPoolBusy            = "pool_busy"
+	QPoolSize            = "pool_size"
+	QPoolPending         = "pool_pending"
+	QPoolWaits           = "pool_waits"
+)
+
 // DetectorQueries returns the names of the queries the detectors read: a catalog must
 // define each of them.
 func DetectorQueries() []string {
@@ -67,6 +81,10 @@ const (
 	SourceKSM      = "ksm"
 	SourceCAdvisor = "cadvisor"
 	SourceRDS      = "rds"
+	// SourcePostgres, SourceMySQL and SourcePool are optional: a catalog may lack them.
+	SourcePostgres = "postgres"
+	SourceMySQL    = "mysql"
+	SourcePool     = "pool"
 )
 
 // RequiredSources returns the source names the queries refer to: a catalog must define

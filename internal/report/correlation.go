@@ -179,6 +179,12 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		}
 		add(title(facts.DBGrowth, nil)+" "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
 	}
+	for _, d := range r.Connections.Servers {
+		add(title(facts.DBPeakShare, nil)+" "+d.Server, d.PeakShare, "peak connections ÷ max_connections")
+	}
+	if t := r.Connections.Total; t != nil {
+		add(title(facts.PoolBusyShare, nil), t.BusyShare, "connections in use ÷ pool size, all pods together")
+	}
 	if f, b := r.Errors.InGapShare, r.Errors.InGapShareBounds; f != nil && b != nil {
 		out = append(out, KeyFact{Label: title(facts.ErrorsInGap, nil), Value: FormatFact(f),
 			Detail: fmt.Sprintf("share of all failed requests; between %s and %s given the push and scrape intervals",
@@ -407,10 +413,14 @@ func cpuSection(r *correlator.Result) (Section, bool) {
 }
 
 func databaseSection(r *correlator.Result) (Section, bool) {
-	if len(r.Database) == 0 {
+	if len(r.Database) == 0 && r.Connections.Empty() {
 		return Section{}, false
 	}
 	s := Section{Title: "Database"}
+	connectionTables(&s, r.Connections)
+	if len(r.Database) == 0 {
+		return s, true
+	}
 	t := Table{Columns: []string{"Instance", "CPU baseline", "CPU peak", "Connections baseline", "Peak", "Growth", "Plateau", "Credit balance", "Freeable memory min", "Cadence", "Lag"}}
 	for _, db := range r.Database {
 		plateau := FormatFact(db.Plateau)
@@ -427,6 +437,50 @@ func databaseSection(r *correlator.Result) (Section, bool) {
 	}
 	s.Tables = append(s.Tables, t)
 	return s, true
+}
+
+// connectionTables adds the servers seen through their exporters and the pools, per pod
+// and in total, to the database section.
+func connectionTables(s *Section, c analysis.Connections) {
+	if len(c.Servers) > 0 {
+		t := Table{Title: "Connections (postgres_exporter, mysqld_exporter)", Columns: []string{"Server", "Engine", "Peak connections", "At", "max_connections", "Peak of max"}}
+		for _, d := range c.Servers {
+			t.Rows = append(t.Rows, []string{d.Server, d.Engine, FormatFact(d.ConnectionsPeak), at(d.ConnectionsPeak), FormatFact(d.MaxConnections), FormatFact(d.PeakShare)})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	if len(c.Pools) == 0 {
+		return
+	}
+	t := Table{Title: "Connection pools, per pod and in total", Columns: []string{"Pod (pool)", "Size", "Busy peak", "At", "Peak busy share", "Waiters peak", "First waiter"}}
+	row := func(p analysis.Pool) []string {
+		size := FormatFact(p.Size)
+		if p.SizeFrom == analysis.SizeFromParam {
+			size += " (db_pool_per_pod)"
+		}
+		share := FormatFact(p.BusyShare)
+		if p.BusyShare != nil {
+			share += " at " + at(p.BusyShare)
+		}
+		first := "none"
+		if p.WaitersFirst != nil {
+			first = at(p.WaitersFirst)
+			if p.WaitersAfterStart != nil {
+				first += " (" + FormatFact(p.WaitersAfterStart) + " into the run)"
+			}
+		}
+		return []string{p.Name(), size, FormatFact(p.BusyPeak), at(p.BusyPeak), share, FormatFact(p.PendingPeak), first}
+	}
+	for _, p := range c.Pools {
+		t.Rows = append(t.Rows, row(p))
+	}
+	if c.Total != nil {
+		t.Rows = append(t.Rows, row(*c.Total))
+	}
+	s.Tables = append(s.Tables, t)
+	if c.Total != nil && c.Total.Size == nil {
+		s.Text = append(s.Text, "The pools' size is unknown (Prisma reports none): give it with --param db_pool_per_pod=N for the busy share.")
+	}
 }
 
 func errorsSection(r *correlator.Result) Section {
@@ -569,6 +623,26 @@ func charts(r *correlator.Result) []Chart {
 		dbConn.Series = append(dbConn.Series, series(firstLabel(s.Labels, "dimension_DBInstanceIdentifier", "dbinstance_identifier"), s, 1, true))
 	}
 	add(dbConn)
+	srvConn := Chart{Title: "Database connections (exporter)", Unit: "connections"}
+	for _, q := range []string{analysis.QPGConnections, analysis.QMySQLConnections} {
+		for _, s := range r.Series[q] {
+			srvConn.Series = append(srvConn.Series, series(firstLabel(s.Labels, "server", "instance"), s, 1, true))
+		}
+	}
+	if len(r.Connections.Servers) == 1 && r.Connections.Servers[0].MaxConnections != nil {
+		srvConn.Lines = append(srvConn.Lines, RefLine{Label: "max_connections", Value: r.Connections.Servers[0].MaxConnections.Value})
+	}
+	add(srvConn)
+	pool := Chart{Title: "Pool connections busy", Unit: "connections"}
+	for _, s := range r.Series[analysis.QPoolBusy] {
+		pool.Series = append(pool.Series, series(analysis.Pool{Namespace: s.Labels["namespace"], Pod: s.Labels["pod"], Pool: s.Labels["pool"]}.Name(), s, 1, true))
+	}
+	add(pool)
+	waiting := Chart{Title: "Pool waiters", Unit: "queries"}
+	for _, s := range r.Series[analysis.QPoolPending] {
+		waiting.Series = append(waiting.Series, series(analysis.Pool{Namespace: s.Labels["namespace"], Pod: s.Labels["pod"], Pool: s.Labels["pool"]}.Name(), s, 1, true))
+	}
+	add(waiting)
 	return out
 }
 
