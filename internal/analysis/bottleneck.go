@@ -565,14 +565,15 @@ func MemoryRule(RuleInput) Check {
 func DatabaseRule(in RuleInput) Check {
 	c := Check{Resource: ResourceDatabase, Numbers: map[string]float64{}}
 	cpus, credits := in.TL.Set(QRDSCPU), in.TL.Set(QRDSCreditBalance)
-	if len(in.Analysis.Database) == 0 || len(cpus) == 0 && len(credits) == 0 {
-		c.Missing = "the database server's metrics (CloudWatch RDS via YACE or cloudwatch_exporter)"
+	rds := len(in.Analysis.Database) > 0 && (len(cpus) > 0 || len(credits) > 0)
+	if !rds && len(in.Analysis.Connections.Servers) == 0 {
+		c.Missing = "the database server's metrics (CloudWatch RDS via YACE or cloudwatch_exporter, postgres_exporter or mysqld_exporter)"
 		return c
 	}
 	r := in.Rules.Database
 	res := in.TL.Res(SourceRDS)
-	var texts []string
-	var sat []Check
+	sat, texts, numbers := serverConnectionsRule(in)
+	maps.Copy(c.Numbers, numbers)
 	for _, d := range in.Analysis.Database {
 		key := func(s timeline.Series) bool { return dbInstance(s) == d.Instance }
 		cpu := pick(cpus, key)
@@ -602,7 +603,10 @@ func DatabaseRule(in RuleInput) Check {
 	}
 	if len(sat) > 0 {
 		f := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
-		f.Resource, f.Saturated, f.Res = ResourceDatabase, true, res
+		f.Resource, f.Saturated = ResourceDatabase, true
+		if f.Res == 0 {
+			f.Res = res
+		}
 		return f
 	}
 	c.Text = "not the database: " + strings.Join(texts, "; ")
@@ -621,9 +625,12 @@ func pick(set timeline.Set, keep func(timeline.Series) bool) timeline.Series {
 // PoolRule says the database's connections held a plateau at pool.busy_of_size of the
 // application's pool (ready pods × params.db_pool_per_pod).
 func PoolRule(in RuleInput) Check {
+	if c, ok := poolMetricsRule(in); ok {
+		return c
+	}
 	c := Check{Resource: ResourcePool, Numbers: map[string]float64{}}
 	if in.Cfg.PoolPerPod <= 0 || len(in.Analysis.Database) == 0 {
-		c.Missing = "the pool's size (params.db_pool_per_pod) and the database's connections"
+		c.Missing = "the pool's metrics (HikariCP, Prisma, database/sql), or its size (params.db_pool_per_pod) with the database's connections"
 		return c
 	}
 	var texts []string
@@ -705,4 +712,95 @@ func LoadGeneratorRule(in RuleInput) Check {
 		c.Evidence = append(c.Evidence, fmt.Sprintf("achieved %s of the target", formatPercent(st.AchievedRatio.Value)))
 	}
 	return c
+}
+
+// serverConnectionsRule is the database server's connections against its
+// max_connections (postgres_exporter, mysqld_exporter): saturated at
+// database.connections_of_max.
+func serverConnectionsRule(in RuleInput) (sat []Check, texts []string, numbers map[string]float64) {
+	numbers = map[string]float64{}
+	r := in.Rules.Database.ConnectionsOfMax.V
+	for _, s := range in.Analysis.Connections.Servers {
+		if s.MaxConnections == nil || s.MaxConnections.Value <= 0 {
+			continue
+		}
+		mx := s.MaxConnections.Value
+		conns := serverConnections(in.TL, s)
+		var share []timeline.Point
+		for _, p := range conns.Points {
+			share = append(share, timeline.Point{T: p.T, V: p.V / mx})
+		}
+		if p, ok := firstAtLeast(share, in.Window, r); ok {
+			sat = append(sat, Check{Object: s.Server, At: p.T, Res: time.Duration(s.MaxConnections.ResolutionSeconds * float64(time.Second)), Evidence: []string{fmt.Sprintf("%s (%s) at %s of max_connections %s at %s (rule: ≥ %s)",
+				s.Server, s.Engine, FormatNum(math.Round(p.V*mx)), FormatNum(mx), p.T.UTC().Format(time.TimeOnly), pct(r))}})
+			continue
+		}
+		if hi, ok := peakIn(share, in.Window); ok {
+			texts = append(texts, fmt.Sprintf("%s connections %s of %s", s.Server, FormatNum(math.Round(hi*mx)), FormatNum(mx)))
+			numbers[s.Server+"_connections_peak"] = math.Round(hi * mx)
+			numbers[s.Server+"_max_connections"] = mx
+		}
+	}
+	return sat, texts, numbers
+}
+
+// poolMetricsRule reads the application's pools (HikariCP, Prisma, database/sql): a
+// pool is exhausted when its busy connections reach pool.busy_of_size of its size, or
+// a query waited for a connection.
+func poolMetricsRule(in RuleInput) (c Check, ok bool) {
+	pools := in.Analysis.Connections.Pools
+	if len(pools) == 0 {
+		return Check{}, false
+	}
+	c = Check{Resource: ResourcePool, Numbers: map[string]float64{}}
+	r := in.Rules.Pool.BusyOfSize.V
+	var sat []Check
+	peak, waiters := 0.0, 0.0
+	for _, p := range pools {
+		if p.WaitersFirst != nil && in.Window.Contains(p.WaitersFirst.At) {
+			sat = append(sat, Check{Object: p.Name(), At: p.WaitersFirst.At, Evidence: []string{fmt.Sprintf("%s: queries waited for a connection from %s", p.Name(), p.WaitersFirst.At.UTC().Format(time.TimeOnly))}})
+		}
+		if p.PendingPeak != nil {
+			waiters = max(waiters, p.PendingPeak.Value)
+		}
+		if p.Size == nil || p.Size.Value <= 0 {
+			continue
+		}
+		var share []timeline.Point
+		for _, q := range p.Busy.Points {
+			share = append(share, timeline.Point{T: q.T, V: q.V / p.Size.Value})
+		}
+		if q, ok := firstAtLeast(share, in.Window, r); ok {
+			sat = append(sat, Check{Object: p.Name(), At: q.T, Evidence: []string{fmt.Sprintf("%s: %s of %s connections busy at %s (rule: ≥ %s)",
+				p.Name(), FormatNum(math.Round(q.V*p.Size.Value)), FormatNum(p.Size.Value), q.T.UTC().Format(time.TimeOnly), pct(r))}})
+		} else if hi, ok := peakIn(share, in.Window); ok {
+			peak = max(peak, hi)
+		}
+	}
+	if len(sat) > 0 {
+		f := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
+		f.Resource, f.Saturated, f.Res = ResourcePool, true, in.TL.Res(SourcePool)
+		for _, o := range sat {
+			if !o.At.Equal(f.At) || o.Object != f.Object {
+				f.Evidence = append(f.Evidence, "then "+strings.Join(o.Evidence, "; "))
+			}
+		}
+		return f, true
+	}
+	c.Numbers["busy_of_size_peak"] = roundTo(peak, 4)
+	c.Numbers["pending_peak"] = waiters
+	c.Text = fmt.Sprintf("not the pool: %d pool(s) at most %s busy, %s waiting", len(pools), pct(peak), FormatNum(waiters))
+	return c, true
+}
+
+// serverConnections is the connections series of a server seen through its exporter.
+func serverConnections(tl *timeline.Timeline, srv DBServer) timeline.Series {
+	for _, q := range []string{QPGConnections, QMySQLConnections} {
+		for _, x := range tl.Set(q) {
+			if serverName(x) == srv.Server {
+				return x
+			}
+		}
+	}
+	return timeline.Series{}
 }

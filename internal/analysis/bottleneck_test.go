@@ -201,6 +201,41 @@ func TestDecideBottleneck(t *testing.T) {
 			says: []string{"db1 connections held at 40 from 10:06:00, 100% of the pool"},
 		},
 		{
+			name: "postgres at max_connections",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.tl.Sets[QPGConnections] = timeline.Set{gen(m("server", "pg:5432"), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 7 * time.Minute}, []float64{41, 148}))}
+				b.a.Connections.Servers = []DBServer{{Engine: EnginePostgres, Server: "pg:5432", MaxConnections: &Fact{Value: 150, ResolutionSeconds: 15}}}
+			},
+			resource: ResourceDatabase, stage: 3, at: 7 * time.Minute,
+			says: []string{"pg:5432 (postgres) at 148 of max_connections 150 at 10:07:00 (rule: ≥ 90%)"},
+		},
+		{
+			name: "story 2 with exporters: app CPU, pool 27% busy, connections 41 of 150",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "error rate 4% > 1% (default)")
+				b.a.CPU[0].Usage = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 4 * time.Minute}, []float64{0.2, 0.495}))
+				b.tl.Sets[QPGConnections] = timeline.Set{gen(m("server", "pg:5432"), b.tl.Run.From, b.tl.Run.To, ksmRes, func(time.Duration) float64 { return 41 })}
+				b.a.Connections.Servers = []DBServer{{Engine: EnginePostgres, Server: "pg:5432", MaxConnections: &Fact{Value: 150}}}
+				b.a.Connections.Pools = []Pool{{Namespace: "shop", Pod: "api-1", Pool: "HikariPool-1", Size: &Fact{Value: 80},
+					Busy: gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, func(time.Duration) float64 { return 21.6 })}}
+			},
+			resource: ResourceCPU, stage: 2, at: 4 * time.Minute,
+			ruledOut: []string{ResourceDatabase, ResourcePool},
+			says:     []string{"not the database: pg:5432 connections 41 of 150", "not the pool: 1 pool(s) at most 27% busy, 0 waiting"},
+		},
+		{
+			name: "pool: waiters before the pool is full",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=3s")
+				b.a.Connections.Pools = []Pool{{Namespace: "shop", Pod: "api-1", Size: &Fact{Value: 10},
+					Busy:         gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 8 * time.Minute}, []float64{5, 10})),
+					WaitersFirst: &Fact{At: t0.Add(6*time.Minute + 45*time.Second), Unit: UnitTime}, PendingPeak: &Fact{Value: 7}}}
+			},
+			resource: ResourcePool, stage: 3, at: 6*time.Minute + 45*time.Second,
+			says: []string{"shop/api-1: queries waited for a connection from 10:06:45", "then shop/api-1: 10 of 10 connections busy at 10:08:00"},
+		},
+		{
 			name: "demo spike with maxVUs 1: dropped, no failures, no HPA step",
 			edit: func(b *bottleneckCase, _ *Config) {
 				b.breakStage(1, "92 dropped")
