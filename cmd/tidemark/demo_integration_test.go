@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/browsertest"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/demo"
@@ -53,6 +54,8 @@ func TestIntegrationDemo(t *testing.T) {
 	require.Positive(t, res.Load.Requests)
 	requireSameStageVerdicts(t, filepath.Join(out, demoSummaryFile), &res)
 	requireFailuresAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
+	requireVerdictAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
+	require.Contains(t, stdout.String(), "What limited the load: startup", "the verdict leads the key facts")
 	var order *struct{ reaction, steps, gaps int }
 	for _, h := range res.Autoscaling {
 		if h.Name != "order" {
@@ -181,4 +184,82 @@ func requireFailuresAsTheSimulatorCounted(t *testing.T, truthFile string, res *c
 	share := truth.InGapShare()
 	require.GreaterOrEqual(t, share, res.Errors.InGapShareBounds.Low-1e-9, "the simulator's share inside start-up gaps")
 	require.LessOrEqual(t, share, res.Errors.InGapShareBounds.High+1e-9, "the simulator's share inside start-up gaps")
+}
+
+// requireVerdictAsTheSimulatorCounted checks the report's bottleneck against the
+// simulator's own truth (simulator.json's limit): "startup" must be the verdict; "none"
+// (every request answered without a failure) means the service was not the limit, so a
+// run that dropped iterations was limited by the load generator, and one that did not
+// held.
+func requireVerdictAsTheSimulatorCounted(t *testing.T, truthFile string, res *correlator.Result) {
+	t.Helper()
+	b, err := os.ReadFile(truthFile)
+	require.NoError(t, err)
+	var truth demo.Truth
+	require.NoError(t, json.Unmarshal(b, &truth))
+	v := res.Bottleneck
+	t.Logf("simulator limit %q; report: %s; evidence %q; ruled out %+v", truth.Limit, v.Text, v.Evidence, v.RuledOut)
+	switch truth.Limit {
+	case analysis.ResourceStartup:
+		require.Equal(t, analysis.ResourceStartup, v.Resource)
+	case analysis.ResourceNone:
+		want := analysis.ResourceNone
+		if res.Load.Dropped > 0 {
+			want = analysis.ResourceLoadGenerator
+		}
+		require.Equal(t, want, v.Resource)
+	default:
+		t.Fatalf("the simulator's counts do not tell what limited the run: %+v", truth)
+	}
+	require.NotEmpty(t, v.RuledOut)
+	for _, o := range v.RuledOut {
+		require.NotEmpty(t, o.Numbers, "%s ruled out with its numbers", o.Resource)
+	}
+}
+
+// demoMaxVUs1 is the demo's spike with one VU (issue 28): the generator cannot start
+// the iterations the spike asks for and drops them, while the service answers every
+// request it gets without scaling. Shortened to keep the test's wall time small.
+const demoMaxVUs1 = `scenarios:
+  spike:
+    executor: ramping-arrival-rate
+    startRate: 10
+    timeUnit: 1s
+    preAllocatedVUs: 1
+    maxVUs: 1
+    stages:
+      - { duration: 20s, target: 10 }
+      - { duration: 5s, target: 50 }
+      - { duration: 40s, target: 50 }
+thresholds:
+  http_req_duration: ['p(95)<500']
+  http_req_failed: ['rate<0.01']
+flow:
+  - name: order
+    url: ${__ENV.TARGET_URL:-http://127.0.0.1:8099}/orders/${__RANDOM_INT(1,1000)}
+    timeout: 10s
+`
+
+// TestIntegrationDemoGeneratorBound: the demo's spike with maxVUs 1 drops iterations
+// with 0 failures and no HPA step. The verdict is the load generator, the simulator
+// agrees that the service answered everything, and the capacity does not blame the
+// service.
+func TestIntegrationDemoGeneratorBound(t *testing.T) {
+	out := t.TempDir()
+	script := filepath.Join(t.TempDir(), "maxvus1.yaml")
+	require.NoError(t, os.WriteFile(script, []byte(demoMaxVUs1), 0o600))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"demo", "--output.dir", out, "--quiet", "--web.listen-address", "127.0.0.1:0", "--scenario", script}, &stdout, &stderr)
+	t.Logf("%s", stdout.String())
+	require.Equal(t, exitcode.OK, code, "stderr: %s", stderr.String())
+	b, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+	require.Positive(t, res.Load.Dropped, "one VU cannot keep up with the spike")
+	require.Zero(t, res.Load.Failures)
+	requireVerdictAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
+	require.Equal(t, analysis.ResourceLoadGenerator, res.Bottleneck.Resource)
+	require.Contains(t, stdout.String(), "What limited the load: load-generator")
+	require.NotContains(t, stdout.String(), "broke at", "the capacity does not blame the service")
 }

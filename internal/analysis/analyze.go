@@ -16,6 +16,8 @@ type Analysis struct {
 	Errors      Errors        `json:"errors"`
 	Events      []Event       `json:"events"`
 	Notes       []Note        `json:"notes"`
+	// Bottleneck is what limited the load (DecideBottleneck).
+	Bottleneck Bottleneck `json:"bottleneck"`
 }
 
 // Analyze runs every detector over tl. It is pure.
@@ -38,6 +40,10 @@ func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
 	a.Notes = append(a.Notes, notes...)
 	a.Errors, ev, notes = AnalyzeErrors(tl, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	a.Bottleneck = DecideBottleneck(tl, &a, cfg)
+	if b := a.Bottleneck; b.At != nil {
+		a.Events = append(a.Events, Event{At: b.At.At, Kind: EventBottleneck, Object: b.Resource, Text: b.Text, ResolutionSeconds: b.At.ResolutionSeconds})
+	}
 	slices.SortStableFunc(a.Events, func(x, y Event) int { return x.At.Compare(y.At) })
 	return a
 }

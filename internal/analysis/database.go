@@ -125,11 +125,11 @@ func AnalyzeDatabase(tl *timeline.Timeline, cfg Config) ([]Database, []Note) {
 		if p, ok := timeline.ArgMax(conns.Between(span)); ok {
 			d.ConnectionsPeak = value(p.V, UnitCount, p.T, res, ev(QRDSConnections, conns, p.T))
 			if d.ConnectionsBaseline != nil {
-				d.ConnectionsGrowth = value(p.V-d.ConnectionsBaseline.Value, UnitCount, p.T, res, slices.Concat(d.ConnectionsBaseline.Evidence, d.ConnectionsPeak.Evidence)...)
+				d.ConnectionsGrowth = value(countChange(p.V-d.ConnectionsBaseline.Value), UnitCount, p.T, res, slices.Concat(d.ConnectionsBaseline.Evidence, d.ConnectionsPeak.Evidence)...)
 			} else if ref, ok := growthReference(conns, tl.Run.From); ok {
 				// No sample in the baseline (CloudWatch publishes once a period and the
 				// window may start shortly before the run): grow from the nearest sample.
-				d.ConnectionsGrowth = value(p.V-ref.V, UnitCount, p.T, res, ev(QRDSConnections, conns, ref.T), ev(QRDSConnections, conns, p.T))
+				d.ConnectionsGrowth = value(countChange(p.V-ref.V), UnitCount, p.T, res, ev(QRDSConnections, conns, ref.T), ev(QRDSConnections, conns, p.T))
 				where := "the last sample before the run"
 				if !ref.T.Before(tl.Run.From) {
 					where = "the first sample after the run start (it may already include some load)"
@@ -245,6 +245,21 @@ func cloudWatchCadence(scrape time.Duration, span timeline.Window, series ...tim
 		med = med.Round(scrape)
 	}
 	return max(med, scrape), changes
+}
+
+// countResolution is the smallest change of a connection count that is one: counts are
+// shown to a tenth (fmtCount), and CloudWatch's averages of whole counts differ from
+// each other by floating-point noise (a baseline mean of 41 samples of 41 less the peak
+// 41 gave 8.85e-13).
+const countResolution = 0.05
+
+// countChange is a change of a count, 0 below countResolution: a fact below its
+// resolution is no change, never a number.
+func countChange(d float64) float64 {
+	if math.Abs(d) < countResolution {
+		return 0
+	}
+	return d
 }
 
 func fmtCount(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }

@@ -116,6 +116,9 @@ const (
 	EventRecovered       = "recovered_to_min"
 	EventThrottlingOnset = "throttling_onset"
 	EventErrorBurst      = "error_burst"
+	// EventBottleneck is the moment the resource that limited the load saturated
+	// (Bottleneck.At); its object is the resource, as in tidemark_run_bottleneck.
+	EventBottleneck = "bottleneck"
 )
 
 // Config holds the detectors' thresholds (the catalog's defaults).
@@ -141,6 +144,9 @@ type Config struct {
 	// GivenStagesUnit is what the given targets count: StageUnitVUs (the default: k6's
 	// --stage means ramping-vus) or StageUnitIterations (an arrival rate per second).
 	GivenStagesUnit string
+	// Bottleneck are the thresholds of the bottleneck rules (the catalog's bottleneck
+	// section); zero = query.DefaultBottleneckRules.
+	Bottleneck query.BottleneckRules
 }
 
 // DefaultConfig matches the embedded catalog's defaults.

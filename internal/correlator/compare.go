@@ -21,6 +21,10 @@ type CapacityVerdict struct {
 	TestID string `json:"testid"`
 	Text   string `json:"text"`
 	Rule   string `json:"rule"`
+	// Bottleneck is what limited the run (Result.Bottleneck.Resource), and
+	// BottleneckText its verdict in one line.
+	Bottleneck     string `json:"bottleneck"`
+	BottleneckText string `json:"bottleneck_text"`
 }
 
 // ComparisonRow is one fact across runs. Values has one entry per run, in TestIDs order;
@@ -42,7 +46,8 @@ func CompareWith(t facts.Table, results ...*Result) Comparison {
 	c := Comparison{SchemaVersion: SchemaVersion}
 	for _, r := range results {
 		c.TestIDs = append(c.TestIDs, r.TestID)
-		c.Capacity = append(c.Capacity, CapacityVerdict{TestID: r.TestID, Text: r.Load.Capacity.Text, Rule: r.Load.VerdictRule})
+		c.Capacity = append(c.Capacity, CapacityVerdict{TestID: r.TestID, Text: r.Load.Capacity.Text, Rule: r.Load.VerdictRule,
+			Bottleneck: r.Bottleneck.Resource, BottleneckText: r.Bottleneck.Text})
 	}
 	type key struct{ section, object, fact string }
 	var order []key

@@ -377,6 +377,7 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 	}
 	a = analysis.Analyze(tl, acfg)
 	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
+	res.Bottleneck = a.Bottleneck
 	res.Connections = a.Connections
 	res.Events = a.Events
 	res.Notes = append(res.Notes, c.coverage(tl, res, cfg, step)...)
@@ -410,6 +411,7 @@ func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration
 		StageAchievedOK:    d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
 		PoolPerPod:  c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
 		GivenStages: cfg.Stages, GivenStagesUnit: cfg.StagesUnit,
+		Bottleneck: c.cat.Bottleneck,
 	}
 }
 

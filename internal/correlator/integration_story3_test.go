@@ -192,4 +192,14 @@ func testStory3(t *testing.T, prom *promtest.Server) {
 	require.True(t, rules["throttled_below_limit"], "%v", keys(rules))
 	require.True(t, rules["latency_rising_no_errors_throttled"], "%v", keys(rules))
 	require.False(t, rules["hpa_at_max_with_errors"])
+	logBottleneck(t, res.Bottleneck)
+	// Story 3's conclusion: the latency rose at 0% errors because deduct's CPU was
+	// throttled, in the hold at 30 users; memory was not read, so it is not ruled out.
+	b := res.Bottleneck
+	require.Equal(t, analysis.ResourceCPU, b.Resource)
+	require.Equal(t, "bank/deduct", b.Object)
+	require.True(t, res.Load.Stages[b.Stage-1].Contains(c.Onsets[1].At.At), "stage %d holds the > 25%% onset", b.Stage)
+	require.InDelta(t, 30, b.Load.VUs.Value, 0)
+	requireRuledOutWithNumbers(t, b, analysis.ResourceStartup, analysis.ResourceReplicas)
+	require.Contains(t, b.NotChecked, analysis.NotChecked{Resource: analysis.ResourceMemory, Missing: analysis.MemoryRule(analysis.RuleInput{}).Missing})
 }

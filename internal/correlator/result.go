@@ -34,6 +34,9 @@ type Result struct {
 	Findings    []analysis.Finding   `json:"findings"`
 	Events      []analysis.Event     `json:"events"`
 	Notes       []analysis.Note      `json:"notes"`
+	// Bottleneck is what limited the load: one verdict for the run, and one per stage
+	// that broke (analysis.DecideBottleneck).
+	Bottleneck analysis.Bottleneck `json:"bottleneck"`
 
 	// Series holds the chart series (one shared time axis) by query name.
 	Series map[string]timeline.Set `json:"series"`

@@ -10,6 +10,10 @@ import (
 // can use it. The key facts are written back as facts.Prefix + the fact's name.
 const EventMetric = "tidemark_event"
 
+// BottleneckMetric is the written-back verdict of what limited the run: one sample of
+// value 1 at the run's end, labelled testid and resource (analysis.Resource*).
+const BottleneckMetric = "tidemark_run_bottleneck"
+
 // Analysis returns what the facts of the run are read from (facts.Table).
 func (r *Result) Analysis() facts.Analysis {
 	return facts.Analysis{Load: r.Load, Autoscaling: r.Autoscaling, CPU: r.CPU, Database: r.Database, Connections: r.Connections, Errors: r.Errors, Series: r.Series}
@@ -32,6 +36,12 @@ func WriteBackWith(t facts.Table, r *Result) []timeline.Series {
 		out = append(out, timeline.Series{
 			Labels: map[string]string{"__name__": EventMetric, "testid": r.TestID, "kind": e.Kind, "object": e.Object},
 			Points: []timeline.Point{{T: e.At, V: 1}},
+		})
+	}
+	if b := r.Bottleneck.Resource; b != "" && !r.Window.Run.To.IsZero() {
+		out = append(out, timeline.Series{
+			Labels: map[string]string{"__name__": BottleneckMetric, "testid": r.TestID, "resource": b},
+			Points: []timeline.Point{{T: r.Window.Run.To, V: 1}},
 		})
 	}
 	return append(out, t.Series(r.TestID, r.Window.Run.To, r.Analysis())...)

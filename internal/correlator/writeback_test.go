@@ -92,3 +92,22 @@ func TestKeyFacts(t *testing.T) {
 	}
 	require.Equal(t, want, facts)
 }
+
+func TestWriteBackBottleneck(t *testing.T) {
+	end := time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)
+	r := &Result{TestID: "t1", Window: Windows{Run: timeline.Window{From: end.Add(-10 * time.Minute), To: end}},
+		Bottleneck: analysis.Bottleneck{Resource: analysis.ResourceLoadGenerator}}
+	var found []timeline.Series
+	for _, s := range WriteBack(r) {
+		if s.Labels["__name__"] == BottleneckMetric {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d %s series, want 1", len(found), BottleneckMetric)
+	}
+	s := found[0]
+	if s.Labels["resource"] != "load-generator" || s.Labels["testid"] != "t1" || len(s.Points) != 1 || !s.Points[0].T.Equal(end) || s.Points[0].V != 1 {
+		t.Errorf("got %+v", s)
+	}
+}

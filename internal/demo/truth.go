@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/sim"
 )
 
@@ -17,10 +18,28 @@ type Truth struct {
 	Failed             int     `json:"failed"`
 	FailedInStartupGap int     `json:"failed_in_startup_gap"`
 	StartupGapSeconds  float64 `json:"startup_gap_seconds"`
+	// Limit is what the simulator's own counts say limited the service (a bottleneck
+	// resource of the report, analysis.Resource*): "none" when it answered every request
+	// it was sent without a failure (whatever else broke a stage, the service did not),
+	// "startup" when at least half of its failures were answered while Ready lagged the
+	// HPA's current replicas, and empty when its counts do not tell.
+	Limit string `json:"limit"`
 }
 
+// truthLimitShare is the share of failures inside start-up gaps from which the
+// simulator's truth is "startup": the default of the report's rule
+// (bottleneck.startup.failures_in_gap_share), so that the two are compared on one rule.
+const truthLimitShare = 0.5
+
 func truthOf(r sim.Responses) Truth {
-	return Truth{Answered: r.Total, Failed: r.Failed, FailedInStartupGap: r.FailedInStartupGap, StartupGapSeconds: r.StartupGap.Seconds()}
+	t := Truth{Answered: r.Total, Failed: r.Failed, FailedInStartupGap: r.FailedInStartupGap, StartupGapSeconds: r.StartupGap.Seconds()}
+	switch {
+	case r.Total > 0 && r.Failed == 0:
+		t.Limit = analysis.ResourceNone
+	case r.Failed > 0 && t.InGapShare() >= truthLimitShare:
+		t.Limit = analysis.ResourceStartup
+	}
+	return t
 }
 
 // InGapShare is the share of failures answered inside start-up gaps; 0 without failures.

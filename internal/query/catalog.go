@@ -44,13 +44,15 @@ func RequiredQueries() []string {
 
 // Catalog is the parsed query catalog.
 type Catalog struct {
-	Version   int                `yaml:"version" json:"version"`
-	Defaults  Defaults           `yaml:"defaults" json:"defaults"`
-	Params    map[string]float64 `yaml:"params" json:"params"`
-	Sources   map[string]Source  `yaml:"sources" json:"sources"`
-	Fragments map[string]string  `yaml:"fragments" json:"fragments"`
-	Queries   map[string]Query   `yaml:"queries" json:"queries"`
-	Findings  []Rule             `yaml:"findings" json:"findings"`
+	Version  int      `yaml:"version" json:"version"`
+	Defaults Defaults `yaml:"defaults" json:"defaults"`
+	// Bottleneck holds the thresholds of the rules that name what limited a run.
+	Bottleneck BottleneckRules    `yaml:"bottleneck" json:"bottleneck"`
+	Params     map[string]float64 `yaml:"params" json:"params"`
+	Sources    map[string]Source  `yaml:"sources" json:"sources"`
+	Fragments  map[string]string  `yaml:"fragments" json:"fragments"`
+	Queries    map[string]Query   `yaml:"queries" json:"queries"`
+	Findings   []Rule             `yaml:"findings" json:"findings"`
 	// Dashboards are the queries of the dashboards' own panels that the correlator does not
 	// run (the k6 panels of the Load dashboard, annotations, windowed rates, template
 	// variables), by name: templates the dashboards render with Grafana's variables
@@ -235,6 +237,7 @@ func (c *Catalog) validate() error {
 		return errors.New("defaults.rate_window must be positive")
 	}
 	errs := c.Defaults.validate()
+	errs = append(errs, c.Bottleneck.complete()...)
 	root := template.New("catalog").Funcs(funcs()).Option("missingkey=error")
 	msgs := template.New("messages").Funcs(funcs()).Option("missingkey=zero")
 	add := func(name, text string) {

@@ -50,9 +50,9 @@ func FromComparison(c correlator.Comparison, results []*correlator.Result, opts 
 		}
 		d.Sections[i].Tables[0].Rows = append(d.Sections[i].Tables[0].Rows, cells)
 	}
-	capacity := Section{Title: "capacity", Tables: []Table{{Columns: []string{"Run", "Capacity", "Judged by"}}}}
+	capacity := Section{Title: "capacity", Tables: []Table{{Columns: []string{"Run", "Limited by", "Capacity", "Judged by"}}}}
 	for _, v := range c.Capacity {
-		capacity.Tables[0].Rows = append(capacity.Tables[0].Rows, []string{v.TestID, v.Text, v.Rule})
+		capacity.Tables[0].Rows = append(capacity.Tables[0].Rows, []string{v.TestID, v.BottleneckText, v.Text, v.Rule})
 	}
 	if len(c.Capacity) > 0 {
 		d.Sections = append(d.Sections, capacity)

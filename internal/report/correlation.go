@@ -32,6 +32,7 @@ func FromCorrelation(r *correlator.Result, opts ...Option) *Document {
 		Generated: r.GeneratedAt,
 		Window:    Window{From: win.From, To: win.To},
 	}
+	d.Lead = bottleneckSection(r)
 	d.KeyFacts = keyFacts(r)
 	d.Charts = charts(r)
 	for _, e := range r.Events {
@@ -121,7 +122,12 @@ func keyFacts(r *correlator.Result) []KeyFact {
 	add(title(facts.ErrorRatio, nil), l.ErrorRate, "")
 	add(title(facts.LoadP95, nil), l.P95, "whole run")
 	if l.Capacity.Text != "" {
-		out = append(out, KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text})
+		kf := KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text}
+		if r.Bottleneck.Resource == analysis.ResourceLoadGenerator {
+			// The stage broke on the generator's side: not the service's capacity.
+			kf.Value = fmt.Sprintf("not measured past stage %d: the load generator was the limit", r.Bottleneck.Stage)
+		}
+		out = append(out, kf)
 	}
 	for _, h := range r.Autoscaling {
 		name := " " + h.Name
@@ -167,6 +173,10 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		}
 	}
 	for _, db := range r.Database {
+		if g := db.ConnectionsGrowth; g != nil && g.Value == 0 {
+			out = append(out, KeyFact{Label: title(facts.DBGrowth, nil) + " " + db.Instance, Value: "no change", Detail: joinDetail("peak minus baseline", precision(g))})
+			continue
+		}
 		add(title(facts.DBGrowth, nil)+" "+db.Instance, db.ConnectionsGrowth, "peak minus baseline")
 	}
 	for _, d := range r.Connections.Servers {

@@ -68,6 +68,16 @@ func WriteKeyFacts(w io.Writer, d *Document) error {
 		width = max(width, len(f.Label))
 	}
 	var errs []error
+	if d.Lead != nil && len(d.Lead.Text) > 0 {
+		_, err := fmt.Fprintf(w, "%s: %s\n", d.Lead.Title, d.Lead.Text[0])
+		errs = append(errs, err)
+		for _, t := range d.Lead.Text[1:] {
+			_, err := fmt.Fprintf(w, "  - %s\n", t)
+			errs = append(errs, err)
+		}
+		_, err = fmt.Fprintln(w)
+		errs = append(errs, err)
+	}
 	for _, f := range d.KeyFacts {
 		line := fmt.Sprintf("  %-*s  %s", width, f.Label, f.Value)
 		if f.Detail != "" {

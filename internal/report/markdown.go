@@ -25,6 +25,18 @@ func WriteMarkdown(w io.Writer, d *Document) error {
 		p("Window: %s → %s (%s), times in UTC.\n\n", fmtTime(d.Window.From), fmtTime(d.Window.To),
 			d.Window.To.Sub(d.Window.From).Round(time.Second))
 	}
+	if s := d.Lead; s != nil {
+		p("## %s\n\n", mdEscape(s.Title))
+		for _, t := range s.Text {
+			p("%s\n\n", mdEscape(t))
+		}
+		for _, t := range s.Tables {
+			if t.Title != "" {
+				p("### %s\n\n", mdEscape(t.Title))
+			}
+			writeMDTable(bw, t)
+		}
+	}
 	if len(d.Notes) > 0 {
 		p("## Notes\n\n")
 		for _, n := range d.Notes {

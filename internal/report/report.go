@@ -18,7 +18,9 @@ type Document struct {
 	// Generated is when the report was written, shown in the footer.
 	Generated time.Time
 	Window    Window
-	// KeyFacts are the headline numbers, shown first.
+	// Lead is the verdict shown before everything else: what limited the load.
+	Lead *Section
+	// KeyFacts are the headline numbers, shown first after the lead.
 	KeyFacts []KeyFact
 	// Charts are drawn in order, stacked, on the shared time axis.
 	Charts []Chart

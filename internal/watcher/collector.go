@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
@@ -29,6 +30,9 @@ var (
 		"Runs in the history (the state file), correlated or given up on.", nil, nil)
 	lastSuccessDesc = prometheus.NewDesc("tidemark_exporter_last_success_timestamp_seconds",
 		"When a look for finished runs last completed without a Prometheus or state error (0: never).", nil, nil)
+	bottleneckDesc = prometheus.NewDesc(correlator.BottleneckMetric,
+		"What limited each correlated run (1 for its resource: cpu, replicas, startup, database, pool, memory, load-generator, none or unknown), as tidemark correlate writes it back.",
+		[]string{"testid", "resource"}, nil)
 	errorsDesc = prometheus.NewDesc("tidemark_exporter_errors_total",
 		"Errors by kind: prometheus (unreachable or failed; retried at the next interval), correlate (one run), report (writing a run's report), state (writing the state file).",
 		[]string{"kind"}, nil)
@@ -61,6 +65,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	h.exposed(func(r *record) {
 		for _, f := range r.facts {
 			ch <- factMetric(r.testID, f)
+		}
+		if r.bottleneck != "" {
+			ch <- prometheus.MustNewConstMetric(bottleneckDesc, prometheus.GaugeValue, 1, r.testID, r.bottleneck)
 		}
 		for _, c := range r.changes {
 			ch <- changeMetric(r.testID, c)

@@ -43,6 +43,9 @@ type Run struct {
 	CorrelatedAt time.Time        `json:"correlated_at"`
 	Facts        []facts.KeyFact  `json:"facts"`
 	Changes      []regress.Change `json:"changes,omitempty"`
+	// Bottleneck is what limited the run (analysis.Resource*: cpu, startup, …, none,
+	// unknown); empty for runs correlated before it existed or not correlated.
+	Bottleneck string `json:"bottleneck,omitempty"`
 	// Notes are the correlation's notes about missing sources and facts.
 	Notes []string `json:"notes,omitempty"`
 	// Report is the run's report directory, relative to the reports directory; empty
@@ -70,6 +73,7 @@ type record struct {
 	notes         []string
 	report        string
 	err           string
+	bottleneck    string
 }
 
 // HistoryConfig bounds what a History holds in memory. The state file keeps every run.
@@ -398,7 +402,7 @@ func (h *History) expire(now time.Time) {
 
 func (h *History) record(r Run) *record {
 	rec := &record{testID: r.TestID, group: r.Group, from: r.From, to: r.To, correlatedAt: r.CorrelatedAt,
-		notes: slices.Clip(r.Notes), report: r.Report, err: r.Error}
+		notes: slices.Clip(r.Notes), report: r.Report, err: r.Error, bottleneck: r.Bottleneck}
 	if len(r.Facts) > 0 {
 		rec.facts = make([]fact, len(r.Facts))
 		for i, kf := range r.Facts {
@@ -494,7 +498,7 @@ func (h *History) Page(offset, limit int) ([]Run, int, error) {
 
 func (r *record) run() Run {
 	out := Run{TestID: r.testID, Group: r.group, From: r.from, To: r.to, CorrelatedAt: r.correlatedAt,
-		Notes: r.notes, Report: r.report, Error: r.err}
+		Notes: r.notes, Report: r.report, Error: r.err, Bottleneck: r.bottleneck}
 	if len(r.facts) > 0 {
 		out.Facts = make([]facts.KeyFact, len(r.facts))
 		for i, f := range r.facts {

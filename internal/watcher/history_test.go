@@ -40,7 +40,7 @@ func syntheticRun(i int) Run {
 	end := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
 	id := fmt.Sprintf("spike-50-%08d", 20260101+i)
 	return Run{TestID: id, Group: "spike-50", From: end.Add(-10 * time.Minute), To: end, CorrelatedAt: end.Add(15 * time.Minute),
-		Facts: kfs, Report: id, Notes: []string{"rds: no RDS series"},
+		Facts: kfs, Report: id, Notes: []string{"rds: no RDS series"}, Bottleneck: "startup",
 		Changes: []regress.Change{{Fact: kfs[len(kfs)-3], TestID: id, BaselineTestID: "spike-50-20260101", Baseline: 25, Delta: 5, Text: "HPA reaction shoong/order: 30 s, was 25 s"}}}
 }
 

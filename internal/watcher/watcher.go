@@ -292,7 +292,7 @@ func (w *Watcher) correlate(ctx context.Context, c candidate) (ok, stop bool) {
 	current := regress.Run{TestID: res.TestID, Group: c.group, End: res.Window.Run.To, Facts: facts}
 	changes := regress.Detect(w.history.Before(c.group, current.End), current)
 	run := Run{TestID: res.TestID, Group: c.group, From: res.Window.Run.From, To: res.Window.Run.To,
-		CorrelatedAt: w.now().UTC(), Facts: facts, Notes: notes(res.Notes)}
+		CorrelatedAt: w.now().UTC(), Facts: facts, Notes: notes(res.Notes), Bottleneck: res.Bottleneck.Resource}
 	run.Changes = changes
 	dir := reportDir(res.TestID)
 	if _, err := report.WriteFiles(filepath.Join(w.cfg.StorageDir, ReportsDir, dir), "report", document(res, changes), res); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/facts"
 	"github.com/tidemark/tidemark/internal/regress"
 )
@@ -229,6 +230,7 @@ func TestCollectorKindAndBounds(t *testing.T) {
 	require.NoError(t, err)
 	testids := map[string]bool{}
 	kinds := map[string]float64{}
+	bottlenecks := map[string]string{}
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
 			labels := map[string]string{}
@@ -238,6 +240,9 @@ func TestCollectorKindAndBounds(t *testing.T) {
 			if id := labels["testid"]; id != "" {
 				testids[id] = true
 			}
+			if mf.GetName() == correlator.BottleneckMetric && m.GetGauge().GetValue() == 1 {
+				bottlenecks[labels["testid"]] = labels["resource"]
+			}
 			if mf.GetName() == regress.RegressionMetric && labels["testid"] == syntheticRun(19).TestID {
 				kinds[labels["kind"]+" "+labels["fact"]] = m.GetGauge().GetValue()
 			}
@@ -245,5 +250,6 @@ func TestCollectorKindAndBounds(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{syntheticRun(18).TestID: true, syntheticRun(19).TestID: true}, testids)
 	require.Equal(t, map[string]float64{"regression hpa_reaction_seconds": 5, "improvement error_ratio": -0.5}, kinds)
+	require.Equal(t, map[string]string{syntheticRun(18).TestID: "startup", syntheticRun(19).TestID: "startup"}, bottlenecks, "tidemark_run_bottleneck{testid,resource}")
 	require.Equal(t, 20, w.History().Len(), "tidemark_exporter_runs counts the whole history")
 }

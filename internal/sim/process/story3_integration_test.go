@@ -167,6 +167,11 @@ func testStory3Process(t *testing.T, bin, profile string, levels []int) float64 
 	for _, h := range c.Holds {
 		t.Logf("hold of %.0f %s: throttled in %.1f%% of its CFS periods", h.Target, h.Unit, 100*h.Share.Value)
 	}
+	// Story 3's conclusion on real cgroups: the CPU (throttled) limited the load, at 0%
+	// errors, whether a latency threshold broke a stage or the p95 rose past
+	// latency_rise while every stage held.
+	t.Logf("bottleneck: %s; evidence %q; ruled out %+v; not checked %+v", res.Bottleneck.Text, res.Bottleneck.Evidence, res.Bottleneck.RuledOut, res.Bottleneck.NotChecked)
+	require.Equal(t, analysis.ResourceCPU, res.Bottleneck.Resource)
 	// Story 3's onset is where throttling takes over: the report's throttling onset, the
 	// first hold throttled in most of its CFS periods (the catalog's
 	// throttle_stage_onset), whatever the host's load made of the bursts below it.
