@@ -75,3 +75,70 @@ flow:
 		}
 	}
 }
+
+// TestIntegrationDemoStory2 runs `tidemark demo --runtime process` on story 2's profile
+// (examples/cluster-story2-postgres.yaml: a 1000m pod spending 100 ms of CPU per signup,
+// a HikariCP pool of 50 kept warm, a real PostgreSQL with max_connections 100 and Debian's
+// postgres_exporter, both started by the demo) with a short ramp past what the pod can
+// give (20 users × 1 signup/s × 100 ms = 2 cores of demand on a 1-core limit), and checks
+// story 2's reading in the report: the app's CPU saturated (throttled in most CFS
+// periods), no request failed, the pool under 30% busy with nobody waiting, and the
+// database's connections, from the real exporter, are the warm pool's 50 plus the
+// server's own few, of its max_connections 100.
+func TestIntegrationDemoStory2(t *testing.T) {
+	bin := tidemarkBinary(t, "tidemark")
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "signup.yaml")
+	require.NoError(t, os.WriteFile(scenario, []byte(`scenarios:
+  signup:
+    executor: ramping-vus
+    startVUs: 5
+    stages:
+      - { duration: 5s, target: 20 }
+      - { duration: 25s, target: 20 }
+flow:
+  - name: signup
+    method: POST
+    url: ${__ENV.TARGET_URL}/users
+    body: {email: 'user-${__VU}-${__ITER}@example.com'}
+    timeout: 30s
+    sleep: 1
+`), 0o644))
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "demo", "--runtime", "process", "--profile", "../../examples/cluster-story2-postgres.yaml",
+		"--scenario", scenario, "--scrape.interval", "1s", "--cooldown", "0s", "--quiet", "--output.dir", out, "--web.listen-address", "127.0.0.1:0")
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s", b)
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(raw, &res))
+	require.Positive(t, res.Load.Requests)
+	require.Zero(t, res.Load.Failures, "no request failed")
+
+	require.Len(t, res.CPU, 1)
+	c := res.CPU[0]
+	require.NotNil(t, c.PeakThrottled)
+	require.Greater(t, c.PeakThrottled.Value, 0.5, "the app's CPU is saturated: throttled in most CFS periods")
+
+	conns := res.Connections
+	require.Len(t, conns.Servers, 1, "postgres_exporter's server")
+	s := conns.Servers[0]
+	require.Equal(t, "postgres", s.Engine)
+	require.NotNil(t, s.MaxConnections)
+	require.InDelta(t, 100, s.MaxConnections.Value, 0, "max_connections of the profile, read from the server")
+	require.NotNil(t, s.ConnectionsPeak)
+	require.GreaterOrEqual(t, s.ConnectionsPeak.Value, 50.0, "the warm pool's connections are the server's")
+	require.LessOrEqual(t, s.ConnectionsPeak.Value, 50.0+5, "and the server's own few (the exporter's)")
+
+	require.Len(t, conns.Pools, 1, "one pod's HikariCP pool")
+	p := conns.Pools[0]
+	require.NotNil(t, p.Size)
+	require.InDelta(t, 50, p.Size.Value, 0, "HikariCP's maximum pool size")
+	require.NotNil(t, p.BusyShare)
+	require.Less(t, p.BusyShare.Value, 0.3, "story 2: fewer than 30% of the connections in use")
+	if p.PendingPeak != nil {
+		require.Zero(t, p.PendingPeak.Value, "nobody waited for a connection")
+	}
+}
