@@ -286,6 +286,12 @@ type ReadinessProbe struct {
 	InitialDelay     Duration `yaml:"initial_delay"`
 	Period           Duration `yaml:"period"`
 	SuccessThreshold int      `yaml:"success_threshold"`
+	// FailureThreshold failed probes in a row make a Ready pod not Ready (the kubelet's
+	// failureThreshold, default 3), and Timeout is one probe's timeout (timeoutSeconds,
+	// default 1s). The process runtime probes for real; the in-memory simulator's probes
+	// do not fail.
+	FailureThreshold int      `yaml:"failure_threshold"`
+	Timeout          Duration `yaml:"timeout"`
 }
 
 // HPASpec is an autoscaling/v2 HPA on cpu averageUtilization.
@@ -786,6 +792,13 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	if rp.SuccessThreshold < 0 || rp.SuccessThreshold > 100 {
 		fe.add(at+".startup.readiness.success_threshold", "expected 1 to 100, got %d", rp.SuccessThreshold)
 	}
+	if rp.FailureThreshold == 0 {
+		rp.FailureThreshold = 3
+	}
+	if rp.FailureThreshold < 0 || rp.FailureThreshold > 100 {
+		fe.add(at+".startup.readiness.failure_threshold", "expected 1 to 100, got %d", rp.FailureThreshold)
+	}
+	setDur(&rp.Timeout, time.Second)
 	// No warm-up is a zero duration with no factor or a factor of 1.
 	switch w := s.Startup.WarmUp; {
 	case w.Duration <= 0 && w.CPUFactor != 0 && w.CPUFactor != 1:

@@ -69,6 +69,11 @@ func TestMinimalProfileDefaults(t *testing.T) {
 	require.Equal(t, time.Minute, p.CloudWatch.Period.D())
 	require.Equal(t, 0.1, *p.Controller.Tolerance)
 	require.Equal(t, 30*time.Second, p.Controller.InitialReadinessDelay.D())
+	// The kubelet's probe defaults: one success, three failures, a 1 s timeout.
+	rp := p.Services[0].Startup.Readiness
+	require.Equal(t, 1, rp.SuccessThreshold)
+	require.Equal(t, 3, rp.FailureThreshold)
+	require.Equal(t, time.Second, rp.Timeout.D())
 }
 
 func TestBadProfilesFailClearly(t *testing.T) {
@@ -141,6 +146,11 @@ func TestBadProfilesFailClearly(t *testing.T) {
 			name:    "bad distribution",
 			yaml:    minimal + "    startup:\n      image_pull: {min: 5s}\n",
 			wantErr: "p.yaml:9: services[0].startup.image_pull: expected a duration (5s), {min, max} or {median, p95}",
+		},
+		{
+			name:    "negative failure threshold",
+			yaml:    minimal + "    startup:\n      readiness: {failure_threshold: -1}\n",
+			wantErr: "p.yaml:9: services[0].startup.readiness.failure_threshold: expected 1 to 100, got -1",
 		},
 		{
 			name:    "warm-up factor without a duration",

@@ -224,15 +224,16 @@ func (r *Runtime) wait(pd *pod) {
 }
 
 // probe is the kubelet's readiness probe: GET /healthz after the initial delay, every
-// period, 1 s timeout; success_threshold successes in a row make the pod Ready, a failure
-// makes it not Ready.
+// period, with the probe's timeout; success_threshold successes in a row make the pod
+// Ready, failure_threshold failures in a row make it not Ready (a throttled pod whose
+// probe is late once stays in the Service, as on a node).
 func (r *Runtime) probe(ctx context.Context, pd *pod) {
 	defer r.pods.Done()
 	rp := pd.svc.spec.Startup.Readiness
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Timeout: rp.Timeout.D(), Transport: &http.Transport{DisableKeepAlives: true}}
 	t := time.NewTimer(rp.InitialDelay.D())
 	defer t.Stop()
-	successes := 0
+	successes, failures := 0, 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -248,14 +249,18 @@ func (r *Runtime) probe(ctx context.Context, pd *pod) {
 		r.mu.Lock()
 		switch {
 		case ok && !pd.deleting:
-			successes++
+			successes, failures = successes+1, 0
 			if !pd.ready && successes >= rp.SuccessThreshold {
 				pd.ready, pd.readyAt = true, time.Now()
 				r.logger.Debug("Pod ready", "pod", pd.name, "startup_seconds", pd.readyAt.Sub(pd.created).Seconds())
 			}
+		case pd.deleting:
+			successes, pd.ready = 0, false
 		default:
-			successes = 0
-			pd.ready = false
+			successes, failures = 0, failures+1
+			if failures >= rp.FailureThreshold {
+				pd.ready = false
+			}
 		}
 		r.mu.Unlock()
 		t.Reset(rp.Period.D())
