@@ -193,6 +193,19 @@ func cpuFacts() Table {
 			return out
 		}
 	}
+	// The throttling onset of the report: the first hold throttled in most of its CFS
+	// periods, read at its configured target (VUs) and achieved request rate.
+	hold := func(get func(h analysis.HoldThrottling) *analysis.Fact) func(Analysis) []Value {
+		return func(a Analysis) []Value {
+			var out []Value
+			for i, w := range a.CPU {
+				if w.StageOnset != nil {
+					out = append(out, Value{Fact: get(*w.StageOnset), Labels: map[string]string{"object": w.Object()}, Order: [2]int{i}})
+				}
+			}
+			return out
+		}
+	}
 	// Onsets are compared by threshold: throttled_over_5%_vus.
 	onsetRow := func(suffix string) func(map[string]string) string {
 		return func(l map[string]string) string {
@@ -213,6 +226,17 @@ func cpuFacts() Table {
 		{Name: ThrottlingOnsetVU, Key: true, CompareBy: onsetRow("_vus"), Labels: []string{"object", "threshold"}, Unit: analysis.UnitVUs, Direction: DownIsWorse,
 			Title: "Throttling onset VUs", Section: s,
 			Read: onset(analysis.QVUs, func(on analysis.Onset) *analysis.Fact { return on.VUs })},
+		{Name: "throttling_hold_onset_vus", Key: true, Compare: "hold_onset_vus", Labels: object, Unit: analysis.UnitVUs, Direction: DownIsWorse,
+			Title: "Throttling onset (hold) VUs", Section: s,
+			Read: hold(func(h analysis.HoldThrottling) *analysis.Fact {
+				if h.Unit != analysis.StageUnitVUs || h.Share == nil {
+					return nil
+				}
+				return &analysis.Fact{Value: h.Target, Unit: analysis.UnitVUs, At: h.Share.At, Evidence: h.Share.Evidence}
+			})},
+		{Name: "throttling_hold_onset_request_rate", Key: true, Compare: "hold_onset_request_rate", Labels: object, Unit: analysis.UnitPerSec, Direction: DownIsWorse,
+			Title: "Throttling onset (hold) request rate", Section: s,
+			Read: hold(func(h analysis.HoldThrottling) *analysis.Fact { return h.RequestRate })},
 		{Name: "throttling_onset_request_rate", Key: true, CompareBy: onsetRow("_request_rate"), Labels: []string{"object", "threshold"}, Unit: analysis.UnitPerSec,
 			Direction: DownIsWorse, Title: "Throttling onset request rate", Section: s,
 			Read: onset(analysis.QHTTPReqRate, func(on analysis.Onset) *analysis.Fact { return on.RequestRate })},

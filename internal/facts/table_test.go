@@ -152,7 +152,8 @@ func TestLabels(t *testing.T) {
 			HeldAtMax: f(60, analysis.UnitSeconds), ScaleInDelay: f(100, analysis.UnitSeconds), RecoveryAfterLoadEnd: f(200, analysis.UnitSeconds),
 			Steps: []analysis.ScaleStep{{To: 4, ReadyGap: f(7, analysis.UnitSeconds)}}}},
 		CPU: []analysis.WorkloadCPU{{Namespace: "shoong", Workload: "order", PeakUsageOfRequest: f(1.2, analysis.UnitRatio), PeakUsageOfLimit: f(0.9, analysis.UnitRatio),
-			PeakThrottled: f(0.3, analysis.UnitRatio), Onsets: []analysis.Onset{{Threshold: 0.05, VUs: f(20, analysis.UnitVUs), RequestRate: f(30, analysis.UnitPerSec)}}}},
+			PeakThrottled: f(0.3, analysis.UnitRatio), Onsets: []analysis.Onset{{Threshold: 0.05, VUs: f(20, analysis.UnitVUs), RequestRate: f(30, analysis.UnitPerSec)}},
+			StageOnset: &analysis.HoldThrottling{Stage: 0, Target: 20, Unit: analysis.StageUnitVUs, Share: f(0.9, analysis.UnitRatio), RequestRate: f(18, analysis.UnitPerSec)}}},
 		Database: []analysis.Database{{Instance: "db", CPUPeak: f(50, analysis.UnitPercent), ConnectionsPeak: f(20, analysis.UnitCount),
 			ConnectionsGrowth: f(10, analysis.UnitCount), FreeableMin: f(1e9, analysis.UnitBytes)}},
 		Connections: analysis.Connections{
