@@ -11,11 +11,14 @@ type Analysis struct {
 	Load        Load          `json:"load"`
 	Autoscaling []HPA         `json:"autoscaling"`
 	CPU         []WorkloadCPU `json:"cpu"`
-	Database    []Database    `json:"database"`
-	Connections Connections   `json:"connections"`
-	Errors      Errors        `json:"errors"`
-	Events      []Event       `json:"events"`
-	Notes       []Note        `json:"notes"`
+	// Memory is each workload's working set against its memory limit, restarts and
+	// OOM kills.
+	Memory      []WorkloadMemory `json:"memory,omitempty"`
+	Database    []Database       `json:"database"`
+	Connections Connections      `json:"connections"`
+	Errors      Errors           `json:"errors"`
+	Events      []Event          `json:"events"`
+	Notes       []Note           `json:"notes"`
 	// Bottleneck is what limited the load (DecideBottleneck).
 	Bottleneck Bottleneck `json:"bottleneck"`
 }
@@ -31,6 +34,7 @@ func Analyze(tl *timeline.Timeline, cfg Config) Analysis {
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
 	a.CPU, ev, notes = AnalyzeCPU(tl, a.Load, a.Autoscaling, cfg)
 	a.Events, a.Notes = append(a.Events, ev...), append(a.Notes, notes...)
+	a.Memory = AnalyzeMemory(tl)
 	a.Database, notes = AnalyzeDatabase(tl, cfg)
 	a.Connections = AnalyzeConnections(tl, cfg)
 	if !a.Connections.Empty() {

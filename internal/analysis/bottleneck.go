@@ -554,10 +554,68 @@ func StartupRule(in RuleInput) Check {
 	return c
 }
 
-// MemoryRule says the memory sources are not in the catalog yet, so memory is never
-// guessed: it is reported as not checked.
-func MemoryRule(RuleInput) Check {
-	return Check{Resource: ResourceMemory, Missing: "container_memory_working_set_bytes against the memory limit and OOM kills (not in the catalog)"}
+// MemoryRule says a container's working set at memory.working_set_of_limit of its
+// memory limit, or a container OOM-killed. Without working set and limit it is not
+// checked; without kube-state-metrics' restarts and termination reasons it judges by
+// the working set alone.
+func MemoryRule(in RuleInput) Check {
+	c := Check{Resource: ResourceMemory, Numbers: map[string]float64{}}
+	r := in.Rules.Memory.WorkingSetOfLimit.V
+	var texts []string
+	var sat []Check
+	judged := false
+	for _, w := range in.Analysis.Memory {
+		for _, t := range w.OOMKills {
+			if in.Window.Contains(t) {
+				sat = append(sat, Check{Object: w.Object(), At: t, Res: in.TL.Res(SourceKSM),
+					Evidence: []string{fmt.Sprintf("%s: a container OOM-killed at %s (kube_pod_container_status_last_terminated_reason=\"OOMKilled\")", w.Object(), t.UTC().Format(time.TimeOnly))}})
+				break
+			}
+		}
+		if w.OfLimit.Empty() {
+			continue
+		}
+		judged = true
+		if p, ok := firstAtLeast(w.OfLimit.Points, in.Window, r); ok {
+			lim := ""
+			if w.Limit != nil {
+				lim = " " + FormatBytes(w.Limit.Value)
+			}
+			sat = append(sat, Check{Object: w.Object(), At: p.T, Res: in.TL.Res(SourceCAdvisor),
+				Evidence: []string{fmt.Sprintf("%s working set at %s of its%s memory limit at %s (rule: ≥ %s)", w.Object(), pct(p.V), lim, p.T.UTC().Format(time.TimeOnly), pct(r))}})
+			continue
+		}
+		hi, _ := peakIn(w.OfLimit.Points, in.Window)
+		t := fmt.Sprintf("%s working set at most %s of its limit", w.Object(), pct(hi))
+		c.Numbers[w.Object()+"_peak_of_limit"] = roundTo(hi, 4)
+		if w.Restarts != nil {
+			n := 0.0
+			for _, p := range w.RestartsAt.Points {
+				if in.Window.Contains(p.T) {
+					n += p.V
+				}
+			}
+			t += fmt.Sprintf(", %s restarts", FormatNum(n))
+			c.Numbers[w.Object()+"_restarts"] = n
+		}
+		texts = append(texts, t)
+	}
+	if len(sat) > 0 {
+		f := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
+		f.Resource, f.Saturated = ResourceMemory, true
+		for _, o := range sat {
+			if !o.At.Equal(f.At) || o.Object != f.Object {
+				f.Evidence = append(f.Evidence, "then "+strings.Join(o.Evidence, "; "))
+			}
+		}
+		return f
+	}
+	if !judged {
+		c.Missing = "cAdvisor's container_memory_working_set_bytes with kube-state-metrics' memory limits (kube_pod_container_resource_limits{resource=\"memory\"}) for the app's pods"
+		return c
+	}
+	c.Text = "not memory: " + strings.Join(texts, "; ")
+	return c
 }
 
 // DatabaseRule says the database server's CPU at database.cpu_percent, or its CPU credit

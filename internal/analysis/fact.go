@@ -209,6 +209,11 @@ const (
 	QPoolSize                = query.QPoolSize
 	QPoolPending             = query.QPoolPending
 	QPoolWaits               = query.QPoolWaits
+	QMemoryWorkingSet        = query.QMemoryWorkingSet
+	QMemoryLimit             = query.QMemoryLimit
+	QMemoryOfLimit           = query.QMemoryOfLimit
+	QRestarts                = query.QRestarts
+	QOOMKilled               = query.QOOMKilled
 )
 
 // Queries returns the names of the queries the detectors read: a catalog must define

@@ -61,6 +61,13 @@ const (
 	QPoolSize            = "pool_size"
 	QPoolPending         = "pool_pending"
 	QPoolWaits           = "pool_waits"
+	// Memory (cAdvisor + kube-state-metrics): a catalog without them leaves memory
+	// unjudged.
+	QMemoryWorkingSet = "memory_working_set_pod"
+	QMemoryLimit      = "memory_limit_pod"
+	QMemoryOfLimit    = "memory_of_limit_pod"
+	QRestarts         = "restarts_pod"
+	QOOMKilled        = "oom_killed_pod"
 )
 
 // DetectorQueries returns the names of the queries the detectors read: a catalog must
