@@ -55,6 +55,30 @@ func (b *bottleneckCase) withDatabase(cpu float64, conns float64) {
 	b.a.Database = []Database{{Instance: "db1", ConnectionsPeak: &Fact{Value: conns}, CreditEnd: &Fact{Value: 110}, CreditTrend: "rising"}}
 }
 
+// withMemory puts the workload shop/api's memory series in the timeline (two pods, a
+// 256 MiB limit each; pod b's working set of limit is ofLimit, pod a's 30%; restarts
+// and the OOMKilled reason per pod b as given) and derives a.Memory from them.
+func (b *bottleneckCase) withMemory(ofLimit, restarts, oomKilled func(time.Duration) float64) {
+	run := b.tl.Run
+	pod := func(p string) map[string]string { return m("namespace", "shop", "workload", "api", "pod", p) }
+	const limit = 256 << 20
+	b.tl.Sets[QMemoryLimit] = timeline.Set{gen(pod("a"), run.From, run.To, ksmRes, func(time.Duration) float64 { return limit }),
+		gen(pod("b"), run.From, run.To, ksmRes, func(time.Duration) float64 { return limit })}
+	b.tl.Sets[QMemoryOfLimit] = timeline.Set{gen(pod("a"), run.From, run.To, ksmRes, func(time.Duration) float64 { return 0.3 }),
+		gen(pod("b"), run.From, run.To, ksmRes, ofLimit)}
+	b.tl.Sets[QMemoryWorkingSet] = timeline.Set{gen(pod("b"), run.From, run.To, ksmRes, func(d time.Duration) float64 { return ofLimit(d) * limit })}
+	if restarts != nil {
+		b.tl.Sets[QRestarts] = timeline.Set{gen(pod("a"), run.From, run.To, ksmRes, func(time.Duration) float64 { return 0 }),
+			gen(pod("b"), run.From, run.To, ksmRes, restarts)}
+	}
+	if oomKilled != nil {
+		b.tl.Sets[QOOMKilled] = timeline.Set{gen(pod("b"), run.From, run.To, ksmRes, oomKilled)}
+	}
+	b.a.Memory = AnalyzeMemory(b.tl)
+}
+
+func flat(v float64) func(time.Duration) float64 { return func(time.Duration) float64 { return v } }
+
 func TestDecideBottleneck(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -256,7 +280,65 @@ func TestDecideBottleneck(t *testing.T) {
 			},
 			resource: ResourceUnknown, stage: 2, at: -1,
 			ruledOut: []string{ResourceLoadGenerator},
-			says:     []string{"not the load generator: 92 dropped, error rate 0%, p95 500 ms (25.0× the lowest stage p95; rule: ≤ 2×)", "memory (container_memory_working_set_bytes"},
+			says:     []string{"not the load generator: 92 dropped, error rate 0%, p95 500 ms (25.0× the lowest stage p95; rule: ≤ 2×)", "memory (cAdvisor's container_memory_working_set_bytes"},
+		},
+		{
+			name:     "memory ruled out with numbers: working set 41% of its limit, no restarts",
+			edit:     func(b *bottleneckCase, _ *Config) { b.withMemory(flat(0.41), flat(3), flat(0)) },
+			resource: ResourceNone, at: -1,
+			ruledOut: []string{ResourceMemory, ResourceCPU},
+			says:     []string{"not memory: shop/api working set at most 41% of its limit, 0 restarts"},
+		},
+		{
+			name: "memory: working set reached the limit in the broken stage",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "error rate 7% > 1% (default)")
+				b.withMemory(stepsAt([]time.Duration{0, 5 * time.Minute}, []float64{0.5, 0.97}), flat(0), nil)
+			},
+			resource: ResourceMemory, stage: 2, at: 5 * time.Minute,
+			ruledOut: []string{ResourceCPU, ResourceReplicas},
+			says:     []string{"shop/api working set at 97% of its 256.0 MiB memory limit at 10:05:00 (rule: ≥ 95%)"},
+		},
+		{
+			name: "memory: an OOM kill during the run, below the working-set threshold",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				kill := 7*time.Minute + 30*time.Second
+				b.withMemory(flat(0.8), stepsAt([]time.Duration{0, kill}, []float64{2, 3}), stepsAt([]time.Duration{0, kill}, []float64{0, 1}))
+			},
+			resource: ResourceMemory, stage: 3, at: 7*time.Minute + 30*time.Second,
+			says: []string{"shop/api: a container OOM-killed at 10:07:30"},
+		},
+		{
+			name: "memory: an OOM kill before the run (reason set from the start, no restart) is not this run's",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.withMemory(flat(0.8), flat(4), flat(1))
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			ruledOut: []string{ResourceMemory},
+			says:     []string{"not memory: shop/api working set at most 80% of its limit, 0 restarts"},
+		},
+		{
+			name: "memory: a second OOM kill while the reason was already OOMKilled (the pod restarted)",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				kill := 8 * time.Minute
+				b.withMemory(flat(0.8), stepsAt([]time.Duration{0, kill}, []float64{4, 5}), flat(1))
+			},
+			resource: ResourceMemory, stage: 3, at: 8 * time.Minute,
+			says: []string{"a container OOM-killed at 10:08:00"},
+		},
+		{
+			name: "memory: a user's threshold of 99% does not saturate at 97%",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(1, "error rate 7% > 1% (default)")
+				b.withMemory(flat(0.97), nil, nil)
+				cfg.Bottleneck.Memory.WorkingSetOfLimit.V = 0.99
+			},
+			resource: ResourceUnknown, stage: 2, at: -1,
+			ruledOut: []string{ResourceMemory},
+			says:     []string{"not memory: shop/api working set at most 97% of its limit"},
 		},
 		{
 			name: "no cAdvisor: CPU not checked, unknown names it",
