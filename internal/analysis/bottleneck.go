@@ -564,7 +564,11 @@ func MemoryRule(in RuleInput) Check {
 	var texts []string
 	var sat []Check
 	judged := false
-	for _, w := range in.Analysis.Memory {
+	var mem []WorkloadMemory
+	if in.Analysis != nil {
+		mem = in.Analysis.Memory
+	}
+	for _, w := range mem {
 		for _, t := range w.OOMKills {
 			if in.Window.Contains(t) {
 				sat = append(sat, Check{Object: w.Object(), At: t, Res: in.TL.Res(SourceKSM),

@@ -49,8 +49,9 @@ func TestCatalogMatchesSimulator(t *testing.T) {
 	r := query.NewRunner(q, cat, promslog.NewNopLogger())
 	v := query.Vars{Namespace: p.Namespace, RateWindow: 5 * time.Second, Params: map[string]float64{"db_pool_per_pod": 5}}
 
-	// Not emitted unless set: KSM exports the tolerance only when behavior sets it.
-	optional := map[string]bool{"hpa_tolerance": true}
+	// Not emitted unless set: KSM exports the tolerance only when behavior sets it, and a
+	// container's last terminated reason only once it terminated (simulated pods do not).
+	optional := map[string]bool{"hpa_tolerance": true, "oom_killed_pod": true}
 	type check struct{ name, expr string }
 	var checks []check
 	for _, name := range slices.Sorted(maps.Keys(cat.Queries)) {
@@ -102,5 +103,27 @@ func TestCatalogMatchesSimulator(t *testing.T) {
 	}
 	for _, svc := range p.Services {
 		require.True(t, workloads[svc.Name], "pods of %s joined to their Deployment; got %v", svc.Name, workloads)
+	}
+
+	// The memory rule's numbers: no load is sent, so every pod's working set is its
+	// service's base and memory_of_limit_pod is base ÷ limit; no container restarted.
+	res, err = r.Instant(context.Background(), query.QMemoryOfLimit, v, time.Now())
+	require.NoError(t, err)
+	ofLimit := map[string]bool{}
+	for _, s := range res.Set {
+		i := slices.IndexFunc(p.Services, func(svc sim.ServiceSpec) bool { return svc.Name == s.Label("workload") })
+		require.GreaterOrEqual(t, i, 0, "a simulated Deployment: %s", s)
+		svc := p.Services[i]
+		require.Len(t, s.Points, 1)
+		require.InDelta(t, float64(svc.Memory.Base)/float64(svc.Resources.Limits.Memory), s.Points[0].V, 1e-9, "%s", s)
+		ofLimit[svc.Name] = true
+	}
+	require.Len(t, ofLimit, len(p.Services), "working set of limit per service")
+	res, err = r.Instant(context.Background(), query.QRestarts, v, time.Now())
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Set)
+	for _, s := range res.Set {
+		require.Len(t, s.Points, 1)
+		require.Zero(t, s.Points[0].V, "restarts of %s", s)
 	}
 }
