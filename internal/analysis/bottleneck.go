@@ -576,7 +576,8 @@ func MemoryRule(in RuleInput) Check {
 				break
 			}
 		}
-		if w.OfLimit.Empty() {
+		hi, ok := peakIn(w.OfLimit.Points, in.Window)
+		if !ok {
 			continue
 		}
 		judged = true
@@ -589,7 +590,6 @@ func MemoryRule(in RuleInput) Check {
 				Evidence: []string{fmt.Sprintf("%s working set at %s of its%s memory limit at %s (rule: ≥ %s)", w.Object(), pct(p.V), lim, p.T.UTC().Format(time.TimeOnly), pct(r))}})
 			continue
 		}
-		hi, _ := peakIn(w.OfLimit.Points, in.Window)
 		t := fmt.Sprintf("%s working set at most %s of its limit", w.Object(), pct(hi))
 		c.Numbers[w.Object()+"_peak_of_limit"] = roundTo(hi, 4)
 		if w.Restarts != nil {

@@ -442,3 +442,30 @@ func TestConnectionGrowthBelowResolutionIsNoChange(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeMemory(t *testing.T) {
+	b := newBottleneckCase()
+	kill := 7*time.Minute + 30*time.Second
+	b.withMemory(stepsAt([]time.Duration{0, kill}, []float64{0.6, 0.97}), stepsAt([]time.Duration{0, kill}, []float64{2, 3}), stepsAt([]time.Duration{0, kill}, []float64{0, 1}))
+	if len(b.a.Memory) != 1 {
+		t.Fatalf("memory of %d workloads, want 1: %+v", len(b.a.Memory), b.a.Memory)
+	}
+	w := b.a.Memory[0]
+	if w.Object() != "shop/api" || w.PeakOfLimit == nil || w.PeakOfLimit.Value != 0.97 || !w.PeakOfLimit.At.Equal(t0.Add(kill)) {
+		t.Errorf("peak of limit %+v of %s, want 0.97 at +%s", w.PeakOfLimit, w.Object(), kill)
+	}
+	if w.Limit == nil || w.Limit.Value != 256<<20 || w.PeakWorkingSet == nil || w.PeakWorkingSet.Value != 0.97*(256<<20) {
+		t.Errorf("limit %+v, peak working set %+v", w.Limit, w.PeakWorkingSet)
+	}
+	if w.Restarts == nil || w.Restarts.Value != 1 {
+		t.Errorf("restarts %+v, want 1 (2 → 3 in the run)", w.Restarts)
+	}
+	if len(w.OOMKills) != 1 || !w.OOMKills[0].Equal(t0.Add(kill)) {
+		t.Errorf("OOM kills %v, want one at +%s", w.OOMKills, kill)
+	}
+	// A window with no memory samples (before the run) judges nothing.
+	in := RuleInput{TL: b.tl, Analysis: &b.a, Window: timeline.Window{From: t0.Add(-2 * time.Hour), To: t0.Add(-time.Hour)}, Rules: defaultRules()}
+	if c := MemoryRule(in); c.Missing == "" || c.Saturated {
+		t.Errorf("memory judged without samples in the window: %+v", c)
+	}
+}
