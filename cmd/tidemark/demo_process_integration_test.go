@@ -47,16 +47,7 @@ flow:
     timeout: 30s
     sleep: 1
 `), 0o644))
-	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "demo", "--runtime", "process", "--profile", "../../examples/cluster-story3-process-500m.yaml",
-		"--scenario", scenario, "--scrape.interval", "1s", "--cooldown", "0s", "--quiet", "--output.dir", out, "--web.listen-address", "127.0.0.1:0")
-	b, err := cmd.CombinedOutput()
-	t.Logf("%s", b)
-	require.NoError(t, err)
-	raw, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
-	require.NoError(t, err)
-	var res correlator.Result
-	require.NoError(t, json.Unmarshal(raw, &res))
+	res, pid := runProcessDemo(t, bin, "../../examples/cluster-story3-process-500m.yaml", scenario, filepath.Join(dir, "out"))
 	require.Positive(t, res.Load.Requests)
 	require.Zero(t, res.Load.Failures, "no request failed")
 	// The report's throttling onset: the first hold throttled in most of its CFS periods.
@@ -71,7 +62,7 @@ flow:
 		runs, err := top.Children()
 		require.NoError(t, err)
 		for _, r := range runs {
-			require.False(t, strings.HasPrefix(r, fmt.Sprintf("run-%d-", cmd.Process.Pid)), "cgroup %s/%s is left", process.Top, r)
+			require.False(t, strings.HasPrefix(r, fmt.Sprintf("run-%d-", pid)), "cgroup %s/%s is left", process.Top, r)
 		}
 	}
 }
@@ -104,16 +95,7 @@ flow:
     timeout: 30s
     sleep: 1
 `), 0o644))
-	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "demo", "--runtime", "process", "--profile", "../../examples/cluster-story2-postgres.yaml",
-		"--scenario", scenario, "--scrape.interval", "1s", "--cooldown", "0s", "--quiet", "--output.dir", out, "--web.listen-address", "127.0.0.1:0")
-	b, err := cmd.CombinedOutput()
-	t.Logf("%s", b)
-	require.NoError(t, err)
-	raw, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
-	require.NoError(t, err)
-	var res correlator.Result
-	require.NoError(t, json.Unmarshal(raw, &res))
+	res, _ := runProcessDemo(t, bin, "../../examples/cluster-story2-postgres.yaml", scenario, filepath.Join(dir, "out"))
 	require.Positive(t, res.Load.Requests)
 	require.Zero(t, res.Load.Failures, "no request failed")
 
@@ -141,4 +123,21 @@ flow:
 	if p.PendingPeak != nil {
 		require.Zero(t, p.PendingPeak.Value, "nobody waited for a connection")
 	}
+}
+
+// runProcessDemo runs `tidemark demo --runtime process` on profile with scenario, scraping
+// every second and without waiting for a scale-in, and returns its report.json and the
+// demo's pid (its cgroups are named after it).
+func runProcessDemo(t *testing.T, bin, profile, scenario, out string) (correlator.Result, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "demo", "--runtime", "process", "--profile", profile,
+		"--scenario", scenario, "--scrape.interval", "1s", "--cooldown", "0s", "--quiet", "--output.dir", out, "--web.listen-address", "127.0.0.1:0")
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s", b)
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(out, "report", "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(raw, &res))
+	return res, cmd.Process.Pid
 }
