@@ -386,6 +386,34 @@ export default async function () {
 	require.Equal(t, 1.0, h.c.of("checks")[0].Value)
 }
 
+// TestInterruptInsideAsyncFunction interrupts an iteration while its async function
+// runs before its first await (a busy loop), then runs the next iteration on the same
+// VU: its awaits of native promises settle. sobek left the interrupted call's frames on
+// the runtime's stacks, and every later await in that VU stayed pending
+// ("its promise is still pending with nothing left on the event loop").
+func TestInterruptInsideAsyncFunction(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	defer srv.Close()
+	h := startEnv(t, `
+import http from 'k6/http';
+import { check } from 'k6';
+export default async function () {
+  if (__ITER === 0) { const p = http.asyncRequest('GET', __ENV.BASE + '/ok'); for (;;) {} }
+  check(await http.asyncRequest('GET', __ENV.BASE + '/ok'), { ok: (r) => r.body === 'ok' });
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
+`, map[string]string{"BASE": srv.URL})
+	v := h.vus(t, 1)[0]
+	ctx, cancel := context.WithTimeout(bg(), 100*time.Millisecond)
+	defer cancel()
+	require.False(t, v.Iterate(ctx), "the busy loop is interrupted")
+	for range 3 {
+		require.True(t, v.Iterate(bg()), "the next iterations' awaits settle")
+	}
+	require.Len(t, h.c.of("checks"), 3)
+}
+
 // startEnv is start of one script with env as __ENV.
 func startEnv(t *testing.T, script string, env map[string]string) *harness {
 	t.Helper()

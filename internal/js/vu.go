@@ -406,6 +406,9 @@ func (v *vu) Iterate(ctx context.Context) bool {
 	}
 	v.loop.reset()
 	disarm()
+	if _, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+		unwindInterrupted(v.rt)
+	}
 	if err == nil {
 		_, err = settled(res)
 	}
