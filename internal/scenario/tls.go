@@ -191,6 +191,11 @@ func keyPair(cert, key []byte, password string) (tls.Certificate, error) {
 			return tls.Certificate{}, errors.New("key: a password is given but the key is not encrypted (Proc-Type: 4,ENCRYPTED)")
 		}
 		der, err := x509.DecryptPEMBlock(block, []byte(password)) //nolint:staticcheck // as above
+		if err == nil && !parsesAsKey(der) {
+			// RFC 1423 has no integrity check: a wrong password passes the padding
+			// check about once in 256 tries and yields bytes that are no key.
+			err = errors.New("the decrypted key does not parse (a wrong password?)")
+		}
 		if err != nil {
 			return tls.Certificate{}, fmt.Errorf("key: decrypt with the password: %w", err)
 		}
@@ -201,4 +206,16 @@ func keyPair(cert, key []byte, password string) (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("cert and key: %w", err)
 	}
 	return pair, nil
+}
+
+// parsesAsKey reports whether der is a private key in one of the forms a PEM key holds.
+func parsesAsKey(der []byte) bool {
+	if _, err := x509.ParsePKCS1PrivateKey(der); err == nil {
+		return true
+	}
+	if _, err := x509.ParseECPrivateKey(der); err == nil {
+		return true
+	}
+	_, err := x509.ParsePKCS8PrivateKey(der)
+	return err == nil
 }
