@@ -31,12 +31,19 @@ func (p *Profile) PoolPerPod() int {
 // WaitScaledIn waits until every HPA is back at its minimum replicas, ctx is done, or
 // limit has passed, checking every second. It reports whether every HPA scaled in.
 func (s *Server) WaitScaledIn(ctx context.Context, limit time.Duration) bool {
+	return WaitScaledIn(ctx, s.Snapshot, limit)
+}
+
+// WaitScaledIn waits until every HPA of the cluster snapshot describes is back at its
+// minimum replicas, ctx is done, or limit has passed, checking every second. It reports
+// whether every HPA scaled in. Both runtimes (Server and the process runtime) use it.
+func WaitScaledIn(ctx context.Context, snapshot func() Snapshot, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		done := true
-		for _, dep := range s.Snapshot().Deployments {
+		for _, dep := range snapshot().Deployments {
 			if dep.HPA != nil && dep.HPA.CurrentReplicas > dep.HPA.MinReplicas {
 				done = false
 			}

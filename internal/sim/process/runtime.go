@@ -458,25 +458,7 @@ func (r *Runtime) ScrapeConfig(interval time.Duration) (string, error) {
 // WaitScaledIn waits until every HPA is back at its minimum replicas, ctx is done, or
 // limit has passed. It reports whether every HPA scaled in.
 func (r *Runtime) WaitScaledIn(ctx context.Context, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		done := true
-		for _, dep := range r.Snapshot().Deployments {
-			if dep.HPA != nil && dep.HPA.CurrentReplicas > dep.HPA.MinReplicas {
-				done = false
-			}
-		}
-		if done || !time.Now().Before(deadline) {
-			return done
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-	}
+	return sim.WaitScaledIn(ctx, r.Snapshot, limit)
 }
 
 // WriteIntro writes the runtime's endpoints and how to stop it.
