@@ -23,7 +23,9 @@ func WriteExport(w io.Writer, in Input) error {
 		RootGroup legacyGroup               `json:"root_group"`
 		Metrics   map[string]map[string]any `json:"metrics"`
 		SetupData json.RawMessage           `json:"setup_data,omitempty"`
+		Breakdown *breakdownInfo            `json:"breakdown,omitempty"`
 	}{
+		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: legacyGroupOf(r.checks.root),
 		Metrics:   map[string]map[string]any{},
@@ -87,7 +89,9 @@ func WriteData(w io.Writer, in Input) error {
 		Metrics   map[string]metric `json:"metrics"`
 		SetupData json.RawMessage   `json:"setup_data,omitempty"`
 		Stages    []stageRow        `json:"stages"`
+		Breakdown *breakdownInfo    `json:"breakdown,omitempty"`
 	}{
+		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: dataGroupOf(r.checks.root),
 		Metrics:   map[string]metric{},

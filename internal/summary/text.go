@@ -59,7 +59,11 @@ func WriteText(w io.Writer, in Input) error {
 	if len(in.Thresholds) > 0 {
 		sections = append(sections, section{"THRESHOLDS", r.thresholdLines(p)})
 	}
-	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p, 2), r.metricLines(p, 2)...)})
+	total := append(r.checkLines(p, 2), r.metricLines(p, 2)...)
+	if note := r.breakdown.note(); note != "" {
+		total = append(total, indent(2)+p.paint(note, sgrFaintGrey), blank)
+	}
+	sections = append(sections, section{"TOTAL RESULTS", total})
 	if in.Mode == ModeFull {
 		full, err := r.fullSections(p)
 		if err != nil {
