@@ -36,6 +36,7 @@ const (
 	ReasonPodTerminated = "pod_terminated"           // the pod went away mid-request: 502
 	ReasonOverflow      = "upstream_overflow"        // ingress.max_pending outstanding already (Envoy UO): 503
 	ReasonRouteTimeout  = "route_timeout"            // ingress.route_timeout elapsed (Envoy UT): 504
+	ReasonOOMKilled     = "oom_killed"               // the pod's container was OOM-killed holding it: 502
 )
 
 // Result is how the simulated cluster answered one request.
@@ -48,6 +49,9 @@ type Result struct {
 	Reason string
 	// Pod is the pod that handled the request ("" if none did).
 	Pod string
+	// Cause is, for a failure (Status 500 or more), the resource the simulator knows
+	// made it fail, one of the Cause* constants; empty on success.
+	Cause string
 }
 
 // Cluster is the simulated cluster: Deployments with pods, their HPAs, metrics-server, CFS
@@ -73,6 +77,20 @@ type Cluster struct {
 	lagged    bool
 	gapTime   time.Duration
 	responses map[responseKey]int
+	// failures counts the failed answers to external requests by service, reason and
+	// cause, with the first one's time.
+	failures map[failureKey]*failureCount
+}
+
+// failureKey classifies one failed answer to an external request.
+type failureKey struct {
+	svc           int
+	reason, cause string
+}
+
+type failureCount struct {
+	n     int
+	first time.Time
 }
 
 // responseKey classifies one answer to an external request.
@@ -127,6 +145,13 @@ type pod struct {
 	pool                    *pool
 	ms                      []msSample
 	outstanding             int // requests the ingress sent here and has not answered
+	// cpuSatAt is the end of the last step in which the pod's CPU was saturated: its CFS
+	// quota or its threads gave its runnable requests less than they wanted.
+	cpuSatAt time.Time
+	// restarts counts the container's restarts; oomKilled is true once its last
+	// termination was an OOM kill.
+	restarts  int
+	oomKilled bool
 }
 
 type msSample struct {
@@ -163,7 +188,9 @@ type request struct {
 	finished    bool
 	external    bool // submitted from outside the cluster, counted in Responses
 	ingress     bool // counted in svc.outstanding until answered
-	done        func(Result)
+	// cause is set when the failure's cause is known before the answer (a failed call).
+	cause string
+	done  func(Result)
 }
 
 // NewCluster builds the cluster described by p at simulated time start: every Deployment
@@ -179,7 +206,8 @@ func NewCluster(p *Profile, start time.Time) (*Cluster, error) {
 	}
 	c := &Cluster{
 		p: p, start: start, now: start, byName: map[string]*service{}, responses: map[responseKey]int{},
-		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15)),
+		failures: map[failureKey]*failureCount{},
+		rng:      rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15)),
 		// A stream of its own, so that the load does not move the pods' start-up draws.
 		costRng: rand.New(rand.NewPCG(p.Seed^0x5851f42d4c957f2d, p.Seed+1)),
 	}
@@ -305,15 +333,7 @@ func (c *Cluster) newPod(s *service, t time.Time) *pod {
 	pd.started = t.Add(c.draw(st.Scheduling))
 	pd.running = pd.started.Add(c.draw(st.ImagePull))
 	pd.appUp = pd.running.Add(c.draw(st.AppStart))
-	// Probes run at running+initialDelay+k*period; the pod is Ready after
-	// success_threshold consecutive successes, the first once the app is up.
-	rp := st.Readiness
-	first := pd.running.Add(rp.InitialDelay.D())
-	if pd.appUp.After(first) {
-		k := math.Ceil(float64(pd.appUp.Sub(first)) / float64(rp.Period.D()))
-		first = first.Add(time.Duration(k) * rp.Period.D())
-	}
-	pd.readyAt = first.Add(time.Duration(rp.SuccessThreshold-1) * rp.Period.D())
+	pd.readyAt = readyTime(st.Readiness, pd.running, pd.appUp)
 	if c.db != nil && slices.ContainsFunc(s.endpoints, func(e *endpoint) bool { return e.spec.DBQueries > 0 }) {
 		pd.pool = &pool{pod: pd, size: s.spec.Pool.Size}
 	}
@@ -322,6 +342,18 @@ func (c *Cluster) newPod(s *service, t time.Time) *pod {
 		c.emit(Event{Kind: EventPodCreated, Service: s.name, Pod: pd.name, StartUp: pd.readyAt.Sub(pd.created)})
 	}
 	return pd
+}
+
+// readyTime is when a container started at running, whose app is up at appUp, passes
+// its readiness probe: probes run at running+initialDelay+k*period; the pod is Ready
+// after success_threshold consecutive successes, the first once the app is up.
+func readyTime(rp ReadinessProbe, running, appUp time.Time) time.Time {
+	first := running.Add(rp.InitialDelay.D())
+	if appUp.After(first) {
+		k := math.Ceil(float64(appUp.Sub(first)) / float64(rp.Period.D()))
+		first = first.Add(time.Duration(k) * rp.Period.D())
+	}
+	return first.Add(time.Duration(rp.SuccessThreshold-1) * rp.Period.D())
 }
 
 // EventKind says what happened in an Event.
@@ -333,6 +365,7 @@ const (
 	EventPodCreated EventKind = "pod_created" // the ReplicaSet created a pod
 	EventPodReady   EventKind = "pod_ready"   // a pod passed its readiness probe
 	EventPodDeleted EventKind = "pod_deleted" // a deleted pod finished terminating
+	EventOOMKilled  EventKind = "oom_killed"  // a pod's container was OOM-killed and restarts
 )
 
 // Event is one change in the cluster, for logs and demos.
@@ -483,15 +516,30 @@ func (c *Cluster) respond(r *request, status int, reason string) {
 			r.pod.outstanding--
 		}
 	}
+	cause := ""
+	if status >= http.StatusInternalServerError {
+		cause = r.cause
+		if cause == "" {
+			cause = c.cause(r, reason)
+		}
+	}
 	if r.external {
 		c.responses[responseKey{svc: r.svc.idx, status: status, gap: c.lagged}]++
+		if cause != "" {
+			k := failureKey{svc: r.svc.idx, reason: reason, cause: cause}
+			if f, ok := c.failures[k]; ok {
+				f.n++
+			} else {
+				c.failures[k] = &failureCount{n: 1, first: c.now}
+			}
+		}
 	}
 	name := ""
 	if r.pod != nil {
 		name = r.pod.name
 	}
 	if r.done != nil {
-		r.done(Result{Status: status, Latency: c.now.Sub(r.arrived), Reason: reason, Pod: name})
+		r.done(Result{Status: status, Latency: c.now.Sub(r.arrived), Reason: reason, Pod: name, Cause: cause})
 	}
 }
 
@@ -562,6 +610,7 @@ func (c *Cluster) next(r *request) {
 				return
 			}
 			if res.Status >= 500 {
+				r.cause = res.Cause
 				c.finish(r, http.StatusBadGateway, ReasonDownstream)
 				return
 			}
@@ -595,6 +644,7 @@ func (c *Cluster) Step() {
 			if pd.gone {
 				continue
 			}
+			c.checkMemory(pd)
 			c.expireQueue(pd)
 			c.runCPU(pd, dt)
 		}
@@ -685,6 +735,9 @@ func (c *Cluster) runCPU(pd *pod, dt time.Duration) {
 		demand += idle
 	}
 	granted := pd.cpu.Run(dt, runnable, demand)
+	if granted < demand || len(runnableReqs) > threads {
+		pd.cpuSatAt = c.now
+	}
 	if idle > 0 {
 		granted -= min(granted, idle) // the background threads run first
 	}

@@ -110,7 +110,7 @@ func TestRequestsFailAsTheModelDictates(t *testing.T) {
 		}
 		var got Result
 		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
-		require.Equal(t, Result{Status: 503, Reason: ReasonNoEndpoints}, got)
+		require.Equal(t, Result{Status: 503, Reason: ReasonNoEndpoints, Cause: CauseOther}, got, "no HPA is starting pods, no container was OOM-killed")
 	})
 	t.Run("pool timeout", func(t *testing.T) {
 		t.Parallel()
@@ -449,12 +449,14 @@ func TestIngressAnswersAsEnvoy(t *testing.T) {
 		for range 3 {
 			require.NoError(t, c.Submit("api", func(r Result) { got = append(got, r) }))
 		}
-		require.Equal(t, []Result{{Status: 503, Reason: ReasonOverflow}}, got, "the third overflows at once")
+		// No step has run yet: the pod's CPU has not been seen saturated.
+		require.Equal(t, []Result{{Status: 503, Reason: ReasonOverflow, Cause: CauseOther}}, got, "the third overflows at once")
 		c.Advance(simStart.Add(3 * time.Second))
 		require.Len(t, got, 3)
 		for _, r := range got[1:] {
 			require.Equal(t, 504, r.Status)
 			require.Equal(t, ReasonRouteTimeout, r.Reason)
+			require.Equal(t, CauseCPU, r.Cause, "held by the throttled pod")
 			require.Equal(t, 3*time.Second, r.Latency)
 		}
 		snap := c.Snapshot()
@@ -470,7 +472,7 @@ func TestIngressAnswersAsEnvoy(t *testing.T) {
 		var got Result
 		require.NoError(t, c.Submit("api", func(r Result) { got = r }))
 		c.Advance(simStart.Add(2 * time.Second))
-		require.Equal(t, Result{Status: 504, Reason: ReasonTimeout, Latency: time.Second, Pod: c.byName["api"].pods[0].name}, got)
+		require.Equal(t, Result{Status: 504, Reason: ReasonTimeout, Latency: time.Second, Pod: c.byName["api"].pods[0].name, Cause: CauseCPU}, got)
 	})
 	t.Run("route timeout 0s disables it, and defaults", func(t *testing.T) {
 		t.Parallel()

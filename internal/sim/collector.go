@@ -36,6 +36,7 @@ type ksmCollector struct {
 
 	podInfo, podCreated, podStart, podScheduled, podPhase, podReady, podReadyTime *prometheus.Desc
 	podOwner, podRequests, podLimits, podContainerReady, podRestarts, podDeletion *prometheus.Desc
+	podLastTerminated                                                             *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*ksmCollector)(nil)
@@ -84,6 +85,7 @@ func newKSMCollector(snap snapshotFunc) *ksmCollector {
 		podLimits:         desc("kube_pod_container_resource_limits", "The number of requested limit resource by a container. It is recommended to use the kube_pod_resource_limits metric exposed by kube-scheduler instead, as it is more precise.", with(pod, "container", "node", "resource", "unit")...),
 		podContainerReady: desc("kube_pod_container_status_ready", "Describes whether the containers readiness check succeeded.", with(pod, "container")...),
 		podRestarts:       desc("kube_pod_container_status_restarts_total", "The number of container restarts per container.", with(pod, "container")...),
+		podLastTerminated: desc("kube_pod_container_status_last_terminated_reason", "Describes the last reason the container was in terminated state.", with(pod, "container", "reason")...),
 		podDeletion:       desc("kube_pod_deletion_timestamp", "Unix deletion timestamp", pod...),
 	}
 }
@@ -95,7 +97,7 @@ func (k *ksmCollector) Describe(ch chan<- *prometheus.Desc) {
 		k.depSpec, k.depReplicas, k.depReady, k.depAvailable, k.depUnavailable, k.depUpdated, k.depGeneration, k.depObserved,
 		k.rsOwner, k.rsSpec, k.rsReplicas, k.rsReady,
 		k.podInfo, k.podCreated, k.podStart, k.podScheduled, k.podPhase, k.podReady, k.podReadyTime,
-		k.podOwner, k.podRequests, k.podLimits, k.podContainerReady, k.podRestarts, k.podDeletion,
+		k.podOwner, k.podRequests, k.podLimits, k.podContainerReady, k.podRestarts, k.podLastTerminated, k.podDeletion,
 	} {
 		ch <- d
 	}
@@ -199,7 +201,11 @@ func (k *ksmCollector) Collect(ch chan<- prometheus.Metric) {
 			ready = 1
 		}
 		gauge(k.podContainerReady, ready, ns, p.Name, p.UID, container)
-		ch <- prometheus.MustNewConstMetric(k.podRestarts, prometheus.CounterValue, 0, ns, p.Name, p.UID, container)
+		ch <- prometheus.MustNewConstMetric(k.podRestarts, prometheus.CounterValue, float64(p.Restarts), ns, p.Name, p.UID, container)
+		if p.LastTerminatedReason != "" {
+			// kube-state-metrics shows it while the container has a last terminated state.
+			gauge(k.podLastTerminated, 1, ns, p.Name, p.UID, container, p.LastTerminatedReason)
+		}
 	}
 }
 

@@ -157,7 +157,8 @@ type ResourceList struct {
 	Memory Bytes    `yaml:"memory"`
 }
 
-// MemorySpec is the working set: Base plus PerRequest for every request in the pod.
+// MemorySpec is the working set: Base plus PerRequest for every request in the pod. The
+// in-memory simulator OOM-kills a container whose working set reaches its memory limit.
 type MemorySpec struct {
 	Base       Bytes `yaml:"base"`
 	PerRequest Bytes `yaml:"per_request"`
@@ -724,6 +725,10 @@ func (s *ServiceSpec) validate(fe *fieldErrors, at string, haveDB bool) {
 	}
 	if s.Memory.Base == 0 {
 		s.Memory.Base = 40 << 20
+	}
+	if lim := r.Limits.Memory; lim != 0 && s.Memory.Base >= lim {
+		// The container would be OOM-killed as soon as it held a request.
+		fe.add(at+".memory.base", "expected less than the memory limit (%d), got %d", lim, s.Memory.Base)
 	}
 	if s.Queue.Max == 0 {
 		s.Queue.Max = 1000

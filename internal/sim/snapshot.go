@@ -50,6 +50,20 @@ type Responses struct {
 	// Counts splits the answers by service, status code and gap, ordered by service
 	// (profile order), code and gap (false first); only non-zero counts appear.
 	Counts []ResponseCount
+	// Failures splits the failed answers (status 500 or more) by service, reason and
+	// cause, ordered by the first one's time; only the in-memory simulator fills it.
+	Failures []FailureCount
+}
+
+// FailureCount is the simulator's own account of the failed answers of one service with
+// one Result.Reason and one Result.Cause (a Cause* constant): how many, and the simulated
+// time the first was answered.
+type FailureCount struct {
+	Service string
+	Reason  string
+	Cause   string
+	Count   int
+	First   time.Time
 }
 
 // ResponseTotals are counts of answers.
@@ -107,6 +121,12 @@ func (c *Cluster) responsesSnapshot() Responses {
 		r.Services[k.svc].add(k.status, k.gap, n)
 		r.Counts = append(r.Counts, ResponseCount{Service: c.services[k.svc].name, Code: k.status, StartupGap: k.gap, Count: n})
 	}
+	for k, f := range c.failures {
+		r.Failures = append(r.Failures, FailureCount{Service: c.services[k.svc].name, Reason: k.reason, Cause: k.cause, Count: f.n, First: f.first})
+	}
+	slices.SortFunc(r.Failures, func(a, b FailureCount) int {
+		return cmp.Or(a.First.Compare(b.First), cmp.Compare(a.Service, b.Service), cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.Cause, b.Cause))
+	})
 	return r
 }
 
@@ -154,6 +174,10 @@ type PodSnapshot struct {
 	CFS                   cfs.Stats
 	CFSQuota, CFSPeriod   time.Duration // zero quota: no limit
 	MemoryWorkingSetBytes float64
+	// Restarts is the container's restart count; LastTerminatedReason is its last
+	// termination's reason ("OOMKilled"), empty while it has not terminated.
+	Restarts             int
+	LastTerminatedReason string
 	// Load inside the pod.
 	Queued, InFlight int
 }
@@ -242,7 +266,11 @@ func (c *Cluster) podSnapshot(pd *pod) PodSnapshot {
 		CFSQuota:           pd.cpu.Bandwidth().Quota,
 		CFSPeriod:          pd.cpu.Bandwidth().Period,
 		Queued:             len(pd.queue),
+		Restarts:           pd.restarts,
 		InFlight:           len(pd.active),
+	}
+	if pd.oomKilled {
+		ps.LastTerminatedReason = "OOMKilled"
 	}
 	if !c.now.Before(pd.started) {
 		ps.Started = pd.started
@@ -252,7 +280,7 @@ func (c *Cluster) podSnapshot(pd *pod) PodSnapshot {
 	}
 	ps.CPUUsageSeconds = ps.CFS.Usage.Seconds()
 	if pd.isRunning {
-		ps.MemoryWorkingSetBytes = float64(svc.spec.Memory.Base) + float64(svc.spec.Memory.PerRequest)*float64(len(pd.queue)+len(pd.active))
+		ps.MemoryWorkingSetBytes = pd.workingSet()
 		if lim := svc.spec.Resources.Limits.Memory; lim > 0 {
 			ps.MemoryWorkingSetBytes = min(ps.MemoryWorkingSetBytes, float64(lim))
 		}
