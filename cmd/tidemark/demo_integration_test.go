@@ -186,35 +186,52 @@ func requireFailuresAsTheSimulatorCounted(t *testing.T, truthFile string, res *c
 	require.LessOrEqual(t, share, res.Errors.InGapShareBounds.High+1e-9, "the simulator's share inside start-up gaps")
 }
 
+// demoPushInterval is the demo's k6 remote-write push interval (loadDemo): k6 counts a
+// failure in the push after it was answered, and the report's stages count each push.
+const demoPushInterval = 5 * time.Second
+
 // requireVerdictAsTheSimulatorCounted checks the report's bottleneck against the
-// simulator's own truth (simulator.json's limit): "startup" must be the verdict; "none"
-// (every request answered without a failure) means the service was not the limit, so a
-// run that dropped iterations was limited by the load generator, and one that did not
-// held.
-func requireVerdictAsTheSimulatorCounted(t *testing.T, truthFile string, res *correlator.Result) {
+// simulator's own truth (simulator.json), and returns the truth: the verdict is the
+// simulator's limit, except that "none" (every request answered without a failure)
+// means the service was not the limit, so a run that dropped iterations was limited by
+// the load generator and one that did not held. A limit with a time (limit_at, its
+// first failure) is judged in the stage holding that moment, or in the next one when
+// the push that counted the failure fell in it (within demoPushInterval). Every
+// ruled-out resource carries its numbers.
+func requireVerdictAsTheSimulatorCounted(t *testing.T, truthFile string, res *correlator.Result) demo.Truth {
 	t.Helper()
 	b, err := os.ReadFile(truthFile)
 	require.NoError(t, err)
 	var truth demo.Truth
 	require.NoError(t, json.Unmarshal(b, &truth))
 	v := res.Bottleneck
-	t.Logf("simulator limit %q; report: %s; evidence %q; ruled out %+v", truth.Limit, v.Text, v.Evidence, v.RuledOut)
+	t.Logf("simulator: limit %q at %v, causes %+v; report: %s; evidence %q; ruled out %+v; not checked %+v",
+		truth.Limit, truth.LimitAt, truth.Causes, v.Text, v.Evidence, v.RuledOut, v.NotChecked)
+	want := truth.Limit
 	switch truth.Limit {
-	case analysis.ResourceStartup:
-		require.Equal(t, analysis.ResourceStartup, v.Resource)
+	case "":
+		t.Fatalf("the simulator's counts do not tell what limited the run: %+v", truth)
 	case analysis.ResourceNone:
-		want := analysis.ResourceNone
 		if res.Load.Dropped > 0 {
 			want = analysis.ResourceLoadGenerator
 		}
-		require.Equal(t, want, v.Resource)
-	default:
-		t.Fatalf("the simulator's counts do not tell what limited the run: %+v", truth)
+	}
+	require.Equal(t, want, v.Resource, v.Text)
+	if truth.LimitAt != nil {
+		var stages []int
+		for _, st := range res.Load.Stages {
+			if st.Contains(*truth.LimitAt) || st.Contains(truth.LimitAt.Add(demoPushInterval)) {
+				stages = append(stages, analysis.StageNumber(st.Stage))
+			}
+		}
+		require.NotEmpty(t, stages, "a stage holds the first %s failure at %s", truth.Limit, truth.LimitAt)
+		require.Contains(t, stages, v.Stage, "the stage holding the first %s failure at %s", truth.Limit, truth.LimitAt.Format(time.TimeOnly))
 	}
 	require.NotEmpty(t, v.RuledOut)
 	for _, o := range v.RuledOut {
 		require.NotEmpty(t, o.Numbers, "%s ruled out with its numbers", o.Resource)
 	}
+	return truth
 }
 
 // demoMaxVUs1 is the demo's spike with one VU (issue 28): the generator cannot start
