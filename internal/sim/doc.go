@@ -7,9 +7,12 @@
 // only what metrics-server would report, scales the Deployment, new pods take their drawn
 // start-up time before they are Ready and get traffic (and run cold for a warm-up), CPU
 // work beyond a container's quota waits for the next 100 ms period (package cfs), queries
-// wait for pool connections, and an optional Envoy proxy in front of a service answers 503
-// beyond its circuit breaker and 504 past its route timeout. docs/simulator.md describes
-// the model and how it compares with seed story 1.
+// wait for pool connections, a container whose working set reaches its memory limit is
+// OOM-killed and restarts, and an optional Envoy proxy in front of a service answers 503
+// beyond its circuit breaker and 504 past its route timeout. Every failure carries the
+// resource that made it fail, judged from the model's state when it is answered
+// (Result.Cause, Responses.Failures; causes.go). docs/simulator.md describes the model
+// and how it compares with seed story 1.
 //
 // A new Cluster is one that has been running: its pods are Ready, each HPA's status reads as
 // after an earlier sync (current = desired = the Deployment's replicas, the pods' idle CPU as
@@ -35,7 +38,7 @@
 //     status_observed_generation}, kube_replicaset_{owner,spec_replicas,status_replicas,status_ready_replicas},
 //     kube_pod_{info,created,start_time,status_scheduled_time,status_phase,status_ready,status_ready_time,owner,
 //     container_resource_requests,container_resource_limits,container_status_ready,
-//     container_status_restarts_total,deletion_timestamp};
+//     container_status_restarts_total,container_status_last_terminated_reason,deletion_timestamp};
 //   - /metrics/cadvisor: container_cpu_usage_seconds_total, container_cpu_cfs_periods_total,
 //     container_cpu_cfs_throttled_periods_total, container_cpu_cfs_throttled_seconds_total,
 //     container_spec_cpu_quota, container_spec_cpu_period, container_spec_cpu_shares,
