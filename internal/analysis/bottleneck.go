@@ -622,12 +622,17 @@ func MemoryRule(in RuleInput) Check {
 	return c
 }
 
-// DatabaseRule says the database server's CPU at database.cpu_percent, or its CPU credit
-// balance at database.credit_balance_min.
+// DatabaseRule says the database server's CPU at database.cpu_percent, its CPU credit
+// balance at database.credit_balance_min, or its connections at
+// database.connections_of_max of max_connections: the exporter's own for
+// postgres_exporter and mysqld_exporter, params.db_max_connections (Config.DBMaxConnections)
+// for RDS, whose CloudWatch metrics have none; without it RDS connections are not
+// checked against max_connections, and the ruled-out text says so.
 func DatabaseRule(in RuleInput) Check {
 	c := Check{Resource: ResourceDatabase, Numbers: map[string]float64{}}
-	cpus, credits := in.TL.Set(QRDSCPU), in.TL.Set(QRDSCreditBalance)
-	rds := len(in.Analysis.Database) > 0 && (len(cpus) > 0 || len(credits) > 0)
+	cpus, credits, conns := in.TL.Set(QRDSCPU), in.TL.Set(QRDSCreditBalance), in.TL.Set(QRDSConnections)
+	maxConns := in.Cfg.DBMaxConnections
+	rds := len(in.Analysis.Database) > 0 && (len(cpus) > 0 || len(credits) > 0 || len(conns) > 0 && maxConns > 0)
 	if !rds && len(in.Analysis.Connections.Servers) == 0 {
 		c.Missing = "the database server's metrics (CloudWatch RDS via YACE or cloudwatch_exporter, postgres_exporter or mysqld_exporter)"
 		return c
@@ -636,6 +641,7 @@ func DatabaseRule(in RuleInput) Check {
 	res := in.TL.Res(SourceRDS)
 	sat, texts, numbers := serverConnectionsRule(in)
 	maps.Copy(c.Numbers, numbers)
+	uncheckedMax := false
 	for _, d := range in.Analysis.Database {
 		key := func(s timeline.Series) bool { return dbInstance(s) == d.Instance }
 		cpu := pick(cpus, key)
@@ -657,9 +663,28 @@ func DatabaseRule(in RuleInput) Check {
 			t += fmt.Sprintf(", CPU credits %s (%s at the end)", d.CreditTrend, FormatNum(d.CreditEnd.Value))
 			c.Numbers[d.Instance+"_credit_balance_end"] = roundTo(d.CreditEnd.Value, 4)
 		}
-		if d.ConnectionsPeak != nil {
-			t += ", connections at most " + FormatNum(d.ConnectionsPeak.Value)
-			c.Numbers[d.Instance+"_connections_peak"] = roundTo(d.ConnectionsPeak.Value, 4)
+		conn := pick(conns, key)
+		if maxConns > 0 {
+			if p, ok := firstAtLeast(conn.Points, in.Window, r.ConnectionsOfMax.V*maxConns); ok {
+				sat = append(sat, Check{Object: d.Instance, At: p.T, Evidence: []string{fmt.Sprintf("%s connections %s of max_connections %s (params.db_max_connections) at %s (rule: ≥ %s)",
+					d.Instance, FormatNum(p.V), FormatNum(maxConns), p.T.UTC().Format(time.TimeOnly), pct(r.ConnectionsOfMax.V))}})
+				texts = append(texts, t)
+				continue
+			}
+		}
+		peak, ok := peakIn(conn.Points, in.Window)
+		if !ok && d.ConnectionsPeak != nil {
+			peak, ok = d.ConnectionsPeak.Value, true
+		}
+		switch {
+		case ok && maxConns > 0:
+			t += fmt.Sprintf(", connections %s of %s", FormatNum(peak), FormatNum(maxConns))
+			c.Numbers[d.Instance+"_connections_peak"] = roundTo(peak, 4)
+			c.Numbers[d.Instance+"_max_connections"] = maxConns
+		case ok:
+			t += ", connections at most " + FormatNum(peak)
+			c.Numbers[d.Instance+"_connections_peak"] = roundTo(peak, 4)
+			uncheckedMax = true
 		}
 		texts = append(texts, t)
 	}
@@ -672,6 +697,9 @@ func DatabaseRule(in RuleInput) Check {
 		return f
 	}
 	c.Text = "not the database: " + strings.Join(texts, "; ")
+	if uncheckedMax {
+		c.Text += "; not checked: max_connections (params.db_max_connections)"
+	}
 	return c
 }
 

@@ -52,6 +52,7 @@ func (b *bottleneckCase) withDatabase(cpu float64, conns float64) {
 	rds := m("dimension_DBInstanceIdentifier", "db1")
 	b.tl.Sets[QRDSCPU] = timeline.Set{gen(rds, b.tl.Run.From, b.tl.Run.To, rdsRes, func(time.Duration) float64 { return cpu })}
 	b.tl.Sets[QRDSCreditBalance] = timeline.Set{gen(rds, b.tl.Run.From, b.tl.Run.To, rdsRes, func(d time.Duration) float64 { return 100 + d.Minutes() })}
+	b.tl.Sets[QRDSConnections] = timeline.Set{gen(rds, b.tl.Run.From, b.tl.Run.To, rdsRes, flat(conns))}
 	b.a.Database = []Database{{Instance: "db1", ConnectionsPeak: &Fact{Value: conns}, CreditEnd: &Fact{Value: 110}, CreditTrend: "rising"}}
 }
 
@@ -85,9 +86,10 @@ func TestDecideBottleneck(t *testing.T) {
 		edit     func(b *bottleneckCase, cfg *Config)
 		resource string
 		stage    int
-		at       time.Duration // from t0; -1 = no moment
-		ruledOut []string      // resources ruled out (with numbers)
-		says     []string      // in the text or evidence
+		at       time.Duration      // from t0; -1 = no moment
+		ruledOut []string           // resources ruled out (with numbers)
+		says     []string           // in the text or evidence
+		numbers  map[string]float64 // in the ruled-out resources' numbers
 	}{
 		{
 			name:     "every stage held",
@@ -233,6 +235,69 @@ func TestDecideBottleneck(t *testing.T) {
 			},
 			resource: ResourceDatabase, stage: 3, at: 7 * time.Minute,
 			says: []string{"pg:5432 (postgres) at 148 of max_connections 150 at 10:07:00 (rule: ≥ 90%)"},
+		},
+		{
+			name: "RDS at max_connections (params.db_max_connections)",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.withDatabase(12, 41)
+				b.tl.Sets[QRDSConnections][0] = gen(m("dimension_DBInstanceIdentifier", "db1"), b.tl.Run.From, b.tl.Run.To, rdsRes, stepsAt([]time.Duration{0, 7 * time.Minute}, []float64{41, 140}))
+				cfg.DBMaxConnections = 150
+			},
+			resource: ResourceDatabase, stage: 3, at: 7 * time.Minute,
+			ruledOut: []string{ResourceCPU},
+			says:     []string{"db1 connections 140 of max_connections 150 (params.db_max_connections) at 10:07:00 (rule: ≥ 90%)"},
+		},
+		{
+			name: "RDS connections below max_connections: ruled out with both numbers",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(2, "error rate 3% > 1% (default)")
+				b.withDatabase(12, 41)
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 8 * time.Minute}, []float64{0.02, 0.5}))
+				cfg.DBMaxConnections = 150
+			},
+			resource: ResourceCPU, stage: 3, at: 8 * time.Minute,
+			ruledOut: []string{ResourceDatabase},
+			says:     []string{"not the database: db1: CPU at most 12%, CPU credits rising (110 at the end), connections 41 of 150"},
+			numbers:  map[string]float64{"db1_connections_peak": 41, "db1_max_connections": 150},
+		},
+		{
+			name: "RDS max_connections unknown: 140 connections do not saturate, the text says not checked",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.withDatabase(12, 140)
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			ruledOut: []string{ResourceDatabase},
+			says:     []string{"connections at most 140; not checked: max_connections (params.db_max_connections)"},
+			numbers:  map[string]float64{"db1_connections_peak": 140},
+		},
+		{
+			name: "RDS connections: a user's connections_of_max of 0.99 does not saturate at 140 of 150",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.withDatabase(12, 140)
+				cfg.DBMaxConnections = 150
+				cfg.Bottleneck.Database.ConnectionsOfMax.V = 0.99
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			ruledOut: []string{ResourceDatabase},
+			says:     []string{"connections 140 of 150"},
+			numbers:  map[string]float64{"db1_connections_peak": 140, "db1_max_connections": 150},
+		},
+		{
+			name: "RDS connections only, max_connections given: judged without CPU series",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.withDatabase(12, 41)
+				delete(b.tl.Sets, QRDSCPU)
+				delete(b.tl.Sets, QRDSCreditBalance)
+				b.a.Database[0].CreditEnd = nil
+				b.tl.Sets[QRDSConnections][0] = gen(m("dimension_DBInstanceIdentifier", "db1"), b.tl.Run.From, b.tl.Run.To, rdsRes, stepsAt([]time.Duration{0, 9 * time.Minute}, []float64{41, 150}))
+				cfg.DBMaxConnections = 150
+			},
+			resource: ResourceDatabase, stage: 3, at: 9 * time.Minute,
+			says: []string{"db1 connections 150 of max_connections 150"},
 		},
 		{
 			name: "story 2 with exporters: app CPU, pool 27% busy, connections 41 of 150",
@@ -388,6 +453,20 @@ func TestDecideBottleneck(t *testing.T) {
 				}
 				if len(got.RuledOut[i].Numbers) == 0 {
 					t.Errorf("%s ruled out without numbers: %+v", r, got.RuledOut[i])
+				}
+			}
+			for k, v := range tc.numbers {
+				found := false
+				for _, r := range got.RuledOut {
+					if n, ok := r.Numbers[k]; ok {
+						found = true
+						if n != v {
+							t.Errorf("ruled-out %s: %s = %g, want %g", r.Resource, k, n, v)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no ruled-out resource has the number %s: %s", k, all)
 				}
 			}
 			for _, s := range tc.says {

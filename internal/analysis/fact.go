@@ -136,6 +136,9 @@ type Config struct {
 	RateWindows map[string]time.Duration
 	// PoolPerPod is the application's DB connection pool per pod; 0 = unknown.
 	PoolPerPod float64
+	// DBMaxConnections is the RDS instances' max_connections (params.db_max_connections),
+	// which CloudWatch does not publish; 0 = unknown.
+	DBMaxConnections float64
 	// GivenStages, when set, are the run's stages as the user gave them (ParseStages:
 	// `tidemark correlate --stages 2m:10,30s:50`), from the run window's start. They
 	// replace the tidemark_scenario_target series and inference (Load.StagesSource

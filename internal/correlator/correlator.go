@@ -409,8 +409,9 @@ func (c *Correlator) analysisConfig(cfg Config, windows map[string]time.Duration
 		HPATolerance: d.HPATolerance, ThrottleOnsets: d.ThrottleOnsets, ErrorBurstRatio: d.ErrorBurstRatio,
 		ThrottleStageOnset: d.ThrottleStageOnset,
 		StageAchievedOK:    d.StageAchievedOK, ErrorRatioOK: d.ErrorRatioOK, RateWindows: windows,
-		PoolPerPod:  c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
-		GivenStages: cfg.Stages, GivenStagesUnit: cfg.StagesUnit,
+		PoolPerPod:       c.cat.Param("db_pool_per_pod", query.Vars{Params: cfg.Params}),
+		DBMaxConnections: c.cat.Param("db_max_connections", query.Vars{Params: cfg.Params}),
+		GivenStages:      cfg.Stages, GivenStagesUnit: cfg.StagesUnit,
 		Bottleneck: c.cat.Bottleneck,
 	}
 }

@@ -279,7 +279,7 @@ func TestCorrelateErrors(t *testing.T) {
 		{name: "to after now", cfg: Config{TestID: "spike-50", From: runFrom, To: nowT.Add(time.Hour)}, wantMsg: "to (2026-03-01 11:31:02 +0000 UTC) is after now"},
 		{name: "to alone after now", cfg: Config{TestID: "spike-50", To: nowT.Add(time.Second)}, wantMsg: "is after now"},
 		{name: "bad namespace regex", cfg: Config{TestID: "x", Namespace: "shoong["}, wantMsg: `namespace regex "shoong["`},
-		{name: "unknown param", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_perpod": 5}}, wantMsg: `param "db_pool_perpod" is not in the catalog; expected one of [db_pool_per_pod]`},
+		{name: "unknown param", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_perpod": 5}}, wantMsg: `param "db_pool_perpod" is not in the catalog; expected one of [db_max_connections db_pool_per_pod]`},
 		{name: "param not a number", cfg: Config{TestID: "spike-50", Params: map[string]float64{"db_pool_per_pod": math.NaN()}}, wantMsg: "db_pool_per_pod=NaN: expected a finite number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

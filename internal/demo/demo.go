@@ -192,7 +192,11 @@ func (d *demo) correlate(ctx context.Context, q query.Querier, logger *slog.Logg
 		TestID:   testID,
 		Baseline: max(runStart.Sub(d.started)-time.Second, d.cfg.Scrape),
 		After:    time.Since(runEnd),
-		Params:   map[string]float64{"db_pool_per_pod": float64(d.cluster.Profile().PoolPerPod())},
+		// The simulated RDS's max_connections: CloudWatch does not publish it.
+		Params: map[string]float64{
+			"db_pool_per_pod":    float64(d.cluster.Profile().PoolPerPod()),
+			"db_max_connections": float64(d.cluster.Profile().DBMaxConnections()),
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("correlate the run: %w", err)

@@ -28,6 +28,14 @@ func (p *Profile) PoolPerPod() int {
 	return 0
 }
 
+// DBMaxConnections returns the database's max_connections, or 0 without a database.
+func (p *Profile) DBMaxConnections() int {
+	if p.Database == nil {
+		return 0
+	}
+	return p.Database.MaxConnections
+}
+
 // WaitScaledIn waits until every HPA is back at its minimum replicas, ctx is done, or
 // limit has passed, checking every second. It reports whether every HPA scaled in.
 func (s *Server) WaitScaledIn(ctx context.Context, limit time.Duration) bool {
