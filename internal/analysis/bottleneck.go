@@ -848,7 +848,11 @@ func poolMetricsRule(in RuleInput) (c Check, ok bool) {
 	peak, waiters := 0.0, 0.0
 	for _, p := range pools {
 		if p.WaitersFirst != nil && in.Window.Contains(p.WaitersFirst.At) {
-			sat = append(sat, Check{Object: p.Name(), At: p.WaitersFirst.At, Evidence: []string{fmt.Sprintf("%s: queries waited for a connection from %s", p.Name(), p.WaitersFirst.At.UTC().Format(time.TimeOnly))}})
+			e := fmt.Sprintf("%s: queries waited for a connection from %s", p.Name(), p.WaitersFirst.At.UTC().Format(time.TimeOnly))
+			if p.PendingPeak != nil && p.PendingPeak.Value > 0 {
+				e += fmt.Sprintf(" (at most %s waiting at once)", FormatNum(p.PendingPeak.Value))
+			}
+			sat = append(sat, Check{Object: p.Name(), At: p.WaitersFirst.At, Evidence: []string{e}})
 		}
 		if p.PendingPeak != nil {
 			waiters = max(waiters, p.PendingPeak.Value)
@@ -868,10 +872,22 @@ func poolMetricsRule(in RuleInput) (c Check, ok bool) {
 		}
 	}
 	if len(sat) > 0 {
-		f := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
+		// The first check names the moment; every other one is evidence too, the busy
+		// connections at the same scrape as the first waiter included.
+		first := 0
+		for i, o := range sat {
+			if o.At.Before(sat[first].At) {
+				first = i
+			}
+		}
+		f := sat[first]
 		f.Resource, f.Saturated, f.Res = ResourcePool, true, in.TL.Res(SourcePool)
-		for _, o := range sat {
-			if !o.At.Equal(f.At) || o.Object != f.Object {
+		for i, o := range sat {
+			switch {
+			case i == first:
+			case o.At.Equal(f.At):
+				f.Evidence = append(f.Evidence, strings.Join(o.Evidence, "; "))
+			default:
 				f.Evidence = append(f.Evidence, "then "+strings.Join(o.Evidence, "; "))
 			}
 		}

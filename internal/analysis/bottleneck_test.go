@@ -322,7 +322,20 @@ func TestDecideBottleneck(t *testing.T) {
 					WaitersFirst: &Fact{At: t0.Add(6*time.Minute + 45*time.Second), Unit: UnitTime}, PendingPeak: &Fact{Value: 7}}}
 			},
 			resource: ResourcePool, stage: 3, at: 6*time.Minute + 45*time.Second,
-			says: []string{"shop/api-1: queries waited for a connection from 10:06:45", "then shop/api-1: 10 of 10 connections busy at 10:08:00"},
+			says: []string{"shop/api-1: queries waited for a connection from 10:06:45 (at most 7 waiting at once)", "then shop/api-1: 10 of 10 connections busy at 10:08:00"},
+		},
+		{
+			name: "pool: the first waiter and busy = size at the same scrape are both evidence",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "http_req_failed 'rate<0.01' rate=47%")
+				b.a.Connections.Pools = []Pool{{Namespace: "shop", Pod: "api-1", Pool: "HikariPool-1", Size: &Fact{Value: 4},
+					Busy:         gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 6 * time.Minute}, []float64{1, 4})),
+					WaitersFirst: &Fact{At: t0.Add(6 * time.Minute), Unit: UnitTime}, PendingPeak: &Fact{Value: 23}}}
+			},
+			resource: ResourcePool, stage: 3, at: 6 * time.Minute,
+			ruledOut: []string{ResourceCPU},
+			says: []string{"shop/api-1 (HikariPool-1): queries waited for a connection from 10:06:00 (at most 23 waiting at once)",
+				"shop/api-1 (HikariPool-1): 4 of 4 connections busy at 10:06:00 (rule: ≥ 95%)"},
 		},
 		{
 			name: "demo spike with maxVUs 1: dropped, no failures, no HPA step",
