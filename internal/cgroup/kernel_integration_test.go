@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,4 +86,40 @@ func TestKernelCreateErrors(t *testing.T) {
 	_, err := h.Create("tidemark-test/cpu.shares/x", Limits{RequestMilli: 100})
 	require.Error(t, err)
 	require.ErrorContains(t, err, "cpu.shares")
+}
+
+// TestKernelProcessCPULimit reads the CPU limit of processes in real cgroups: one in a
+// group of 200m under a parent of 1000m gets 0.2, one in the parent gets 1, and this
+// test's own process, when it is in the root group, gets none.
+func TestKernelProcessCPULimit(t *testing.T) {
+	h := kernel(t)
+	parent := fmt.Sprintf("tidemark-test/limit-%d", os.Getpid())
+	t.Cleanup(func() {
+		require.NoError(t, h.Open(parent).RemoveAll(5*time.Second))
+		_ = h.Open("tidemark-test").Remove() // shared with other test processes: may be busy
+	})
+	_, err := h.Create(parent, Limits{RequestMilli: 1000, LimitMilli: 1000})
+	require.NoError(t, err)
+	child, err := h.Create(parent+"/runner", Limits{RequestMilli: 200, LimitMilli: 200})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		g    *Group
+		want float64
+	}{{child, 0.2}, {h.Open(parent), 1}} {
+		cmd := exec.Command("sleep", "30")
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		require.NoError(t, tc.g.Add(cmd.Process.Pid))
+		cores, ok, err := ProcessCPULimit(fmt.Sprintf("/proc/%d", cmd.Process.Pid))
+		require.NoError(t, err)
+		require.True(t, ok, "a process in %s has a limit", tc.g.Path())
+		require.InDelta(t, tc.want, cores, 1e-9, "the limit of a process in %s", tc.g.Path())
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	require.NoError(t, err)
+	if strings.Contains(string(b), ":cpu:/\n") || strings.Contains(string(b), ":cpu,cpuacct:/\n") {
+		_, ok, err := ProcessCPULimit("/proc/self")
+		require.NoError(t, err)
+		require.False(t, ok, "the root cgroup has no quota")
+	}
 }
