@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidemark/tidemark/exporter"
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/loadgen"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/store"
@@ -239,7 +240,7 @@ func (f *outputFlags) build(store series.AggregateSource, runTags map[string]str
 	if err != nil {
 		return nil, err
 	}
-	sinks, err := toSinks(remotewrite.Sinks(cfgs, src, logger, reg))
+	sinks, err := toSinks(remotewrite.Sinks(cfgs, loadgen.Source(src, runTags, logger), logger, reg))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/loadgen"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/testrun"
@@ -188,13 +189,26 @@ func TestOutputSinks(t *testing.T) {
 	for _, s := range sinks {
 		require.NoError(t, s.Stop())
 	}
-	require.Equal(t, []string{"remote write: 2 samples in 2 requests, 0 retries, 0 dropped"}, sinks[0].(loadtest.Summarizer).SummaryLines())
+	// The run's series and the load generator's CPU (seconds and cores), each in the
+	// final push and its stale marker.
+	require.Equal(t, []string{"remote write: 6 samples in 2 requests, 0 retries, 0 dropped"}, sinks[0].(loadtest.Summarizer).SummaryLines())
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, got, 2, "final push and stale marker")
+	require.Len(t, got, 6, "final push and stale marker")
+	byName := map[string]prompb.TimeSeries{}
+	for _, ts := range got[:3] {
+		byName[ts.Labels[0].Value] = ts
+	}
 	require.Equal(t, []prompb.Label{{Name: "__name__", Value: "k6_http_reqs_total"}, {Name: "instance_id", Value: "2"},
-		{Name: "status", Value: "200"}, {Name: "team", Value: "a"}, {Name: "testid", Value: "run-9"}}, got[0].Labels)
-	require.Equal(t, 5.0, got[0].Samples[0].Value)
+		{Name: "status", Value: "200"}, {Name: "team", Value: "a"}, {Name: "testid", Value: "run-9"}}, byName["k6_http_reqs_total"].Labels)
+	require.Equal(t, 5.0, byName["k6_http_reqs_total"].Samples[0].Value)
+	for _, name := range []string{loadgen.CPUSecondsMetric, loadgen.CPUCoresMetric} {
+		require.Equal(t, []prompb.Label{{Name: "__name__", Value: name}, {Name: "instance_id", Value: "2"},
+			{Name: "team", Value: "a"}, {Name: "testid", Value: "run-9"}}, byName[name].Labels)
+	}
+	require.Positive(t, byName[loadgen.CPUCoresMetric].Samples[0].Value, "the cores the generator may use")
+	// The exporter serves the run's series alone: the process's CPU is its own process_cpu_seconds_total.
+	require.NotContains(t, string(page), loadgen.CPUCoresMetric)
 }
 
 // TestTwoEndpoints: a repeated --remote-write.url pushes every series to each endpoint.
