@@ -210,6 +210,12 @@ func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRu
 		}
 	}
 	out.Text = "none: the service held every stage"
+	if g := loadGeneratorCPU(in); g.saturated {
+		out.Evidence = append(out.Evidence, g.saturatedText(rules.LoadGenerator.CPUOfAvailable.V)+" while every stage held: the run's latencies include the generator's own delays")
+	} else if g.judged {
+		out.RuledOut = append(out.RuledOut, RuledOut{Resource: ResourceLoadGenerator, Text: "not the load generator: " + g.peakText(),
+			Numbers: map[string]float64{"cpu_peak_of_available": roundTo(g.share, 4), "cpu_cores": roundTo(g.cores, 4)}})
+	}
 	if len(sat) == 0 {
 		return out
 	}
@@ -290,6 +296,9 @@ func decideStage(in RuleInput) Bottleneck {
 				b.Evidence = append(b.Evidence, fmt.Sprintf("then %s at %s: %s", c.Resource, c.At.UTC().Format(time.TimeOnly), strings.Join(c.Evidence, "; ")))
 			}
 		}
+		if g := loadGeneratorCPU(in); g.saturated {
+			b.Evidence = append(b.Evidence, "also "+g.saturatedText(in.Rules.LoadGenerator.CPUOfAvailable.V)+": the measurements from then on include the generator's own delays")
+		}
 		b.Text = fmt.Sprintf("%s saturated first in stage %d, at %s%s", b.Resource, b.Stage, b.At.At.UTC().Format(time.TimeOnly), loadText(b.Load))
 		return b
 	}
@@ -305,6 +314,10 @@ func decideStage(in RuleInput) Bottleneck {
 	}
 	b.Resource = ResourceUnknown
 	b.Evidence = []string{"stage " + fmt.Sprint(b.Stage) + " " + st.Why}
+	if !loadGeneratorCPU(in).judged {
+		// The generator's CPU could have explained the stage: say it was not read.
+		b.NotChecked = append(b.NotChecked, NotChecked{Resource: ResourceLoadGenerator, Missing: loadGeneratorCPUMissing})
+	}
 	if len(b.NotChecked) == 0 {
 		b.Text = fmt.Sprintf("unknown: stage %d broke and no resource Tidemark reads saturated", b.Stage)
 		return b
@@ -751,16 +764,23 @@ func PoolRule(in RuleInput) Check {
 	return c
 }
 
-// LoadGeneratorRule says a stage broken only by its drops or a missed rate, with errors
-// within defaults.error_ratio_ok and its p95 within load_generator.latency_rise of the
-// run's lowest stage p95, while no resource of the service saturated: the run
-// measured the tool, not the system.
+// LoadGeneratorRule says the load generator limited a broken stage while no resource of
+// the service saturated (DecideBottleneck asks it only then). Either its own CPU
+// (QLoadGeneratorCPU, which `tidemark run` writes) reached
+// load_generator.cpu_of_available of the cores it may use: the tool then set the pace,
+// whatever its drops, latency and errors, since a generator short of CPU starts
+// iterations late and times its requests with its own queueing; or the stage broke only
+// by its drops or a missed rate, with errors within defaults.error_ratio_ok and its p95
+// within load_generator.latency_rise of the run's lowest stage p95. Without the CPU
+// series (a run k6 made) it judges by the drops alone. `at` is the earlier of the CPU's
+// first moment at the threshold and the first push with drops.
 func LoadGeneratorRule(in RuleInput) Check {
 	c := Check{Resource: ResourceLoadGenerator, Numbers: map[string]float64{}}
 	st := in.Stage
 	if st == nil {
 		return c
 	}
+	cpu := loadGeneratorCPU(in)
 	missed := st.Dropped > 0 || st.AchievedRatio != nil && st.AchievedRatio.Value < in.Cfg.StageAchievedOK
 	errRate := 0.0
 	if st.ErrorRate != nil {
@@ -780,21 +800,46 @@ func LoadGeneratorRule(in RuleInput) Check {
 		slow = rise > in.Rules.LoadGenerator.LatencyRise.V
 		p95 = fmt.Sprintf(", p95 %s (%.1f× the lowest stage p95; rule: ≤ %g×)", FormatSeconds(st.P95.Value), rise, in.Rules.LoadGenerator.LatencyRise.V)
 	}
-	if !missed || errRate > in.Cfg.ErrorRatioOK || thresholdBroke || slow {
+	byDrops := missed && errRate <= in.Cfg.ErrorRatioOK && !thresholdBroke && !slow
+	if !byDrops && !cpu.saturated {
 		c.Text = fmt.Sprintf("not the load generator: %s dropped, error rate %s%s", FormatNum(st.Dropped), formatPercent(errRate), p95)
 		if thresholdBroke {
 			c.Text += ", a threshold of the service broke"
+		}
+		if cpu.judged {
+			c.Text += ", " + cpu.peakText()
+			c.Numbers["cpu_peak_of_available"] = roundTo(cpu.share, 4)
+			c.Numbers["cpu_cores"] = roundTo(cpu.cores, 4)
 		}
 		return c
 	}
 	c.Saturated = true
 	c.Res = in.TL.Res(SourceK6)
-	c.At = st.From
-	if p, ok := firstAtLeast(in.TL.Set(QDropped).Sum(2*c.Res).Points, timeline.Window{From: st.From, To: st.To}, math.SmallestNonzeroFloat64); ok {
-		c.At = p.T
+	var dropsAt time.Time
+	if byDrops {
+		dropsAt = st.From
+		if p, ok := firstAtLeast(in.TL.Set(QDropped).Sum(2*c.Res).Points, timeline.Window{From: st.From, To: st.To}, math.SmallestNonzeroFloat64); ok {
+			dropsAt = p.T
+		}
 	}
-	c.Evidence = []string{fmt.Sprintf("stage %d: %s dropped iterations, error rate %s%s, while no resource of the service saturated",
-		StageNumber(st.Stage), FormatNum(st.Dropped), formatPercent(errRate), p95)}
+	stage := fmt.Sprintf("stage %d: %s dropped iterations, error rate %s%s, while no resource of the service saturated",
+		StageNumber(st.Stage), FormatNum(st.Dropped), formatPercent(errRate), p95)
+	switch {
+	case cpu.saturated && (!byDrops || !dropsAt.Before(cpu.at)):
+		c.At = cpu.at
+		c.Evidence = []string{cpu.saturatedText(in.Rules.LoadGenerator.CPUOfAvailable.V), stage}
+		if errRate > in.Cfg.ErrorRatioOK || thresholdBroke || slow {
+			c.Evidence = append(c.Evidence, "the stage's failures and latency were measured by a load generator short of CPU: rerun with more CPU for the generator (or more instances) to judge the service")
+		}
+	default:
+		c.At = dropsAt
+		c.Evidence = []string{stage}
+		if cpu.saturated {
+			c.Evidence = append(c.Evidence, "then "+cpu.saturatedText(in.Rules.LoadGenerator.CPUOfAvailable.V))
+		} else if cpu.judged {
+			c.Evidence = append(c.Evidence, cpu.peakText())
+		}
+	}
 	if st.MaxVUs != nil {
 		c.Evidence = append(c.Evidence, fmt.Sprintf("VUs at most %s: the script's maxVUs (or the generator) could not start more iterations", FormatNum(st.MaxVUs.Value)))
 	}
@@ -803,6 +848,86 @@ func LoadGeneratorRule(in RuleInput) Check {
 	}
 	return c
 }
+
+// generatorCPU is the load generator's own CPU over a rule's window, from
+// QLoadGeneratorCPU (its share of the cores it may use, per instance_id).
+type generatorCPU struct {
+	// judged is true when the series has points in the window.
+	judged bool
+	// saturated: the share reached load_generator.cpu_of_available at at, first on
+	// instance (empty on a single instance).
+	saturated bool
+	at        time.Time
+	instance  string
+	// share is the share at at when saturated, else the peak share (at its instance);
+	// cores are that instance's cores then (0 when unknown).
+	share, cores float64
+}
+
+// loadGeneratorCPU reads the load generator's CPU in the rule's window.
+func loadGeneratorCPU(in RuleInput) generatorCPU {
+	var g generatorCPU
+	lvl := in.Rules.LoadGenerator.CPUOfAvailable.V
+	res := in.TL.Res(SourceK6)
+	cores := func(inst string, t time.Time) float64 {
+		v, _ := in.TL.Set(QLoadGeneratorCPUCores).Match(map[string]string{"instance_id": inst}).First().At(t, 2*res)
+		return v
+	}
+	for _, s := range in.TL.Set(QLoadGeneratorCPU) {
+		inst := s.Label("instance_id")
+		peak, ok := timeline.ArgMax(s.Between(in.Window))
+		if !ok {
+			continue
+		}
+		g.judged = true
+		if lvl > 0 {
+			if p, ok := firstAtLeast(s.Points, in.Window, lvl); ok {
+				if !g.saturated || p.T.Before(g.at) {
+					g = generatorCPU{judged: true, saturated: true, at: p.T, instance: inst, share: p.V, cores: cores(inst, p.T)}
+				}
+				continue
+			}
+		}
+		if !g.saturated && peak.V >= g.share {
+			g.instance, g.share, g.cores = inst, peak.V, cores(inst, peak.T)
+		}
+	}
+	return g
+}
+
+func (g generatorCPU) of() string {
+	s := "the load generator's own CPU"
+	if g.instance != "" {
+		s += " (instance_id " + g.instance + ")"
+	}
+	return s
+}
+
+func (g generatorCPU) coresText() string {
+	switch {
+	case g.cores <= 0:
+		return "the cores it may use"
+	case g.cores == 1:
+		return "its 1 core"
+	}
+	return "its " + FormatNum(g.cores) + " cores"
+}
+
+// saturatedText is the evidence of a saturated generator: "the load generator's own CPU
+// at 97% of its 0.2 cores at 10:03:10 (rule: ≥ 90%)".
+func (g generatorCPU) saturatedText(lvl float64) string {
+	return fmt.Sprintf("%s at %s of %s at %s (rule: ≥ %s)", g.of(), pct(g.share), g.coresText(), g.at.UTC().Format(time.TimeOnly), pct(lvl))
+}
+
+// peakText rules the generator's CPU out: "the load generator's own CPU at most 43% of
+// its 2 cores".
+func (g generatorCPU) peakText() string {
+	return fmt.Sprintf("%s at most %s of %s", g.of(), pct(g.share), g.coresText())
+}
+
+// loadGeneratorCPUMissing is what a verdict names as not checked when a broken stage has
+// no explanation and the run has no load generator CPU series.
+const loadGeneratorCPUMissing = "the load generator's own CPU (tidemark_load_generator_cpu_seconds_total and _cores, which `tidemark run` writes with remote write; a run k6 made has none)"
 
 // serverConnectionsRule is the database server's connections against its
 // max_connections (postgres_exporter, mysqld_exporter): saturated at

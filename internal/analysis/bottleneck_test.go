@@ -80,6 +80,19 @@ func (b *bottleneckCase) withMemory(ofLimit, restarts, oomKilled func(time.Durat
 
 func flat(v float64) func(time.Duration) float64 { return func(time.Duration) float64 { return v } }
 
+// withGeneratorCPU puts the load generator's CPU in the timeline: share of its cores
+// (QLoadGeneratorCPU) and cores (QLoadGeneratorCPUCores), on instance_id inst ("" for a
+// single instance).
+func (b *bottleneckCase) withGeneratorCPU(inst string, cores float64, share func(time.Duration) float64) {
+	l := m()
+	if inst != "" {
+		l = m("instance_id", inst)
+	}
+	run := b.tl.Run
+	b.tl.Sets[QLoadGeneratorCPU] = append(b.tl.Sets[QLoadGeneratorCPU], gen(l, run.From, run.To, k6Res, share))
+	b.tl.Sets[QLoadGeneratorCPUCores] = append(b.tl.Sets[QLoadGeneratorCPUCores], gen(l, run.From, run.To, k6Res, flat(cores)))
+}
+
 func TestDecideBottleneck(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -437,6 +450,123 @@ func TestDecideBottleneck(t *testing.T) {
 			resource: ResourceUnknown, stage: 3, at: -1,
 			ruledOut: []string{ResourceCPU},
 			says:     []string{"throttled in at most 50% of its CFS periods"},
+		},
+		{
+			name: "the generator's CPU at 97% of its 0.2 cores, no drops, p95 risen: the tool set the pace",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "http_req_duration 'p(95)<100' p(95)=400ms")
+				b.a.Load.Stages[1].P95 = &Fact{Value: 0.4, Unit: UnitSeconds}
+				b.withGeneratorCPU("", 0.2, stepsAt([]time.Duration{0, 3*time.Minute + 20*time.Second}, []float64{0.5, 0.97}))
+			},
+			resource: ResourceLoadGenerator, stage: 2, at: 3*time.Minute + 20*time.Second,
+			ruledOut: []string{ResourceCPU, ResourceReplicas, ResourceStartup},
+			says: []string{"the load generator's own CPU at 97% of its 0.2 cores at 10:03:20 (rule: ≥ 90%)", "stage 2: 0 dropped iterations",
+				"measured by a load generator short of CPU", "load-generator: stage 2 was limited by the load generator, not the service"},
+		},
+		{
+			name: "the generator's CPU saturated in a stage that held: it limited the first stage that broke, from then",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 5% > 1% (default)")
+				b.a.Load.Stages[2].ErrorRate = &Fact{Value: 0.05, Unit: UnitRatio}
+				b.withGeneratorCPU("", 0.5, stepsAt([]time.Duration{0, 2 * time.Minute}, []float64{0.3, 0.92}))
+			},
+			resource: ResourceLoadGenerator, stage: 3, at: 2 * time.Minute,
+			says: []string{"at 92% of its 0.5 cores at 10:02:00", "error rate 5%", "measured by a load generator short of CPU"},
+		},
+		{
+			name: "drops first, then the generator's CPU: at the first drop",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "92 dropped")
+				b.a.Load.Stages[1].Dropped = 92
+				b.tl.Sets[QDropped] = timeline.Set{gen(m(), b.tl.Run.From, b.tl.Run.To, k6Res, stepsAt([]time.Duration{0, 3*time.Minute + 10*time.Second}, []float64{0, 0.5}))}
+				b.withGeneratorCPU("", 2, stepsAt([]time.Duration{0, 4 * time.Minute}, []float64{0.4, 0.95}))
+			},
+			resource: ResourceLoadGenerator, stage: 2, at: 3*time.Minute + 10*time.Second,
+			says: []string{"92 dropped iterations", "then the load generator's own CPU at 95% of its 2 cores at 10:04:00"},
+		},
+		{
+			name: "drops with the generator's CPU at most 40%: by the drops, the CPU's peak in the evidence",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "92 dropped")
+				b.a.Load.Stages[1].Dropped = 92
+				b.a.Load.Stages[1].MaxVUs = &Fact{Value: 1, Unit: UnitVUs}
+				b.withGeneratorCPU("", 2, flat(0.4))
+			},
+			resource: ResourceLoadGenerator, stage: 2, at: 3 * time.Minute,
+			says: []string{"92 dropped iterations", "the load generator's own CPU at most 40% of its 2 cores", "VUs at most 1"},
+		},
+		{
+			name: "latency risen, the generator's CPU at most 40%: ruled out with its peak",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "http_req_duration 'p(95)<100' p(95)=400ms")
+				b.a.Load.Stages[1].P95 = &Fact{Value: 0.4, Unit: UnitSeconds}
+				b.withGeneratorCPU("", 1, stepsAt([]time.Duration{0, 5 * time.Minute}, []float64{0.2, 0.4}))
+			},
+			resource: ResourceUnknown, stage: 2, at: -1,
+			ruledOut: []string{ResourceLoadGenerator},
+			says:     []string{"not the load generator: 0 dropped, error rate 0%, p95 400 ms (20.0× the lowest stage p95; rule: ≤ 2×), the load generator's own CPU at most 40% of its 1 core"},
+		},
+		{
+			name: "a run without the generator's CPU (k6's own) that nothing explains: not checked, named",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "http_req_duration 'p(95)<100' p(95)=400ms")
+				b.a.Load.Stages[1].P95 = &Fact{Value: 0.4, Unit: UnitSeconds}
+			},
+			resource: ResourceUnknown, stage: 2, at: -1,
+			ruledOut: []string{ResourceLoadGenerator},
+			says:     []string{"load-generator (the load generator's own CPU (tidemark_load_generator_cpu_seconds_total"},
+		},
+		{
+			name: "the app's CPU throttled: cpu, the generator's CPU saturated too as evidence",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=812ms")
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt([]time.Duration{0, 6*time.Minute + 30*time.Second}, []float64{0.02, 0.6}))
+				b.withGeneratorCPU("", 0.5, stepsAt([]time.Duration{0, 7 * time.Minute}, []float64{0.3, 0.93}))
+			},
+			resource: ResourceCPU, stage: 3, at: 6*time.Minute + 30*time.Second,
+			says: []string{"also the load generator's own CPU at 93% of its 0.5 cores at 10:07:00 (rule: ≥ 90%)"},
+		},
+		{
+			name: "distributed: the instance that saturated first is named",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "92 dropped")
+				b.a.Load.Stages[1].Dropped = 92
+				b.a.Load.Stages[1].P95 = &Fact{Value: 0.3, Unit: UnitSeconds}
+				b.withGeneratorCPU("1", 1, flat(0.5))
+				b.withGeneratorCPU("2", 1, stepsAt([]time.Duration{0, 3*time.Minute + 45*time.Second}, []float64{0.5, 0.96}))
+				b.withGeneratorCPU("3", 1, stepsAt([]time.Duration{0, 5 * time.Minute}, []float64{0.5, 0.99}))
+			},
+			resource: ResourceLoadGenerator, stage: 2, at: 3*time.Minute + 45*time.Second,
+			says: []string{"the load generator's own CPU (instance_id 2) at 96% of its 1 core at 10:03:45"},
+		},
+		{
+			name: "a user's threshold: the generator's CPU at 97% is not saturation at 0.99",
+			edit: func(b *bottleneckCase, cfg *Config) {
+				b.breakStage(1, "http_req_duration 'p(95)<100' p(95)=400ms")
+				b.a.Load.Stages[1].P95 = &Fact{Value: 0.4, Unit: UnitSeconds}
+				b.withGeneratorCPU("", 0.2, flat(0.97))
+				cfg.Bottleneck.LoadGenerator.CPUOfAvailable.V = 0.99
+			},
+			resource: ResourceUnknown, stage: 2, at: -1,
+			ruledOut: []string{ResourceLoadGenerator},
+			says:     []string{"the load generator's own CPU at most 97% of its 0.2 cores"},
+		},
+		{
+			name: "every stage held with the generator's CPU at 95%: none, the CPU noted",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.withGeneratorCPU("", 0.2, stepsAt([]time.Duration{0, 8 * time.Minute}, []float64{0.6, 0.95}))
+			},
+			resource: ResourceNone, at: -1,
+			says: []string{"the load generator's own CPU at 95% of its 0.2 cores at 10:08:00 (rule: ≥ 90%) while every stage held"},
+		},
+		{
+			name: "every stage held with the generator's CPU at most 30%: ruled out",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.withGeneratorCPU("", 2, flat(0.3))
+			},
+			resource: ResourceNone, at: -1,
+			ruledOut: []string{ResourceLoadGenerator, ResourceCPU},
+			says:     []string{"not the load generator: the load generator's own CPU at most 30% of its 2 cores"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -217,6 +217,8 @@ const (
 	QMemoryOfLimit           = query.QMemoryOfLimit
 	QRestarts                = query.QRestarts
 	QOOMKilled               = query.QOOMKilled
+	QLoadGeneratorCPU        = query.QLoadGeneratorCPU
+	QLoadGeneratorCPUCores   = query.QLoadGeneratorCPUCores
 )
 
 // Queries returns the names of the queries the detectors read: a catalog must define

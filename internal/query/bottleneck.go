@@ -77,12 +77,15 @@ type MemoryRule struct {
 	WorkingSetOfLimit Level `yaml:"working_set_of_limit" json:"working_set_of_limit"`
 }
 
-// LoadGeneratorRule says the load generator was the limit of a stage that broke only by its
-// drops or its achieved rate, with errors within defaults.error_ratio_ok, while the
-// stage's p95 stayed within LatencyRise times the lowest stage p95 of the run and no
-// resource of the service saturated.
+// LoadGeneratorRule says the load generator was the limit of a broken stage while no
+// resource of the service saturated: its own CPU reached CPUOfAvailable of the cores it
+// may use (tidemark_load_generator_cpu_*, which `tidemark run` writes), or the stage
+// broke only by its drops or its achieved rate, with errors within
+// defaults.error_ratio_ok and its p95 within LatencyRise times the lowest stage p95 of
+// the run.
 type LoadGeneratorRule struct {
-	LatencyRise Level `yaml:"latency_rise" json:"latency_rise"`
+	LatencyRise    Level `yaml:"latency_rise" json:"latency_rise"`
+	CPUOfAvailable Level `yaml:"cpu_of_available" json:"cpu_of_available"`
 }
 
 // DefaultBottleneckRules are the embedded catalog's bottleneck thresholds.
@@ -94,7 +97,7 @@ func DefaultBottleneckRules() BottleneckRules {
 		Database:      DatabaseRule{ConnectionsOfMax: l(0.9), CPUPercent: l(90), CreditBalanceMin: l(5)},
 		Pool:          PoolRule{BusyOfSize: l(0.95)},
 		Memory:        MemoryRule{WorkingSetOfLimit: l(0.95)},
-		LoadGenerator: LoadGeneratorRule{LatencyRise: l(2)},
+		LoadGenerator: LoadGeneratorRule{LatencyRise: l(2), CPUOfAvailable: l(0.9)},
 	}
 }
 
@@ -126,6 +129,7 @@ func (b *BottleneckRules) levels() []struct {
 		{"pool.busy_of_size", &b.Pool.BusyOfSize, ratio, "a ratio in (0, 1]"},
 		{"memory.working_set_of_limit", &b.Memory.WorkingSetOfLimit, ratio, "a ratio in (0, 1]"},
 		{"load_generator.latency_rise", &b.LoadGenerator.LatencyRise, rise, "a factor ≥ 1"},
+		{"load_generator.cpu_of_available", &b.LoadGenerator.CPUOfAvailable, ratio, "a ratio in (0, 1]"},
 	}
 }
 

@@ -68,6 +68,11 @@ const (
 	QMemoryOfLimit    = "memory_of_limit_pod"
 	QRestarts         = "restarts_pod"
 	QOOMKilled        = "oom_killed_pod"
+	// The load generator's own CPU (tidemark_load_generator_cpu_*): its share of the
+	// cores it may use, and those cores, per instance_id. A catalog without them, or a
+	// run k6 made, judges the load generator by its drops alone.
+	QLoadGeneratorCPU      = "load_generator_cpu"
+	QLoadGeneratorCPUCores = "load_generator_cpu_cores"
 )
 
 // DetectorQueries returns the names of the queries the detectors read: a catalog must
