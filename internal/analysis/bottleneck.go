@@ -825,8 +825,14 @@ func LoadGeneratorRule(in RuleInput) Check {
 	stage := fmt.Sprintf("stage %d: %s dropped iterations, error rate %s%s, while no resource of the service saturated",
 		StageNumber(st.Stage), FormatNum(st.Dropped), formatPercent(errRate), p95)
 	switch {
-	case cpu.saturated && (!byDrops || !dropsAt.Before(cpu.at)):
+	case cpu.saturated:
+		// The CPU is the cause, the drops its symptom: it leads the evidence, and `at` is
+		// the earlier of the two (the share is a rate, a push or two behind the drops).
 		c.At = cpu.at
+		if byDrops && dropsAt.Before(cpu.at) {
+			c.At = dropsAt
+			stage += ", the first drops at " + dropsAt.UTC().Format(time.TimeOnly)
+		}
 		c.Evidence = []string{cpu.saturatedText(in.Rules.LoadGenerator.CPUOfAvailable.V), stage}
 		if errRate > in.Cfg.ErrorRatioOK || thresholdBroke || slow {
 			c.Evidence = append(c.Evidence, "the stage's failures and latency were measured by a load generator short of CPU: rerun with more CPU for the generator (or more instances) to judge the service")
@@ -834,9 +840,7 @@ func LoadGeneratorRule(in RuleInput) Check {
 	default:
 		c.At = dropsAt
 		c.Evidence = []string{stage}
-		if cpu.saturated {
-			c.Evidence = append(c.Evidence, "then "+cpu.saturatedText(in.Rules.LoadGenerator.CPUOfAvailable.V))
-		} else if cpu.judged {
+		if cpu.judged {
 			c.Evidence = append(c.Evidence, cpu.peakText())
 		}
 	}

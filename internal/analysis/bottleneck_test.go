@@ -474,15 +474,15 @@ func TestDecideBottleneck(t *testing.T) {
 			says: []string{"at 92% of its 0.5 cores at 10:02:00", "error rate 5%", "measured by a load generator short of CPU"},
 		},
 		{
-			name: "drops first, then the generator's CPU: at the first drop",
+			name: "drops first, then the generator's CPU: the CPU leads the evidence, at the first drop",
 			edit: func(b *bottleneckCase, _ *Config) {
 				b.breakStage(1, "92 dropped")
 				b.a.Load.Stages[1].Dropped = 92
 				b.tl.Sets[QDropped] = timeline.Set{gen(m(), b.tl.Run.From, b.tl.Run.To, k6Res, stepsAt([]time.Duration{0, 3*time.Minute + 10*time.Second}, []float64{0, 0.5}))}
-				b.withGeneratorCPU("", 2, stepsAt([]time.Duration{0, 4 * time.Minute}, []float64{0.4, 0.95}))
+				b.withGeneratorCPU("", 2, stepsAt([]time.Duration{0, 3*time.Minute + 20*time.Second}, []float64{0.4, 0.95}))
 			},
 			resource: ResourceLoadGenerator, stage: 2, at: 3*time.Minute + 10*time.Second,
-			says: []string{"92 dropped iterations", "then the load generator's own CPU at 95% of its 2 cores at 10:04:00"},
+			says: []string{"the load generator's own CPU at 95% of its 2 cores at 10:03:20 (rule: ≥ 90%)", "stage 2: 92 dropped iterations", "the first drops at 10:03:10"},
 		},
 		{
 			name: "drops with the generator's CPU at most 40%: by the drops, the CPU's peak in the evidence",

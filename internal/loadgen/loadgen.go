@@ -166,11 +166,16 @@ func (c *CPU) Append(dst []series.Input) []series.Input {
 // be the caller's (series.FromAggregate makes one per snapshot).
 func (c *CPU) Source(src series.Snapshotter) series.Snapshotter {
 	return series.SnapshotFunc(func() []series.Input {
+		// Read first: remote write stamps a push with the moment before it takes the
+		// snapshot, which can take a while in a process short of CPU (a 200m quota
+		// holds it for up to 80 ms of each 100 ms), and a counter read late is a rate
+		// read high.
+		cpu := c.Append(nil)
 		in := src.Snapshot()
 		if len(in) == 0 {
 			return in
 		}
-		return c.Append(in)
+		return append(in, cpu...)
 	})
 }
 
