@@ -405,8 +405,8 @@ func CPURule(in RuleInput) Check {
 			}
 		}
 		var cand []Check
-		if t, ok := throttledAt(in, w, thr); ok {
-			cand = append(cand, t)
+		if p, ok := firstAtLeast(w.Throttled.Points, in.Window, thr); ok {
+			cand = append(cand, Check{At: p.T, Evidence: []string{fmt.Sprintf("%s throttled in %s of its CFS periods at %s (rule: ≥ %s)", w.Workload, pct(p.V), p.T.UTC().Format(time.TimeOnly), pct(thr))}})
 		}
 		if p, ok := firstAtLeast(usageOfLimit, in.Window, use); ok {
 			cand = append(cand, Check{At: p.T, Evidence: []string{fmt.Sprintf("%s CPU at %s of its %s limit per pod at %s (rule: ≥ %s)", w.Workload, pct(p.V), FormatValue(UnitCores, w.Limit.Value), p.T.UTC().Format(time.TimeOnly), pct(use))}})
@@ -436,10 +436,6 @@ func CPURule(in RuleInput) Check {
 			t += ", throttled in at most " + pct(hi) + " of its CFS periods"
 			c.Numbers[w.Workload+"_peak_throttled_ratio"] = roundTo(hi, 4)
 		}
-		if hi, ok := peakHoldShare(in, w); ok {
-			t += fmt.Sprintf(" (in at most %s over a hold of the load; rule: a hold > %s)", pct(hi), pct(w.StageOnsetShare))
-			c.Numbers[w.Workload+"_peak_hold_throttled_share"] = roundTo(hi, 4)
-		}
 		texts = append(texts, t)
 	}
 	if best != nil {
@@ -448,93 +444,6 @@ func CPURule(in RuleInput) Check {
 	}
 	c.Text = "not the app's CPU: " + strings.Join(texts, "; ")
 	return c
-}
-
-// throttledAt is when workload w's throttling saturated its CPU in the rule's window.
-// Without holds of the load whose throttled share was measured (a run of ramps only), it
-// is the first throttled ratio at cpu.throttled_ratio. With them, the holds judge, as the
-// report's throttling onset does (WorkloadCPU.StageOnset, defaults.throttle_stage_onset):
-// a container whose demand is below its limit is still throttled in some periods, in a
-// share that depends on how bursty the arrivals are, not on the load, so a sample over
-// the ratio inside a hold throttled in less than the onset share is a burst, not
-// saturation. The moment is then the first sample at the ratio inside the onset hold (its
-// start when none reaches it), or, without an onset hold, the first after the last
-// measured hold (the load rose past every hold).
-func throttledAt(in RuleInput, w WorkloadCPU, thr float64) (Check, bool) {
-	holds := measuredHolds(in, w)
-	if len(holds) == 0 {
-		p, ok := firstAtLeast(w.Throttled.Points, in.Window, thr)
-		if !ok {
-			return Check{}, false
-		}
-		return Check{At: p.T, Evidence: []string{fmt.Sprintf("%s throttled in %s of its CFS periods at %s (rule: ≥ %s)", w.Workload, pct(p.V), p.T.UTC().Format(time.TimeOnly), pct(thr))}}, true
-	}
-	if o := w.StageOnset; o != nil {
-		hold, ok := stageWindow(in.Analysis, o.Stage)
-		if !ok {
-			return Check{}, false
-		}
-		at := hold.From
-		sample := ""
-		if p, ok := firstAtLeast(w.Throttled.Points, hold, thr); ok {
-			at, sample = p.T, fmt.Sprintf("; throttled in %s of them at %s (rule: ≥ %s)", pct(p.V), p.T.UTC().Format(time.TimeOnly), pct(thr))
-		}
-		if !in.Window.Contains(at) {
-			return Check{}, false
-		}
-		return Check{At: at, Evidence: []string{fmt.Sprintf("%s throttled in %s of its CFS periods over the hold at %s (%s → %s; rule: a hold > %s)%s",
-			w.Workload, pct(o.Share.Value), holdLoad(o), hold.From.UTC().Format(time.TimeOnly), hold.To.UTC().Format(time.TimeOnly), pct(w.StageOnsetShare), sample)}}, true
-	}
-	last := holds[len(holds)-1]
-	after := timeline.Window{From: last.To, To: in.Window.To}
-	if after.From.Before(in.Window.From) {
-		after.From = in.Window.From
-	}
-	if p, ok := firstAtLeast(w.Throttled.Points, after, thr); ok && p.T.After(last.To) {
-		return Check{At: p.T, Evidence: []string{fmt.Sprintf("%s throttled in %s of its CFS periods at %s, after the last hold of the load (rule: ≥ %s; no hold > %s)",
-			w.Workload, pct(p.V), p.T.UTC().Format(time.TimeOnly), pct(thr), pct(w.StageOnsetShare))}}, true
-	}
-	return Check{}, false
-}
-
-// measuredHolds are the windows of w's holds that have a throttled share.
-func measuredHolds(in RuleInput, w WorkloadCPU) []timeline.Window {
-	var out []timeline.Window
-	for _, h := range w.Holds {
-		if win, ok := stageWindow(in.Analysis, h.Stage); ok && h.Share != nil {
-			out = append(out, win)
-		}
-	}
-	return out
-}
-
-// stageWindow is the window of the stage whose Index is i.
-func stageWindow(a *Analysis, i int) (timeline.Window, bool) {
-	for _, st := range a.Load.Stages {
-		if st.Index == i {
-			return st.Window, true
-		}
-	}
-	return timeline.Window{}, false
-}
-
-// peakHoldShare is the highest throttled share of w's holds that start in the window.
-func peakHoldShare(in RuleInput, w WorkloadCPU) (float64, bool) {
-	hi, ok := 0.0, false
-	for _, h := range w.Holds {
-		if win, found := stageWindow(in.Analysis, h.Stage); found && h.Share != nil && in.Window.Contains(win.From) {
-			hi, ok = max(hi, h.Share.Value), true
-		}
-	}
-	return hi, ok
-}
-
-// holdLoad is a hold's level: "20 VUs", "40.0/s".
-func holdLoad(h *HoldThrottling) string {
-	if h.Unit == StageUnitVUs {
-		return FormatValue(UnitVUs, h.Target)
-	}
-	return FormatValue(UnitPerSec, h.Target)
 }
 
 // ReplicasRule says an HPA at its max replicas with its metric still over its target

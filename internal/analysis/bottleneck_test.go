@@ -80,25 +80,6 @@ func (b *bottleneckCase) withMemory(ofLimit, restarts, oomKilled func(time.Durat
 
 func flat(v float64) func(time.Duration) float64 { return func(time.Duration) float64 { return v } }
 
-// withHolds makes the three stages holds of 10, 20 and 30 VUs whose throttled shares are
-// shares, and sets the workload's throttling onset (the first hold over 50%) as
-// AnalyzeCPU does.
-func (b *bottleneckCase) withHolds(shares [3]float64) {
-	w := &b.a.CPU[0]
-	w.StageOnsetShare = 0.5
-	for i := range b.a.Load.Stages {
-		st := &b.a.Load.Stages[i]
-		st.Kind, st.Unit, st.StartTarget, st.EndTarget = timeline.Hold, StageUnitVUs, float64(10*(i+1)), float64(10*(i+1))
-		w.Holds = append(w.Holds, HoldThrottling{Stage: i, Target: st.EndTarget, Unit: StageUnitVUs, Share: &Fact{Value: shares[i], Unit: UnitRatio, At: st.To}})
-	}
-	for i := range w.Holds {
-		if w.Holds[i].Share.Value > w.StageOnsetShare {
-			w.StageOnset = &w.Holds[i]
-			break
-		}
-	}
-}
-
 // withGeneratorCPU puts the load generator's CPU in the timeline: share of its cores
 // (QLoadGeneratorCPU) and cores (QLoadGeneratorCPUCores), on instance_id inst ("" for a
 // single instance).
@@ -586,56 +567,6 @@ func TestDecideBottleneck(t *testing.T) {
 			resource: ResourceNone, at: -1,
 			ruledOut: []string{ResourceLoadGenerator, ResourceCPU},
 			says:     []string{"not the load generator: the load generator's own CPU at most 30% of its 2 cores"},
-		},
-		{
-			name: "story 3 at 500m: a burst over 25% at 10 users is not saturation, the hold of 20 throttled in 70% is",
-			edit: func(b *bottleneckCase, _ *Config) {
-				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=812ms")
-				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
-					[]time.Duration{0, 90 * time.Second, 105 * time.Second, 3*time.Minute + 45*time.Second, 6 * time.Minute},
-					[]float64{0.08, 0.4, 0.1, 0.7, 1}))
-				b.withHolds([3]float64{0.12, 0.7, 1})
-			},
-			resource: ResourceCPU, stage: 3, at: 3*time.Minute + 45*time.Second,
-			says: []string{"api throttled in 70% of its CFS periods over the hold at 20 VUs (10:03:00 → 10:06:00; rule: a hold > 50%); throttled in 70% of them at 10:03:45 (rule: ≥ 25%)"},
-		},
-		{
-			name: "story 3 at 1000m: the limit doubled, the onset moves to the hold of 30",
-			edit: func(b *bottleneckCase, _ *Config) {
-				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=700ms")
-				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
-					[]time.Duration{0, 4 * time.Minute, 4*time.Minute + 15*time.Second, 6*time.Minute + 30*time.Second},
-					[]float64{0.05, 0.45, 0.2, 0.8}))
-				b.withHolds([3]float64{0.06, 0.3, 0.8})
-			},
-			resource: ResourceCPU, stage: 3, at: 6*time.Minute + 30*time.Second,
-			says: []string{"over the hold at 30 VUs (10:06:00 → 10:10:00; rule: a hold > 50%)", "75 VUs"},
-		},
-		{
-			name: "holds measured, none over half: bursts over 25% are not saturation, ruled out with the holds' share",
-			edit: func(b *bottleneckCase, _ *Config) {
-				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=700ms")
-				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
-					[]time.Duration{0, 4 * time.Minute, 4*time.Minute + 15*time.Second}, []float64{0.05, 0.45, 0.2}))
-				b.withHolds([3]float64{0.06, 0.3, 0.4})
-			},
-			resource: ResourceUnknown, stage: 3, at: -1,
-			ruledOut: []string{ResourceCPU},
-			says:     []string{"throttled in at most 45% of its CFS periods (in at most 40% over a hold of the load; rule: a hold > 50%)"},
-		},
-		{
-			name: "holds measured, none over half, throttled after the last hold: saturated then",
-			edit: func(b *bottleneckCase, _ *Config) {
-				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=700ms")
-				b.a.Load.Stages[2].Kind = timeline.RampUp
-				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
-					[]time.Duration{0, 4 * time.Minute, 4*time.Minute + 15*time.Second, 8 * time.Minute}, []float64{0.05, 0.45, 0.2, 0.6}))
-				b.withHolds([3]float64{0.06, 0.3, 0})
-				b.a.CPU[0].Holds = b.a.CPU[0].Holds[:2] // the ramp has no share
-				b.a.CPU[0].StageOnset = nil
-			},
-			resource: ResourceCPU, stage: 3, at: 8 * time.Minute,
-			says: []string{"api throttled in 60% of its CFS periods at 10:08:00, after the last hold of the load (rule: ≥ 25%; no hold > 50%)"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
