@@ -418,6 +418,15 @@ func CPURule(in RuleInput) Check {
 					f.Evidence = append(f.Evidence, o.Evidence...)
 				}
 			}
+			// The throttling onset (the first hold throttled in most of its periods) is
+			// evidence, not the moment: latency can break at a lower share (story 3's
+			// fixture: 35% of the periods at 30 users, p95 6×; the onset hold is 40).
+			if o := w.StageOnset; o != nil && o.Share != nil {
+				if win, ok := stageWindow(in.Analysis, o.Stage); ok && in.Window.Contains(win.From) && win.From.Before(in.Window.To) {
+					f.Evidence = append(f.Evidence, fmt.Sprintf("%s's throttling onset: throttled in %s of its CFS periods over the hold at %s (%s → %s; > %s)",
+						w.Workload, pct(o.Share.Value), holdLoad(o), win.From.UTC().Format(time.TimeOnly), win.To.UTC().Format(time.TimeOnly), pct(w.StageOnsetShare)))
+				}
+			}
 			if best == nil || f.At.Before(best.At) {
 				f.Object, f.Res = w.Object(), res
 				best = &f
@@ -444,6 +453,24 @@ func CPURule(in RuleInput) Check {
 	}
 	c.Text = "not the app's CPU: " + strings.Join(texts, "; ")
 	return c
+}
+
+// stageWindow is the window of the stage whose Index is i.
+func stageWindow(a *Analysis, i int) (timeline.Window, bool) {
+	for _, st := range a.Load.Stages {
+		if st.Index == i {
+			return st.Window, true
+		}
+	}
+	return timeline.Window{}, false
+}
+
+// holdLoad is a hold's level: "20 VUs", "40.0/s".
+func holdLoad(h *HoldThrottling) string {
+	if h.Unit == StageUnitVUs {
+		return FormatValue(UnitVUs, h.Target)
+	}
+	return FormatValue(UnitPerSec, h.Target)
 }
 
 // ReplicasRule says an HPA at its max replicas with its metric still over its target

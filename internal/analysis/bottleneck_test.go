@@ -80,6 +80,25 @@ func (b *bottleneckCase) withMemory(ofLimit, restarts, oomKilled func(time.Durat
 
 func flat(v float64) func(time.Duration) float64 { return func(time.Duration) float64 { return v } }
 
+// withHolds makes the three stages holds of 10, 20 and 30 VUs whose throttled shares are
+// shares, and sets the workload's throttling onset (the first hold over 50%) as
+// AnalyzeCPU does.
+func (b *bottleneckCase) withHolds(shares [3]float64) {
+	w := &b.a.CPU[0]
+	w.StageOnsetShare = 0.5
+	for i := range b.a.Load.Stages {
+		st := &b.a.Load.Stages[i]
+		st.Kind, st.Unit, st.StartTarget, st.EndTarget = timeline.Hold, StageUnitVUs, float64(10*(i+1)), float64(10*(i+1))
+		w.Holds = append(w.Holds, HoldThrottling{Stage: i, Target: st.EndTarget, Unit: StageUnitVUs, Share: &Fact{Value: shares[i], Unit: UnitRatio, At: st.To}})
+	}
+	for i := range w.Holds {
+		if w.Holds[i].Share.Value > w.StageOnsetShare {
+			w.StageOnset = &w.Holds[i]
+			break
+		}
+	}
+}
+
 // withGeneratorCPU puts the load generator's CPU in the timeline: share of its cores
 // (QLoadGeneratorCPU) and cores (QLoadGeneratorCPUCores), on instance_id inst ("" for a
 // single instance).
@@ -567,6 +586,28 @@ func TestDecideBottleneck(t *testing.T) {
 			resource: ResourceNone, at: -1,
 			ruledOut: []string{ResourceLoadGenerator, ResourceCPU},
 			says:     []string{"not the load generator: the load generator's own CPU at most 30% of its 2 cores"},
+		},
+		{
+			name: "story 3's fixture: throttled 35% at 30 users broke the p95, the onset hold (40) is evidence, not the moment",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "http_req_duration 'p(95)<500' p(95)=600ms")
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
+					[]time.Duration{0, 3*time.Minute + 15*time.Second, 6*time.Minute + 15*time.Second}, []float64{0.08, 0.35, 0.6}))
+				b.withHolds([3]float64{0.08, 0.35, 0.6})
+			},
+			resource: ResourceCPU, stage: 2, at: 3*time.Minute + 15*time.Second,
+			says: []string{"api throttled in 35% of its CFS periods at 10:03:15 (rule: ≥ 25%)"},
+		},
+		{
+			name: "the throttling onset hold inside the window is named in the evidence",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=812ms")
+				b.a.CPU[0].Throttled = gen(m(), b.tl.Run.From, b.tl.Run.To, ksmRes, stepsAt(
+					[]time.Duration{0, 3*time.Minute + 15*time.Second, 6*time.Minute + 15*time.Second}, []float64{0.08, 0.35, 0.6}))
+				b.withHolds([3]float64{0.08, 0.35, 0.6})
+			},
+			resource: ResourceCPU, stage: 3, at: 3*time.Minute + 15*time.Second,
+			says: []string{"api's throttling onset: throttled in 60% of its CFS periods over the hold at 30 VUs (10:06:00 → 10:10:00; > 50%)"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
