@@ -12,12 +12,16 @@ import (
 )
 
 // Def is one threshold as written in a test: its key, its expression and the abort
-// options (k6's `{threshold, abortOnFail, delayAbortEval}` or a bare string).
+// options (k6's `{threshold, abortOnFail, delayAbortEval}` or a bare string), and
+// Tidemark's window.
 type Def struct {
 	Key            string
 	Expr           string
 	AbortOnFail    bool
 	DelayAbortEval time.Duration
+	// Window, when set, judges the expression every second over the last Window of
+	// the run instead of over the whole run (a Tidemark addition; k6 rejects it).
+	Window time.Duration
 }
 
 // TypeFunc returns the type and value type of the metric called name, and false when
@@ -52,6 +56,25 @@ type Threshold struct {
 	Contains       metrics.ValueType
 	AbortOnFail    bool
 	DelayAbortEval time.Duration
+	// Window is the length of the sliding window the threshold is judged over; 0 for
+	// k6's whole-run threshold.
+	Window time.Duration
+}
+
+// Name is the threshold's expression as written (trimmed) and, for a windowed one,
+// " over " and its window: "p(95)<500 over 30s". It names the threshold in the
+// summary's maps, whose k6 keys are the expressions.
+func (t *Threshold) Name() string {
+	return ExprName(t.Expr.Source, t.Window)
+}
+
+// ExprName is Threshold.Name of an expression and a window.
+func ExprName(expr string, window time.Duration) string {
+	expr = strings.TrimSpace(expr)
+	if window <= 0 {
+		return expr
+	}
+	return expr + " over " + FormatWindow(window)
 }
 
 // metric is a (sub-)metric with thresholds: the unit of evaluation and of the
@@ -68,8 +91,9 @@ type metric struct {
 type Set struct {
 	metrics []*metric
 
-	mu   sync.Mutex
-	last *Result
+	mu      sync.Mutex
+	last    *Result
+	records map[*Threshold]*WindowRecord
 }
 
 // NewSet parses defs and checks each method against its metric's type, looked up with
@@ -91,6 +115,12 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
 			continue
 		}
+		if d.Window != 0 {
+			if err := ValidateWindow(d.Window); err != nil {
+				errs = append(errs, fmt.Errorf("%w %q on %s: %w", ErrSyntax, d.Expr, k.Name, err))
+				continue
+			}
+		}
 		if d.DelayAbortEval < 0 {
 			errs = append(errs, fmt.Errorf("%w on %s: delayAbortEval %s is negative", ErrSyntax, k.Name, d.DelayAbortEval))
 			continue
@@ -111,7 +141,14 @@ func NewSet(defs []Def, typeOf TypeFunc) (*Set, error) {
 			byID[k.ID()] = m
 			s.metrics = append(s.metrics, m)
 		}
-		m.Thresholds = append(m.Thresholds, &Threshold{Key: &m.Key, Expr: e, Type: typ, Contains: vt, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval})
+		th := &Threshold{Key: &m.Key, Expr: e, Type: typ, Contains: vt, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval, Window: d.Window}
+		m.Thresholds = append(m.Thresholds, th)
+		if d.Window > 0 {
+			if s.records == nil {
+				s.records = map[*Threshold]*WindowRecord{}
+			}
+			s.records[th] = &WindowRecord{Window: d.Window}
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -141,6 +178,11 @@ type Outcome struct {
 	// sinks except at the final evaluation.
 	Skipped bool
 	Passed  bool
+	// Window is the record of a windowed threshold's windows so far (a copy), nil for a
+	// whole-run threshold. During the run Value and Passed are those of the latest
+	// window; at the final evaluation Passed is false when any window failed and Value
+	// is the worst window's.
+	Window *WindowRecord
 }
 
 // Result is one evaluation of a Set.
@@ -188,8 +230,24 @@ func (e *CrossedError) Error() string {
 // or nil when it has no samples yet: during the run such metrics are skipped, and at the
 // final evaluation they count as empty (counter 0, gauge 0, trend stats 0, rate without
 // a value, which passes), as in k6. The engine calls it every 2 s and once at the end.
+//
+// Windowed thresholds need a WindowFunc: Evaluate skips them (EvaluateLive judges them).
 func (s *Set) Evaluate(elapsed time.Duration, final bool, source func(*Key) Source) *Result {
-	r := s.evaluate(elapsed, final, source)
+	return s.EvaluateLive(elapsed, final, source, nil)
+}
+
+// Windowed reports whether the set has a windowed threshold, which the run must
+// evaluate every second with EvaluateLive.
+func (s *Set) Windowed() bool { return len(s.records) > 0 }
+
+// EvaluateLive is Evaluate that also judges windowed thresholds over the window that
+// window gives, keeping each one's record (the worst window, the first failing one,
+// the spans of failing windows). A failing window of an abortOnFail threshold aborts
+// as a failing whole-run threshold does. The engine calls it every second when the set
+// has windowed thresholds, and once at the end, when a windowed threshold fails if
+// any of its windows failed.
+func (s *Set) EvaluateLive(elapsed time.Duration, final bool, source func(*Key) Source, window WindowFunc) *Result {
+	r := s.evaluate(elapsed, final, source, window, true)
 	s.mu.Lock()
 	s.last = r
 	s.mu.Unlock()
@@ -201,17 +259,44 @@ func (s *Set) Evaluate(elapsed time.Duration, final bool, source func(*Key) Sour
 // length (the divisor of a counter's rate), and a metric without samples in the window
 // counts as empty (counter 0, gauge 0, trend stats 0; a rate has no value and passes).
 // It never aborts and is not recorded as Last.
+//
+// Windowed thresholds are left out of the window's judgement (Skipped and passed) and
+// carry their record: WindowRecord.FailedBetween says whether they failed in it.
 func (s *Set) EvaluateWindow(elapsed time.Duration, source func(*Key) Source) *Result {
-	return s.evaluate(elapsed, true, source)
+	return s.evaluate(elapsed, true, source, nil, false)
 }
 
-func (s *Set) evaluate(elapsed time.Duration, final bool, source func(*Key) Source) *Result {
+// Records returns a copy of every windowed threshold's record.
+func (s *Set) Records() map[*Threshold]*WindowRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[*Threshold]*WindowRecord, len(s.records))
+	for th, r := range s.records {
+		out[th] = r.clone()
+	}
+	return out
+}
+
+// evaluate judges every threshold; live is false for the window of a stage, where
+// windowed thresholds only report their record.
+func (s *Set) evaluate(elapsed time.Duration, final bool, source func(*Key) Source, window WindowFunc, live bool) *Result {
 	r := &Result{Final: final}
 	for _, m := range s.metrics {
 		src := source(&m.Key)
 		failed := false
 		for _, th := range m.Thresholds {
 			o := Outcome{Threshold: th, Passed: true}
+			if th.Window > 0 {
+				o = s.evaluateWindowed(m, th, elapsed, final && live, window)
+				if !o.Passed {
+					failed = true
+				}
+				if !o.Passed && th.AbortOnFail && !final && th.DelayAbortEval < elapsed {
+					r.Abort = true
+				}
+				r.Outcomes = append(r.Outcomes, o)
+				continue
+			}
 			switch {
 			case src == nil && !final:
 				o.Skipped = true
@@ -235,6 +320,42 @@ func (s *Set) evaluate(elapsed time.Duration, final bool, source func(*Key) Sour
 	}
 	sort.Strings(r.Crossed)
 	return r
+}
+
+// evaluateWindowed judges th over the window that ends at elapsed and adds it to th's
+// record; without window it only reports the record.
+func (s *Set) evaluateWindowed(m *metric, th *Threshold, elapsed time.Duration, final bool, window WindowFunc) Outcome {
+	o := Outcome{Threshold: th, Passed: true, Skipped: true}
+	var w WindowValue
+	judged := false
+	if window != nil {
+		if src, span, ok := window(&m.Key, th.Window); ok && (src != nil || final) {
+			w = WindowValue{Start: elapsed - span, End: elapsed, Passed: true}
+			w.Value, w.HasValue = value(m, th.Expr.Method, src, span)
+			if w.HasValue {
+				w.Passed = th.Expr.Pass(w.Value)
+			}
+			judged = true
+		}
+	}
+	s.mu.Lock()
+	rec := s.records[th]
+	if judged {
+		rec.observe(th.Expr, w)
+	}
+	o.Window = rec.clone()
+	s.mu.Unlock()
+	switch {
+	case final:
+		o.Skipped = false
+		o.Passed = !rec.Failed
+		o.Value, o.HasValue = rec.Worst.Value, rec.Worst.HasValue
+	case judged:
+		o.Skipped = false
+		o.Passed = w.Passed
+		o.Value, o.HasValue = w.Value, w.HasValue
+	}
+	return o
 }
 
 // Last returns the most recent result of Evaluate, or nil before the first.

@@ -208,6 +208,7 @@ func TestNewSetErrors(t *testing.T) {
 		{Key: "http_reqs{a", Expr: "count>1"},
 		{Key: "http_reqs", Expr: "count>"},
 		{Key: "http_reqs", Expr: "count>1", DelayAbortEval: -time.Second},
+		{Key: "http_reqs", Expr: "count>1", Window: 500 * time.Millisecond},
 	}, builtinTypes())
 	require.EqualError(t, err, `invalid threshold "rate<1" on http_req_duration: method rate is not valid for a trend metric; expected one of avg, min, max, med, p(N)
 invalid threshold "p(95)<1" on http_reqs: method p(95) is not valid for a counter metric; expected one of count, rate
@@ -216,7 +217,8 @@ invalid threshold "count>1" on checks: method count is not valid for a rate metr
 invalid threshold on http_req_durations: no metric named "http_req_durations"
 invalid threshold metric "http_reqs{a": unmatched curly brace; expected metric{tag:value,...}
 http_reqs: invalid threshold expression "count>": right-hand side "" is not a number
-invalid threshold on http_reqs: delayAbortEval -1s is negative`)
+invalid threshold on http_reqs: delayAbortEval -1s is negative
+invalid threshold "count>1" on http_reqs: window 500ms is shorter than 1s; windows are evaluated every second`)
 }
 
 func TestSetEvaluate(t *testing.T) {
@@ -381,4 +383,129 @@ func TestMethodOf(t *testing.T) {
 	} {
 		require.Equal(t, want, MethodOf(in), in)
 	}
+}
+
+// windowAt serves a windowed threshold's windows: the p(95) (seconds) and the count of
+// the window that ends at each elapsed second.
+type windowAt struct {
+	now  time.Duration
+	p95  map[time.Duration]float64
+	seen []time.Duration
+}
+
+func (w *windowAt) fn(k *Key, win time.Duration) (Source, time.Duration, bool) {
+	w.seen = append(w.seen, win)
+	if w.now < win {
+		return nil, 0, false
+	}
+	v, ok := w.p95[w.now]
+	if !ok {
+		return nil, 0, false
+	}
+	return fake{{Agg: Percentile, P: 95}: v, {Agg: Count}: 10 * win.Seconds()}, win, true
+}
+
+func TestSetEvaluateLiveWindowed(t *testing.T) {
+	t.Parallel()
+	s, err := NewSet([]Def{
+		{Key: "http_req_duration", Expr: "p(95)<500"},
+		{Key: "http_req_duration", Expr: "p(95)<500", Window: 30 * time.Second, AbortOnFail: true},
+		{Key: "http_reqs", Expr: "rate>5", Window: 10 * time.Second},
+	}, builtinTypes())
+	require.NoError(t, err)
+	require.True(t, s.Windowed())
+	ths := s.Thresholds()
+	require.Equal(t, "p(95)<500", ths[0].Name())
+	require.Equal(t, "p(95)<500 over 30s", ths[1].Name())
+	require.Equal(t, "rate>5 over 10s", ths[2].Name())
+
+	whole := func(k *Key) Source {
+		return fake{{Agg: Percentile, P: 95}: 0.3, {Agg: Count}: 1000}
+	}
+	w := &windowAt{p95: map[time.Duration]float64{
+		30 * time.Second: 0.2, 31 * time.Second: 0.6, 32 * time.Second: 0.9, 33 * time.Second: 0.4,
+		40 * time.Second: 0.7, 41 * time.Second: 0.1,
+	}}
+
+	// Before the first full window, only the whole-run threshold is judged.
+	w.now = 20 * time.Second
+	r := s.EvaluateLive(w.now, false, whole, w.fn)
+	require.Empty(t, r.Crossed)
+	require.True(t, r.Outcomes[1].Skipped)
+	require.Equal(t, 0, r.Outcomes[1].Window.Evaluated)
+
+	w.now = 30 * time.Second
+	r = s.EvaluateLive(w.now, false, whole, w.fn)
+	require.Empty(t, r.Crossed)
+	require.False(t, r.Outcomes[1].Skipped)
+	require.InDelta(t, 200, r.Outcomes[1].Value, 1e-9)
+
+	// The window ending at 31 s fails: the run aborts though the whole run passes.
+	w.now = 31 * time.Second
+	r = s.EvaluateLive(w.now, false, whole, w.fn)
+	require.Equal(t, []string{"http_req_duration"}, r.Crossed)
+	require.True(t, r.Outcomes[0].Passed, "the whole-run p95 passes")
+	require.False(t, r.Outcomes[1].Passed)
+	require.True(t, r.Abort)
+	require.InDelta(t, 600, r.Outcomes[1].Value, 1e-9)
+	require.InDelta(t, 10, r.Outcomes[2].Value, 1e-9, "100 requests in the 10 s window")
+
+	for _, now := range []time.Duration{32 * time.Second, 33 * time.Second, 40 * time.Second, 41 * time.Second} {
+		w.now = now
+		r = s.EvaluateLive(now, false, whole, w.fn)
+	}
+	require.False(t, r.Abort, "the window ending at 41 s passes")
+
+	r = s.EvaluateLive(41*time.Second, true, whole, w.fn)
+	require.False(t, r.Abort, "the final evaluation never aborts")
+	require.Equal(t, []string{"http_req_duration"}, r.Crossed, "a failed window fails the run")
+	o := r.Outcomes[1]
+	require.False(t, o.Passed)
+	require.InDelta(t, 900, o.Value, 1e-9, "the worst window's value")
+	rec := o.Window
+	require.Equal(t, 30*time.Second, rec.Window)
+	require.Equal(t, 7, rec.Evaluated)
+	require.Equal(t, WindowValue{Start: 2 * time.Second, End: 32 * time.Second, Value: 900, HasValue: true}, rec.Worst)
+	require.Equal(t, WindowValue{Start: time.Second, End: 31 * time.Second, Value: 600, HasValue: true}, rec.FirstFailure)
+	require.Equal(t, []Span{{First: 31 * time.Second, Last: 32 * time.Second}, {First: 40 * time.Second, Last: 40 * time.Second}}, rec.Fails)
+	require.True(t, rec.FailedBetween(30*time.Second, 31*time.Second))
+	require.True(t, rec.FailedBetween(35*time.Second, 45*time.Second))
+	require.False(t, rec.FailedBetween(32*time.Second, 39*time.Second))
+	require.Equal(t, rec.Worst, s.Records()[ths[1]].Worst)
+	require.True(t, r.Outcomes[2].Passed)
+
+	// A stage's window leaves windowed thresholds to their record.
+	r = s.EvaluateWindow(10*time.Second, whole)
+	require.Empty(t, r.Crossed)
+	require.True(t, r.Outcomes[1].Skipped)
+	require.True(t, r.Outcomes[1].Window.Failed)
+
+	// Evaluate (no WindowFunc) skips windowed thresholds during the run.
+	r = s.Evaluate(50*time.Second, false, whole)
+	require.True(t, r.Outcomes[1].Skipped)
+	require.False(t, r.Abort)
+}
+
+func TestWindowWorst(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr string
+		a, b WindowValue
+		want bool
+	}{
+		{"p(95)<500", WindowValue{Value: 600}, WindowValue{Value: 700}, false},
+		{"p(95)<500", WindowValue{Value: 700}, WindowValue{Value: 600}, true},
+		{"rate>5", WindowValue{Value: 1}, WindowValue{Value: 3}, true},
+		{"rate>5", WindowValue{Value: 1, Passed: true}, WindowValue{Value: 3}, false},
+		{"value==5", WindowValue{Value: 1}, WindowValue{Value: 6}, true},
+		{"value!=5", WindowValue{Value: 5}, WindowValue{Value: 6}, true},
+	} {
+		e, err := ParseExpr(tc.expr)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, worse(e, tc.a, tc.b), "%s %v %v", tc.expr, tc.a, tc.b)
+	}
+	require.Equal(t, "30s", FormatWindow(30*time.Second))
+	require.Equal(t, "2m", FormatWindow(2*time.Minute))
+	require.Equal(t, "1m30s", FormatWindow(90*time.Second))
+	require.Equal(t, "1h", FormatWindow(time.Hour))
 }
