@@ -252,27 +252,43 @@ func (s *Snapshot) Since(earlier *Snapshot) (*Snapshot, error) {
 		if !ok {
 			continue
 		}
-		w := &out.Series[i]
-		switch se.Type {
-		case metrics.Counter:
-			w.Count -= e.Count
-		case metrics.Rate:
-			if e.Total > se.Total || e.Passes > se.Passes {
-				return nil, fmt.Errorf("subtract rate %s%s: %w", se.Metric.Name, se.Tags, hist.ErrNotPrior)
-			}
-			w.Passes -= e.Passes
-			w.Total -= e.Total
-		case metrics.Trend:
-			if e.Trend == se.Trend {
-				w.Trend = hist.New()
-				break
-			}
-			h := se.Trend.Clone()
-			if err := h.Sub(e.Trend); err != nil {
-				return nil, fmt.Errorf("subtract trend %s%s: %w", se.Metric.Name, se.Tags, err)
+		v, err := se.Values.Since(e.Values)
+		if err != nil {
+			return nil, fmt.Errorf("subtract %s%s: %w", se.Metric.Name, se.Tags, err)
+		}
+		out.Series[i].Values = v
+	}
+	return out, nil
+}
+
+// Since returns the values between earlier and v, two states of one sink (or of one
+// merge of sinks, taken the same way): counters, rates and trend histograms are the
+// differences, a gauge keeps v's values. It returns an error wrapping hist.ErrNotPrior
+// if earlier is not an earlier state of v. The result does not share v's histogram
+// unless the two are the same.
+func (v Values) Since(earlier Values) (Values, error) {
+	w := v
+	switch v.Type {
+	case metrics.Counter:
+		w.Count -= earlier.Count
+	case metrics.Rate:
+		if earlier.Total > v.Total || earlier.Passes > v.Passes {
+			return Values{}, fmt.Errorf("subtract rate: %w", hist.ErrNotPrior)
+		}
+		w.Passes -= earlier.Passes
+		w.Total -= earlier.Total
+	case metrics.Trend:
+		switch {
+		case earlier.Trend == nil:
+		case earlier.Trend == v.Trend:
+			w.Trend = hist.New()
+		default:
+			h := v.Trend.Clone()
+			if err := h.Sub(earlier.Trend); err != nil {
+				return Values{}, fmt.Errorf("subtract trend: %w", err)
 			}
 			w.Trend = h
 		}
 	}
-	return out, nil
+	return w, nil
 }

@@ -1009,7 +1009,7 @@ func (d *decoder) threshold(n *yaml.Node, field string, key threshold.Key, m *me
 	th := Threshold{Line: n.Line}
 	exprNode := n
 	if n.Kind == yaml.MappingNode {
-		f, ok := d.mapping(n, field, []string{"threshold", "abortOnFail", "delayAbortEval"})
+		f, ok := d.mapping(n, field, thresholdFields())
 		if !ok {
 			return Threshold{}, false
 		}
@@ -1027,6 +1027,17 @@ func (d *decoder) threshold(n *yaml.Node, field string, key threshold.Key, m *me
 			var okD bool
 			th.DelayAbortEval, okD = d.duration(dn, join(field, "delayAbortEval"))
 			good = good && okD
+		}
+		if wn, has := f.get("window"); has {
+			wf := join(field, "window")
+			var okW bool
+			if th.Window, okW = d.duration(wn, wf); okW {
+				if err := threshold.ValidateWindow(th.Window); err != nil {
+					d.errorf(wn, wf, "%v; expected a duration such as '30s'", err)
+					okW = false
+				}
+			}
+			good = good && okW
 		}
 		if !good {
 			return Threshold{}, false
@@ -1050,6 +1061,26 @@ func (d *decoder) threshold(n *yaml.Node, field string, key threshold.Key, m *me
 	return th, true
 }
 
+// thresholdFields are the keys of a threshold object: k6's and Tidemark's window.
+func thresholdFields() []string {
+	return []string{"threshold", "abortOnFail", "delayAbortEval", "window"}
+}
+
+// TidemarkOnly names the options of the test that k6 does not know and would reject,
+// as fields ("thresholds.http_req_duration[0].window"), sorted: a script that uses
+// them runs only in Tidemark.
+func (t *Test) TidemarkOnly() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(t.Thresholds)) {
+		for i, th := range t.Thresholds[k] {
+			if th.Window > 0 {
+				out = append(out, fmt.Sprintf("thresholds.%s[%d].window", k, i))
+			}
+		}
+	}
+	return out
+}
+
 // ThresholdSet builds the evaluator of the test's thresholds, in the order of their
 // keys. It is the one place that turns Thresholds into threshold definitions. typeOf
 // looks metric types up: a run passes threshold.RegistryTypes of its registry; nil
@@ -1061,7 +1092,7 @@ func (t *Test) ThresholdSet(typeOf threshold.TypeFunc) (*threshold.Set, error) {
 	var defs []threshold.Def
 	for _, k := range slices.Sorted(maps.Keys(t.Thresholds)) {
 		for _, th := range t.Thresholds[k] {
-			defs = append(defs, threshold.Def{Key: k, Expr: th.Expr, AbortOnFail: th.AbortOnFail, DelayAbortEval: th.DelayAbortEval})
+			defs = append(defs, threshold.Def{Key: k, Expr: th.Expr, AbortOnFail: th.AbortOnFail, DelayAbortEval: th.DelayAbortEval, Window: th.Window})
 		}
 	}
 	return threshold.NewSet(defs, typeOf)

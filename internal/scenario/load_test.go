@@ -354,6 +354,7 @@ thresholds:
       abortOnFail: true
       delayAbortEval: 10s
   checks: [{threshold: 'rate>0.9'}]
+  http_reqs: [{threshold: 'rate>10', window: 30s, abortOnFail: true}]
 `+flow))
 	require.NoError(t, err)
 	require.Equal(t, map[string][]Threshold{
@@ -361,11 +362,15 @@ thresholds:
 		"http_req_failed":                   {{Expr: "rate<0.01", Line: 4}},
 		"http_req_duration{scenario:spike}": {{Expr: "max<3000", AbortOnFail: true, DelayAbortEval: 10 * time.Second, Line: 6}},
 		"checks":                            {{Expr: "rate>0.9", Line: 9}},
+		"http_reqs":                         {{Expr: "rate>10", Window: 30 * time.Second, AbortOnFail: true, Line: 10}},
 	}, tst.Thresholds)
+	require.Equal(t, []string{"thresholds.http_reqs[0].window"}, tst.TidemarkOnly(), "k6 would reject the key")
+	require.Equal(t, []any{map[string]any{"threshold": "rate>10", "abortOnFail": true, "window": "30s"}},
+		tst.K6Options(nil)["thresholds"].(map[string]any)["http_reqs"])
 	set, err := tst.ThresholdSet(nil)
 	require.NoError(t, err)
 	noSamples := func(*threshold.Key) threshold.Source { return nil }
-	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 5)
+	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 6)
 
 	// A run passes its own registry, which holds the built-in metrics and more.
 	reg := metrics.NewRegistry()
@@ -374,7 +379,7 @@ thresholds:
 	require.NoError(t, err)
 	set, err = tst.ThresholdSet(threshold.RegistryTypes(reg))
 	require.NoError(t, err)
-	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 5)
+	require.Len(t, set.Evaluate(0, true, noSamples).Outcomes, 6)
 	_, err = tst.ThresholdSet(threshold.RegistryTypes(metrics.NewRegistry()))
 	require.ErrorContains(t, err, "http_req_duration", "typeOf is what the set looks metrics up in")
 }
@@ -483,7 +488,10 @@ func TestLoadErrors(t *testing.T) {
 		{name: "bad sub-metric", in: "thresholds:\n  'http_req_duration{scenario}': ['p(95)<500']", wantErr: `t.yaml:2: thresholds.http_req_duration{scenario}: metric "http_req_duration{scenario}": malformed tag "scenario"; expected tag:value`},
 		{name: "vu sub-metric", in: "thresholds:\n  'http_reqs{vu:1}': ['count<1']", wantErr: `t.yaml:2: thresholds.http_reqs{vu:1}: vu and iter are not tags in Tidemark, so this sub-metric would match nothing; expected other tags such as scenario, name, status or method`},
 		{name: "threshold object without threshold", in: "thresholds:\n  http_reqs: [{abortOnFail: true}]", wantErr: `t.yaml:2: thresholds.http_reqs[0]: missing threshold; expected {threshold: 'p(95)<500', abortOnFail: true}`},
-		{name: "threshold object misspelt", in: "thresholds:\n  http_reqs: [{threshold: 'count<1', abortOnFail: true, delayAbortEvl: 1s}]", wantErr: `t.yaml:2: thresholds.http_reqs[0].delayAbortEvl: unknown field "delayAbortEvl"; expected one of threshold, abortOnFail, delayAbortEval; did you mean "delayAbortEval"?`},
+		{name: "threshold object misspelt", in: "thresholds:\n  http_reqs: [{threshold: 'count<1', abortOnFail: true, delayAbortEvl: 1s}]", wantErr: `t.yaml:2: thresholds.http_reqs[0].delayAbortEvl: unknown field "delayAbortEvl"; expected one of threshold, abortOnFail, delayAbortEval, window; did you mean "delayAbortEval"?`},
+		{name: "window not a duration", in: "thresholds:\n  http_req_duration: [{threshold: 'p(95)<500', window: half}]", wantErr: `t.yaml:2: thresholds.http_req_duration[0].window: bad duration "half": invalid duration; expected a duration such as "30s", "1m30s", "2h" or "500ms", or a number of milliseconds`},
+		{name: "window under a second", in: "thresholds:\n  http_req_duration: [{threshold: 'p(95)<500', window: 500ms}]", wantErr: `t.yaml:2: thresholds.http_req_duration[0].window: window 500ms is shorter than 1s; windows are evaluated every second; expected a duration such as '30s'`},
+		{name: "window as a bare number is milliseconds", in: "thresholds:\n  http_req_duration: [{threshold: 'p(95)<500', window: 30}]", wantErr: `t.yaml:2: thresholds.http_req_duration[0].window: window 30ms is shorter than 1s; windows are evaluated every second; expected a duration such as '30s'`},
 		{name: "bad delayAbortEval", in: "thresholds:\n  http_reqs: [{threshold: 'count<1', delayAbortEval: soon}]", wantErr: `t.yaml:2: thresholds.http_reqs[0].delayAbortEval: bad duration "soon": invalid duration; expected a duration such as "30s", "1m30s", "2h" or "500ms", or a number of milliseconds`},
 		{name: "empty threshold list", in: "thresholds:\n  http_reqs: []", wantErr: `t.yaml:2: thresholds.http_reqs: no thresholds; expected a list of expressions such as 'p(95)<500'`},
 		// URLs and variables.

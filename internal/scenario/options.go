@@ -22,13 +22,16 @@ func (t *Test) K6Options(exec func(scenario string) string) map[string]any {
 		for k, list := range t.Thresholds {
 			var items []any
 			for _, th := range list {
-				if !th.AbortOnFail && th.DelayAbortEval == 0 {
+				if !th.AbortOnFail && th.DelayAbortEval == 0 && th.Window == 0 {
 					items = append(items, th.Expr)
 					continue
 				}
 				o := map[string]any{"threshold": th.Expr, "abortOnFail": th.AbortOnFail}
 				if th.DelayAbortEval > 0 {
 					o["delayAbortEval"] = th.DelayAbortEval.String()
+				}
+				if th.Window > 0 {
+					o["window"] = th.Window.String() // Tidemark's; k6 rejects it
 				}
 				items = append(items, o)
 			}

@@ -60,11 +60,14 @@ type Test struct {
 }
 
 // Threshold is one threshold expression on a metric (k6's `{threshold, abortOnFail,
-// delayAbortEval}`, or a bare string).
+// delayAbortEval}`, or a bare string), with Tidemark's `window`.
 type Threshold struct {
 	Expr           string
 	AbortOnFail    bool
 	DelayAbortEval time.Duration
+	// Window, when set, judges Expr every second over the last Window of the run
+	// (threshold.Def.Window); k6 rejects the key.
+	Window time.Duration
 	// Line is the line in the source file, for messages; 0 when unknown.
 	Line int
 }

@@ -115,7 +115,7 @@ func canonicalOptionKeys(top *yaml.Node) {
 		for i := 1; i < len(th.Content); i += 2 {
 			if list := th.Content[i]; list.Kind == yaml.SequenceNode {
 				for _, n := range list.Content {
-					canonicalKeys(n, []string{"threshold", "abortOnFail", "delayAbortEval"})
+					canonicalKeys(n, thresholdFields())
 				}
 			}
 		}

@@ -39,13 +39,15 @@ func TestParseScript(t *testing.T) {
 		},
 		{
 			name:    "stages shortcut, thresholds on a custom metric",
-			options: `{"stages":[{"duration":"10s","target":5},{"duration":"5s","target":0}],"thresholds":{"orders":["p(95)<200"],"http_req_failed":[{"threshold":"rate<0.01","abortOnFail":true}]},"setupTimeout":"5s"}`,
+			options: `{"stages":[{"duration":"10s","target":5},{"duration":"5s","target":0}],"thresholds":{"orders":["p(95)<200"],"http_req_failed":[{"threshold":"rate<0.01","abortOnFail":true}],"http_req_duration":[{"threshold":"p(95)<500","window":"30s","abortOnFail":true}]},"setupTimeout":"5s"}`,
 			check: func(t *testing.T, s *Script) {
 				sc := s.Test.Scenarios[0]
 				require.Equal(t, RampingVUs, sc.Executor)
 				require.Equal(t, []Stage{{10 * time.Second, 5}, {5 * time.Second, 0}}, sc.Stages)
 				require.Equal(t, []Threshold{{Expr: "p(95)<200"}}, s.Test.Thresholds["orders"])
 				require.True(t, s.Test.Thresholds["http_req_failed"][0].AbortOnFail)
+				require.Equal(t, []Threshold{{Expr: "p(95)<500", Window: 30 * time.Second, AbortOnFail: true}}, s.Test.Thresholds["http_req_duration"], "Tidemark's window")
+				require.Equal(t, []string{"thresholds.http_req_duration[0].window"}, s.Test.TidemarkOnly())
 				require.Equal(t, 5*time.Second, s.SetupTimeout)
 			},
 		},
