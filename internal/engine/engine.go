@@ -99,6 +99,9 @@ type Config struct {
 	Registry *metrics.Registry
 	// Thresholds may be nil (no thresholds, or --no-thresholds).
 	Thresholds Thresholds
+	// ThresholdInterval is how often Thresholds is evaluated during the run; 0 is
+	// k6's 2 s. Windowed thresholds are judged every second.
+	ThresholdInterval time.Duration
 	// Declared are the thresholds Thresholds evaluates, written as ThresholdMetric
 	// series with the run's gauges; nil writes none.
 	Declared []*threshold.Threshold
@@ -415,6 +418,10 @@ func (e *Engine) Run(ctx context.Context) Result {
 	tick := time.NewTicker(gaugeInterval)
 	defer tick.Stop()
 	lastEval := start
+	evalEvery := thresholdInterval
+	if e.cfg.ThresholdInterval > 0 {
+		evalEvery = e.cfg.ThresholdInterval
+	}
 loop:
 	for {
 		select {
@@ -425,7 +432,7 @@ loop:
 			// the target of a moment already past.
 			now := time.Now()
 			e.emitGauges(start, now)
-			if e.cfg.Thresholds != nil && !res.Aborted && now.Sub(lastEval) >= thresholdInterval-gaugeInterval/2 {
+			if e.cfg.Thresholds != nil && !res.Aborted && now.Sub(lastEval) >= evalEvery-gaugeInterval/2 {
 				lastEval = now
 				if _, abort := e.cfg.Thresholds.Evaluate(now.Sub(start), false); abort {
 					res.Aborted = true

@@ -276,9 +276,14 @@ type run struct {
 	reg        *metrics.Registry
 	agg        *aggregate.Store
 	thresholds *threshold.Set
-	eng        *engine.Engine
-	outputs    PusherSink // --out's file outputs, or nil
-	started    []Actor
+	// windows keeps the aggregates the windowed thresholds read; nil without them.
+	windows *windows
+	// results writes the thresholds' outcomes as series; pusher takes them.
+	results *results
+	pusher  metrics.Pusher
+	eng     *engine.Engine
+	outputs PusherSink // --out's file outputs, or nil
+	started []Actor
 
 	snapMu sync.Mutex
 	snaps  map[time.Duration]*aggregate.Snapshot
@@ -316,7 +321,15 @@ func prepare(cfg Config) (*run, error) {
 			return nil, verdict.Invalid(r.sourced(err))
 		}
 		r.thresholds = set
+		r.windows = newWindows(set)
+		if r.results, err = newResults(r.reg); err != nil {
+			return nil, verdict.Invalid(err)
+		}
 		evaluate = engine.ThresholdsFunc(r.evaluate)
+	}
+	var evalEvery time.Duration // the engine's default, k6's 2 s
+	if r.windows != nil {
+		evalEvery = threshold.MinWindow // windows are judged every second
 	}
 	var pusher metrics.Pusher = r.agg
 	var outputs PusherSink
@@ -327,6 +340,7 @@ func prepare(cfg Config) (*run, error) {
 		}
 		outputs, pusher = o, o
 	}
+	r.pusher = pusher
 	eng, err := engine.New(engine.Config{
 		Test:       cfg.Test,
 		TestID:     r.testID,
@@ -335,13 +349,15 @@ func prepare(cfg Config) (*run, error) {
 		Pusher:     pusher,
 		Registry:   r.reg,
 		Thresholds: evaluate,
-		Declared:   r.declared(),
-		HTTP:       httpOptions(cfg),
-		UserAgent:  cfg.UserAgent,
-		VUs:        cfg.VUs,
-		Logger:     r.logger,
-		OnBoundary: r.snapshot,
-		MaxTagSets: cfg.MaxSeries,
+		// Windowed thresholds are judged every second.
+		ThresholdInterval: evalEvery,
+		Declared:          r.declared(),
+		HTTP:              httpOptions(cfg),
+		UserAgent:         cfg.UserAgent,
+		VUs:               cfg.VUs,
+		Logger:            r.logger,
+		OnBoundary:        r.snapshot,
+		MaxTagSets:        cfg.MaxSeries,
 	})
 	if err != nil {
 		if outputs != nil {
@@ -580,18 +596,34 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	return out, errors.Join(errs...)
 }
 
-// evaluate evaluates the thresholds against a fresh snapshot of the aggregates.
-// declared are the thresholds the run evaluates, for the run's metadata series.
+// declared are the thresholds the run evaluates, for the run's metadata series
+// (tidemark_threshold), from which `tidemark summarize` and the correlator judge a run
+// and its stages again. Windowed thresholds are left out: their windows are judged
+// from the run's own aggregates every second, which the pushed series cannot give
+// back; their results are in tidemark_threshold_value and tidemark_threshold_pass.
 func (r *run) declared() []*threshold.Threshold {
 	if r.thresholds == nil {
 		return nil
 	}
-	return r.thresholds.Thresholds()
+	var out []*threshold.Threshold
+	for _, th := range r.thresholds.Thresholds() {
+		if th.Window == 0 {
+			out = append(out, th)
+		}
+	}
+	return out
 }
 
+// evaluate evaluates the thresholds against a fresh snapshot of the aggregates, the
+// windowed ones against the windows kept since, and pushes their outcomes as series.
 func (r *run) evaluate(elapsed time.Duration, final bool) (crossed, abort bool) {
 	snap := r.agg.Snapshot()
-	res := r.thresholds.Evaluate(elapsed, final, func(k *threshold.Key) threshold.Source {
+	var window threshold.WindowFunc
+	if r.windows != nil {
+		r.windows.record(elapsed, snap)
+		window = r.windows.source(elapsed, final)
+	}
+	res := r.thresholds.EvaluateLive(elapsed, final, func(k *threshold.Key) threshold.Source {
 		se, ok := snap.Submetric(k.Metric, k.Tags)
 		if !ok {
 			return nil
@@ -600,7 +632,10 @@ func (r *run) evaluate(elapsed time.Duration, final bool) (crossed, abort bool) 
 			v, err := se.Threshold(m.String(), elapsed)
 			return v, err == nil
 		})
-	})
+	}, window)
+	if r.results != nil && r.eng != nil {
+		r.pusher.Push(r.results.samples(res, r.eng.RunTags(), time.Now()))
+	}
 	return len(res.Crossed) > 0, res.Abort
 }
 
@@ -644,7 +679,8 @@ func thresholdInputs(r *threshold.Result) map[string][]summary.Threshold {
 	out := map[string][]summary.Threshold{}
 	for _, o := range r.Outcomes {
 		k := o.Threshold.Key.Name
-		out[k] = append(out[k], summary.Threshold{Expr: o.Threshold.Expr.Source, OK: o.Passed, Value: o.Value})
+		out[k] = append(out[k], summary.Threshold{Expr: o.Threshold.Expr.Source, OK: o.Passed, Value: o.Value,
+			Window: o.Threshold.Window, Record: o.Window})
 	}
 	return out
 }

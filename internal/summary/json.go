@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
+	"github.com/tidemark/tidemark/internal/threshold"
 )
 
 // WriteExport writes the `--summary-export` file: k6's legacy JSON (reference/k6.md
@@ -23,6 +24,9 @@ func WriteExport(w io.Writer, in Input) error {
 		RootGroup legacyGroup               `json:"root_group"`
 		Metrics   map[string]map[string]any `json:"metrics"`
 		SetupData json.RawMessage           `json:"setup_data,omitempty"`
+		// ThresholdWindows is Tidemark's: per metric key and windowed threshold
+		// (thresholdName), what its windows saw. k6's metrics keep their shape.
+		ThresholdWindows map[string]map[string]windowed `json:"threshold_windows,omitempty"`
 	}{
 		SetupData: setupData(in.SetupData),
 		RootGroup: legacyGroupOf(r.checks.root),
@@ -42,7 +46,16 @@ func WriteExport(w io.Writer, in Input) error {
 		if ths := in.Thresholds[e.key]; len(ths) > 0 {
 			failed := map[string]bool{}
 			for _, th := range ths {
-				failed[th.Expr] = !th.OK
+				failed[th.Name()] = !th.OK
+				if w := windowedOf(in.Start, th); w != nil {
+					if out.ThresholdWindows == nil {
+						out.ThresholdWindows = map[string]map[string]windowed{}
+					}
+					if out.ThresholdWindows[e.key] == nil {
+						out.ThresholdWindows[e.key] = map[string]windowed{}
+					}
+					out.ThresholdWindows[e.key][th.Name()] = *w
+				}
 			}
 			m["thresholds"] = failed
 		}
@@ -63,8 +76,10 @@ func WriteData(w io.Writer, in Input) error {
 	if err != nil {
 		return err
 	}
+	// threshold is k6's {ok}; a windowed one adds what its windows saw.
 	type threshold struct {
 		OK bool `json:"ok"`
+		*windowed
 	}
 	type metric struct {
 		Type       string               `json:"type"`
@@ -110,12 +125,70 @@ func WriteData(w io.Writer, in Input) error {
 		if ths := in.Thresholds[e.key]; len(ths) > 0 {
 			m.Thresholds = map[string]threshold{}
 			for _, th := range ths {
-				m.Thresholds[th.Expr] = threshold{OK: th.OK}
+				m.Thresholds[th.Name()] = threshold{OK: th.OK, windowed: windowedOf(in.Start, th)}
 			}
 		}
 		out.Metrics[e.key] = m
 	}
 	return writeJSON(w, out)
+}
+
+// windowed is what a windowed threshold's windows saw, in both JSON shapes: its
+// window, how many windows were judged, the worst one, the first failing one, and the
+// runs of failing windows.
+type windowed struct {
+	Window       string        `json:"window"`
+	Windows      int           `json:"windows"`
+	Worst        *windowJSON   `json:"worst,omitempty"`
+	FirstFailure *windowJSON   `json:"first_failure,omitempty"`
+	Failed       []failedSpans `json:"failed,omitempty"`
+	// Truncated is true when more runs of failing windows were seen than kept.
+	Truncated bool `json:"failed_truncated,omitempty"`
+}
+
+// windowJSON is one window: its value in k6's units and when it was, as offsets from
+// the run's start in seconds and as times.
+type windowJSON struct {
+	Value        float64   `json:"value"`
+	StartSeconds float64   `json:"start_seconds"`
+	EndSeconds   float64   `json:"end_seconds"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+}
+
+// failedSpans is a run of consecutive failing windows: the ends of the first and of
+// the last, in seconds from the run's start.
+type failedSpans struct {
+	FirstEndSeconds float64 `json:"first_end_seconds"`
+	LastEndSeconds  float64 `json:"last_end_seconds"`
+}
+
+// windowedOf returns the JSON of a windowed threshold, nil for a whole-run one.
+func windowedOf(start time.Time, th Threshold) *windowed {
+	if th.Window <= 0 {
+		return nil
+	}
+	w := &windowed{Window: threshold.FormatWindow(th.Window)}
+	rec := th.Record
+	if rec == nil {
+		return w
+	}
+	win := func(v threshold.WindowValue) *windowJSON {
+		return &windowJSON{Value: finite(v.Value), StartSeconds: v.Start.Seconds(), EndSeconds: v.End.Seconds(),
+			Start: start.Add(v.Start).UTC(), End: start.Add(v.End).UTC()}
+	}
+	w.Windows = rec.Evaluated
+	if rec.Worst.HasValue {
+		w.Worst = win(rec.Worst)
+	}
+	if rec.Failed {
+		w.FirstFailure = win(rec.FirstFailure)
+	}
+	for _, s := range rec.Fails {
+		w.Failed = append(w.Failed, failedSpans{FirstEndSeconds: s.First.Seconds(), LastEndSeconds: s.Last.Seconds()})
+	}
+	w.Truncated = rec.Truncated
+	return w
 }
 
 // dataCheck is a check in both JSON shapes.

@@ -39,6 +39,20 @@ type Threshold struct {
 	// value from the snapshot; Value is the fallback for an aggregation it cannot
 	// compute.
 	Value float64
+	// Window is a windowed threshold's window (Tidemark's; 0 for k6's whole-run
+	// threshold), and Record what its windows saw: OK is false when any window
+	// failed, and Value is then the worst window's.
+	Window time.Duration
+	Record *threshold.WindowRecord
+}
+
+// Name is the threshold's key in the summary's JSON maps: the expression as written
+// (k6's key) and, for a windowed threshold, " over " and its window.
+func (t Threshold) Name() string {
+	if t.Window <= 0 {
+		return t.Expr // as k6 keys it, untrimmed
+	}
+	return threshold.ExprName(t.Expr, t.Window)
 }
 
 // Stage is one stage window of one scenario, as the engine ran it. From and To are

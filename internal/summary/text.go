@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
@@ -255,12 +256,52 @@ func (r *report) thresholdLines(p palette) []string {
 				mark = p.paint("✗", sgrRed)
 			}
 			agg := threshold.MethodOf(th.Expr)
+			expr := p.paint("'"+strings.TrimSpace(th.Expr)+"'", sgrWhite)
+			if th.Window > 0 {
+				out = append(out, indent(lvl)+mark+" "+expr+" over "+threshold.FormatWindow(th.Window)+" "+r.windowLine(p, e.metric, agg, th.Record))
+				continue
+			}
 			value := p.paint(agg, sgrWhite) + "=" + p.paint(r.thresholdValue(l, e, agg, th), sgrCyan)
-			out = append(out, indent(lvl)+mark+" "+p.paint("'"+strings.TrimSpace(th.Expr)+"'", sgrWhite)+" "+value)
+			out = append(out, indent(lvl)+mark+" "+expr+" "+value)
 		}
 		out = append(out, blank)
 	}
 	return out
+}
+
+// windowLine tells what a windowed threshold's windows saw: the worst window's value
+// and when it was (offsets from the run's start), and the first failing window:
+// "worst p(95)=812.3ms in 40s–1m10s; first failed in 31s–1m1s".
+func (r *report) windowLine(p palette, m *metrics.Metric, agg string, rec *threshold.WindowRecord) string {
+	if rec == nil || rec.Evaluated == 0 || !rec.Worst.HasValue {
+		return "no window judged"
+	}
+	s := "worst " + p.paint(agg, sgrWhite) + "=" + p.paint(r.windowValue(m, agg, rec.Worst.Value), sgrCyan) + " in " + windowSpan(rec.Worst)
+	if rec.Failed && rec.FirstFailure.End != rec.Worst.End {
+		s += "; first failed in " + windowSpan(rec.FirstFailure)
+	}
+	return s
+}
+
+// windowValue formats a window's value (k6's units) as the THRESHOLDS section does.
+func (r *report) windowValue(m *metrics.Metric, agg string, v float64) string {
+	switch {
+	case m.Type == metrics.Trend:
+		return r.trendValue(v, agg, m)
+	case m.Type == metrics.Counter && agg == "rate":
+		return r.humanize(v, m) + "/s"
+	}
+	return r.humanize(v, m)
+}
+
+// windowSpan is a window's offsets from the run's start, to the second: "40s–1m10s".
+func windowSpan(w threshold.WindowValue) string {
+	return runOffset(w.Start) + "–" + runOffset(w.End)
+}
+
+// runOffset is an offset from the run's start, to the second.
+func runOffset(d time.Duration) string {
+	return threshold.FormatWindow(d.Round(time.Second))
 }
 
 // thresholdValue is the value shown next to a threshold: the summary column of its

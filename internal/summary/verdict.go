@@ -96,11 +96,19 @@ func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	failed := r.runFailed()
 	for _, o := range EvaluateStage(r.in.ThresholdSet, st, win) {
 		th := o.Threshold
+		if th.Window > 0 {
+			// A windowed threshold fails the run when any window fails: it broke the
+			// stages in which a failing window ended.
+			if o.Window != nil && o.Window.FailedBetween(st.Start.Sub(r.in.Start), st.End.Sub(r.in.Start)) {
+				row.Broke = append(row.Broke, fmt.Sprintf("%s '%s' over %s", th.Key.Name, strings.TrimSpace(th.Expr.Source), threshold.FormatWindow(th.Window)))
+			}
+			continue
+		}
 		if o.Passed || (th.Type == metrics.Counter && th.Expr.Method.Agg == threshold.Count) {
 			continue
 		}
 		desc := fmt.Sprintf("%s '%s' %s=%s", th.Key.Name, strings.TrimSpace(th.Expr.Source), th.Expr.Method, r.outcomeValue(th, o.Value))
-		if failed[thresholdID(th.Key.Name, th.Expr.Source)] {
+		if failed[thresholdID(th.Key.Name, th.Name())] {
 			row.Broke = append(row.Broke, desc)
 			continue
 		}
@@ -130,7 +138,8 @@ func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	}
 }
 
-// thresholdID identifies a threshold by its metric key and expression as written.
+// thresholdID identifies a threshold by its metric key and its name (the expression as
+// written, and a windowed one's window).
 func thresholdID(key, expr string) string {
 	return strings.TrimSpace(key) + "\x00" + strings.TrimSpace(expr)
 }
@@ -146,7 +155,7 @@ func (r *report) runFailed() map[string]bool {
 		for k, ths := range r.in.Thresholds {
 			for _, th := range ths {
 				if !th.OK {
-					r.failed[thresholdID(k, th.Expr)] = true
+					r.failed[thresholdID(k, th.Name())] = true
 				}
 			}
 		}
@@ -167,7 +176,7 @@ func (r *report) runFailed() map[string]bool {
 	})
 	for _, o := range res.Outcomes {
 		if !o.Passed {
-			r.failed[thresholdID(o.Threshold.Key.Name, o.Threshold.Expr.Source)] = true
+			r.failed[thresholdID(o.Threshold.Key.Name, o.Threshold.Name())] = true
 		}
 	}
 	return r.failed
