@@ -7,11 +7,6 @@ import (
 	"github.com/tidemark/tidemark/internal/threshold"
 )
 
-// windowTolerance is how much later than a window's nominal start a kept point may be
-// and still start the window: evaluations fall on the engine's 250 ms gauge ticks, so a
-// point a few milliseconds late would otherwise make every window one second longer.
-const windowTolerance = 125 * time.Millisecond
-
 // windows keeps, for every (sub-)metric with a windowed threshold, its cumulative
 // aggregate at each live evaluation, as far back as the longest window on it. The
 // aggregate of a window is the newest point less the one at the window's start, so
@@ -59,12 +54,13 @@ func newWindows(set *threshold.Set) *windows {
 }
 
 // record adds the aggregates of snap, taken at offset at, and drops the points no
-// window needs any more: those before the newest one at or before at-longest.
+// window needs any more: those before the newest one at or before at-longest (it
+// or the next one is the nearest to the longest window's start).
 func (w *windows) record(at time.Duration, snap *aggregate.Snapshot) {
 	for _, r := range w.rings {
 		se, ok := snap.Submetric(r.key.Metric, r.key.Tags)
 		r.points = append(r.points, point{at: at, vals: se.Values, ok: ok})
-		for len(r.points) > 1 && r.points[1].at <= at-r.longest+windowTolerance {
+		for len(r.points) > 1 && r.points[1].at <= at-r.longest {
 			r.points[0] = point{}
 			r.points = r.points[1:]
 		}
@@ -85,12 +81,14 @@ func (w *windows) source(elapsed time.Duration, final bool) threshold.WindowFunc
 		if start < 0 && !final {
 			return nil, 0, false
 		}
-		var base point // the run's start: nothing yet
+		// The window starts at the kept point nearest its nominal start, or at the
+		// run's start (nothing yet): its length is off by at most half the time
+		// between two evaluations.
+		var base point
 		for _, p := range r.points[:len(r.points)-1] {
-			if p.at > start+windowTolerance {
-				break
+			if (p.at - start).Abs() < (base.at - start).Abs() {
+				base = p
 			}
-			base = p
 		}
 		span := elapsed - base.at
 		if !last.ok {
