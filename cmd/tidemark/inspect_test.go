@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,4 +43,30 @@ func TestInspect(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, exitcode.InvalidConfig, run([]string{"inspect", "-u", "-1", "-d", "1s", "../../examples/spike.yaml"}, &stdout, &stderr), stderr.String())
+}
+
+// TestInspectTidemarkOnly: a script whose threshold has Tidemark's window (which k6
+// rejects) shows it under thresholds and names it under tidemarkOnly; a script
+// without one has no tidemarkOnly.
+func TestInspectTidemarkOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "windowed.js")
+	require.NoError(t, os.WriteFile(script, []byte(`export const options = {
+  vus: 1, duration: '1s',
+  thresholds: { http_req_duration: ['p(95)<800', { threshold: 'p(95)<500', window: '30s', abortOnFail: true }] },
+};
+export default function () {}
+`), 0o600))
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitcode.OK, run([]string{"inspect", script}, &stdout, &stderr), stderr.String())
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), stdout.String())
+	require.Equal(t, []any{"thresholds.http_req_duration[1].window"}, out["tidemarkOnly"])
+	require.Equal(t, []any{"p(95)<800", map[string]any{"threshold": "p(95)<500", "abortOnFail": true, "window": "30s"}},
+		out["thresholds"].(map[string]any)["http_req_duration"])
+
+	stdout.Reset()
+	require.Equal(t, exitcode.OK, run([]string{"inspect", "../../examples/spike.yaml"}, &stdout, &stderr), stderr.String())
+	require.NotContains(t, stdout.String(), "tidemarkOnly")
 }

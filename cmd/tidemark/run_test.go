@@ -118,6 +118,9 @@ func TestRunThresholdExitCodes(t *testing.T) {
 		{name: "fail", thresholds: `http_req_duration: ['p(95)<0']`, want: exitcode.ThresholdsFailed},
 		{name: "no-thresholds", thresholds: `http_req_duration: ['p(95)<0']`, args: []string{"--no-thresholds"}, want: exitcode.OK},
 		{name: "invalid threshold", thresholds: `http_req_duration: ['rate<1']`, want: exitcode.InvalidConfig},
+		{name: "window under a second", thresholds: `http_req_duration: [{threshold: 'p(95)<500', window: 500ms}]`, want: exitcode.InvalidConfig},
+		{name: "window not a duration", thresholds: `http_req_duration: [{threshold: 'p(95)<500', window: a while}]`, want: exitcode.InvalidConfig},
+		{name: "window passes", thresholds: `http_req_duration: [{threshold: 'p(95)<5000', window: 1s}]`, duration: "3s", want: exitcode.OK},
 		{name: "abortOnFail", thresholds: `http_req_duration: [{threshold: 'p(95)<0', abortOnFail: true}]`, duration: "20s", want: exitcode.ThresholdsFailed,
 			message: "thresholds on metrics 'http_req_duration' were crossed; at least one has abortOnFail enabled, stopping test prematurely"},
 	} {
@@ -136,6 +139,52 @@ func TestRunThresholdExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunWindowedThreshold: against a target whose latency shifts for one second of
+// the run, the whole-run p95 passes and the 3 s windowed p95 fails: exit 99, and the
+// summary and --summary-export name the worst window.
+func TestRunWindowedThreshold(t *testing.T) {
+	t.Parallel()
+	_, url := startTestTarget(t, target.Config{})
+	file := writeScenario(t, `
+thresholds:
+  http_req_duration: ['p(95)<500', {threshold: 'p(95)<500', window: 3s}]
+scenarios:
+  fast:
+    executor: constant-arrival-rate
+    rate: 50
+    duration: 8s
+    preAllocatedVUs: 20
+    flow: [{url: '`+url+`/?delay=5ms'}]
+  slow:
+    executor: constant-arrival-rate
+    rate: 20
+    startTime: 4s
+    duration: 1s
+    preAllocatedVUs: 30
+    flow: [{url: '`+url+`/?delay=700ms'}]
+`)
+	export := filepath.Join(t.TempDir(), "export.json")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--quiet", "--no-embedded-store", "--summary-export", export, "--testid", "win", file}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Contains(t, stdout.String(), "✓ 'p(95)<500' p(95)=")
+	require.Contains(t, stdout.String(), "✗ 'p(95)<500' over 3s worst p(95)=")
+	b, err := os.ReadFile(export)
+	require.NoError(t, err)
+	var ex struct {
+		Metrics          map[string]map[string]any
+		ThresholdWindows map[string]map[string]struct {
+			Window string
+			Worst  struct{ Value float64 } `json:"worst"`
+		} `json:"threshold_windows"`
+	}
+	require.NoError(t, json.Unmarshal(b, &ex))
+	require.Equal(t, map[string]any{"p(95)<500": false, "p(95)<500 over 3s": true}, ex.Metrics["http_req_duration"]["thresholds"])
+	w := ex.ThresholdWindows["http_req_duration"]["p(95)<500 over 3s"]
+	require.Equal(t, "3s", w.Window)
+	require.GreaterOrEqual(t, w.Worst.Value, 500.0)
 }
 
 func TestRunInvalidScenario(t *testing.T) {
