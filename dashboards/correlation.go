@@ -25,7 +25,16 @@ func annotations() []annotation {
 	return []annotation{
 		{name: "Run", query: "run_info", color: "rgba(31, 120, 193, 0.15)", title: "run $testid", text: "the run is live (tidemark_run_info, or k6_vus for a run k6 made)", tagKeys: ""},
 		{name: "Tidemark events", query: "events", color: "orange", title: "{{kind}}", text: "{{object}}", tagKeys: "kind,object", valueIsTime: true},
+		thresholdAnnotation("threshold_failed"),
 	}
+}
+
+// thresholdAnnotation is the layer of failing thresholds (tidemark_threshold_pass): a
+// region from where each one first failed while it fails, named by its metric,
+// expression and window.
+func thresholdAnnotation(query string) annotation {
+	return annotation{name: "Thresholds failed", query: query, color: "red", title: "threshold failed: {{metric}} {{threshold}} {{window}}",
+		text: "tidemark_threshold_pass is 0 (window: empty for a whole-run threshold)", tagKeys: "metric,threshold,window"}
 }
 
 // annotationQuery builds one Prometheus annotation layer.

@@ -17,13 +17,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/aggregate"
-	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
+	"github.com/tidemark/tidemark/internal/threshold"
+	"github.com/tidemark/tidemark/internal/verdict"
 	"github.com/tidemark/tidemark/remotewrite"
 )
 
@@ -43,6 +45,10 @@ scenarios:
     executor: constant-vus
     vus: 2
     duration: 8s
+thresholds:
+  http_req_duration:
+    - 'p(95)<5000'
+    - {threshold: 'p(95)<50', window: 2s}
 flow:
   - name: home
     url: ${__ENV.TARGET_URL}/
@@ -54,16 +60,15 @@ flow:
 // remote-writes its series (with native histograms) into a real Prometheus, as
 // `tidemark run` does; every panel and annotation that reads k6 or run-metadata series,
 // in both dashboards, must return data. This pins the dashboards to the series the engine
-// really writes, not to the test's idea of them.
+// really writes, not to the test's idea of them. Its windowed threshold (p95 under
+// 50 ms over 2 s, against a 100 ms target) fails from its first window on, and the
+// failed-thresholds annotation marks it from there.
 func TestLoadPanelsOnARealRun(t *testing.T) {
 	prom := promtest.StartPrometheus(t)
 	_, targetURL := targettest.Start(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 100 * time.Millisecond}, ErrorRatio: 0.1})
 
 	const testID = "engine-1"
 	test, err := scenario.Parse("engine.yaml", []byte(engineScenario), map[string]string{"TARGET_URL": targetURL})
-	require.NoError(t, err)
-	store := aggregate.New()
-	eng, err := engine.New(engine.Config{Test: test, TestID: testID, Pusher: store, Registry: metrics.NewRegistry()})
 	require.NoError(t, err)
 	u, err := url.Parse(prom.WriteURL())
 	require.NoError(t, err)
@@ -72,15 +77,19 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 	cfg.PushInterval = model.Duration(500 * time.Millisecond)
 	cfg.Series.TestID = testID
 	cfg.Series.NativeHistograms = true
-	c, err := remotewrite.NewClient(cfg, series.FromAggregate(store), promslog.NewNopLogger(), nil)
-	require.NoError(t, err)
-	c.Start()
+	var c *remotewrite.Client
 	start := time.Now()
-	res := eng.Run(context.Background())
+	res, err := loadtest.Run(context.Background(), loadtest.Config{Test: test, TestID: testID, Registry: metrics.NewRegistry(),
+		Actors: []loadtest.Actor{loadtest.Outputs(func(store *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
+			var err error
+			c, err = remotewrite.NewClient(cfg, series.FromAggregate(store), promslog.NewNopLogger(), nil)
+			return []loadtest.Sink{c}, err
+		})}})
 	end := time.Now()
-	require.NoError(t, c.Stop())
+	require.Equal(t, verdict.ErrThresholds, verdict.Of(err), "the windowed threshold fails the run: %v", err)
+	require.False(t, res.Run.Interrupted)
 	require.Zero(t, c.Stats().Dropped)
-	require.False(t, res.Interrupted || res.Crossed, "the run passed")
+	first := res.Run.Start.Add(windowedRecord(t, res).FirstFailure.End)
 
 	client, err := api.NewClient(api.Config{Address: prom.URL})
 	require.NoError(t, err)
@@ -108,6 +117,54 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 		require.NoError(t, err, "%s:\n%s", name, expr)
 		require.True(t, promtest.NonEmpty(v), "%s returned no data from the engine's series:\n%s", name, expr)
 		checked++
+		if strings.Contains(qu.Expr, "tidemark_threshold_pass") && !qu.Instant {
+			requireFailedFrom(t, v, first, name)
+		}
 	}
 	require.Greater(t, checked, 40)
+}
+
+// windowedRecord is the record of the run's windowed threshold.
+func windowedRecord(t *testing.T, res *loadtest.Result) *threshold.WindowRecord {
+	t.Helper()
+	for _, th := range res.Summary.Thresholds["http_req_duration"] {
+		if th.Window > 0 {
+			require.True(t, th.Record.Failed)
+			return th.Record
+		}
+	}
+	t.Fatal("no windowed threshold")
+	return nil
+}
+
+// requireFailedFrom checks a failed-thresholds annotation query: the windowed
+// threshold's series is 1 (an annotation) from about its first failing window on,
+// and the whole-run one, which passes, is never 1.
+func requireFailedFrom(t *testing.T, v model.Value, first time.Time, name string) {
+	t.Helper()
+	var windowed, plain int
+	for _, s := range v.(model.Matrix) {
+		if s.Metric["window"] == "" {
+			plain++
+			for _, p := range s.Values {
+				require.Zero(t, float64(p.Value), "%s: the whole-run threshold passes", name)
+			}
+			continue
+		}
+		windowed++
+		var firstOne time.Time
+		for _, p := range s.Values {
+			if p.Value == 1 {
+				firstOne = p.Timestamp.Time()
+				break
+			}
+		}
+		require.False(t, firstOne.IsZero(), "%s: no annotation", name)
+		// One 1 s step of the query, one 500 ms push, and Prometheus' lookback of the
+		// sample before the first failing one: the annotation starts within 2 s of the
+		// engine's first failing window.
+		t.Logf("%s: first failing window at %s, annotation from %s", name, first.Format(time.TimeOnly+".000"), firstOne.Format(time.TimeOnly+".000"))
+		require.WithinDuration(t, first, firstOne, 2*time.Second, "%s", name)
+	}
+	require.Equal(t, [2]int{1, 1}, [2]int{windowed, plain}, name)
 }

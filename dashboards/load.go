@@ -47,6 +47,8 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 			DefaultValue(dashboard.StringOrMap{String: new("0.99")})).
 		WithVariable(dashboard.NewAdHocVariableBuilder("filters").Label("Filters").Datasource(datasource()))
 
+	db.Annotation(b.annotationQuery(thresholdAnnotation("load_threshold_failed")))
+
 	db.WithRow(row("Performance overview")).
 		WithPanel(b.stat("HTTP requests", "Requests made so far (k6_http_reqs_total).", units.Short, sixthWidth,
 			q("load_http_reqs", "requests"))).
