@@ -252,7 +252,7 @@ func (s *Snapshot) Since(earlier *Snapshot) (*Snapshot, error) {
 		if !ok {
 			continue
 		}
-		v, err := se.Values.Since(e.Values)
+		v, err := se.Since(e.Values) // Values.Since
 		if err != nil {
 			return nil, fmt.Errorf("subtract %s%s: %w", se.Metric.Name, se.Tags, err)
 		}
@@ -278,9 +278,9 @@ func (v Values) Since(earlier Values) (Values, error) {
 		w.Passes -= earlier.Passes
 		w.Total -= earlier.Total
 	case metrics.Trend:
-		switch {
-		case earlier.Trend == nil:
-		case earlier.Trend == v.Trend:
+		switch earlier.Trend {
+		case nil:
+		case v.Trend:
 			w.Trend = hist.New()
 		default:
 			h := v.Trend.Clone()

@@ -393,7 +393,7 @@ type windowAt struct {
 	seen []time.Duration
 }
 
-func (w *windowAt) fn(k *Key, win time.Duration) (Source, time.Duration, bool) {
+func (w *windowAt) fn(_ *Key, win time.Duration) (Source, time.Duration, bool) {
 	w.seen = append(w.seen, win)
 	if w.now < win {
 		return nil, 0, false
@@ -419,7 +419,7 @@ func TestSetEvaluateLiveWindowed(t *testing.T) {
 	require.Equal(t, "p(95)<500 over 30s", ths[1].Name())
 	require.Equal(t, "rate>5 over 10s", ths[2].Name())
 
-	whole := func(k *Key) Source {
+	whole := func(*Key) Source {
 		return fake{{Agg: Percentile, P: 95}: 0.3, {Agg: Count}: 1000}
 	}
 	w := &windowAt{p95: map[time.Duration]float64{
