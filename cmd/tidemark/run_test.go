@@ -266,3 +266,36 @@ export function handleSummary() { throw new Error('summary broke'); }
 		})
 	}
 }
+
+// TestRunScriptWindowedThreshold: a script's threshold takes window too, and
+// handleSummary's data carries what its windows saw next to k6's ok.
+func TestRunScriptWindowedThreshold(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "script.js")
+	require.NoError(t, os.WriteFile(p, []byte(`
+import { sleep } from 'k6';
+export const options = { vus: 1, duration: '2500ms', thresholds: { iteration_duration: [{ threshold: 'p(95)<0', window: '1s' }] } };
+export default function () { sleep(0.1); }
+export function handleSummary(data) {
+  const th = data.metrics.iteration_duration.thresholds['p(95)<0 over 1s'];
+  return { stdout: JSON.stringify({ ok: th.ok, window: th.window, windows: th.windows, worst: th.worst.value > 0, end: th.worst.end_seconds }) + '\n' };
+}
+`), 0o600))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-embedded-store", "-q", p}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, stderr.String())
+	var got struct {
+		OK      bool
+		Window  string
+		Windows int
+		Worst   bool
+		End     float64
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), stdout.String())
+	require.False(t, got.OK)
+	require.Equal(t, "1s", got.Window)
+	require.GreaterOrEqual(t, got.Windows, 2, "judged every second from 1 s on")
+	require.True(t, got.Worst)
+	require.Positive(t, got.End)
+}
