@@ -85,9 +85,7 @@ func runInspect(cfg *inspectConfig, g *globals) error {
 		}
 		opts, test = t.K6Options(nil), t
 	}
-	if only := test.TidemarkOnly(); len(only) > 0 {
-		opts["tidemarkOnly"] = only // options k6 rejects (a threshold's window)
-	}
+	test.MarkTidemarkOnly(opts)
 	if cfg.execReqs {
 		maxVUs, total := test.ExecutionRequirements()
 		opts["maxVUs"], opts["totalDuration"] = maxVUs, total.String()

@@ -1081,6 +1081,15 @@ func (t *Test) TidemarkOnly() []string {
 	return out
 }
 
+// MarkTidemarkOnly sets opts["tidemarkOnly"] (options as `tidemark inspect` prints
+// them) to TidemarkOnly when the test has such options, so that inspect shows a script
+// that k6 would reject; it leaves opts alone otherwise.
+func (t *Test) MarkTidemarkOnly(opts map[string]any) {
+	if only := t.TidemarkOnly(); len(only) > 0 {
+		opts["tidemarkOnly"] = only
+	}
+}
+
 // ThresholdSet builds the evaluator of the test's thresholds, in the order of their
 // keys. It is the one place that turns Thresholds into threshold definitions. typeOf
 // looks metric types up: a run passes threshold.RegistryTypes of its registry; nil
