@@ -154,12 +154,12 @@ scenarios:
   fast:
     executor: constant-arrival-rate
     rate: 50
-    duration: 8s
+    duration: 10s
     preAllocatedVUs: 20
     flow: [{url: '`+url+`/?delay=5ms'}]
   slow:
     executor: constant-arrival-rate
-    rate: 20
+    rate: 15
     startTime: 4s
     duration: 1s
     preAllocatedVUs: 30

@@ -20,10 +20,10 @@ import (
 )
 
 // spikeTest is a run against a real target whose latency shifts mid-run: 50 requests
-// per second answered in 5 ms for fastFor, and from slowAt on, for one second, 20
-// more per second answered in 700 ms. The 20 slow requests are under 5% of all, so the
-// whole-run p95 passes `p(95)<500`; a 3 s window after slowAt holds about 150 fast and
-// 20 slow ones (12%), so its p95 is 700 ms.
+// per second answered in 5 ms for fastFor, and from slowAt on, for one second, 15
+// more per second answered in 700 ms. The 15 slow requests are 3% of a 10 s run, so
+// the whole-run p95 passes `p(95)<500`; a 3 s window after slowAt holds about 150 fast
+// and 15 slow ones (9%), so its p95 is 700 ms.
 func spikeTest(t *testing.T, url string, fastFor, slowAt time.Duration, abort bool) string {
 	t.Helper()
 	return fmt.Sprintf(`
@@ -44,7 +44,7 @@ scenarios:
       - url: %s/fast?delay=5ms
   slow:
     executor: constant-arrival-rate
-    rate: 20
+    rate: 15
     timeUnit: 1s
     startTime: %s
     duration: 1s
@@ -70,7 +70,7 @@ func windowed(t *testing.T, res *Result) summary.Threshold {
 func TestRunWindowedThresholdFails(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, target.Config{})
-	test := parse(t, spikeTest(t, url, 8*time.Second, 4*time.Second, false), url)
+	test := parse(t, spikeTest(t, url, 10*time.Second, 4*time.Second, false), url)
 	res, err := Run(context.Background(), Config{Test: test, TestID: "window"})
 	require.Equal(t, verdict.ErrThresholds, verdict.Of(err), "err: %v", err)
 	require.EqualError(t, err, "thresholds on metrics 'http_req_duration' have been crossed")
@@ -121,7 +121,7 @@ func TestRunWindowedThresholdFails(t *testing.T) {
 // TestRunWindowedThresholdAborts: with abortOnFail, the run stops within two seconds
 // of the window crossing, measured by the engine's own clock: from the end of the
 // first 700 ms response (the earliest the window's p95 can pass 500 ms; it crosses
-// once 8 of them are in, 350 ms later) to the run's end.
+// once 8 of them are in, 467 ms later) to the run's end.
 func TestRunWindowedThresholdAborts(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, target.Config{})
@@ -140,9 +140,9 @@ func TestRunWindowedThresholdAborts(t *testing.T) {
 	t.Logf("first slow response at %s, window failed at %s (judged %s later), run ended %s after the first slow response",
 		firstSlow.Sub(res.Run.Start), rec.FirstFailure.End, detected.Sub(firstSlow), stop)
 	require.False(t, detected.Before(firstSlow), "no window fails before a slow response")
-	// The window crosses when 8 slow responses are in (8 of about 160 is over 5%), the
-	// 8th due 350 ms after the first at 20 per second.
-	const crossing = 7 * time.Second / 20
+	// The window crosses when 8 slow responses are in (8 of about 155 is over 5%), the
+	// 8th due 467 ms after the first at 15 per second.
+	const crossing = 7 * time.Second / 15
 	require.LessOrEqual(t, stop, crossing+2*time.Second, "the run stops within two seconds of the window crossing")
 	require.Less(t, res.Summary.Duration, 10*time.Second, "a minute's test stopped early")
 }
