@@ -140,6 +140,7 @@ func lacks(o layouts.Options) map[string]string {
 		"Dropped iterations/s / A":       "the fixture's run dropped no iterations",
 		"Container restarts / A":         "no container restarted",
 		"annotation Tidemark events / -": "the fixture has no tidemark_event series",
+		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_pass)",
 	}
 	if o.K6 == layouts.Tidemark {
 		out["Latency p95 / p99 / B"] = "the fixture's Tidemark run writes p(95) and no p(99)"
