@@ -141,6 +141,9 @@ type Engine struct {
 	// live is true from the run's start until its final gauges: EmitGauges samples
 	// only then.
 	live atomic.Bool
+	// abort is closed by Abort.
+	abort     chan struct{}
+	abortOnce sync.Once
 }
 
 type scenarioRun struct {
@@ -159,7 +162,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.TestID == "" {
 		return nil, errors.New("new engine: empty test id")
 	}
-	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry,
+	e := &Engine{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, abort: make(chan struct{}),
 		pool: metrics.NewBoundedTagPool(cfg.MaxTagSets).DropKeys(scenario.DroppedSystemTags(cfg.Test.SystemTags))}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
@@ -422,11 +425,19 @@ func (e *Engine) Run(ctx context.Context) Result {
 	if e.cfg.ThresholdInterval > 0 {
 		evalEvery = e.cfg.ThresholdInterval
 	}
+	abort := e.abort
 loop:
 	for {
 		select {
 		case <-done:
 			break loop
+		case <-abort:
+			abort = nil
+			if !res.Aborted {
+				res.Aborted = true
+				e.logger.Warn("Run aborted by a server-side rule, stopping the run")
+				cancel(executor.ErrAbort) // as abortOnFail: no gracefulStop
+			}
 		case <-tick.C:
 			// The time read now, not the tick's: a tick received late would push
 			// the target of a moment already past.
@@ -458,6 +469,12 @@ loop:
 		"interrupted", res.Interrupted, "crossed", res.Crossed, "aborted", res.Aborted)
 	return res
 }
+
+// Abort stops the run as an abortOnFail threshold does (k6's abort semantics: the
+// running iterations are interrupted at once, no gracefulStop; Result.Aborted is set).
+// A server-side rule of severity critical calls it. It is safe to call at any time and
+// more than once.
+func (e *Engine) Abort() { e.abortOnce.Do(func() { close(e.abort) }) }
 
 // Boundaries returns the distinct stage boundaries of every scenario as offsets
 // from the run start, after 0, sorted.

@@ -69,6 +69,16 @@ type Summarizer interface {
 	SummaryLines() []string
 }
 
+// Judge is an optional Actor capability: a verdict of its own on the run, such as
+// server-side rules (internal/slo). Judge is called once the iterations and teardown
+// ended, after the thresholds and before the summary and the actors' stop (the outputs'
+// final flush); its rules are shown in the summary beside the thresholds and its error
+// (of a verdict kind: verdict.ErrThresholds fails the run with exit code 99) joins the
+// run's.
+type Judge interface {
+	Judge(ctx context.Context, res engine.Result) ([]summary.Rule, error)
+}
+
 // Lifecycle is an optional capability of Config.VUs: a script's setup() and
 // teardown(data). Setup runs once the actors have started, before the first
 // iteration; its error ends the run before it starts (no Result). Teardown runs after
@@ -569,6 +579,14 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			errs = append(errs, verdict.As(verdict.ErrThresholds, err))
 		}
 	}
+	var rules []summary.Rule
+	for _, a := range r.started {
+		if j, ok := a.(Judge); ok {
+			rs, err := j.Judge(ctx, res)
+			rules = append(rules, rs...)
+			errs = append(errs, err)
+		}
+	}
 	final := r.agg.Snapshot()
 	out := &Result{
 		TestID: r.testID,
@@ -583,6 +601,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 			Thresholds: thresholds,
 			// The STAGES verdict evaluates the same thresholds in every stage window.
 			ThresholdSet: r.thresholds,
+			Rules:        rules,
 			Extra:        r.foldedNote(),
 		},
 	}

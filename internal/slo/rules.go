@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tidemark/tidemark/internal/verdict"
 )
 
 // The severities of a rule (its labels.severity).
@@ -248,7 +250,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Load reads and validates the rule files at sources (paths, or builtin:NAME). No
 // window of a rule (its for, a range or subquery of its expression, its group's
 // interval) may be shorter than pushInterval, the interval the run's series are
-// written at. Its errors are *Error, joined.
+// written at. Its errors are *Error, joined, of kind verdict.ErrInvalid (exit code 104).
 func Load(sources []string, pushInterval time.Duration) (*Rules, error) {
 	rs := &Rules{}
 	var errs []error
@@ -270,10 +272,10 @@ func Load(sources []string, pushInterval time.Duration) (*Rules, error) {
 		rs.Rules = append(rs.Rules, rules...)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, verdict.Invalid(err)
 	}
 	if len(rs.Rules) == 0 {
-		return nil, fmt.Errorf("rule files %s: no alerting rules", strings.Join(sources, ", "))
+		return nil, verdict.Invalid(fmt.Errorf("rule files %s: no alerting rules", strings.Join(sources, ", ")))
 	}
 	return rs, nil
 }

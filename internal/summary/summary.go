@@ -89,6 +89,8 @@ type Input struct {
 	// ThresholdSet is the run's thresholds, evaluated again in every stage window for the
 	// STAGES verdict; nil judges stages by dropped iterations and achieved-vs-target only.
 	ThresholdSet *threshold.Set
+	// Rules are the run's server-side rules (--slo), shown beside the thresholds.
+	Rules []Rule
 	// Stages are the per-stage windows, in the order to print them.
 	Stages []Stage
 	// StageResults are stages computed elsewhere, printed in the STAGES table after the

@@ -60,6 +60,9 @@ func WriteText(w io.Writer, in Input) error {
 	if len(in.Thresholds) > 0 {
 		sections = append(sections, section{"THRESHOLDS", r.thresholdLines(p)})
 	}
+	if len(in.Rules) > 0 {
+		sections = append(sections, section{"SERVER-SIDE RULES", ruleLines(p, in.Rules)})
+	}
 	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p, 2), r.metricLines(p, 2)...)})
 	if in.Mode == ModeFull {
 		full, err := r.fullSections(p)

@@ -1,0 +1,200 @@
+package slo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/loadtest"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/summary"
+	"github.com/tidemark/tidemark/internal/verdict"
+)
+
+// finalTimeout bounds the final evaluation of every rule: a Prometheus that does not
+// answer must not hold the summary (a pod's grace period is 30 s).
+const finalTimeout = 15 * time.Second
+
+// LiveConfig configures the judge of a live run.
+type LiveConfig struct {
+	// Rules are the rules; required.
+	Rules *Rules
+	// Querier returns the API the rules are evaluated against. It is called when the
+	// run starts, after the outputs (the embedded store opens with them).
+	Querier func() (query.Querier, error)
+	// Namespace is {{ .namespace }}; empty is every namespace.
+	Namespace string
+	// PushInterval is the run's push interval: the shortest {{ .elapsed }}.
+	PushInterval time.Duration
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Live judges a run by its rules while it goes, as a loadtest.Actor after the outputs:
+// every rule is evaluated every interval of its group (default DefaultInterval) from
+// the start, and once more at the end (loadtest.Judge). A critical rule that fires
+// aborts the run (engine.Abort); an error rule that fired fails it; warnings are
+// reported.
+type Live struct {
+	cfg    LiveConfig
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	q        query.Querier
+	vars     Vars
+	start    time.Time
+	trackers []*tracker
+	eng      *engine.Engine
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+}
+
+// NewLive returns the judge of a run.
+func NewLive(cfg LiveConfig) *Live {
+	l := &Live{cfg: cfg, logger: cfg.Logger}
+	if l.logger == nil {
+		l.logger = slog.New(slog.DiscardHandler)
+	}
+	l.logger = l.logger.With("component", "slo")
+	return l
+}
+
+// Start begins the periodic evaluation. It does not block.
+func (l *Live) Start(ctx context.Context, p *loadtest.Plan) error {
+	q, err := l.cfg.Querier()
+	if err != nil {
+		return verdict.Invalid(fmt.Errorf("--slo: %w", err))
+	}
+	l.q, l.eng, l.start = q, p.Engine, time.Now()
+	l.vars = Vars{TestID: p.TestID, Namespace: l.cfg.Namespace}
+	for _, r := range l.cfg.Rules.Rules {
+		l.trackers = append(l.trackers, newTracker(r))
+	}
+	ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	// One loop per interval, so that every group keeps its own.
+	byEvery := map[time.Duration][]*tracker{}
+	for _, t := range l.trackers {
+		every := t.rule.Every(0)
+		byEvery[every] = append(byEvery[every], t)
+	}
+	for every, ts := range byEvery {
+		l.wg.Go(func() { l.loop(ctx, every, ts) })
+	}
+	l.logger.Info("Judging the run by server-side rules", "rules", len(l.trackers), "files", fmt.Sprint(l.cfg.Rules.Sources))
+	return nil
+}
+
+func (l *Live) loop(ctx context.Context, every time.Duration, ts []*tracker) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			l.evaluate(ctx, now, every, ts)
+		}
+	}
+}
+
+// evaluate evaluates ts at now; a critical rule that fires aborts the run.
+func (l *Live) evaluate(ctx context.Context, now time.Time, every time.Duration, ts []*tracker) {
+	v := l.vars
+	v.Interval = every
+	v.Elapsed = max(now.Sub(l.start), every, l.cfg.PushInterval)
+	for _, t := range ts {
+		l.mu.Lock()
+		fired, err := t.evaluate(ctx, l.q, now, v)
+		out := t.out
+		l.mu.Unlock()
+		if err != nil {
+			if ctx.Err() == nil {
+				l.logger.Warn("Failed to evaluate a server-side rule", "rule", t.rule.Name, "err", err)
+			}
+			continue
+		}
+		if !fired {
+			continue
+		}
+		l.logger.Warn("Server-side rule fired", "rule", t.rule.Name, "severity", t.rule.Severity, "result", out.Text(l.start))
+		if t.rule.Severity == SeverityCritical {
+			l.eng.Abort()
+		}
+	}
+}
+
+// Judge stops the periodic evaluation, evaluates every rule once more, and returns
+// the rules for the summary and the verdict: verdict.ErrThresholds when an error or
+// critical rule fired (a critical one aborted the run), an error when a rule that can
+// fail the run could not be evaluated at the end.
+func (l *Live) Judge(ctx context.Context, _ engine.Result) ([]summary.Rule, error) {
+	l.stop()
+	if l.q == nil {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	defer cancel()
+	now := time.Now()
+	var errs []error
+	for _, t := range l.trackers {
+		every := t.rule.Every(0)
+		v := l.vars
+		v.Interval = every
+		v.Elapsed = max(now.Sub(l.start), every, l.cfg.PushInterval)
+		if _, err := t.evaluate(ctx, l.q, now, v); err != nil && t.rule.Severity != SeverityWarning && t.out.Evaluations == t.out.Errors {
+			errs = append(errs, err)
+		}
+	}
+	outs := outcomes(l.trackers)
+	rules := make([]summary.Rule, 0, len(outs))
+	for _, o := range outs {
+		rules = append(rules, summary.Rule{Name: o.Alert, Severity: o.Severity, Fired: o.Fired, Text: o.Text(l.start)})
+	}
+	if failed := Failed(outs); len(failed) > 0 {
+		msg := "server-side rules fired: " + Describe(failed, l.start)
+		for _, o := range failed {
+			if o.Severity == SeverityCritical {
+				msg += "; a critical rule aborted the run"
+				break
+			}
+		}
+		return rules, verdict.As(verdict.ErrThresholds, errors.New(msg))
+	}
+	if len(errs) > 0 {
+		return rules, fmt.Errorf("judge the run by its server-side rules: %w", errors.Join(errs...))
+	}
+	return rules, nil
+}
+
+// Outcomes returns the rules' outcomes so far.
+func (l *Live) Outcomes() []Outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return outcomes(l.trackers)
+}
+
+// Stop ends the periodic evaluation and waits for it. It is safe to call more than
+// once.
+func (l *Live) Stop() error {
+	l.stop()
+	return nil
+}
+
+func (l *Live) stop() {
+	l.stopOnce.Do(func() {
+		if l.cancel != nil {
+			l.cancel()
+		}
+		l.wg.Wait()
+	})
+}
+
+var (
+	_ loadtest.Actor = (*Live)(nil)
+	_ loadtest.Judge = (*Live)(nil)
+)
