@@ -45,4 +45,3 @@ func unjoin(err error) []error {
 	}
 	return []error{err}
 }
-

@@ -26,8 +26,8 @@ func TestParseErrors(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name: "PromQL that does not parse",
-			file: ruleFile("        expr: sum(rate(x[1m])\n        labels: {severity: error}\n"),
+			name:    "PromQL that does not parse",
+			file:    ruleFile("        expr: sum(rate(x[1m])\n        labels: {severity: error}\n"),
 			wantErr: `r.yaml:5: group "g", rule "A", field expr: could not parse expression: 1:16: parse error: unclosed left parenthesis`,
 		},
 		{
