@@ -21,6 +21,7 @@ import (
 	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/report"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/store"
 	"github.com/tidemark/tidemark/remotewrite"
 )
@@ -191,6 +192,7 @@ type correlateConfig struct {
 	printCatalog bool
 	writeBack    bool
 	writeBackURL string
+	slo          []string
 }
 
 // correlateCmd is `tidemark correlate`: the facts of one run, as report.{md,json,html}.
@@ -227,6 +229,7 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 		"for Grafana annotations and PromQL.").Default("true").BoolVar(&cfg.writeBack)
 	cmd.Flag("write-back.url", "Remote-write endpoint for --write-back; default: --prometheus.url + /api/v1/write, or the embedded store.").
 		PlaceHolder("URL").StringVar(&cfg.writeBackURL)
+	cmd.Flag("slo", "Judge the run by server-side rules: a Prometheus alerting rule file (or builtin:cluster, builtin:database), over its window and per stage; exit code 99 when an error or critical rule fired (docs/slo.md). Repeatable.").PlaceHolder("FILE").StringsVar(&cfg.slo)
 	cmd.Flag("print-catalog", "Print the embedded query catalog (a starting point for --catalog.file) and exit.").BoolVar(&cfg.printCatalog)
 	cmd.Flag("discover", "Find the run and where each source's series are (kube-state-metrics, cAdvisor, RDS: the catalog's "+
 		"selectors, else the job they were found under), print it, then the catalog with those selectors as YAML ready for "+
@@ -255,6 +258,9 @@ func (cfg *correlateConfig) check() (correlator.Config, error) {
 	}
 	if err == nil {
 		err = ccfg.Validate()
+	}
+	if err == nil && len(cfg.slo) > 0 {
+		ccfg.SLO, err = slo.Load(cfg.slo, slo.DefaultPushInterval)
 	}
 	// Checked before the run is correlated, not after its reports are written.
 	if err == nil {
@@ -320,7 +326,7 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 		}
 		fmt.Fprintf(g.stdout, "Dashboard: %s\n", link)
 	}
-	return nil
+	return res.SLO.Err()
 }
 
 // parseTime reads the RFC 3339 time of a flag; empty is the zero time.

@@ -47,8 +47,9 @@ type outputFlags struct {
 	outs           []string
 	dataDir        string
 	noStore        bool
-	nativeDefault  bool // native histograms unless configured otherwise (the embedded store)
-	share          bool // the run is one share of a split run (testrun.Options.Share)
+	nativeDefault  bool   // native histograms unless configured otherwise (the embedded store)
+	localURL       string // the embedded store's API once open (for --slo)
+	share          bool   // the run is one share of a split run (testrun.Options.Share)
 
 	set struct {
 		url, protocol, interval, trendStats, native, stale, flush, maxValueLen, longValues bool
@@ -185,7 +186,7 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 		}
 		// The embedded store reads native histograms, so trends go as histograms too:
 		// per-stage percentiles, and thresholds judged per stage, are exact.
-		f.rwURLs, f.set.url, f.nativeDefault = []string{local.URL + "/api/v1/write"}, true, true
+		f.rwURLs, f.set.url, f.nativeDefault, f.localURL = []string{local.URL + "/api/v1/write"}, true, true, local.URL
 	}
 	sinks, err := f.build(agg, runTags, logger)
 	if err != nil {
@@ -196,35 +197,15 @@ func (f *outputFlags) sinks(agg *aggregate.Store, runTags map[string]string, log
 	}
 	if local != nil {
 		// After the remote-write sink, so its final flush lands before the store closes.
-		ls := &localSink{local: local, dir: f.dataDir}
+		ls := &store.Sink{Local: local, Dir: f.dataDir}
 		for _, s := range sinks {
 			if rw, ok := s.(*remotewrite.Sink); ok {
-				ls.rw = rw
+				ls.Lost = rw.Lost
 			}
 		}
 		sinks = append(sinks, ls)
 	}
 	return sinks, nil
-}
-
-// localSink closes the embedded store after the run and says where the data went: never
-// "written" when its remote write (rw) did not deliver everything.
-type localSink struct {
-	local *store.Local
-	dir   string
-	rw    *remotewrite.Sink
-}
-
-func (s *localSink) Start()      {}
-func (s *localSink) Stop() error { return s.local.Close() }
-func (s *localSink) SummaryLines() []string {
-	if s.rw != nil && s.rw.Lost() {
-		return []string{"data: NOT all written to the embedded store (" + s.local.Where + "): see the remote write line and the log"}
-	}
-	if !s.local.InProcess() {
-		return []string{"data: written to " + s.local.Where}
-	}
-	return []string{fmt.Sprintf("data: written to the embedded store in %s; query it with `tidemark serve --storage.tsdb.path %s`", s.dir, s.dir)}
 }
 
 // build returns the run's output sinks. store is the run's aggregate store; runTags

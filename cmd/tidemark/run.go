@@ -4,12 +4,17 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadtest"
+	"github.com/tidemark/tidemark/internal/promapi"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/testrun"
+	"github.com/tidemark/tidemark/remotewrite"
 )
 
 const runHelp = `Run a load test described by a k6 script (.js, .mjs, .cjs, .ts: k6's JavaScript
@@ -56,6 +61,8 @@ type runConfig struct {
 	outputs   *outputFlags
 	dist      *distributedFlags // --instances, --instance-index, --start-at (distributed.go)
 	atEnd     *atEndFlags       // --summarize-at-end (summarize_at_end.go)
+	slo       []string          // --slo rule files, judged against --prometheus.url (promURL) or the embedded store
+	promURL   string
 }
 
 // runCmd is `tidemark run SCENARIO`.
@@ -95,6 +102,8 @@ func runCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) {
 	cfg.dist = addDistributedFlags(cmd)
 	cfg.atEnd = addSummarizeAtEndFlags(cmd)
 	cfg.outputs.addStoreFlags(cmd)
+	cmd.Flag("slo", "Server-side rules: a Prometheus alerting rule file (or builtin:cluster, builtin:database), evaluated during the run and at its end against --prometheus.url, else the embedded store; severity error fails the run (99), critical aborts it, warning is reported (docs/slo.md). Repeatable.").PlaceHolder("FILE").StringsVar(&cfg.slo)
+	cmd.Flag("prometheus.url", "Prometheus API that holds the run's series and the cluster's, for --slo; default: the embedded store the run writes to.").PlaceHolder("URL").StringVar(&cfg.promURL)
 	return cmd, func(ctx context.Context) error { return runRun(ctx, cfg, g) }
 }
 
@@ -180,5 +189,11 @@ func runRun(ctx context.Context, cfg *runConfig, g *globals) error {
 	if parts.AtEnd, err = cfg.atEnd.build(opts, cfg.dist, cfg.outputs, g, logger); err != nil {
 		return exitcode.Invalid(err)
 	}
+	base, _, _ := remotewrite.Compose(cfg.outputs.overrides("", "")) // its errors are reported when the outputs start
+	judge, err := slo.ForRun(cfg.slo, time.Duration(base.PushInterval), func() (query.Querier, error) { return promapi.Rule(cfg.promURL, cfg.outputs.localURL) }, logger)
+	if err != nil {
+		return err
+	}
+	parts.Outputs = append(parts.Outputs, judge...)
 	return testrun.Run(ctx, opts, env, parts)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -53,6 +54,9 @@ type Config struct {
 	// Selector are label matchers ANDed into every source's selector, k6's too, such as
 	// cluster=prod where Thanos, Mimir or a multi-cluster setup add a cluster label.
 	Selector map[string]string
+	// SLO, when set, are server-side rules (--slo) that judge the run over its window
+	// and per stage (Result.SLO).
+	SLO *slo.Rules
 }
 
 // DefaultConfig holds the defaults applied to zero fields.
@@ -393,6 +397,11 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 		return nil, err
 	}
 	res.Notes = append(res.Notes, dups...)
+	if cfg.SLO != nil {
+		if res.SLO, err = judge(ctx, c.q, cfg, res); err != nil {
+			return nil, err
+		}
+	}
 
 	res.Series = map[string]timeline.Set{}
 	for _, q := range chartQueries() {

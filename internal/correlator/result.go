@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -37,6 +38,9 @@ type Result struct {
 	// Bottleneck is what limited the load: one verdict for the run, and one per stage
 	// that broke (analysis.DecideBottleneck).
 	Bottleneck analysis.Bottleneck `json:"bottleneck"`
+	// SLO is the run judged by server-side rules (--slo): over its window and per
+	// stage; absent without rules.
+	SLO *slo.Report `json:"slo,omitempty"`
 
 	// Series holds the chart series (one shared time axis) by query name.
 	Series map[string]timeline.Set `json:"series"`

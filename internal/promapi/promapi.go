@@ -88,3 +88,16 @@ func Remote(cfg Config) (query.Querier, error) {
 	}
 	return query.NewPrometheus(cfg.URL, rt, query.WithTimeout(cfg.QueryTimeout))
 }
+
+// Rule returns the querier of a run's server-side rules (--slo): the remote API url
+// (--prometheus.url), else the embedded store the run writes to, served at embedded;
+// an error when there is neither (the run's series go to a remote-write URL).
+func Rule(url, embedded string) (query.Querier, error) {
+	if url == "" && embedded == "" {
+		return nil, &ConfigError{errors.New("the run's series go to a remote-write URL: give --prometheus.url, the Prometheus API that holds them and the cluster's metrics")}
+	}
+	if url == "" {
+		return query.NewPrometheus(embedded, nil)
+	}
+	return Remote(Config{URL: url})
+}

@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +27,8 @@ type LiveConfig struct {
 	// Querier returns the API the rules are evaluated against. It is called when the
 	// run starts, after the outputs (the embedded store opens with them).
 	Querier func() (query.Querier, error)
-	// Namespace is {{ .namespace }}; empty is every namespace.
+	// Namespace is {{ .namespace }}; empty is the run's namespace tag (--tag
+	// namespace=shop), else every namespace.
 	Namespace string
 	// PushInterval is the run's push interval: the shortest {{ .elapsed }}.
 	PushInterval time.Duration
@@ -71,7 +73,7 @@ func (l *Live) Start(ctx context.Context, p *loadtest.Plan) error {
 		return verdict.Invalid(fmt.Errorf("--slo: %w", err))
 	}
 	l.q, l.eng, l.start = q, p.Engine, time.Now()
-	l.vars = Vars{TestID: p.TestID, Namespace: l.cfg.Namespace}
+	l.vars = Vars{TestID: p.TestID, Namespace: cmp.Or(l.cfg.Namespace, p.RunTags["namespace"])}
 	for _, r := range l.cfg.Rules.Rules {
 		l.trackers = append(l.trackers, newTracker(r))
 	}
@@ -198,3 +200,17 @@ var (
 	_ loadtest.Actor = (*Live)(nil)
 	_ loadtest.Judge = (*Live)(nil)
 )
+
+// ForRun returns the judge of a run's rule files (none without files) as the run's
+// actors. The files are loaded now, so that a bad one ends the command before the run
+// starts (verdict.ErrInvalid, exit code 104).
+func ForRun(files []string, pushInterval time.Duration, querier func() (query.Querier, error), logger *slog.Logger) ([]loadtest.Actor, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	rules, err := Load(files, pushInterval)
+	if err != nil {
+		return nil, err
+	}
+	return []loadtest.Actor{NewLive(LiveConfig{Rules: rules, Querier: querier, PushInterval: pushInterval, Logger: logger})}, nil
+}
