@@ -55,6 +55,9 @@ func FromCorrelation(r *correlator.Result, opts ...Option) *Document {
 	if len(r.Findings) > 0 {
 		d.Sections = append(d.Sections, findingsSection(r))
 	}
+	if s, ok := sloSection(r); ok {
+		d.Sections = append(d.Sections, s)
+	}
 	d.Sections = append(d.Sections, sourcesSection(r))
 	for _, n := range r.Notes {
 		text := n.Text

@@ -29,8 +29,10 @@ type Span struct {
 type Report struct {
 	// Sources are the rule files (or builtin:NAME).
 	Sources []string `json:"sources"`
-	Run     Span     `json:"run"`
-	Stages  []Span   `json:"stages,omitempty"`
+	// Failed is set when an error or critical rule fired over the run (Err).
+	Failed bool   `json:"failed"`
+	Run    Span   `json:"run"`
+	Stages []Span `json:"stages,omitempty"`
 }
 
 // Err is the report's verdict: of kind verdict.ErrThresholds (exit code 99) when an
@@ -71,6 +73,7 @@ func (rs *Rules) Judge(ctx context.Context, q query.Querier, vars Vars, run Span
 		}
 		rep.Stages = append(rep.Stages, st)
 	}
+	rep.Failed = len(Failed(rep.Run.Outcomes)) > 0
 	return rep, nil
 }
 
