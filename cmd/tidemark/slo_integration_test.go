@@ -1,0 +1,180 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/sim"
+	"github.com/tidemark/tidemark/internal/slo"
+)
+
+// shortRules is builtin:cluster with windows a run of 30 s can fill: rate() over 10s of
+// a cluster scraped every second, `for: 5s`, and severity as sev says per alert (the
+// shipped one otherwise). The expressions, metric names and labels are the shipped ones.
+func shortRules(t *testing.T, sev map[string]string) string {
+	t.Helper()
+	b, err := slo.Builtin("cluster")
+	require.NoError(t, err)
+	s := strings.NewReplacer("[1m]", "[10s]", "[30s]", "[10s]", "[2m]", "[30s]", "for: 30s", "for: 5s", "for: 15s", "for: 5s").Replace(string(b))
+	for alert, severity := range sev {
+		i := strings.Index(s, "alert: "+alert)
+		require.GreaterOrEqual(t, i, 0, alert)
+		j := i + strings.Index(s[i:], "severity: ")
+		end := j + strings.Index(s[j:], "\n")
+		s = s[:j] + "severity: " + severity + s[end:]
+	}
+	p := filepath.Join(t.TempDir(), "rules.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(s), 0o600))
+	return p
+}
+
+// startSimProm starts the simulated cluster of profile and a real Prometheus that
+// scrapes it every second and receives the run's remote write.
+func startSimProm(t *testing.T, profile string) (*sim.Server, *promtest.Server) {
+	t.Helper()
+	p, err := sim.LoadProfile(profile)
+	require.NoError(t, err)
+	srv, err := sim.NewServer(p, promslog.NewNopLogger())
+	require.NoError(t, err)
+	require.NoError(t, srv.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, srv.Stop()) })
+	cfg, err := srv.ScrapeConfig(time.Second)
+	require.NoError(t, err)
+	return srv, promtest.StartPrometheus(t, promtest.WithConfig(cfg))
+}
+
+// TestIntegrationSLOThrottling is issue 29's "done when": a rules file on a run against
+// the simulator fails the run on throttling as the rules say, during the run, and again
+// through `correlate --slo` afterwards. The 500m pod of cluster-throttle-500m is offered
+// 30 requests/s of 25 ms of CPU each (1.5 times its limit): its containers are
+// throttled in most CFS periods, which cAdvisor's counters show and CPUThrottlingHigh
+// (severity error) judges.
+func TestIntegrationSLOThrottling(t *testing.T) {
+	t.Parallel()
+	srv, prom := startSimProm(t, "../../examples/cluster-throttle-500m.yaml")
+	rules := shortRules(t, nil)
+	scen := writeScenario(t, `
+scenarios:
+  steady:
+    executor: constant-arrival-rate
+    rate: 30
+    duration: 28s
+    preAllocatedVUs: 20
+    maxVUs: 300
+flow:
+  - name: poll
+    url: `+srv.ServiceURLs()["api"]+`/coupons/poll
+`)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--testid", "slo-throttle", "--remote-write.url", prom.WriteURL(),
+		"--prometheus.url", prom.URL, "--slo", rules, scen}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	out := stdout.String()
+	require.Contains(t, out, "█ SERVER-SIDE RULES")
+	require.Regexp(t, `✗ CPUThrottlingHigh \[error\] fired \d+s in: [01](\.\d+)? \{namespace="loadtest", pod="api-`, out)
+	require.Contains(t, out, "✓ HPAMaxedOutOverTarget [error] did not fire", "the profile has no HPA")
+	require.Contains(t, stderr.String(), "Server-side rule fired", "fired while the run went, not only at its end")
+	require.Contains(t, stderr.String(), "server-side rules fired: CPUThrottlingHigh (error)")
+
+	// Afterwards: the same rules judge the same run from Prometheus.
+	dir := filepath.Join(t.TempDir(), "report")
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"correlate", "--testid", "slo-throttle", "--prometheus.url", prom.URL, "--slo", rules, "--output.dir", dir,
+		"--no-write-back", "--baseline", "30s", "--after", "0", "--lookback", "1h"}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Regexp(t, `✗ CPUThrottlingHigh \[error\] fired \d+s in`, stdout.String())
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+	require.NotNil(t, res.SLO)
+	require.True(t, res.SLO.Failed)
+	byName := map[string]slo.Outcome{}
+	for _, o := range res.SLO.Run.Outcomes {
+		byName[o.Alert] = o
+	}
+	th := byName["CPUThrottlingHigh"]
+	require.True(t, th.Fired, "%+v", th)
+	require.Equal(t, "loadtest", th.Labels["namespace"])
+	require.Greater(t, *th.Value, 0.25)
+	require.True(t, th.FiredAt.After(res.Window.Run.From) && !th.FiredAt.After(res.Window.Run.To), "fired inside the run: %+v", th)
+	require.False(t, byName["HPAMaxedOutOverTarget"].Fired)
+	require.Positive(t, byName["HPAMaxedOutOverTarget"].Evaluations)
+	require.NotEmpty(t, res.SLO.Stages, "judged per stage too")
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "Server-side rules")
+	require.Contains(t, string(md), "✗ CPUThrottlingHigh")
+}
+
+// TestIntegrationSLOCriticalAborts: HPAMaxedOutOverTarget made critical aborts a run
+// whose HPA sits at maxReplicas with its CPU over target, as an abortOnFail threshold
+// does (exit code 99, well before its 60 s); correlate --slo then finds the same rule
+// fired.
+func TestIntegrationSLOCriticalAborts(t *testing.T) {
+	t.Parallel()
+	srv, prom := startSimProm(t, "testdata/slo/cluster-hpa-max.yaml")
+	rules := shortRules(t, map[string]string{"HPAMaxedOutOverTarget": "critical", "CPUThrottlingHigh": "warning"})
+	scen := writeScenario(t, `
+scenarios:
+  steady:
+    executor: constant-arrival-rate
+    rate: 15
+    duration: 60s
+    preAllocatedVUs: 20
+    maxVUs: 200
+flow:
+  - name: home
+    url: `+srv.ServiceURLs()["api"]+`/
+`)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run([]string{"run", "-q", "--testid", "slo-hpa", "--remote-write.url", prom.WriteURL(),
+		"--prometheus.url", prom.URL, "--slo", rules, scen}, &stdout, &stderr)
+	took := time.Since(start)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Less(t, took, 50*time.Second, "aborted before the end of its 60 s")
+	require.Regexp(t, `✗ HPAMaxedOutOverTarget \[critical\] fired \d+s in: 1 \{horizontalpodautoscaler="api", namespace="slo"\}`, stdout.String())
+	require.Contains(t, stderr.String(), "a critical rule aborted the run")
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"correlate", "--testid", "slo-hpa", "--prometheus.url", prom.URL, "--slo", rules,
+		"--output.dir", t.TempDir(), "--no-write-back", "--baseline", "30s", "--after", "0", "--lookback", "1h"}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Regexp(t, `✗ HPAMaxedOutOverTarget \[critical\] fired`, stdout.String())
+}
+
+// TestIntegrationSLOBadRules: a rule file that does not validate ends run and correlate
+// with exit code 104 before anything runs, naming file, line and field.
+func TestIntegrationSLOBadRules(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: rate(up[1s]) > 0\n        labels: {severity: page}\n"), 0o600))
+	scen := writeScenario(t, "scenarios:\n  s: {executor: shared-iterations, iterations: 1}\nflow:\n  - url: http://127.0.0.1:9/\n")
+	for _, args := range [][]string{
+		{"run", "-q", "--no-embedded-store", "--slo", p, scen},
+		{"correlate", "--testid", "x", "--prometheus.url", "http://127.0.0.1:9", "--slo", p},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		require.Equal(t, exitcode.InvalidConfig, code, "%v: %s", args, stderr.String())
+		require.Contains(t, stderr.String(), p+`:5: group "g", rule "A", field expr: window [1s] is shorter than the push interval 5s`)
+		require.Contains(t, stderr.String(), p+`:6: group "g", rule "A", field labels.severity: unknown severity "page"`)
+	}
+}
