@@ -80,7 +80,7 @@ func (o Outcome) Text(start time.Time) string {
 		fmt.Fprintf(&b, ": %s", model.SampleValue(*o.Value))
 	}
 	if len(o.Labels) > 0 {
-		b.WriteString(" " + model.LabelSet(toLabelSet(o.Labels)).String())
+		b.WriteString(" " + toLabelSet(o.Labels).String())
 	}
 	if o.Firings > 1 {
 		fmt.Fprintf(&b, " (and %d more)", o.Firings-1)

@@ -40,7 +40,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok { //nolint:errorlint // walking the join
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
 	return []error{err}

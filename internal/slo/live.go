@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -159,11 +160,8 @@ func (l *Live) Judge(ctx context.Context, _ engine.Result) ([]summary.Rule, erro
 	}
 	if failed := Failed(outs); len(failed) > 0 {
 		msg := "server-side rules fired: " + Describe(failed, l.start)
-		for _, o := range failed {
-			if o.Severity == SeverityCritical {
-				msg += "; a critical rule aborted the run"
-				break
-			}
+		if slices.ContainsFunc(failed, func(o Outcome) bool { return o.Severity == SeverityCritical }) {
+			msg += "; a critical rule aborted the run"
 		}
 		return rules, verdict.As(verdict.ErrThresholds, errors.New(msg))
 	}

@@ -1,7 +1,6 @@
 package slo
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -109,7 +108,7 @@ func TestLoadIsInvalidConfiguration(t *testing.T) {
 	require.ErrorContains(t, err, "unknown rule set builtin:nope: expected one of builtin:cluster, builtin:database")
 	_, err = Load([]string{filepath.Join(t.TempDir(), "missing.yaml")}, 5*time.Second)
 	require.ErrorIs(t, err, verdict.ErrInvalid)
-	require.True(t, errors.Is(err, os.ErrNotExist))
+	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
 func TestBuiltinsLoad(t *testing.T) {
