@@ -110,6 +110,7 @@ type alert struct {
 // keep_firing_for).
 type tracker struct {
 	rule   Rule
+	vars   Vars // of the evaluation being stepped, for the annotations
 	active map[model.Fingerprint]*alert
 	out    Outcome
 }
@@ -204,7 +205,7 @@ func (t *tracker) annotation(ctx context.Context, labels map[string]string, valu
 	noQuery := func(context.Context, string, time.Time) (promql.Vector, error) {
 		return nil, errors.New("query is not available in tidemark's annotations")
 	}
-	exp := template.NewTemplateExpander(ctx, defs+text, "__alert_"+t.rule.Name,
+	exp := template.NewTemplateExpander(ctx, defs+expand(text, t.vars), "__alert_"+t.rule.Name,
 		template.AlertTemplateData(labels, nil, "", promql.Sample{F: value}), model.TimeFromUnixNano(at.UnixNano()), noQuery, nil, nil)
 	out, err := exp.Expand()
 	if err != nil {
@@ -216,6 +217,7 @@ func (t *tracker) annotation(ctx context.Context, labels map[string]string, valu
 // evaluate runs the rule's expression at `at` (an instant query) and steps the tracker.
 func (t *tracker) evaluate(ctx context.Context, q query.Querier, at time.Time, v Vars) (bool, error) {
 	expr := t.rule.Render(v)
+	t.vars = v
 	val, _, err := q.Query(ctx, expr, at)
 	if err != nil {
 		t.fail(expr, err)

@@ -422,8 +422,16 @@ func Parse(name string, content []byte, pushInterval time.Duration) ([]Rule, err
 			if err := checkWindows(expand(expr, vars), pushInterval); err != nil {
 				fail(at("expr"), g.Name, r.Alert, "expr", err)
 			}
+			// The annotations as written too: their variables are expanded when shown.
+			annotations := r.Annotations
+			if raw := mapping(rn.fields["annotations"]); len(raw) == len(annotations) {
+				annotations = map[string]string{}
+				for k, n := range raw {
+					annotations[k] = n.Value
+				}
+			}
 			out = append(out, Rule{File: name, Line: at("alert"), Group: g.Name, Interval: interval, Name: r.Alert, Severity: sev,
-				Expr: expr, For: time.Duration(r.For), KeepFiringFor: time.Duration(r.KeepFiringFor), Labels: r.Labels, Annotations: r.Annotations})
+				Expr: expr, For: time.Duration(r.For), KeepFiringFor: time.Duration(r.KeepFiringFor), Labels: r.Labels, Annotations: annotations})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

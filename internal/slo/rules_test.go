@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/verdict"
@@ -143,6 +144,11 @@ func TestRender(t *testing.T) {
 		r.Render(Vars{TestID: "run-1", Elapsed: 90*time.Second + 400*time.Millisecond, Interval: 5 * time.Second}))
 	require.Equal(t, `avg_over_time(k6_vus{testid="x", namespace=~"shop"}[1s]) > 1 and on () vector(1s)`,
 		r.Render(Vars{TestID: "x", Namespace: "shop"}), "durations are at least 1s")
+	require.Equal(t, "{{ $value }} VUs for {{ .elapsed }}", r.Annotations["summary"], "annotations as written")
+	tr := newTracker(r)
+	tr.vars = Vars{Elapsed: time.Minute}
+	tr.step(t.Context(), time.Now(), "x", model.Vector{{Metric: model.Metric{}, Value: 3}})
+	require.Equal(t, "3 VUs for 1m", tr.out.Summary)
 	require.True(t, usesVar(r.Expr, "elapsed"))
 	require.False(t, usesVar(r.Expr, "nope"))
 }

@@ -125,6 +125,7 @@ func (t *tracker) rangeEvaluate(ctx context.Context, q query.Querier, times []ti
 		return nil
 	}
 	expr := t.rule.Render(v)
+	t.vars = v
 	step := v.Interval
 	regular := times
 	if len(times) > 1 && times[len(times)-1].Sub(times[len(times)-2]) != step {
