@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/internal/promtest"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/slo"
+	"github.com/tidemark/tidemark/internal/target"
 )
 
 // shortRules is builtin:cluster with windows a run of 30 s can fill: rate() over 10s of
@@ -177,4 +178,51 @@ func TestIntegrationSLOBadRules(t *testing.T) {
 		require.Contains(t, stderr.String(), p+`:5: group "g", rule "A", field expr: window [1s] is shorter than the push interval 5s`)
 		require.Contains(t, stderr.String(), p+`:6: group "g", rule "A", field labels.severity: unknown severity "page"`)
 	}
+}
+
+// TestIntegrationSLOEmbeddedStore: without --remote-write.url and --prometheus.url the
+// rules are judged against the embedded store the run writes to, {{ .elapsed }} spans
+// the run (instant queries at each evaluation, during the run and after the fact), and
+// a critical rule that never fires does not fail the run.
+func TestIntegrationSLOEmbeddedStore(t *testing.T) {
+	t.Parallel()
+	_, url := startTestTarget(t, target.Config{})
+	data := filepath.Join(t.TempDir(), "data")
+	rules := filepath.Join(t.TempDir(), "rules.yaml")
+	require.NoError(t, os.WriteFile(rules, []byte(`groups:
+  - name: run
+    rules:
+      - alert: RequestsSeen
+        expr: sum(max_over_time(k6_http_reqs_total{testid="{{ .testid }}"}[{{ .elapsed }}])) > 0
+        labels: {severity: error}
+        annotations: {summary: '{{ $value }} requests within {{ .elapsed }}'}
+      - alert: Never
+        expr: sum(k6_vus{testid="{{ .testid }}"}) > 1e9
+        for: 5s
+        labels: {severity: critical}
+`), 0o600))
+	scen := writeScenario(t, `
+scenarios:
+  steady:
+    executor: constant-arrival-rate
+    rate: 10
+    duration: 12s
+    preAllocatedVUs: 5
+flow:
+  - name: home
+    url: `+url+`/
+`)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--testid", "slo-embedded", "--storage.tsdb.path", data, "--slo", rules, scen}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Regexp(t, `✗ RequestsSeen \[error\] fired \d+s in: \d+: \d+ requests within \d+s`, stdout.String())
+	require.Regexp(t, `✓ Never \[critical\] did not fire \(\d+ evaluations\)`, stdout.String())
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"correlate", "--testid", "slo-embedded", "--storage.tsdb.path", data, "--slo", rules,
+		"--output.dir", t.TempDir(), "--no-write-back", "--after", "0"}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Regexp(t, `✗ RequestsSeen \[error\] fired \d+s in`, stdout.String())
+	require.Contains(t, stdout.String(), "✓ Never [critical] did not fire")
 }
