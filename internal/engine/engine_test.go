@@ -194,6 +194,23 @@ func TestRunInterrupted(t *testing.T) {
 	require.Equal(t, float64(res.Scenarios[0].Iterations), s.sum("iterations"))
 }
 
+// TestRunAbort: Abort (a critical server-side rule) stops the run as abortOnFail does:
+// Aborted, not Interrupted, the running iterations cut without their gracefulStop.
+func TestRunAbort(t *testing.T) {
+	t.Parallel()
+	_, url := startTarget(t, target.Config{Latency: target.Latency{Kind: target.Fixed, A: 20 * time.Second}})
+	s := newSink(t)
+	e := newEngine(t, s, nil, &scenario.Scenario{Name: "c", Executor: scenario.ConstantVUs, VUs: 2, Duration: time.Hour, GracefulStop: time.Minute, Flow: flowOf(t, url)})
+	time.AfterFunc(300*time.Millisecond, func() {
+		e.Abort()
+		e.Abort() // safe more than once
+	})
+	res := e.Run(context.Background())
+	require.True(t, res.Aborted)
+	require.False(t, res.Interrupted)
+	require.Less(t, res.End.Sub(res.Start), 15*time.Second, "the 20 s requests were cut, not waited for through the 1m gracefulStop")
+}
+
 func TestScenarioTargetSamples(t *testing.T) {
 	t.Parallel()
 	_, url := startTarget(t, target.Config{})
