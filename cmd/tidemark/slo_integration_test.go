@@ -149,6 +149,7 @@ flow:
 		"--prometheus.url", prom.URL, "--slo", rules, scen}, &stdout, &stderr)
 	took := time.Since(start)
 	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	t.Logf("aborted after %s of its 60 s", took.Round(time.Second))
 	require.Less(t, took, 50*time.Second, "aborted before the end of its 60 s")
 	require.Regexp(t, `✗ HPAMaxedOutOverTarget \[critical\] fired \d+s in: 1 \{horizontalpodautoscaler="api", namespace="slo"\}`, stdout.String())
 	require.Contains(t, stderr.String(), "a critical rule aborted the run")
