@@ -88,7 +88,7 @@ func executorNames() []string {
 func topFields() []string {
 	return []string{
 		"scenarios", "vus", "iterations", "duration", "stages", "thresholds", "tags", "env",
-		"summaryTrendStats", "summaryTimeUnit", "systemTags", "flow", "flows",
+		"summaryTrendStats", "summaryTimeUnit", "summaryBreakdown", "summaryBreakdownLimit", "systemTags", "flow", "flows",
 		"maxRedirects", "userAgent", "insecureSkipTLSVerify",
 		"rps", "blacklistIPs", "blockHostnames", "dns", "localIPs", "noConnectionReuse", "noVUConnectionReuse",
 	}
@@ -362,6 +362,17 @@ func (d *decoder) test(root *yaml.Node, procEnv map[string]string) *Test {
 			t.SummaryTimeUnit = s
 		}
 	}
+	if n, ok := f.get("summaryBreakdown"); ok {
+		t.SummaryBreakdown = d.breakdown(n, "summaryBreakdown")
+	}
+	if n, ok := f.get("summaryBreakdownLimit"); ok {
+		if v, ok := d.integer(n, "summaryBreakdownLimit"); ok {
+			if v <= 0 {
+				d.errorf(n, "summaryBreakdownLimit", "must be more than 0, got %d", v)
+			}
+			t.SummaryBreakdownLimit = v
+		}
+	}
 	if n, ok := f.get("systemTags"); ok {
 		t.SystemTags = d.stringList(n, "systemTags")
 		for i, s := range t.SystemTags {
@@ -439,6 +450,41 @@ func (d *decoder) trendStats(n *yaml.Node, field string) []string {
 		d.errorf(n, index(field, i), "unknown trend stat %q; expected avg, min, med, max, count or p(N) with N from 0 to 100", s)
 	}
 	return stats
+}
+
+// DefaultSummaryBreakdownLimit is summaryBreakdownLimit's default: the most rows a
+// breakdown adds per metric. 50 endpoints fit a screen or two of the summary; a run
+// with more usually has ids in its URLs, which the note under the rows then points at.
+const DefaultSummaryBreakdownLimit = 50
+
+// breakdown decodes summaryBreakdown: a list of tag keys (a comma-separated string is
+// taken too, as the flag writes it). An empty key is an error; an unknown one is not,
+// as samples may carry any tag: its rows just do not split.
+func (d *decoder) breakdown(n *yaml.Node, field string) []string {
+	if r := d.resolve(n); r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!str" {
+		keys := strings.Split(r.Value, ",")
+		for i, k := range keys {
+			keys[i] = strings.TrimSpace(k)
+			switch {
+			case keys[i] == "":
+				d.errorf(n, index(field, i), "empty tag key in %q; expected tag keys separated by commas, e.g. name,method,status", r.Value)
+			case slices.Contains(keys[:i], keys[i]):
+				d.errorf(n, index(field, i), "tag key %q is given twice in %q", keys[i], r.Value)
+			}
+		}
+		return keys
+	}
+	keys := d.stringList(n, field)
+	for i, k := range keys {
+		keys[i] = strings.TrimSpace(k)
+		switch {
+		case keys[i] == "":
+			d.errorf(n, index(field, i), "empty tag key; expected tag keys, e.g. [name, method, status]")
+		case slices.Contains(keys[:i], keys[i]):
+			d.errorf(n, index(field, i), "tag key %q is given twice", keys[i])
+		}
+	}
+	return keys
 }
 
 // shortcut is a top-level vus, iterations, duration or stages.

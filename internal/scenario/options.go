@@ -48,6 +48,10 @@ func (t *Test) K6Options(exec func(scenario string) string) map[string]any {
 	if t.SummaryTimeUnit != "" {
 		out["summaryTimeUnit"] = t.SummaryTimeUnit
 	}
+	if len(t.SummaryBreakdown) > 0 {
+		out["summaryBreakdown"] = t.SummaryBreakdown
+		out["summaryBreakdownLimit"] = t.BreakdownLimit()
+	}
 	if len(t.SystemTags) > 0 {
 		out["systemTags"] = t.SystemTags
 	}
@@ -101,4 +105,12 @@ func (sc *Scenario) K6Options(exec string) map[string]any {
 		m["preAllocatedVUs"], m["maxVUs"] = sc.PreAllocatedVUs, sc.MaxVUs
 	}
 	return m
+}
+
+// BreakdownLimit is SummaryBreakdownLimit, or its default when unset.
+func (t *Test) BreakdownLimit() int {
+	if t.SummaryBreakdownLimit > 0 {
+		return t.SummaryBreakdownLimit
+	}
+	return DefaultSummaryBreakdownLimit
 }

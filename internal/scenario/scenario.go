@@ -40,6 +40,14 @@ type Test struct {
 	SummaryTrendStats []string
 	// SummaryTimeUnit forces the unit of durations in the summary: "", "s", "ms" or "us".
 	SummaryTimeUnit string
+	// SummaryBreakdown lists the tag keys (e.g. name, method, status) whose value
+	// combinations get rows of their own for http_req_duration, http_reqs and
+	// http_req_failed in the summary and its JSON (a Tidemark option, k6 has none);
+	// empty for none.
+	SummaryBreakdown []string
+	// SummaryBreakdownLimit is the most rows SummaryBreakdown adds per metric;
+	// DefaultSummaryBreakdownLimit when 0.
+	SummaryBreakdownLimit int
 	// SystemTags lists the tags samples get; default k6's DefaultSystemTagSet.
 	SystemTags []string
 	// Env holds values for ${__ENV.NAME} beyond the process environment.

@@ -399,7 +399,9 @@ func applyK6Env(top *yaml.Node, env map[string]string) ([]string, error) {
 // applyK6OptionEnv applies the K6_* variables of the test-wide options the model has:
 // K6_TAGS (n:v,m:w; replaces the script's tags, as k6 does), K6_SUMMARY_TREND_STATS,
 // K6_SUMMARY_TIME_UNIT, K6_SYSTEM_TAGS, K6_MAX_REDIRECTS, K6_USER_AGENT and
-// K6_INSECURE_SKIP_TLS_VERIFY. The decoder then validates them as the script's own.
+// K6_INSECURE_SKIP_TLS_VERIFY, and Tidemark's TIDEMARK_SUMMARY_BREAKDOWN and
+// TIDEMARK_SUMMARY_BREAKDOWN_LIMIT (run's --summary-breakdown and
+// --summary-breakdown-limit). The decoder then validates them as the script's own.
 func applyK6OptionEnv(top *yaml.Node, env map[string]string) error {
 	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
 	list := func(v string) *yaml.Node {
@@ -415,7 +417,8 @@ func applyK6OptionEnv(top *yaml.Node, env map[string]string) error {
 		}
 		return str(v) // the decoder says what is wrong with it
 	}
-	for _, k := range []string{"K6_TAGS", "K6_SUMMARY_TREND_STATS", "K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY"} {
+	for _, k := range []string{"K6_TAGS", "K6_SUMMARY_TREND_STATS", "K6_SUMMARY_TIME_UNIT", "K6_SYSTEM_TAGS", "K6_MAX_REDIRECTS", "K6_USER_AGENT", "K6_INSECURE_SKIP_TLS_VERIFY",
+		BreakdownEnv, BreakdownLimitEnv} {
 		v, ok := env[k]
 		if !ok || (v == "" && k != "K6_SUMMARY_TIME_UNIT") {
 			continue
@@ -443,10 +446,21 @@ func applyK6OptionEnv(top *yaml.Node, env map[string]string) error {
 			set(top, "maxRedirects", scalar(v, "!!int", regexp.MustCompile(`^-?[0-9]+$`)))
 		case "K6_INSECURE_SKIP_TLS_VERIFY":
 			set(top, "insecureSkipTLSVerify", scalar(v, "!!bool", regexp.MustCompile(`^(true|false)$`)))
+		case BreakdownEnv:
+			set(top, "summaryBreakdown", str(v)) // the decoder splits it and names an empty key
+		case BreakdownLimitEnv:
+			set(top, "summaryBreakdownLimit", scalar(v, "!!int", regexp.MustCompile(`^-?[0-9]+$`)))
 		}
 	}
 	return nil
 }
+
+// The variables of the summary breakdown options: `tidemark run` sets them from
+// --summary-breakdown and --summary-breakdown-limit, over the file's options.
+const (
+	BreakdownEnv      = "TIDEMARK_SUMMARY_BREAKDOWN"
+	BreakdownLimitEnv = "TIDEMARK_SUMMARY_BREAKDOWN_LIMIT"
+)
 
 // splitList splits a comma-separated environment value, trimming spaces and dropping
 // empty items. p(N) stats contain no commas, so a plain split serves.

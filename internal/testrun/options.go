@@ -51,6 +51,10 @@ type Shortcuts struct {
 	VUs, Duration, Iterations string
 	Stages                    []string
 	TrendStats, TimeUnit      string
+	// Breakdown and BreakdownLimit are --summary-breakdown (tag keys separated by
+	// commas) and --summary-breakdown-limit, over the file's summaryBreakdown and
+	// summaryBreakdownLimit; "" leaves the file's.
+	Breakdown, BreakdownLimit string
 	NoSummary                 bool
 	SummaryMode               string
 	// SystemEnv passes the process environment to __ENV.
@@ -83,7 +87,27 @@ func (f Shortcuts) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, f.validateBreakdown()...)
 	return errors.Join(errs...)
+}
+
+// validateBreakdown checks --summary-breakdown and --summary-breakdown-limit: no empty
+// tag key, a limit of at least 1. An unknown tag key is fine: its rows do not split.
+func (f Shortcuts) validateBreakdown() []error {
+	var errs []error
+	if f.Breakdown != "" {
+		for i, k := range strings.Split(f.Breakdown, ",") {
+			if strings.TrimSpace(k) == "" {
+				errs = append(errs, fmt.Errorf("--summary-breakdown %q: tag key %d is empty; expected tag keys separated by commas, e.g. name,method,status", f.Breakdown, i+1))
+			}
+		}
+	}
+	if f.BreakdownLimit != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(f.BreakdownLimit)); err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("--summary-breakdown-limit %q: expected a whole number of at least 1", f.BreakdownLimit))
+		}
+	}
+	return errs
 }
 
 // Environ returns proc with the shortcuts set as their K6_* variables.
@@ -102,7 +126,8 @@ func (f Shortcuts) Environ(proc Env) Env {
 	for k, v := range map[string]string{"K6_VUS": f.VUs, "K6_DURATION": f.Duration, "K6_ITERATIONS": f.Iterations,
 		"K6_STAGES": strings.Join(f.Stages, ","), "K6_SUMMARY_TREND_STATS": f.TrendStats, "K6_SUMMARY_TIME_UNIT": f.TimeUnit,
 		"K6_THROW": map[bool]string{true: "true"}[f.Throw], "K6_NO_SETUP": map[bool]string{true: "true"}[f.NoSetup],
-		"K6_NO_TEARDOWN": map[bool]string{true: "true"}[f.NoTeardown]} {
+		"K6_NO_TEARDOWN": map[bool]string{true: "true"}[f.NoTeardown],
+		scenario.BreakdownEnv: f.Breakdown, scenario.BreakdownLimitEnv: strings.TrimSpace(f.BreakdownLimit)} {
 		if v != "" {
 			out[k] = v
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/internal/engine"
@@ -66,6 +67,13 @@ func Load(ctx context.Context, o Options, env Env, seg pacer.Segment, logger *sl
 		default:
 			return nil, verdict.Invalid(fmt.Errorf("--summary-time-unit %q: expected s, ms or us", u))
 		}
+		if err := (Shortcuts{Breakdown: environ[scenario.BreakdownEnv], BreakdownLimit: environ[scenario.BreakdownLimitEnv]}).Validate(); err != nil {
+			return nil, verdict.Invalid(err)
+		}
+		if s := environ[scenario.BreakdownEnv]; s != "" {
+			t.SummaryBreakdown = splitKeys(s)
+		}
+		t.SummaryBreakdownLimit, _ = strconv.Atoi(strings.TrimSpace(environ[scenario.BreakdownLimitEnv]))
 		return &fileSource{test: t}, nil
 	}
 	warnScriptOnly(environ, config, logger)
@@ -132,4 +140,13 @@ func warnScriptOnly(environ Env, config []byte, logger *slog.Logger) {
 	if len(names) > 0 {
 		logger.Warn("These k6 options apply to scripts only and have no effect on a scenario file", "options", strings.Join(names, ","))
 	}
+}
+
+// splitKeys splits tag keys separated by commas, trimming spaces.
+func splitKeys(s string) []string {
+	keys := strings.Split(s, ",")
+	for i, k := range keys {
+		keys[i] = strings.TrimSpace(k)
+	}
+	return keys
 }
