@@ -116,6 +116,7 @@ func (r *report) scope(keep func(*metrics.TagSet) bool) (*report, error) {
 	in := r.in
 	in.Snapshot = &aggregate.Snapshot{Time: r.in.Snapshot.Time, Series: series}
 	in.Thresholds, in.ThresholdSet, in.Stages, in.StageResults, in.Trends = nil, nil, nil, nil, nil
+	in.noBreakdown = true
 	return newReport(in)
 }
 

@@ -27,7 +27,9 @@ func WriteExport(w io.Writer, in Input) error {
 		// ThresholdWindows is Tidemark's: per metric key and windowed threshold
 		// (thresholdName), what its windows saw. k6's metrics keep their shape.
 		ThresholdWindows map[string]map[string]windowed `json:"threshold_windows,omitempty"`
+		Breakdown        *breakdownInfo                 `json:"breakdown,omitempty"`
 	}{
+		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: legacyGroupOf(r.checks.root),
 		Metrics:   map[string]map[string]any{},
@@ -102,7 +104,9 @@ func WriteData(w io.Writer, in Input) error {
 		Metrics   map[string]metric `json:"metrics"`
 		SetupData json.RawMessage   `json:"setup_data,omitempty"`
 		Stages    []stageRow        `json:"stages"`
+		Breakdown *breakdownInfo    `json:"breakdown,omitempty"`
 	}{
+		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: dataGroupOf(r.checks.root),
 		Metrics:   map[string]metric{},

@@ -119,6 +119,10 @@ type Input struct {
 	// key present counts as observed; a stat missing from its map is printed as "n/a".
 	// `tidemark summarize` sets it with the values it computed from Prometheus.
 	Trends map[string]map[string]float64
+
+	// noBreakdown leaves out Test's SummaryBreakdown rows: the full mode's group and
+	// scenario sections show TOTAL RESULTS' metrics only.
+	noBreakdown bool
 }
 
 // k6's summary modes (--summary-mode) that print a summary.
@@ -152,6 +156,7 @@ type report struct {
 	byKey      map[string]*entry // by key
 	checks     *checkTree
 	failed     map[string]bool // runFailed's, computed once
+	breakdown  *breakdownInfo  // nil when the test asks for none
 }
 
 // expectedResponse is the sub-metric k6 creates by itself (reference/k6.md §3.2).
@@ -213,6 +218,9 @@ func newReport(in Input) (*report, error) {
 		if err := r.add(k, m, tags); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.addBreakdown(); err != nil {
+		return nil, err
 	}
 	// Drop what k6 would not have observed (the automatic sub-metric without samples).
 	r.entries = slices.DeleteFunc(r.entries, func(e *entry) bool {

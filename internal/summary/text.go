@@ -63,7 +63,11 @@ func WriteText(w io.Writer, in Input) error {
 	if len(in.Rules) > 0 {
 		sections = append(sections, section{"SERVER-SIDE RULES", ruleLines(p, in.Rules)})
 	}
-	sections = append(sections, section{"TOTAL RESULTS", append(r.checkLines(p, 2), r.metricLines(p, 2)...)})
+	total := append(r.checkLines(p, 2), r.metricLines(p, 2)...)
+	if note := r.breakdown.note(); note != "" {
+		total = append(total, indent(2)+p.paint(note, sgrFaintGrey), blank)
+	}
+	sections = append(sections, section{"TOTAL RESULTS", total})
 	if in.Mode == ModeFull {
 		full, err := r.fullSections(p)
 		if err != nil {

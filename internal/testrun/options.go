@@ -126,7 +126,7 @@ func (f Shortcuts) Environ(proc Env) Env {
 	for k, v := range map[string]string{"K6_VUS": f.VUs, "K6_DURATION": f.Duration, "K6_ITERATIONS": f.Iterations,
 		"K6_STAGES": strings.Join(f.Stages, ","), "K6_SUMMARY_TREND_STATS": f.TrendStats, "K6_SUMMARY_TIME_UNIT": f.TimeUnit,
 		"K6_THROW": map[bool]string{true: "true"}[f.Throw], "K6_NO_SETUP": map[bool]string{true: "true"}[f.NoSetup],
-		"K6_NO_TEARDOWN": map[bool]string{true: "true"}[f.NoTeardown],
+		"K6_NO_TEARDOWN":      map[bool]string{true: "true"}[f.NoTeardown],
 		scenario.BreakdownEnv: f.Breakdown, scenario.BreakdownLimitEnv: strings.TrimSpace(f.BreakdownLimit)} {
 		if v != "" {
 			out[k] = v
