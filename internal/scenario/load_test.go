@@ -186,6 +186,8 @@ tags: {testid: x}
 env: {BASE: "http://127.0.0.1:8099"}
 summaryTrendStats: [avg, p(99.9), count]
 summaryTimeUnit: ms
+summaryBreakdown: [name, method]
+summaryBreakdownLimit: 5
 systemTags: [status, vu]
 maxRedirects: 0
 userAgent: tidemark-test
@@ -197,6 +199,8 @@ flow: [{url: '${__ENV.BASE}/'}]
 	require.Equal(t, map[string]string{"BASE": "http://127.0.0.1:8099"}, tst.Env)
 	require.Equal(t, []string{"avg", "p(99.9)", "count"}, tst.SummaryTrendStats)
 	require.Equal(t, "ms", tst.SummaryTimeUnit)
+	require.Equal(t, []string{"name", "method"}, tst.SummaryBreakdown)
+	require.Equal(t, 5, tst.SummaryBreakdownLimit)
 	require.Equal(t, []string{"status", "vu"}, tst.SystemTags)
 	require.True(t, tst.InsecureSkipTLSVerify)
 	st = tst.Scenarios[0].Flow.Steps[0]
@@ -403,7 +407,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:    "unknown top-level field",
 			in:      "vsu: 5",
-			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse; did you mean "vus"?`,
+			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse; did you mean "vus"?`,
 		},
 		{name: "unsupported k6 option", in: "hosts: {a: 1.2.3.4}", wantErr: `t.yaml:1: hosts: k6 option "hosts" is not supported by Tidemark; remove it`},
 		{
@@ -530,6 +534,12 @@ func TestLoadErrors(t *testing.T) {
 		// Summary options.
 		{name: "bad trend stat", in: "summaryTrendStats: [avg, p95]", wantErr: `t.yaml:1: summaryTrendStats[1]: unknown trend stat "p95"; expected avg, min, med, max, count or p(N) with N from 0 to 100`},
 		{name: "bad time unit", in: "summaryTimeUnit: m", wantErr: `t.yaml:1: summaryTimeUnit: unknown time unit "m"; expected one of "s", "ms", "us"`},
+		{name: "empty breakdown key", in: "summaryBreakdown: [name, '', status]", wantErr: `t.yaml:1: summaryBreakdown[1]: empty tag key; expected tag keys, e.g. [name, method, status]`},
+		{name: "empty breakdown key in a string", in: "summaryBreakdown: 'name,,status'", wantErr: `t.yaml:1: summaryBreakdown[1]: empty tag key in "name,,status"; expected tag keys separated by commas, e.g. name,method,status`},
+		{name: "repeated breakdown key", in: "summaryBreakdown: [name, name]", wantErr: `t.yaml:1: summaryBreakdown[1]: tag key "name" is given twice`},
+		{name: "breakdown of a mapping", in: "summaryBreakdown: {name: 1}", wantErr: `t.yaml:1: summaryBreakdown: expected a list, got a mapping`},
+		{name: "zero breakdown limit", in: "summaryBreakdownLimit: 0", wantErr: `t.yaml:1: summaryBreakdownLimit: must be more than 0, got 0`},
+		{name: "negative breakdown limit", in: "summaryBreakdownLimit: -5", wantErr: `t.yaml:1: summaryBreakdownLimit: must be more than 0, got -5`},
 		{name: "bad system tag", in: "systemTags: [stauts]", wantErr: `t.yaml:1: systemTags[0]: unknown system tag "stauts"; expected one of proto, subproto, status, method, url, name, group, check, error, error_code, tls_version, scenario, service, expected_response, vu, iter, ip, ocsp_status; did you mean "status"?`},
 		// Every problem is reported, in line order.
 		{
@@ -615,7 +625,7 @@ scenarios:
 flow: [{url: 'http://h/'}]
 `))
 	require.Nil(t, tst)
-	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse`)
+	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse`)
 
 	tst, err = Parse("t.yaml", []byte(`
 flows:

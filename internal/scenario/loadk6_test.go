@@ -32,6 +32,17 @@ func TestLoadK6(t *testing.T) {
 	require.Len(t, sc.Flow.Steps, 1, "the file's flow")
 	require.Equal(t, []string{"p(99)", "count"}, tst.SummaryTrendStats)
 
+	require.Empty(t, tst.SummaryBreakdown, "off unless asked for")
+	require.Equal(t, DefaultSummaryBreakdownLimit, tst.BreakdownLimit())
+	require.NotContains(t, tst.K6Options(nil), "summaryBreakdown")
+
+	tst, _, err = LoadK6(file, nil, map[string]string{BreakdownEnv: "name,status", BreakdownLimitEnv: "20"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"name", "status"}, tst.SummaryBreakdown)
+	require.Equal(t, 20, tst.BreakdownLimit())
+	require.Equal(t, []string{"name", "status"}, tst.K6Options(nil)["summaryBreakdown"])
+	require.Equal(t, 20, tst.K6Options(nil)["summaryBreakdownLimit"])
+
 	tst, replaced, err = LoadK6(file, nil, nil)
 	require.NoError(t, err)
 	require.Empty(t, replaced)

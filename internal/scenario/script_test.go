@@ -161,6 +161,36 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			name:    "summaryBreakdown in a script; the flag's variables win over it",
+			options: `{"summaryBreakdown":["name"],"summarybreakdownlimit":7}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, []string{"name"}, s.Test.SummaryBreakdown)
+				require.Equal(t, 7, s.Test.BreakdownLimit())
+				require.Equal(t, []string{"name"}, s.Test.K6Options(nil)["summaryBreakdown"])
+				require.Equal(t, 7, s.Test.K6Options(nil)["summaryBreakdownLimit"])
+			},
+		},
+		{
+			name:    "TIDEMARK_SUMMARY_BREAKDOWN over the script's",
+			options: `{"summaryBreakdown":["name"]}`,
+			environ: map[string]string{BreakdownEnv: "name, method,status", BreakdownLimitEnv: "3"},
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, []string{"name", "method", "status"}, s.Test.SummaryBreakdown)
+				require.Equal(t, 3, s.Test.SummaryBreakdownLimit)
+			},
+		},
+		{
+			name:    "bad summaryBreakdownLimit",
+			options: `{"summaryBreakdown":["name"],"summaryBreakdownLimit":0}`,
+			wantErr: `s.js: summaryBreakdownLimit: must be more than 0, got 0`,
+		},
+		{
+			name:    "empty key in TIDEMARK_SUMMARY_BREAKDOWN",
+			options: `{}`,
+			environ: map[string]string{BreakdownEnv: "name,"},
+			wantErr: `s.js: summaryBreakdown[1]: empty tag key in "name,"; expected tag keys separated by commas, e.g. name,method,status`,
+		},
+		{
 			name:    "bad K6_MAX_REDIRECTS is the option's error",
 			options: `{}`,
 			environ: map[string]string{"K6_MAX_REDIRECTS": "many"},

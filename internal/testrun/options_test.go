@@ -90,6 +90,17 @@ func TestResolve(t *testing.T) {
 		{name: "web dashboard", env: Env{"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1"},
 			check: func(t *testing.T, o Options) { require.Equal(t, -1, o.Show.Dashboard.Port) }},
 		{name: "bad shortcut", opts: Options{Shortcuts: Shortcuts{VUs: "x"}}, wantErr: `--vus "x": expected a whole number of at least 0`},
+		{name: "empty --summary-breakdown key", opts: Options{Shortcuts: Shortcuts{Breakdown: "name,,status"}},
+			wantErr: `--summary-breakdown "name,,status": tag key 2 is empty; expected tag keys separated by commas, e.g. name,method,status`},
+		{name: "zero --summary-breakdown-limit", opts: Options{Shortcuts: Shortcuts{Breakdown: "name", BreakdownLimit: "0"}},
+			wantErr: `--summary-breakdown-limit "0": expected a whole number of at least 1`},
+		{name: "negative --summary-breakdown-limit", opts: Options{Shortcuts: Shortcuts{BreakdownLimit: "-3"}},
+			wantErr: `--summary-breakdown-limit "-3": expected a whole number of at least 1`},
+		{name: "unknown breakdown key is fine", opts: Options{Shortcuts: Shortcuts{Breakdown: "nosuchtag", BreakdownLimit: "5"}},
+			check: func(t *testing.T, o Options) {
+				require.Equal(t, "nosuchtag", o.Shortcuts.Environ(nil)["TIDEMARK_SUMMARY_BREAKDOWN"])
+				require.Equal(t, "5", o.Shortcuts.Environ(nil)["TIDEMARK_SUMMARY_BREAKDOWN_LIMIT"])
+			}},
 		{name: "bad output", opts: Options{Outs: []string{"influxdb=http://x"}}, wantErr: `invalid output type "influxdb"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
