@@ -121,10 +121,8 @@ func addShortcutFlags(cmd *kingpin.CmdClause, f *testrun.Shortcuts) {
 		StringVar(&f.TrendStats)
 	cmd.Flag("summary-time-unit", "The unit of every duration in the summary: s, ms or us (K6_SUMMARY_TIME_UNIT).").
 		StringVar(&f.TimeUnit)
-	cmd.Flag("summary-breakdown", "Tag keys, e.g. name,method,status: the summary and its JSON get a row of http_req_duration, http_reqs and "+
-		"http_req_failed per combination of their values, as sub-metrics (Tidemark's summaryBreakdown option; k6 has none).").StringVar(&f.Breakdown)
-	cmd.Flag("summary-breakdown-limit", "The most rows --summary-breakdown adds per metric, the busiest first; default 50 (summaryBreakdownLimit).").
-		StringVar(&f.BreakdownLimit)
+	cmd.Flag("summary-breakdown", "Tag keys, e.g. name,method,status: the summary and its JSON get rows of http_req_duration, http_reqs and http_req_failed per combination of their values, as sub-metrics (summaryBreakdown; not in k6).").StringVar(&f.Breakdown)
+	cmd.Flag("summary-breakdown-limit", "The most rows --summary-breakdown adds per metric, the busiest kept; default 50 (summaryBreakdownLimit).").StringVar(&f.BreakdownLimit)
 	cmd.Flag("no-summary", "k6 v1's --no-summary, removed in k6 v2: works as --summary-mode=disabled, with a warning (K6_NO_SUMMARY).").
 		BoolVar(&f.NoSummary)
 	cmd.Flag("summary-mode", "compact (the default), full (adds a section per group and per scenario, as k6's) or disabled (no text, no handleSummary, no summary files); v1's legacy is compact, with a warning (K6_SUMMARY_MODE).").

@@ -43,8 +43,7 @@ type summarizeConfig struct {
 	modulesDir string
 	*promFlags
 	lookback      model.Duration
-	trendStats    string
-	timeUnit      string
+	k6            testrun.Shortcuts // the summary options: TrendStats, TimeUnit, Breakdown, BreakdownLimit
 	summaryExport string
 	summaryFile   string
 	noThresholds  bool
@@ -61,9 +60,9 @@ func summarizeCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	cmd.Flag("env", "Value K=V of __ENV.K for the script, as for tidemark run. Repeatable.").Short('e').StringsVar(&cfg.env)
 	cmd.Flag("modules.dir", "Directory of vendored remote modules, as for tidemark run.").StringVar(&cfg.modulesDir)
 	cmd.Flag("summary-trend-stats", "The trend columns of the summary, e.g. avg,p(95),p(99.9),count (K6_SUMMARY_TREND_STATS).").
-		StringVar(&cfg.trendStats)
+		StringVar(&cfg.k6.TrendStats)
 	cmd.Flag("summary-time-unit", "The unit of every duration in the summary: s, ms or us (K6_SUMMARY_TIME_UNIT).").
-		StringVar(&cfg.timeUnit)
+		StringVar(&cfg.k6.TimeUnit)
 	cmd.Flag("summary-export", "Write the summary as JSON in k6's --summary-export (legacy) shape to this file.").StringVar(&cfg.summaryExport)
 	cmd.Flag("summary-file", "Write the summary as JSON in the shape of k6's handleSummary data to this file.").StringVar(&cfg.summaryFile)
 	cmd.Flag("no-thresholds", "Do not evaluate thresholds (never exits 99).").BoolVar(&cfg.noThresholds)
@@ -74,7 +73,7 @@ func summarizeCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 // with the flags' summary options only.
 func (cfg *summarizeConfig) test(logger *slog.Logger) (*scenario.Test, *metrics.Registry, error) {
 	o := testrun.Options{File: cfg.file, Env: cfg.env, ModulesDir: cfg.modulesDir,
-		Shortcuts: testrun.Shortcuts{TrendStats: cfg.trendStats, TimeUnit: cfg.timeUnit, SystemEnv: true}}
+		Shortcuts: testrun.Shortcuts{TrendStats: cfg.k6.TrendStats, TimeUnit: cfg.k6.TimeUnit, Breakdown: cfg.k6.Breakdown, BreakdownLimit: cfg.k6.BreakdownLimit, SystemEnv: true}}
 	src, err := testrun.Load(context.Background(), o, testrun.ProcessEnv(), pacer.Segment{}, logger)
 	if err != nil {
 		return nil, nil, err

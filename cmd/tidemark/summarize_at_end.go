@@ -72,7 +72,7 @@ func (f *atEndFlags) build(o testrun.Options, dist *distributedFlags, out *outpu
 		return nil, fmt.Errorf("--barrier.prometheus.url %s: %w", be.QueryURL, err)
 	}
 	sc := &summarizeConfig{testID: testID, file: o.File, env: o.Env, modulesDir: o.ModulesDir, lookback: model.Duration(24 * time.Hour),
-		trendStats: o.Shortcuts.TrendStats, timeUnit: o.Shortcuts.TimeUnit, noThresholds: o.NoThresholds}
+		k6: testrun.Shortcuts{TrendStats: o.Shortcuts.TrendStats, TimeUnit: o.Shortcuts.TimeUnit, Breakdown: o.Shortcuts.Breakdown, BreakdownLimit: o.Shortcuts.BreakdownLimit}, noThresholds: o.NoThresholds}
 	if !o.Show.NoSummary {
 		// The instance that prints the run's summary writes it to its --summary-export
 		// and --summary-file too, in place of its own share's (which its log keeps): a

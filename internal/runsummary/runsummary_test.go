@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/summary"
 )
 
 // fakeProm answers the queries Collect makes for a run of two instances that wrote no
@@ -181,4 +183,68 @@ func TestMiddleIsWithinRelativeError(t *testing.T) {
 		require.LessOrEqual(t, math.Abs(m-x)/x, RelativeError(3)+1e-12, "x=%g middle=%g", x, m)
 		require.InDelta(t, m, middle(m, 3), 1e-15, "the middle is its own bucket's middle")
 	}
+}
+
+// TestCollectBreakdownAcrossInstances: a run split over two instances gets the
+// summary breakdown of the whole run: rows sum both instances' requests per endpoint,
+// and the trend rows (sub-metrics collected in a second pass) weight the instances'
+// averages by their counts.
+func TestCollectBreakdownAcrossInstances(t *testing.T) {
+	t.Parallel()
+	end := time.Unix(1_700_000_100, 0)
+	var samples model.Vector
+	for _, ep := range []struct {
+		name       string
+		reqs, avgs [2]float64
+	}{{"/a", [2]float64{30, 10}, [2]float64{0.010, 0.030}}, {"/b", [2]float64{5, 15}, [2]float64{0.100, 0.200}}} {
+		for i, inst := range []string{"0", "1"} {
+			samples = append(samples,
+				sampleOf("k6_http_reqs_total", inst, ep.reqs[i], "name", ep.name, "method", "GET", "status", "200"),
+				sampleOf("k6_http_req_failed_rate", inst, 0, "name", ep.name, "method", "GET", "status", "200"),
+				sampleOf("k6_http_req_duration_avg", inst, ep.avgs[i], "name", ep.name, "method", "GET", "status", "200"),
+				sampleOf("k6_http_req_duration_count", inst, ep.reqs[i], "name", ep.name, "method", "GET", "status", "200"),
+				sampleOf("k6_http_req_duration_min", inst, ep.avgs[i], "name", ep.name, "method", "GET", "status", "200"),
+				sampleOf("k6_http_req_duration_max", inst, ep.avgs[i], "name", ep.name, "method", "GET", "status", "200"))
+		}
+	}
+	f := &fakeProm{end: end, samples: samples}
+	o := &Options{TestID: "t", Given: true, Test: &scenario.Test{SummaryTrendStats: []string{"avg", "count"}, SummaryBreakdown: []string{"name"}}}
+	res, err := o.collect(context.Background(), f, end.Add(-time.Minute), end)
+	require.NoError(t, err)
+	a := res.Trends["http_req_duration{name:/a}"]
+	require.InDelta(t, 40, a["count"], 0)
+	require.InDelta(t, (0.010*30+0.030*10)/40, a["avg"], 1e-12)
+	require.InDelta(t, 20, res.Trends["http_req_duration{name:/b}"]["count"], 0)
+
+	in := summary.Input{Test: o.Test, Snapshot: res.Snapshot, Registry: res.Registry, Duration: 10 * time.Second, Trends: res.Trends}
+	var buf strings.Builder
+	require.NoError(t, summary.WriteText(&buf, in))
+	out := buf.String()
+	require.Regexp(t, `\{ name:/a \}\.+: 40 +4/s`, out)
+	require.Regexp(t, `\{ name:/b \}\.+: 20 +2/s`, out)
+	require.Regexp(t, `\{ name:/a \}\.+: avg=15ms +count=40`, out)
+	require.Regexp(t, `\{ name:/b \}\.+: avg=175ms +count=20`, out)
+
+	// Off: one pass, no rows.
+	f.exprs = nil
+	o.Test.SummaryBreakdown = nil
+	res, err = o.collect(context.Background(), f, end.Add(-time.Minute), end)
+	require.NoError(t, err)
+	require.NotContains(t, res.Trends, "http_req_duration{name:/a}")
+	require.Equal(t, 1, countPrefix(f.exprs, runInfoMetric), "one Collect")
+}
+
+// QueryRange makes fakeProm a query.Querier; Collect makes instant queries only.
+func (f *fakeProm) QueryRange(context.Context, string, v1.Range) (model.Value, v1.Warnings, error) {
+	return model.Matrix{}, nil, nil
+}
+
+func countPrefix(exprs []string, prefix string) int {
+	n := 0
+	for _, e := range exprs {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -115,15 +115,30 @@ func (o *Options) collect(ctx context.Context, q query.Querier, from, to time.Ti
 	}
 	cfg := Config{TestID: o.TestID, From: from, To: to, Keys: keys, TrendStats: stats, Registry: o.Registry}
 	res, err := Collect(ctx, q, cfg)
-	if err != nil || o.Given || len(res.Declared) == 0 {
-		return res, err
+	if err != nil {
+		return nil, err
 	}
-	o.Test.Thresholds = map[string][]scenario.Threshold{}
-	cfg.Keys = cfg.Keys[:0]
-	for _, d := range res.Declared {
-		o.Test.Thresholds[d.Key] = append(o.Test.Thresholds[d.Key], scenario.Threshold{Expr: d.Expr})
-		cfg.Keys = append(cfg.Keys, d.Key)
-		cfg.TrendStats = appendStat(cfg.TrendStats, d.Expr)
+	again := false
+	if !o.Given && len(res.Declared) > 0 {
+		o.Test.Thresholds = map[string][]scenario.Threshold{}
+		cfg.Keys = cfg.Keys[:0]
+		for _, d := range res.Declared {
+			o.Test.Thresholds[d.Key] = append(o.Test.Thresholds[d.Key], scenario.Threshold{Expr: d.Expr})
+			cfg.Keys = append(cfg.Keys, d.Key)
+			cfg.TrendStats = appendStat(cfg.TrendStats, d.Expr)
+		}
+		again = true
+	}
+	// The summary breakdown's trend rows are sub-metrics too: their keys come from the
+	// counters of the first pass (the rows are the busiest endpoints by http_reqs).
+	if t := o.Test; len(t.SummaryBreakdown) > 0 {
+		if rows := summary.BreakdownKeys(res.Snapshot, t.SummaryBreakdown, t.BreakdownLimit()); len(rows) > 0 {
+			cfg.Keys = append(cfg.Keys, rows...)
+			again = true
+		}
+	}
+	if !again {
+		return res, nil
 	}
 	return Collect(ctx, q, cfg)
 }

@@ -87,12 +87,18 @@ func (r *report) addBreakdown() error {
 	return nil
 }
 
-// BreakdownKeys returns the metric keys of the breakdown rows of snap that test asks
-// for (RowKey), trends only: what `tidemark summarize` computes trend stats for.
+// BreakdownKeys returns the metric keys (RowKey) of the trend rows of snap's breakdown
+// by keys: what `tidemark summarize` computes trend stats for, from the series of every
+// instance whose labels contain the row's tags. Rows whose series lack one of keys are
+// left out (their summary shows n/a): as a sub-metric, `{method:GET}` would match every
+// GET, not only those without a name.
 func BreakdownKeys(snap *aggregate.Snapshot, keys []string, limit int) []string {
 	rows, _ := snap.Breakdown(BreakdownMetrics(), keys, limit)
 	var out []string
 	for _, row := range rows {
+		if len(row.Tags) < len(keys) {
+			continue
+		}
 		for _, name := range BreakdownMetrics() {
 			if se, ok := row.Series[name]; ok && se.Type == metrics.Trend {
 				out = append(out, RowKey(name, row.Tags))
