@@ -96,9 +96,14 @@ func (f Shortcuts) Validate() error {
 func (f Shortcuts) validateBreakdown() []error {
 	var errs []error
 	if f.Breakdown != "" {
-		for i, k := range strings.Split(f.Breakdown, ",") {
-			if strings.TrimSpace(k) == "" {
+		keys := strings.Split(f.Breakdown, ",")
+		for i, k := range keys {
+			keys[i] = strings.TrimSpace(k)
+			switch {
+			case keys[i] == "":
 				errs = append(errs, fmt.Errorf("--summary-breakdown %q: tag key %d is empty; expected tag keys separated by commas, e.g. name,method,status", f.Breakdown, i+1))
+			case slices.Contains(keys[:i], keys[i]):
+				errs = append(errs, fmt.Errorf("--summary-breakdown %q: tag key %q is given twice", f.Breakdown, keys[i]))
 			}
 		}
 	}

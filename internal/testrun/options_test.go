@@ -92,6 +92,8 @@ func TestResolve(t *testing.T) {
 		{name: "bad shortcut", opts: Options{Shortcuts: Shortcuts{VUs: "x"}}, wantErr: `--vus "x": expected a whole number of at least 0`},
 		{name: "empty --summary-breakdown key", opts: Options{Shortcuts: Shortcuts{Breakdown: "name,,status"}},
 			wantErr: `--summary-breakdown "name,,status": tag key 2 is empty; expected tag keys separated by commas, e.g. name,method,status`},
+		{name: "repeated --summary-breakdown key", opts: Options{Shortcuts: Shortcuts{Breakdown: "name, name"}},
+			wantErr: `--summary-breakdown "name, name": tag key "name" is given twice`},
 		{name: "zero --summary-breakdown-limit", opts: Options{Shortcuts: Shortcuts{Breakdown: "name", BreakdownLimit: "0"}},
 			wantErr: `--summary-breakdown-limit "0": expected a whole number of at least 1`},
 		{name: "negative --summary-breakdown-limit", opts: Options{Shortcuts: Shortcuts{BreakdownLimit: "-3"}},
