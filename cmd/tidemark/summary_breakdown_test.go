@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -101,4 +105,23 @@ func keysWithPrefix(ex exported, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// TestInspectShowsSummaryBreakdown: inspect shows the breakdown options of a scenario
+// file and of a script, with the limit's default.
+func TestInspectShowsSummaryBreakdown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	yamlFile := filepath.Join(dir, "t.yaml")
+	require.NoError(t, os.WriteFile(yamlFile, []byte("vus: 1\nduration: 1s\nsummaryBreakdown: [name, method]\nflow:\n  - url: http://127.0.0.1:1/\n"), 0o600))
+	jsFile := filepath.Join(dir, "t.js")
+	require.NoError(t, os.WriteFile(jsFile, []byte("export const options = { summaryBreakdown: ['status'], summaryBreakdownLimit: 9 };\nexport default function () {}\n"), 0o600))
+	for file, want := range map[string][2]any{yamlFile: {[]any{"name", "method"}, 50.0}, jsFile: {[]any{"status"}, 9.0}} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitcode.OK, run([]string{"inspect", file}, &stdout, &stderr), stderr.String())
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), stdout.String())
+		require.Equal(t, want[0], out["summaryBreakdown"], file)
+		require.Equal(t, want[1], out["summaryBreakdownLimit"], file)
+	}
 }
