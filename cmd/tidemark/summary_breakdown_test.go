@@ -68,6 +68,29 @@ func TestRunSummaryBreakdown(t *testing.T) {
 		require.Len(t, keysWithPrefix(ex, "http_reqs{"), 3)
 		require.NotContains(t, stdout, "breakdown capped")
 	})
+	t.Run("script", func(t *testing.T) {
+		t.Parallel()
+		ts, url := startTestTarget(t, target.Config{})
+		script := filepath.Join(t.TempDir(), "t.js")
+		require.NoError(t, os.WriteFile(script, []byte(`import http from 'k6/http';
+export const options = { vus: 2, iterations: 10, summaryBreakdown: ['name'] };
+export default function () {
+  http.get('`+url+`/a');
+  http.get('`+url+`/b?status=201');
+  http.get('`+url+`/b?status=201');
+  http.get('`+url+`/c?status=202', { tags: { name: 'c' } });
+}
+`), 0o600))
+		code, stdout, stderr, ex := runScenario(t, script)
+		require.Equal(t, exitcode.OK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		served := ts.Stats().ByStatus
+		require.Equal(t, map[string]int64{"200": 10, "201": 20, "202": 10}, served)
+		// The name tag is the URL unless the request sets one, as in k6.
+		require.Equal(t, float64(served["200"]), count(ex, "http_reqs{name:"+url+"/a}"))
+		require.Equal(t, float64(served["201"]), count(ex, "http_reqs{name:"+url+"/b?status=201}"))
+		require.Equal(t, float64(served["202"]), count(ex, "http_reqs{name:c}"))
+		require.Len(t, keysWithPrefix(ex, "http_reqs{"), 3)
+	})
 	t.Run("cap", func(t *testing.T) {
 		t.Parallel()
 		_, url := startTestTarget(t, target.Config{})
