@@ -14,7 +14,8 @@ import (
 // WriteExport writes the `--summary-export` file: k6's legacy JSON (reference/k6.md
 // §3.3). metrics.<key> is the flat values object (a rate's `rate` renamed `value`) with
 // thresholds as {expr: failed}; root_group holds groups and checks keyed by name. Time
-// values are milliseconds, as in k6.
+// values are milliseconds, as in k6. With a summary breakdown (scenario.Test's
+// SummaryBreakdown) its rows are sub-metrics of metrics and `breakdown` says what it did.
 func WriteExport(w io.Writer, in Input) error {
 	r, err := newReport(in)
 	if err != nil {
@@ -68,7 +69,8 @@ func WriteExport(w io.Writer, in Input) error {
 
 // WriteData writes the `--summary-file`: the `data` object k6 passes to handleSummary
 // (root_group, options, state, metrics with type, contains, values and thresholds)
-// plus Tidemark's per-stage table as `stages`.
+// plus Tidemark's per-stage table as `stages` and, with a summary breakdown, its rows
+// as sub-metrics and `breakdown`.
 func WriteData(w io.Writer, in Input) error {
 	r, err := newReport(in)
 	if err != nil {
