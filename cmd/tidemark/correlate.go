@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tidemark/tidemark/dashboards"
 	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/cliarg"
 	"github.com/tidemark/tidemark/internal/correlator"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/promapi"
@@ -53,7 +53,7 @@ func addPromFlags(cmd *kingpin.CmdClause) *promFlags {
 
 // check checks --prometheus.url.
 func (f *promFlags) check() error {
-	return checkHTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090")
+	return cliarg.HTTPURL("--prometheus.url", f.prometheusURL, "http://prometheus:9090")
 }
 
 // open returns a querier over the configured API, where it points (credentials
@@ -167,19 +167,6 @@ func (f *sourceFlags) config(testID string) (correlator.Config, error) {
 	return cfg, nil
 }
 
-// checkHTTPURL returns an error naming flag unless value is empty or an http or https
-// URL with a host.
-func checkHTTPURL(flag, value, example string) error {
-	if value == "" {
-		return nil
-	}
-	u, err := url.Parse(value)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s %q: expected an http or https URL such as %s", flag, value, example)
-	}
-	return nil
-}
-
 type correlateConfig struct {
 	src          *sourceFlags
 	testID       string
@@ -241,10 +228,10 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 func (cfg *correlateConfig) check() (correlator.Config, error) {
 	ccfg, err := cfg.src.config(cfg.testID)
 	if err == nil {
-		ccfg.From, err = parseTime("--from", cfg.from)
+		ccfg.From, err = cliarg.Time("--from", cfg.from)
 	}
 	if err == nil {
-		ccfg.To, err = parseTime("--to", cfg.to)
+		ccfg.To, err = cliarg.Time("--to", cfg.to)
 	}
 	if err == nil && cfg.stages != "" {
 		ccfg.Stages, err = analysis.ParseStages(cfg.stages)
@@ -264,10 +251,10 @@ func (cfg *correlateConfig) check() (correlator.Config, error) {
 	}
 	// Checked before the run is correlated, not after its reports are written.
 	if err == nil {
-		err = checkHTTPURL("--grafana.url", cfg.grafanaURL, "http://grafana:3000")
+		err = cliarg.HTTPURL("--grafana.url", cfg.grafanaURL, "http://grafana:3000")
 	}
 	if err == nil && cfg.writeBack {
-		err = checkHTTPURL("--write-back.url", cfg.writeBackURL, "http://prometheus:9090/api/v1/write")
+		err = cliarg.HTTPURL("--write-back.url", cfg.writeBackURL, "http://prometheus:9090/api/v1/write")
 	}
 	return ccfg, exitcode.Invalid(err)
 }
@@ -327,18 +314,6 @@ func runCorrelate(ctx context.Context, cfg *correlateConfig, g *globals) (err er
 		fmt.Fprintf(g.stdout, "Dashboard: %s\n", link)
 	}
 	return res.SLO.Err()
-}
-
-// parseTime reads the RFC 3339 time of a flag; empty is the zero time.
-func parseTime(flag, value string) (time.Time, error) {
-	if value == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339, value)
-	if err != nil {
-		return t, fmt.Errorf("%s %q: expected an RFC 3339 time such as 2026-11-30T10:00:00Z", flag, value)
-	}
-	return t, nil
 }
 
 // writeBack remote-writes the result's events and facts to the write-back URL: the flag,

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/tidemark/tidemark/dashboards"
+	"github.com/tidemark/tidemark/internal/cliarg"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/query"
@@ -112,7 +113,7 @@ func runDashboards(ctx context.Context, cfg *dashboardsConfig, g *globals) error
 // discoverCatalog returns cat with the selectors of the sources found elsewhere than it
 // says in --prometheus.url over the last --lookback, and prints where each was found.
 func discoverCatalog(ctx context.Context, cfg *dashboardsConfig, cat *query.Catalog, g *globals) (*query.Catalog, error) {
-	if err := checkHTTPURL("--prometheus.url", cfg.promURL, "http://prometheus:9090"); err != nil {
+	if err := cliarg.HTTPURL("--prometheus.url", cfg.promURL, "http://prometheus:9090"); err != nil {
 		return nil, exitcode.Invalid(err)
 	}
 	if cfg.lookback <= 0 {
