@@ -135,11 +135,11 @@ func lacks(o layouts.Options) map[string]string {
 	out := map[string]string{
 		// Story 1's fixture: a ramping-arrival-rate run without checks, dropped
 		// iterations, restarts or events.
-		"Virtual users / B":              "an arrival-rate run has no VU target",
-		"Failed checks / A":              "the fixture's run has no checks",
-		"Dropped iterations/s / A":       "the fixture's run dropped no iterations",
-		"Container restarts / A":         "no container restarted",
-		"annotation Tidemark events / -": "the fixture has no tidemark_event series",
+		"Virtual users / B":                "an arrival-rate run has no VU target",
+		"Failed checks / A":                "the fixture's run has no checks",
+		"Dropped iterations/s / A":         "the fixture's run dropped no iterations",
+		"Container restarts / A":           "no container restarted",
+		"annotation Tidemark events / -":   "the fixture has no tidemark_event series",
 		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_pass)",
 	}
 	if o.K6 == layouts.Tidemark {
