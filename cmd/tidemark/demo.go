@@ -17,6 +17,7 @@ import (
 	"github.com/tidemark/tidemark/internal/cluster"
 	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/exitcode"
+	"github.com/tidemark/tidemark/internal/loadgen"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
@@ -159,8 +160,10 @@ func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Log
 		Test:   test,
 		Source: name,
 		TestID: testID,
-		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
-			return toSinks(remotewrite.Sinks(rw, series.FromAggregate(agg), logger, prometheus.NewRegistry()))
+		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+			// With the generator's own CPU, as `tidemark run` writes it: the verdict
+			// can then tell a run that measured the tool.
+			return toSinks(remotewrite.Sinks(rw, loadgen.Source(series.FromAggregate(agg), runTags, logger), logger, prometheus.NewRegistry()))
 		})},
 		Logger: logger,
 	}, testrun.Show{Quiet: cfg.quietProgress, SummaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})
