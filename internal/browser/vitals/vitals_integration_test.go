@@ -1,0 +1,229 @@
+//go:build integration
+
+package vitals
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// sample is one emitted Web Vital.
+type sample struct {
+	metric string
+	value  float64
+	tags   map[string]string
+	at     time.Time
+}
+
+// recorder collects what Watch emits.
+type recorder struct {
+	mu      sync.Mutex
+	samples []sample
+}
+
+func (r *recorder) emit(metric string, value float64, tags map[string]string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.samples = append(r.samples, sample{metric, value, tags, at})
+}
+
+// byMetric returns the samples of one url by metric, failing on a second sample of a
+// metric: one per vital per page load.
+func (r *recorder) byMetric(t *testing.T, url string) map[string]sample {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]sample{}
+	for _, s := range r.samples {
+		if s.tags[TagURL] != url {
+			continue
+		}
+		_, dup := out[s.metric]
+		require.False(t, dup, "second %s sample for %s", s.metric, url)
+		out[s.metric] = s
+		require.Equal(t, Rate(s.metric, s.value), s.tags[TagRating], "%s %v", s.metric, s.value)
+	}
+	return out
+}
+
+const (
+	viewportW = 800
+	viewportH = 600
+	// The box moves down by shiftPx; the union of its old and new places covers
+	// boxPx+shiftPx of the viewport's height: CLS = impact × distance fraction.
+	boxPx   = 300
+	shiftPx = 150
+	// The click handler's busy time: INP is at least this.
+	busyMs = 250
+	// The slow page's delay before its response starts: TTFB is at least this.
+	slowMs = 300
+)
+
+func pages() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/large", func(w http.ResponseWriter, _ *http.Request) {
+		// A heading paints first; a large text block, shown 150 ms later, is the LCP.
+		fmt.Fprint(w, `<!DOCTYPE html><html><body style="margin:0">
+<h1 style="font-size:12px">Shop</h1>
+<p id="big" style="display:none;font-size:40px;width:760px">`)
+		for range 40 {
+			fmt.Fprint(w, "The largest block of text on this page is its largest contentful paint. ")
+		}
+		fmt.Fprint(w, `</p><script>setTimeout(() => { document.getElementById('big').style.display = 'block'; }, 150);</script></body></html>`)
+	})
+	mux.HandleFunc("/shift", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!DOCTYPE html><html><body style="margin:0">
+<div id="spacer"></div><div id="box" style="height:%dpx;background:#36c"></div>
+<script>
+window.addEventListener('load', () => setTimeout(() => {
+  document.getElementById('spacer').style.height = '%dpx';
+  requestAnimationFrame(() => requestAnimationFrame(() => { window.shifted = true; }));
+}, 100));
+</script></body></html>`, boxPx, shiftPx)
+	})
+	mux.HandleFunc("/click", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!DOCTYPE html><html><body style="margin:0">
+<button id="b" style="position:absolute;left:0;top:0;width:200px;height:100px">Buy</button>
+<p id="out">0</p>
+<script>
+document.getElementById('b').addEventListener('click', () => {
+  const until = performance.now() + %d;
+  while (performance.now() < until) {}
+  document.getElementById('out').textContent = 'bought';
+});
+</script></body></html>`, busyMs)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(slowMs * time.Millisecond)
+		fmt.Fprint(w, `<!DOCTYPE html><html><body><p>Late, but here.</p></body></html>`)
+	})
+	return mux
+}
+
+// TestIntegrationWatch loads pages in one real Chromium and checks each vital against
+// what the page was built to do.
+func TestIntegrationWatch(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	require.NoError(t, err, "install Debian's chromium package")
+	srv := httptest.NewServer(pages())
+	t.Cleanup(srv.Close)
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Flag("headless", "new"))...)
+	t.Cleanup(cancelAlloc)
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	require.NoError(t, chromedp.Do(browserCtx)) // starts the browser, once
+
+	// open makes a tab with a fixed viewport, watched from before its first navigation.
+	open := func(t *testing.T) (context.Context, *recorder, func(context.Context) error) {
+		t.Helper()
+		tab, cancel := chromedp.NewContext(browserCtx)
+		t.Cleanup(cancel)
+		require.NoError(t, chromedp.Do(tab))
+		_, err := chromedp.Call(tab, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: viewportW, Height: viewportH, DeviceScaleFactor: 1})
+		require.NoError(t, err)
+		rec := &recorder{}
+		flush, err := Watch(tab, rec.emit)
+		require.NoError(t, err)
+		return tab, rec, flush
+	}
+	flushed := func(t *testing.T, tab context.Context, flush func(context.Context) error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		defer cancel()
+		require.NoError(t, flush(ctx))
+	}
+
+	t.Run("large text block", func(t *testing.T) {
+		tab, rec, flush := open(t)
+		start := time.Now()
+		u := srv.URL + "/large"
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(u)))
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](`getComputedStyle(document.getElementById('big')).display === 'block'`))
+		require.NoError(t, err)
+		time.Sleep(200 * time.Millisecond) // the block's paint
+		flushed(t, tab, flush)
+		got := rec.byMetric(t, u)
+		t.Logf("%v", got)
+		for _, m := range []string{MetricLCP, MetricFCP, MetricTTFB, MetricCLS} {
+			require.Contains(t, got, m)
+			require.False(t, got[m].at.Before(start), m)
+		}
+		require.NotContains(t, got, MetricINP, "no interaction")
+		require.NotContains(t, got, MetricFID, "no input")
+		require.Positive(t, got[MetricFCP].value)
+		require.GreaterOrEqual(t, got[MetricLCP].value, got[MetricFCP].value+100, "the large block shows 150 ms after the heading")
+		require.LessOrEqual(t, got[MetricTTFB].value, got[MetricFCP].value)
+		require.Equal(t, RatingGood, got[MetricLCP].tags[TagRating])
+		require.InDelta(t, 0, got[MetricCLS].value, 1e-9, "the block appears below the heading, nothing moves")
+	})
+
+	t.Run("layout shift", func(t *testing.T) {
+		tab, rec, flush := open(t)
+		u := srv.URL + "/shift"
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(u)))
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](`window.shifted === true`))
+		require.NoError(t, err)
+		flushed(t, tab, flush)
+		got := rec.byMetric(t, u)
+		// Impact: the box's old and new places, (box+shift)/height of the viewport's
+		// area (it spans the width); distance: shift ÷ the viewport's larger side.
+		want := float64(boxPx+shiftPx) / viewportH * float64(shiftPx) / viewportW
+		require.Contains(t, got, MetricCLS)
+		require.InDelta(t, want, got[MetricCLS].value, 0.005)
+		require.Equal(t, RatingNeedsImprovement, got[MetricCLS].tags[TagRating])
+	})
+
+	t.Run("click", func(t *testing.T) {
+		tab, rec, flush := open(t)
+		u := srv.URL + "/click"
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(u)))
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			_, err := chromedp.Call(tab, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: 50, Y: 50, Button: input.MouseButtonLeft, ClickCount: 1})
+			require.NoError(t, err)
+		}
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](`document.getElementById('out').textContent === 'bought'`))
+		require.NoError(t, err)
+		time.Sleep(100 * time.Millisecond) // the next paint after the handler
+		flushed(t, tab, flush)
+		got := rec.byMetric(t, u)
+		t.Logf("%v", got)
+		require.Contains(t, got, MetricFID)
+		require.Contains(t, got, MetricINP)
+		require.GreaterOrEqual(t, got[MetricFID].value, 0.0)
+		require.Less(t, got[MetricFID].value, float64(busyMs), "the handler starts at once; its run is not the delay")
+		require.GreaterOrEqual(t, got[MetricINP].value, float64(busyMs))
+		require.Equal(t, RatingNeedsImprovement, got[MetricINP].tags[TagRating])
+	})
+
+	t.Run("slow server and navigation away", func(t *testing.T) {
+		tab, rec, flush := open(t)
+		u := srv.URL + "/slow"
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(u)))
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](`performance.getEntriesByType('paint').length > 0`))
+		require.NoError(t, err)
+		time.Sleep(100 * time.Millisecond) // the observers' callbacks
+		// Leaving the page reports its pending vitals without a flush.
+		next := srv.URL + "/large"
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(next)))
+		flushed(t, tab, flush)
+		got := rec.byMetric(t, u)
+		require.Contains(t, got, MetricTTFB)
+		require.GreaterOrEqual(t, got[MetricTTFB].value, float64(slowMs))
+		require.Contains(t, got, MetricLCP, "reported when the page was left")
+		require.GreaterOrEqual(t, got[MetricLCP].value, got[MetricTTFB].value)
+		require.Contains(t, rec.byMetric(t, next), MetricTTFB)
+	})
+}
