@@ -21,76 +21,19 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tidemark/tidemark/internal/webvital"
 )
 
 //go:embed vitals.js
 var pageScript string
 
-// k6's metric names of the Web Vitals.
-const (
-	MetricLCP  = "browser_web_vital_lcp"
-	MetricFCP  = "browser_web_vital_fcp"
-	MetricCLS  = "browser_web_vital_cls"
-	MetricINP  = "browser_web_vital_inp"
-	MetricTTFB = "browser_web_vital_ttfb"
-	MetricFID  = "browser_web_vital_fid"
-)
-
-// Ratings, the value of the rating tag.
-const (
-	RatingGood             = "good"
-	RatingNeedsImprovement = "needs_improvement"
-	RatingPoor             = "poor"
-)
-
-// Tags of every sample.
+// Tags of every sample: the page's URL and the value's rating (webvital.Good,
+// webvital.NeedsImprovement or webvital.Poor).
 const (
 	TagURL    = "url"
 	TagRating = "rating"
 )
-
-// Threshold is a vital's rating boundaries (web.dev): a value up to Good is good, above
-// Poor is poor, and needs improvement between them. Times are in milliseconds.
-type Threshold struct {
-	Good, Poor float64
-}
-
-// Thresholds returns Google's thresholds by metric name (web.dev/articles/vitals and each
-// vital's article: lcp, fcp, cls, inp, ttfb, fid).
-func Thresholds() map[string]Threshold {
-	return map[string]Threshold{
-		MetricLCP:  {Good: 2500, Poor: 4000},
-		MetricFCP:  {Good: 1800, Poor: 3000},
-		MetricCLS:  {Good: 0.1, Poor: 0.25},
-		MetricINP:  {Good: 200, Poor: 500},
-		MetricTTFB: {Good: 800, Poor: 1800},
-		MetricFID:  {Good: 100, Poor: 300},
-	}
-}
-
-// Rate returns the rating of a value of the metric, or "" for a metric that is not a Web
-// Vital.
-func Rate(metric string, value float64) string {
-	th, ok := Thresholds()[metric]
-	switch {
-	case !ok:
-		return ""
-	case value <= th.Good:
-		return RatingGood
-	case value <= th.Poor:
-		return RatingNeedsImprovement
-	}
-	return RatingPoor
-}
-
-// metricOf maps the script's short names to k6's metric names.
-func metricOf(name string) (string, bool) {
-	m, ok := map[string]string{
-		"lcp": MetricLCP, "fcp": MetricFCP, "cls": MetricCLS,
-		"inp": MetricINP, "ttfb": MetricTTFB, "fid": MetricFID,
-	}[name]
-	return m, ok
-}
 
 // EmitFunc receives one sample: k6's metric name, the value (milliseconds, CLS unitless),
 // its tags (url, rating; the caller owns the map) and when it was measured.
@@ -284,7 +227,8 @@ func (w *watcher) handle(it item, at time.Time) {
 		d = &document{context: it.context, url: r.URL, latest: map[string]float64{}, emitted: map[string]bool{}}
 		w.docs[r.Doc] = d
 	}
-	metric, ok := metricOf(r.Name)
+	v, ok := webvital.ByShort(r.Name)
+	metric := v.Metric
 	if !ok || d.emitted[metric] {
 		return
 	}
@@ -307,7 +251,8 @@ func (w *watcher) end(id string, at time.Time) {
 
 func (w *watcher) send(d *document, metric string, value float64, at time.Time) {
 	d.emitted[metric] = true
-	w.emit(metric, value, map[string]string{TagURL: d.url, TagRating: Rate(metric, value)}, at)
+	v, _ := webvital.ByMetric(metric)
+	w.emit(metric, value, map[string]string{TagURL: d.url, TagRating: v.Rate(value)}, at)
 }
 
 // count records that one more report of doc was handled.

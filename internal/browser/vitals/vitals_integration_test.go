@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/webvital"
 )
 
 // sample is one emitted Web Vital.
@@ -52,7 +54,9 @@ func (r *recorder) byMetric(t *testing.T, url string) map[string]sample {
 		_, dup := out[s.metric]
 		require.False(t, dup, "second %s sample for %s", s.metric, url)
 		out[s.metric] = s
-		require.Equal(t, Rate(s.metric, s.value), s.tags[TagRating], "%s %v", s.metric, s.value)
+		v, ok := webvital.ByMetric(s.metric)
+		require.True(t, ok, s.metric)
+		require.Equal(t, v.Rate(s.value), s.tags[TagRating], "%s %v", s.metric, s.value)
 	}
 	return out
 }
@@ -157,17 +161,17 @@ func TestIntegrationWatch(t *testing.T) {
 		flushed(t, tab, flush)
 		got := rec.byMetric(t, u)
 		t.Logf("%v", got)
-		for _, m := range []string{MetricLCP, MetricFCP, MetricTTFB, MetricCLS} {
+		for _, m := range []string{"browser_web_vital_lcp", "browser_web_vital_fcp", "browser_web_vital_ttfb", "browser_web_vital_cls"} {
 			require.Contains(t, got, m)
 			require.False(t, got[m].at.Before(start), m)
 		}
-		require.NotContains(t, got, MetricINP, "no interaction")
-		require.NotContains(t, got, MetricFID, "no input")
-		require.Positive(t, got[MetricFCP].value)
-		require.GreaterOrEqual(t, got[MetricLCP].value, got[MetricFCP].value+100, "the large block shows 150 ms after the heading")
-		require.LessOrEqual(t, got[MetricTTFB].value, got[MetricFCP].value)
-		require.Equal(t, RatingGood, got[MetricLCP].tags[TagRating])
-		require.InDelta(t, 0, got[MetricCLS].value, 1e-9, "the block appears below the heading, nothing moves")
+		require.NotContains(t, got, "browser_web_vital_inp", "no interaction")
+		require.NotContains(t, got, "browser_web_vital_fid", "no input")
+		require.Positive(t, got["browser_web_vital_fcp"].value)
+		require.GreaterOrEqual(t, got["browser_web_vital_lcp"].value, got["browser_web_vital_fcp"].value+100, "the large block shows 150 ms after the heading")
+		require.LessOrEqual(t, got["browser_web_vital_ttfb"].value, got["browser_web_vital_fcp"].value)
+		require.Equal(t, webvital.Good, got["browser_web_vital_lcp"].tags[TagRating])
+		require.InDelta(t, 0, got["browser_web_vital_cls"].value, 1e-9, "the block appears below the heading, nothing moves")
 	})
 
 	t.Run("layout shift", func(t *testing.T) {
@@ -181,9 +185,9 @@ func TestIntegrationWatch(t *testing.T) {
 		// Impact: the box's old and new places, (box+shift)/height of the viewport's
 		// area (it spans the width); distance: shift ÷ the viewport's larger side.
 		want := float64(boxPx+shiftPx) / viewportH * float64(shiftPx) / viewportW
-		require.Contains(t, got, MetricCLS)
-		require.InDelta(t, want, got[MetricCLS].value, 0.005)
-		require.Equal(t, RatingNeedsImprovement, got[MetricCLS].tags[TagRating])
+		require.Contains(t, got, "browser_web_vital_cls")
+		require.InDelta(t, want, got["browser_web_vital_cls"].value, 0.005)
+		require.Equal(t, webvital.NeedsImprovement, got["browser_web_vital_cls"].tags[TagRating])
 	})
 
 	t.Run("click", func(t *testing.T) {
@@ -200,12 +204,12 @@ func TestIntegrationWatch(t *testing.T) {
 		flushed(t, tab, flush)
 		got := rec.byMetric(t, u)
 		t.Logf("%v", got)
-		require.Contains(t, got, MetricFID)
-		require.Contains(t, got, MetricINP)
-		require.GreaterOrEqual(t, got[MetricFID].value, 0.0)
-		require.Less(t, got[MetricFID].value, float64(busyMs), "the handler starts at once; its run is not the delay")
-		require.GreaterOrEqual(t, got[MetricINP].value, float64(busyMs))
-		require.Equal(t, RatingNeedsImprovement, got[MetricINP].tags[TagRating])
+		require.Contains(t, got, "browser_web_vital_fid")
+		require.Contains(t, got, "browser_web_vital_inp")
+		require.GreaterOrEqual(t, got["browser_web_vital_fid"].value, 0.0)
+		require.Less(t, got["browser_web_vital_fid"].value, float64(busyMs), "the handler starts at once; its run is not the delay")
+		require.GreaterOrEqual(t, got["browser_web_vital_inp"].value, float64(busyMs))
+		require.Equal(t, webvital.NeedsImprovement, got["browser_web_vital_inp"].tags[TagRating])
 	})
 
 	t.Run("slow server and navigation away", func(t *testing.T) {
@@ -220,10 +224,10 @@ func TestIntegrationWatch(t *testing.T) {
 		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(next)))
 		flushed(t, tab, flush)
 		got := rec.byMetric(t, u)
-		require.Contains(t, got, MetricTTFB)
-		require.GreaterOrEqual(t, got[MetricTTFB].value, float64(slowMs))
-		require.Contains(t, got, MetricLCP, "reported when the page was left")
-		require.GreaterOrEqual(t, got[MetricLCP].value, got[MetricTTFB].value)
-		require.Contains(t, rec.byMetric(t, next), MetricTTFB)
+		require.Contains(t, got, "browser_web_vital_ttfb")
+		require.GreaterOrEqual(t, got["browser_web_vital_ttfb"].value, float64(slowMs))
+		require.Contains(t, got, "browser_web_vital_lcp", "reported when the page was left")
+		require.GreaterOrEqual(t, got["browser_web_vital_lcp"].value, got["browser_web_vital_ttfb"].value)
+		require.Contains(t, rec.byMetric(t, next), "browser_web_vital_ttfb")
 	})
 }

@@ -9,38 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRate(t *testing.T) {
-	for _, tc := range []struct {
-		metric string
-		value  float64
-		want   string
-	}{
-		{MetricLCP, 0, RatingGood},
-		{MetricLCP, 2500, RatingGood},
-		{MetricLCP, 2500.1, RatingNeedsImprovement},
-		{MetricLCP, 4000, RatingNeedsImprovement},
-		{MetricLCP, 4000.1, RatingPoor},
-		{MetricFCP, 1800, RatingGood},
-		{MetricFCP, 1801, RatingNeedsImprovement},
-		{MetricFCP, 3001, RatingPoor},
-		{MetricCLS, 0.1, RatingGood},
-		{MetricCLS, 0.140625, RatingNeedsImprovement},
-		{MetricCLS, 0.26, RatingPoor},
-		{MetricINP, 200, RatingGood},
-		{MetricINP, 250, RatingNeedsImprovement},
-		{MetricINP, 501, RatingPoor},
-		{MetricTTFB, 800, RatingGood},
-		{MetricTTFB, 1800, RatingNeedsImprovement},
-		{MetricTTFB, 1801, RatingPoor},
-		{MetricFID, 100, RatingGood},
-		{MetricFID, 300, RatingNeedsImprovement},
-		{MetricFID, 301, RatingPoor},
-		{"browser_http_req_duration", 1, ""},
-	} {
-		require.Equal(t, tc.want, Rate(tc.metric, tc.value), "%s %v", tc.metric, tc.value)
-	}
-}
-
 func TestHandle(t *testing.T) {
 	var got []string
 	w := &watcher{
