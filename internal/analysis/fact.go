@@ -43,6 +43,8 @@ const (
 	UnitPercent  = "percent"
 	UnitBytes    = "bytes"
 	UnitVUs      = "vus"
+	// UnitScore is a unitless score, such as Cumulative Layout Shift.
+	UnitScore = "score"
 )
 
 func instant(t time.Time, res time.Duration, ev ...Evidence) *Fact {

@@ -74,6 +74,7 @@ func chartQueries() []string {
 		analysis.QRDSCPU, analysis.QRDSConnections, analysis.QRDSCreditBalance, analysis.QRDSFreeableMem,
 		analysis.QPGConnections, analysis.QPGMaxConnections, analysis.QMySQLConnections, analysis.QMySQLMaxConnections,
 		analysis.QPoolBusy, analysis.QPoolSize, analysis.QPoolPending,
+		analysis.QWebVitalsP95, analysis.QWebVitalCLSP95,
 	}
 }
 
@@ -380,6 +381,9 @@ func (c *Correlator) correlate(ctx context.Context, cfg Config, res *Result, rw 
 		return nil, err
 	}
 	a = analysis.Analyze(tl, acfg)
+	if res.WebVitals, err = c.webVitals(ctx, tl, vars, a.Load); err != nil {
+		return nil, err
+	}
 	res.Load, res.Autoscaling, res.CPU, res.Database, res.Errors = a.Load, a.Autoscaling, a.CPU, a.Database, a.Errors
 	res.Bottleneck = a.Bottleneck
 	res.Connections = a.Connections

@@ -38,6 +38,9 @@ type Result struct {
 	// Bottleneck is what limited the load: one verdict for the run, and one per stage
 	// that broke (analysis.DecideBottleneck).
 	Bottleneck analysis.Bottleneck `json:"bottleneck"`
+	// WebVitals are the browser VUs' Web Vitals over the run and per stage of the load;
+	// absent when the run had no browser metrics.
+	WebVitals *analysis.WebVitals `json:"web_vitals,omitempty"`
 	// SLO is the run judged by server-side rules (--slo): over its window and per
 	// stage; absent without rules.
 	SLO *slo.Report `json:"slo,omitempty"`

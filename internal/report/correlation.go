@@ -42,6 +42,9 @@ func FromCorrelation(r *correlator.Result, opts ...Option) *Document {
 		d.Sections = append(d.Sections, s)
 	}
 	d.Sections = append(d.Sections, loadSection(r))
+	if s, ok := webVitalsSection(r); ok {
+		d.Sections = append(d.Sections, s)
+	}
 	if s, ok := autoscalingSection(r); ok {
 		d.Sections = append(d.Sections, s)
 	}
@@ -577,6 +580,7 @@ func charts(r *correlator.Result) []Chart {
 		lat.Series = append(lat.Series, series("p95"+suffix(s.Labels, "scenario"), s, 1000, false))
 	}
 	add(lat)
+	add(webVitalsChart(r))
 	for _, h := range r.Autoscaling {
 		c := Chart{Title: "Replicas " + h.Namespace + "/" + h.Name, Unit: "replicas"}
 		m := map[string]string{"namespace": h.Namespace, "horizontalpodautoscaler": h.Name}

@@ -1,0 +1,206 @@
+package analysis
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/tidemark/tidemark/internal/timeline"
+	"github.com/tidemark/tidemark/internal/webvital"
+)
+
+// Query names of the Web Vitals (browser VUs): the p95 gauge of each timed vital (label
+// vital) and of CLS. A catalog without them correlates without Web Vitals.
+const (
+	QWebVitalsP95   = "web_vitals_p95"
+	QWebVitalCLSP95 = "web_vital_cls_p95"
+)
+
+// Where a Web Vital statistic was read from (VitalStat.Source).
+const (
+	// VitalHistogram: the native histogram's quantile over the stage (or run) alone.
+	VitalHistogram = "histogram"
+	// VitalCumulative: k6's trend gauge at the stage's end, cumulative since the run
+	// started (without native histograms).
+	VitalCumulative = "cumulative"
+)
+
+// WebVitalQuantiles are the quantiles read from the native histograms: p75, Google's
+// assessment percentile, and p95.
+func WebVitalQuantiles() []float64 { return []float64{0.75, 0.95} }
+
+// WebVitalSet names the timeline set of a vital's quantile q over one stage's window
+// (stage index ≥ 0) or over the whole run (stage −1), which the correlator fills from
+// the native histograms: one point at the window's end.
+func WebVitalSet(metric string, q float64, stage int) string {
+	w := "run"
+	if stage >= 0 {
+		w = "stage/" + strconv.Itoa(stage)
+	}
+	return "web_vital/" + metric + "/" + QuantileStat(q) + "/" + w
+}
+
+// VitalStat is one statistic of one Web Vital.
+type VitalStat struct {
+	// Metric is k6's name, e.g. browser_web_vital_lcp; Stat the statistic, p(75) or p(95).
+	Metric string `json:"metric"`
+	Stat   string `json:"stat"`
+	// Value is in seconds for timed vitals, a score (UnitScore) for CLS.
+	Value *Fact `json:"value"`
+	// Rating is the value rated by Google's thresholds: good, needs_improvement, poor.
+	Rating string `json:"rating"`
+	Source string `json:"source"`
+}
+
+// StageVitals are the Web Vitals measured while one stage of the load ran.
+type StageVitals struct {
+	// Stage is the index of the stage in Load.Stages.
+	Stage    int    `json:"stage"`
+	Scenario string `json:"scenario"`
+	// NotReady is the most replicas any time in the stage that the Deployments wanted
+	// (spec, which the HPA sets) and did not have Ready, summed over the Deployments.
+	NotReady *Fact       `json:"not_ready,omitempty"`
+	Vitals   []VitalStat `json:"vitals"`
+}
+
+// WebVitals are the browser VUs' Web Vitals: over the whole run and per stage of the
+// load. Absent (nil) when the run had no browser metrics.
+type WebVitals struct {
+	Run    []VitalStat   `json:"run"`
+	Stages []StageVitals `json:"stages"`
+}
+
+// Vital returns the statistic of a metric and stat, or nil.
+func Vital(stats []VitalStat, metric, stat string) *VitalStat {
+	for i := range stats {
+		if stats[i].Metric == metric && stats[i].Stat == stat {
+			return &stats[i]
+		}
+	}
+	return nil
+}
+
+// AnalyzeWebVitals reads the Web Vitals of the run and of each stage of the load: from
+// the native histograms (WebVitalSet) when the correlator found them, else from k6's
+// cumulative p95 gauges at the window's end. Stages of a scenario that itself wrote Web
+// Vitals (the browser scenario) are left out when other scenarios' stages exist: the
+// vitals are read per stage of the load the other scenarios put on. It returns nil
+// when the run has no Web Vitals.
+func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
+	res := tl.Res(SourceK6)
+	// The gauges by vital: one series per scenario that wrote it.
+	gauges := map[string]timeline.Set{}
+	for _, s := range tl.Set(QWebVitalsP95) {
+		if v, ok := webvital.ByShort(s.Label("vital")); ok && !s.Empty() {
+			gauges[v.Metric] = append(gauges[v.Metric], s)
+		}
+	}
+	for _, s := range tl.Set(QWebVitalCLSP95) {
+		if !s.Empty() {
+			gauges["browser_web_vital_cls"] = append(gauges["browser_web_vital_cls"], s)
+		}
+	}
+	read := func(stage int, at time.Time) []VitalStat {
+		var out []VitalStat
+		for _, v := range webvital.Vitals() {
+			unit := UnitSeconds
+			if !v.Timed {
+				unit = UnitScore
+			}
+			found := false
+			for _, q := range WebVitalQuantiles() {
+				name := WebVitalSet(v.Metric, q, stage)
+				h := tl.Set(name).First()
+				if x, ok := h.At(at, time.Second); ok && !math.IsNaN(x) {
+					out = append(out, VitalStat{Metric: v.Metric, Stat: QuantileStat(q), Value: value(x, unit, at, res, ev(name, h, at)),
+						Rating: v.RateBase(x), Source: VitalHistogram})
+					found = true
+				}
+			}
+			if found {
+				continue
+			}
+			// The worst scenario's gauge.
+			var worst *Fact
+			q := QWebVitalsP95
+			if !v.Timed {
+				q = QWebVitalCLSP95
+			}
+			for _, g := range gauges[v.Metric] {
+				if x, ok := g.At(at, 2*res); ok && !math.IsNaN(x) && (worst == nil || x > worst.Value) {
+					worst = value(x, unit, at, res, ev(q, g, at))
+				}
+			}
+			if worst != nil {
+				out = append(out, VitalStat{Metric: v.Metric, Stat: QuantileStat(0.95), Value: worst, Rating: v.RateBase(worst.Value), Source: VitalCumulative})
+			}
+		}
+		return out
+	}
+	wv := &WebVitals{Run: read(-1, tl.Run.To)}
+	if len(wv.Run) == 0 {
+		return nil
+	}
+	browser := WebVitalsScenarios(tl)
+	others := false
+	for _, st := range load.Stages {
+		others = others || !browser[st.Scenario]
+	}
+	for _, st := range load.Stages {
+		if others && browser[st.Scenario] {
+			continue
+		}
+		if st.Duration() <= 0 {
+			continue
+		}
+		sv := StageVitals{Stage: st.Index, Scenario: st.Scenario, NotReady: notReady(tl, st.Window), Vitals: read(st.Index, st.To)}
+		if len(sv.Vitals) > 0 {
+			wv.Stages = append(wv.Stages, sv)
+		}
+	}
+	return wv
+}
+
+// WebVitalsScenarios are the scenarios whose Web Vital series carry, when the catalog's
+// queries keep the scenario label.
+func WebVitalsScenarios(tl *timeline.Timeline) map[string]bool {
+	out := map[string]bool{}
+	for _, name := range []string{QWebVitalsP95, QWebVitalCLSP95} {
+		for _, s := range tl.Set(name) {
+			if sc := s.Label("scenario"); sc != "" {
+				out[sc] = true
+			}
+		}
+	}
+	return out
+}
+
+// notReady is the most replicas wanted and not Ready in the window, summed over the
+// Deployments (QDeploymentSpec − QDeploymentReady), or nil without both.
+func notReady(tl *timeline.Timeline, w timeline.Window) *Fact {
+	spec, ready := tl.Set(QDeploymentSpec), tl.Set(QDeploymentReady)
+	if len(spec) == 0 || len(ready) == 0 {
+		return nil
+	}
+	res := tl.Res(SourceKSM)
+	var best *Fact
+	for t := w.From; !t.After(w.To); t = t.Add(res) {
+		var gap float64
+		for _, s := range spec {
+			want, ok := s.At(t, 2*res)
+			if !ok {
+				continue
+			}
+			m := ready.Match(map[string]string{"namespace": s.Label("namespace"), "deployment": s.Label("deployment")})
+			have, ok := m.First().At(t, 2*res)
+			if !ok {
+				continue
+			}
+			gap += math.Max(0, want-have)
+		}
+		if best == nil || gap > best.Value {
+			best = value(gap, UnitReplicas, t, res, Evidence{Query: QDeploymentSpec, Times: []time.Time{t}}, Evidence{Query: QDeploymentReady, Times: []time.Time{t}})
+		}
+	}
+	return best
+}

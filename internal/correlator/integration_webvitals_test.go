@@ -1,0 +1,234 @@
+//go:build integration
+
+package correlator
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/prometheus/prompb"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/hist"
+	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/webvital"
+)
+
+// A three-minute run: protocol VUs hold 10, then 40, then 10 (scenario load); one browser
+// VU (scenario browser) loads a page every 5 s. The HPA wants 4 replicas of order from
+// wvScaleUp on, and they are Ready only from wvReady: the page's LCP is 5 s while they
+// are not, 1 s otherwise.
+const (
+	wvTestID  = "webvitals-1"
+	wvRun     = 180 * time.Second
+	wvPush    = 5 * time.Second
+	wvScaleUp = 65 * time.Second
+	wvReady   = 110 * time.Second
+	wvGoodLCP = 1.0
+	wvPoorLCP = 5.0
+)
+
+func wvTarget(off time.Duration) float64 {
+	if off >= 60*time.Second && off < 120*time.Second {
+		return 40
+	}
+	return 10
+}
+
+func wvLCP(off time.Duration) float64 {
+	if off >= wvScaleUp && off < wvReady {
+		return wvPoorLCP
+	}
+	return wvGoodLCP
+}
+
+// wvWrite remote-writes the run as `tidemark run` would with native histograms: every
+// series at every push, trends as cumulative native histograms and p95 gauges.
+func wvWrite(t *testing.T, writeURL string, start time.Time) {
+	t.Helper()
+	type key struct{ name, rating string }
+	series := map[string]*prompb.TimeSeries{}
+	add := func(labels map[string]string, at time.Duration, v float64, h *hist.Histogram) {
+		names := make([]string, 0, len(labels))
+		for n := range labels {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var id string
+		var ls []prompb.Label
+		for _, n := range names {
+			id += n + "=" + labels[n] + ","
+			ls = append(ls, prompb.Label{Name: n, Value: labels[n]})
+		}
+		ts, ok := series[id]
+		if !ok {
+			ts = &prompb.TimeSeries{Labels: ls}
+			series[id] = ts
+		}
+		ms := start.Add(at).UnixMilli()
+		if h != nil {
+			ph, err := h.ToPrometheus(3)
+			require.NoError(t, err)
+			ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, ph))
+			return
+		}
+		ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+	}
+	k6 := func(name string, kv ...string) map[string]string {
+		l := map[string]string{"__name__": name, "testid": wvTestID}
+		for i := 0; i+1 < len(kv); i += 2 {
+			l[kv[i]] = kv[i+1]
+		}
+		return l
+	}
+	ksm := func(name string, v float64, at time.Duration) {
+		add(map[string]string{"__name__": name, "job": "kube-state-metrics", "namespace": "shop", "deployment": "order"}, at, v, nil)
+	}
+	// One histogram per vital and rating, as the rating tag splits k6's series.
+	hists := map[key]*hist.Histogram{}
+	var reqs, iters float64
+	for off := time.Duration(0); off <= wvRun; off += wvPush {
+		if off > 0 {
+			reqs += wvTarget(off) * wvPush.Seconds() * 2
+			iters += wvTarget(off) * wvPush.Seconds()
+			// The page load of this push interval.
+			lcp := wvLCP(off)
+			for _, v := range []struct {
+				short string
+				value float64
+			}{{"lcp", lcp}, {"fcp", lcp * 0.6}, {"ttfb", lcp * 0.1}, {"cls", 0.02}} {
+				vital, ok := webvital.ByShort(v.short)
+				require.True(t, ok)
+				k := key{vital.Metric, vital.RateBase(v.value)}
+				if hists[k] == nil {
+					hists[k] = hist.New()
+				}
+				hists[k].Observe(v.value)
+			}
+		}
+		add(k6("tidemark_run_info", "version", "dev"), off, 1, nil)
+		add(k6("tidemark_scenario_target", "scenario", "load", "unit", "vus"), off, wvTarget(off), nil)
+		add(k6("tidemark_scenario_target", "scenario", "browser", "unit", "vus"), off, 1, nil)
+		add(k6("k6_vus"), off, wvTarget(off)+1, nil)
+		add(k6("k6_iterations_total", "scenario", "load"), off, iters, nil)
+		add(k6("k6_http_reqs_total", "scenario", "load", "method", "GET", "status", "200", "expected_response", "true", "name", "http://shop/"), off, reqs, nil)
+		for k, h := range hists {
+			name := histogramOf(mustVital(t, k.name))
+			l := k6(name, "scenario", "browser", "url", "http://shop/", "rating", k.rating)
+			add(l, off, 0, h)
+			gauge := "k6_" + k.name + "_p95"
+			add(k6(gauge, "scenario", "browser", "url", "http://shop/", "rating", k.rating), off, h.Quantile(0.95), nil)
+		}
+		spec, ready := 2.0, 2.0
+		if off >= wvScaleUp {
+			spec = 4
+		}
+		if off >= wvReady {
+			ready = 4
+		}
+		ksm("kube_deployment_spec_replicas", spec, off)
+		ksm("kube_deployment_status_replicas_ready", ready, off)
+		ksm("kube_deployment_status_replicas_available", ready, off)
+	}
+	var req prompb.WriteRequest
+	for _, ts := range series {
+		req.Timeseries = append(req.Timeseries, *ts)
+	}
+	raw, err := req.Marshal()
+	require.NoError(t, err)
+	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
+	require.NoError(t, err)
+	hreq.Header.Set("Content-Encoding", "snappy")
+	hreq.Header.Set("Content-Type", "application/x-protobuf")
+	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
+	resp, err := http.DefaultClient.Do(hreq)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+}
+
+func mustVital(t *testing.T, metric string) webvital.Vital {
+	t.Helper()
+	v, ok := webvital.ByMetric(metric)
+	require.True(t, ok, metric)
+	return v
+}
+
+// TestIntegrationWebVitalsPerStage correlates a run with a browser VU from a real
+// Prometheus: the report's Web Vitals rate the stage in which the Deployment's Ready
+// replicas lagged the HPA poor on LCP, and the stages around it good; the whole run's
+// p95 is the slow loads'.
+func TestIntegrationWebVitalsPerStage(t *testing.T) {
+	prom := promtest.StartPrometheus(t)
+	start := time.Now().Add(-wvRun - 2*time.Minute).Truncate(time.Second)
+	wvWrite(t, prom.WriteURL(), start)
+	promtest.WaitForQuery(t, prom.URL, `count(k6_browser_web_vital_lcp_seconds{testid="`+wvTestID+`"})`, 30*time.Second, promtest.NonEmpty)
+
+	q, err := query.NewPrometheus(prom.URL, nil)
+	require.NoError(t, err)
+	cat, err := query.Default()
+	require.NoError(t, err)
+	res, err := New(q, cat, promslog.NewNopLogger()).Correlate(context.Background(), Config{TestID: wvTestID, Namespace: "shop"})
+	require.NoError(t, err)
+	for _, qu := range res.Queries {
+		require.Empty(t, qu.Error, qu.Name)
+	}
+	wv := res.WebVitals
+	require.NotNil(t, wv)
+
+	lcpRun := analysis.Vital(wv.Run, "browser_web_vital_lcp", "p(95)")
+	require.NotNil(t, lcpRun)
+	require.Equal(t, analysis.VitalHistogram, lcpRun.Source)
+	require.InEpsilon(t, wvPoorLCP, lcpRun.Value.Value, 0.1)
+	require.Equal(t, webvital.Poor, lcpRun.Rating)
+	cls := analysis.Vital(wv.Run, "browser_web_vital_cls", "p(75)")
+	require.NotNil(t, cls)
+	require.InEpsilon(t, 0.02, cls.Value.Value, 0.1)
+	require.Equal(t, analysis.UnitScore, cls.Value.Unit)
+
+	// The stage at each offset.
+	stageAt := func(off time.Duration) analysis.StageVitals {
+		t.Helper()
+		at := start.Add(off)
+		for _, sv := range wv.Stages {
+			st := res.Load.Stages[sv.Stage]
+			require.NotEqual(t, "browser", st.Scenario, "the browser scenario's own stage is left out")
+			if !at.Before(st.From) && at.Before(st.To) {
+				return sv
+			}
+		}
+		t.Fatalf("no stage with Web Vitals at +%s: %+v", off, wv.Stages)
+		return analysis.StageVitals{}
+	}
+	for _, tc := range []struct {
+		off      time.Duration
+		lcp      float64
+		rating   string
+		notReady float64
+	}{
+		{30 * time.Second, wvGoodLCP, webvital.Good, 0},
+		{90 * time.Second, wvPoorLCP, webvital.Poor, 2},
+		{150 * time.Second, wvGoodLCP, webvital.Good, 0},
+	} {
+		sv := stageAt(tc.off)
+		lcp := analysis.Vital(sv.Vitals, "browser_web_vital_lcp", "p(75)")
+		require.NotNil(t, lcp, "stage at +%s", tc.off)
+		require.Equal(t, analysis.VitalHistogram, lcp.Source)
+		require.InEpsilon(t, tc.lcp, lcp.Value.Value, 0.1, "LCP p75 of the stage at +%s", tc.off)
+		require.Equal(t, tc.rating, lcp.Rating, "stage at +%s", tc.off)
+		require.NotNil(t, sv.NotReady)
+		require.InDelta(t, tc.notReady, sv.NotReady.Value, 0, "stage at +%s", tc.off)
+		require.NotNil(t, analysis.Vital(sv.Vitals, "browser_web_vital_ttfb", "p(75)"))
+	}
+	require.NotEmpty(t, res.Series[analysis.QWebVitalsP95], "the gauges are charted")
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/analysis"
+	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/timeline"
+)
+
+func TestWebVitalsSection(t *testing.T) {
+	from := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	stage := func(i int, a, b time.Duration, target float64) analysis.StageFacts {
+		return analysis.StageFacts{Stage: timeline.Stage{Index: i, Scenario: "load", Unit: "vus", Kind: timeline.Hold,
+			Window: timeline.Window{From: from.Add(a), To: from.Add(b)}, StartTarget: target, EndTarget: target}}
+	}
+	vital := func(metric, stat string, v float64, unit, rating string) analysis.VitalStat {
+		return analysis.VitalStat{Metric: metric, Stat: stat, Value: &analysis.Fact{Value: v, Unit: unit}, Rating: rating, Source: analysis.VitalHistogram}
+	}
+	r := &correlator.Result{TestID: "wv", Window: correlator.Windows{Run: timeline.Window{From: from, To: from.Add(3 * time.Minute)}}}
+	r.Load.Stages = []analysis.StageFacts{stage(0, 0, time.Minute, 10), stage(1, time.Minute, 2*time.Minute, 40), stage(2, 2*time.Minute, 3*time.Minute, 10)}
+
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, FromCorrelation(r)))
+	require.NotContains(t, md.String(), "Web Vitals", "a run without browser metrics has no Web Vitals section")
+
+	r.WebVitals = &analysis.WebVitals{
+		Run: []analysis.VitalStat{
+			vital("browser_web_vital_lcp", "p(75)", 1.2, analysis.UnitSeconds, "good"),
+			vital("browser_web_vital_lcp", "p(95)", 4.6, analysis.UnitSeconds, "poor"),
+			vital("browser_web_vital_cls", "p(75)", 0.02, analysis.UnitScore, "good"),
+		},
+		Stages: []analysis.StageVitals{
+			{Stage: 0, Scenario: "load", NotReady: &analysis.Fact{Value: 0}, Vitals: []analysis.VitalStat{vital("browser_web_vital_lcp", "p(75)", 0.98, analysis.UnitSeconds, "good")}},
+			{Stage: 1, Scenario: "load", NotReady: &analysis.Fact{Value: 2}, Vitals: []analysis.VitalStat{vital("browser_web_vital_lcp", "p(75)", 4.6, analysis.UnitSeconds, "poor")}},
+			{Stage: 2, Scenario: "load", NotReady: &analysis.Fact{Value: 0}, Vitals: []analysis.VitalStat{vital("browser_web_vital_lcp", "p(75)", 1.1, analysis.UnitSeconds, "good")}},
+		},
+	}
+	md.Reset()
+	require.NoError(t, WriteMarkdown(&md, FromCorrelation(r)))
+	out := md.String()
+	for _, want := range []string{
+		"## Web Vitals",
+		"LCP was worst in stage 2: 4.60 s (p75, poor) against 980 ms in stage 1, while up to 2 replicas the HPA asked for were not Ready.",
+		"| LCP (Largest Contentful Paint) | 1.20 s | 4.60 s | good | histogram |",
+		"| CLS (Cumulative Layout Shift) | 0.020 | — | good | histogram |",
+		"| Stage | Scenario | Window | Target | LCP | Not Ready (max) |",
+		"| 2 (hold) | load | +1:00 – +2:00 | hold at 40 VUs | 4.60 s p75 poor | 2 |",
+	} {
+		require.Contains(t, out, want)
+	}
+	var html bytes.Buffer
+	require.NoError(t, WriteHTML(&html, FromCorrelation(r)))
+	require.Contains(t, html.String(), "Per stage of the load")
+}
