@@ -9,6 +9,8 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/units"
+
+	"github.com/tidemark/tidemark/internal/webvital"
 )
 
 // annotation is a Prometheus annotation layer of the correlation dashboard.
@@ -58,7 +60,7 @@ func (b *builder) annotationQuery(a annotation) *dashboard.AnnotationQueryBuilde
 }
 
 // RunCorrelation builds the Run correlation dashboard: one run (testid) on one time axis
-// with a shared crosshair, in rows Load · Autoscaling · CPU · Database · Database connections and pools · Errors, annotated
+// with a shared crosshair, in rows Load · Web Vitals · Autoscaling · CPU · Database · Database connections and pools · Errors, annotated
 // with the run's start and end and the correlator's events.
 func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 	b := &builder{exprs: exprs}
@@ -92,6 +94,43 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 			OverrideByName("error ratio", []dashboard.DynamicConfigValue{
 				{Id: "unit", Value: units.PercentUnit}, {Id: "custom.axisPlacement", Value: "right"},
 			}))
+
+	// The browser VUs' Web Vitals on the same axis as the load above and the replicas
+	// and throttling below (empty for a run without browser VUs).
+	lcp, inp, cls := vitalThresholds("lcp"), vitalThresholds("inp"), vitalThresholds("cls")
+	db.WithRow(row("Web Vitals (browser VUs)")).
+		WithPanel(b.graph("Page loads: LCP, FCP, TTFB p75", "p75 of the browser VUs' page loads over the rate window, from the native histograms (k6_browser_web_vital_*_seconds). Google assesses Web Vitals at p75; LCP is good up to 2.5 s, poor above 4 s.", units.Seconds, halfWidth,
+			q("web_vital_lcp_p75", "LCP p75"), q("web_vital_fcp_p75", "FCP p75"), q("web_vital_ttfb_p75", "TTFB p75")).
+			Thresholds(lcp).
+			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
+		WithPanel(b.graph("LCP against Ready replicas and throttling", "LCP p75 (left axis) with the Deployments' wanted and Ready replicas and the workloads' CPU throttled ratio (right axes): a slow page while Ready lags wanted is the start-up gap, while throttling is high the CPU limit.", units.Seconds, halfWidth,
+			q("web_vital_lcp_p75", "LCP p75"),
+			q("deployment_spec_replicas", "{{deployment}} wanted"),
+			q("deployment_ready", "{{deployment}} ready"),
+			q("cpu_throttled_ratio", "{{workload}} throttled")).
+			OverrideByRegexp(".* (wanted|ready)$", []dashboard.DynamicConfigValue{
+				{Id: "unit", Value: units.Short}, {Id: "custom.axisPlacement", Value: "right"}, {Id: "custom.drawStyle", Value: "line"},
+				{Id: "custom.lineInterpolation", Value: "stepAfter"}, {Id: "custom.fillOpacity", Value: 0},
+			}).
+			OverrideByRegexp(".* throttled$", []dashboard.DynamicConfigValue{
+				{Id: "unit", Value: units.PercentUnit}, {Id: "custom.axisPlacement", Value: "right"}, {Id: "custom.fillOpacity", Value: 0},
+			})).
+		WithPanel(b.graph("Web Vitals p95 (trend gauges)", "k6's p95 gauge of each timed vital (cumulative since the run started, worst series), for runs written without native histograms.", units.Seconds, halfWidth,
+			q("web_vitals_p95", "{{vital}} p95 {{scenario}}"))).
+		WithPanel(b.graph("INP p75", "Interaction to Next Paint p75 from the native histogram: good up to 200 ms, poor above 500 ms.", units.Seconds, quarterWidth,
+			q("web_vital_inp_p75", "INP p75")).
+			Thresholds(inp).
+			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
+		WithPanel(b.graph("CLS", "Cumulative Layout Shift: p75 from the native histogram, p95 from k6's gauge. Good up to 0.1, poor above 0.25.", units.Short, quarterWidth,
+			q("web_vital_cls_p75", "CLS p75"), q("web_vital_cls_p95", "CLS p95 {{scenario}}")).
+			Thresholds(cls).
+			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
+		WithPanel(b.graph("LCP page loads by rating", "Page loads per second by the rating of their LCP (good, needs_improvement, poor).", units.OpsPerSecond, fullWidth,
+			q("web_vital_lcp_rated", "{{rating}}")).
+			DrawStyle(common.GraphDrawStyleBars).
+			FillOpacity(60).
+			Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal)).
+			Height(5))
 
 	// One Autoscaling row per workload (repeated over $workload): its HPA and its
 	// Deployment side by side, so the gap between what the HPA asked for and what is Ready
@@ -202,4 +241,18 @@ func RunLink(grafanaURL, testID string, from, to time.Time) (string, error) {
 	v.Set("var-testid", testID)
 	u.RawQuery = v.Encode()
 	return u.String(), nil
+}
+
+// vitalThresholds colours a Web Vital's values by Google's thresholds, in the series'
+// unit (seconds for timed vitals).
+func vitalThresholds(short string) *dashboard.ThresholdsConfigBuilder {
+	v, ok := webvital.ByShort(short)
+	if !ok {
+		return ratioThresholds(0, 0)
+	}
+	scale := 1.0
+	if v.Timed {
+		scale = 1e-3
+	}
+	return ratioThresholds(v.Good*scale, v.Poor*scale)
 }

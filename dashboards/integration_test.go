@@ -163,6 +163,19 @@ func runData() []genSeries {
 		genSeries{labels: k6("k6_http_req_duration_seconds", req("503", "false")...), hist: hist(0.1), every: s5},
 		genSeries{labels: k6("k6_iteration_duration_seconds", "scenario", "spike"), hist: hist(1), every: s5},
 	)
+	// A browser VU's Web Vitals: k6's p95 gauges and the native histograms (rating
+	// splits the series).
+	page := func(name, rating string) map[string]string {
+		return k6(name, "scenario", "browser", "url", "http://order/", "rating", rating)
+	}
+	for _, v := range []string{"lcp", "fcp", "inp", "ttfb", "fid"} {
+		add(page("k6_browser_web_vital_"+v+"_p95", "good"), s5, latency(0.05))
+		out = append(out, genSeries{labels: page("k6_browser_web_vital_"+v+"_seconds", "good"), hist: hist(0.05), every: s5})
+	}
+	out = append(out,
+		genSeries{labels: page("k6_browser_web_vital_lcp_seconds", "poor"), hist: hist(0.01), every: s5},
+		genSeries{labels: page("k6_browser_web_vital_cls", "good"), hist: hist(0.05), every: s5})
+	add(page("k6_browser_web_vital_cls_p95", "good"), s5, gauge(always(0.02)))
 	// The correlator's write-back: one sample per event.
 	add(k6("tidemark_event", "kind", "hpa_scale_up", "object", "order"), s5, func(t time.Duration) float64 {
 		if t == 5*time.Minute+15*time.Second {
