@@ -101,8 +101,9 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 	for _, qu := range generatedQueries(t) {
 		if strings.Contains(qu.Expr, "kube_") || strings.Contains(qu.Expr, "container_") ||
 			strings.Contains(qu.Expr, "aws_rds") || strings.Contains(qu.Expr, "tidemark_event") ||
-			strings.Contains(qu.Expr, "tidemark_fact_") || dbExporterOrPool(qu.Expr) {
-			continue // cluster series, the correlator's write-back and the exporter's facts: not written by a run
+			strings.Contains(qu.Expr, "tidemark_fact_") || dbExporterOrPool(qu.Expr) ||
+			strings.Contains(qu.Expr, "k6_browser_web_vital_") {
+			continue // cluster series, the correlator's write-back, the exporter's facts and browser VUs: not written by this run
 		}
 		expr, _ := interpolate(qu.Expr, vars)
 		name := qu.Dashboard + " / " + qu.Panel + " / " + qu.RefID

@@ -142,6 +142,14 @@ func lacks(o layouts.Options) map[string]string {
 		"annotation Tidemark events / -":   "the fixture has no tidemark_event series",
 		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_pass)",
 	}
+	// The Web Vitals row: the fixture's run has no browser VUs.
+	for _, key := range []string{
+		"Page loads: LCP, FCP, TTFB p75 / A", "Page loads: LCP, FCP, TTFB p75 / B", "Page loads: LCP, FCP, TTFB p75 / C",
+		"LCP against Ready replicas and throttling / A", "Web Vitals p95 (trend gauges) / A", "INP p75 / A",
+		"CLS / A", "CLS / B", "LCP page loads by rating / A",
+	} {
+		out[key] = "the fixture's run has no browser VUs"
+	}
 	if o.K6 == layouts.Tidemark {
 		out["Latency p95 / p99 / B"] = "the fixture's Tidemark run writes p(95) and no p(99)"
 	} else {
