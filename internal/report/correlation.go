@@ -127,6 +127,9 @@ func keyFacts(r *correlator.Result) []KeyFact {
 		Detail: fmt.Sprintf("%.0f failed, %.0f dropped iterations", l.Failures, l.Dropped)})
 	add(title(facts.ErrorRatio, nil), l.ErrorRate, "")
 	add(title(facts.LoadP95, nil), l.P95, "whole run")
+	if kf, ok := webVitalsKeyFact(r); ok {
+		out = append(out, kf)
+	}
 	if l.Capacity.Text != "" {
 		kf := KeyFact{Label: "Capacity", Value: capacityValue(l), Detail: l.Capacity.Text}
 		if r.Bottleneck.Resource == analysis.ResourceLoadGenerator {

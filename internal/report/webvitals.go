@@ -82,6 +82,27 @@ func webVitalsSection(r *correlator.Result) (Section, bool) {
 	return s, true
 }
 
+// webVitalsKeyFact is the browser pages' LCP over the run (p75 when known), rated, with
+// the stage where it was worst.
+func webVitalsKeyFact(r *correlator.Result) (KeyFact, bool) {
+	if r.WebVitals == nil {
+		return KeyFact{}, false
+	}
+	const lcp = "browser_web_vital_lcp"
+	x := analysis.Vital(r.WebVitals.Run, lcp, analysis.QuantileStat(0.75))
+	if x == nil {
+		x = analysis.Vital(r.WebVitals.Run, lcp, analysis.QuantileStat(0.95))
+	}
+	if x == nil {
+		return KeyFact{}, false
+	}
+	detail := "browser VUs, whole run"
+	if w := worstStage(r, lcp); w != "" {
+		detail = w
+	}
+	return KeyFact{Label: "LCP " + statName(x.Stat), Value: vitalValue(x) + " (" + ratingText(x.Rating) + ")", Detail: detail}, true
+}
+
 // stageVital is the stage's p75 of a vital when known, else its p95.
 func stageVital(sv analysis.StageVitals, metric string) *analysis.VitalStat {
 	if x := analysis.Vital(sv.Vitals, metric, analysis.QuantileStat(0.75)); x != nil {

@@ -45,6 +45,7 @@ func TestWebVitalsSection(t *testing.T) {
 	out := md.String()
 	for _, want := range []string{
 		"## Web Vitals",
+		"| LCP p75 | 1.20 s (good) | LCP was worst in stage 2",
 		"LCP was worst in stage 2: 4.60 s (p75, poor) against 980 ms in stage 1, while up to 2 replicas the HPA asked for were not Ready.",
 		"| LCP (Largest Contentful Paint) | 1.20 s | 4.60 s | good | histogram |",
 		"| CLS (Cumulative Layout Shift) | 0.020 | — | good | histogram |",
