@@ -164,6 +164,14 @@ func TestIntegrationWatch(t *testing.T) {
 		require.NoError(t, flush(ctx))
 	}
 
+	t.Run("nothing loaded", func(t *testing.T) {
+		tab, rec, flush := open(t)
+		flushed(t, tab, flush) // about:blank: the script never ran there
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		require.Empty(t, rec.samples)
+	})
+
 	t.Run("large text block", func(t *testing.T) {
 		tab, rec, flush := open(t)
 		start := time.Now()

@@ -1,6 +1,7 @@
 package vitals
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -44,4 +45,9 @@ func TestHandle(t *testing.T) {
 	}, got)
 	require.Equal(t, 6, w.seen["a"], "a report of an unknown vital still counts toward the flush")
 	require.Empty(t, w.docs)
+}
+
+func TestWatchRefusesNilEmit(t *testing.T) {
+	_, err := Watch(context.Background(), nil)
+	require.EqualError(t, err, "watch web vitals: emit is nil")
 }
