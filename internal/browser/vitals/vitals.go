@@ -96,7 +96,9 @@ type item struct {
 // emit is called from one goroutine, in the order of the reports, and must not run
 // commands on the tab. Call flush before closing the page: it makes the current
 // document report what is pending and returns once emit has had every report of the
-// document, or when ctx ends. Watch's listener ends with the tab's context.
+// document, or with an error when its own context ends first. Values still pending when
+// the tab's context ends without a flush are not emitted. Watch's listener and its
+// goroutine end with the tab's context.
 func Watch(ctx context.Context, emit func(metric string, value float64, tags map[string]string, at time.Time)) (flush func(context.Context) error, err error) {
 	if emit == nil {
 		return nil, errors.New("watch web vitals: emit is nil")
