@@ -16,6 +16,7 @@ import (
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/cgroup"
 	"github.com/tidemark/tidemark/internal/correlator"
+	"github.com/tidemark/tidemark/internal/demo"
 	"github.com/tidemark/tidemark/internal/sim/process"
 )
 
@@ -158,9 +159,16 @@ flow:
 // ruled out with their numbers.
 func TestIntegrationDemoPool(t *testing.T) {
 	bin := tidemarkBinary(t, "tidemark")
-	res, _ := runProcessDemo(t, bin, "../../examples/cluster-pool-postgres.yaml", "../../examples/pool-steps.yaml", filepath.Join(t.TempDir(), "out"))
+	out := filepath.Join(t.TempDir(), "out")
+	res, _ := runProcessDemo(t, bin, "../../examples/cluster-pool-postgres.yaml", "../../examples/pool-steps.yaml", out)
 	require.Positive(t, res.Load.Requests)
 	require.Positive(t, res.Load.Failures, "requests failed waiting for a pool connection")
+	// The process runtime's truth (simulator.json): the target named each failure's
+	// cause, the pool's timeout; the verdict is that limit, in the stage of its first
+	// failure.
+	truth := requireVerdictAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
+	require.Equal(t, analysis.ResourcePool, truth.Limit, "%+v", truth.Failures)
+	require.LessOrEqual(t, float64(truth.Failed), res.Load.Failures, "k6 counted every failure the runtime answered (and its own timeouts)")
 	require.NotEmpty(t, res.Load.Stages)
 	require.True(t, res.Load.Stages[0].Held, "the hold at 5 users (7 requests/s of the pool's 20) held: %s", res.Load.Stages[0].Why)
 

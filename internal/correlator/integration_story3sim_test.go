@@ -411,6 +411,23 @@ func testStory3OnSimulator(t *testing.T, profile string, levels []int) s3simObse
 	require.InDelta(t, want.firstBroke, got.firstBroke, 0, capa.Text)
 	require.Contains(t, broke.Why, "http_req_duration 'p(95)<500'", capa.Text)
 	require.False(t, holdAt[want.firstBroke].Held, "the hold at %.0f VUs broke", want.firstBroke)
+	// (e) Story 3's conclusion (issue 28): the CPU limited the load, in the first stage
+	// that broke, and memory is ruled out with its numbers. The story's peak was 220Mi of
+	// 1Gi; the profile's working set is memory.base (180Mi) plus 512Ki per request the
+	// pod holds, so its peak share of the limit is at least base ÷ limit and far from
+	// bottleneck.memory.working_set_of_limit.
+	b := res.Bottleneck
+	logBottleneck(t, b)
+	require.Equal(t, analysis.ResourceCPU, b.Resource, b.Text)
+	require.Equal(t, p.Namespace+"/api", b.Object)
+	require.Equal(t, analysis.StageNumber(broke.Stage), b.Stage, "the verdict's stage is the first that broke (%s)", capa.Text)
+	mem := requireRuledOutNumbers(t, b, analysis.ResourceMemory)
+	share, ok := mem.Numbers[p.Namespace+"/api_peak_of_limit"]
+	require.True(t, ok, "memory's peak share of its limit: %+v", mem)
+	base := float64(svc.Memory.Base) / float64(svc.Resources.Limits.Memory)
+	require.GreaterOrEqual(t, share, base-1e-9, "at least memory.base of the limit")
+	require.Less(t, share, 0.5, "far from the limit: %s", mem.Text)
+	require.Contains(t, mem.Text, "not memory: "+p.Namespace+"/api working set at most")
 	// The STAGES table of the run's summary has the verdict of the correlated stage holding
 	// the middle of each of its stages. A 2 s ramp is two pushes: the correlator cuts it
 	// at push times, up to a push interval off the engine's window and sometimes in two

@@ -339,6 +339,14 @@ func requireRuledOutWithNumbers(t *testing.T, b analysis.Bottleneck, resources .
 	}
 }
 
+// requireRuledOutNumbers returns the ruled-out entry of resource, which must carry
+// numbers.
+func requireRuledOutNumbers(t *testing.T, b analysis.Bottleneck, resource string) analysis.RuledOut {
+	t.Helper()
+	requireRuledOutWithNumbers(t, b, resource)
+	return b.RuledOut[slices.IndexFunc(b.RuledOut, func(o analysis.RuledOut) bool { return o.Resource == resource })]
+}
+
 // logBottleneck logs a verdict whole, for a failing assertion on it.
 func logBottleneck(t *testing.T, b analysis.Bottleneck) {
 	t.Helper()

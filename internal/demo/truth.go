@@ -42,9 +42,10 @@ type Truth struct {
 	// the report, analysis.Resource*): "none" when it answered every request it was
 	// sent without a failure (a run that also dropped iterations was limited by the
 	// load generator, which the simulator does not see), else the cause of the most
-	// failures; empty when that cause is "other". A runtime that does not judge causes
-	// (the process runtime) gives "startup" when at least half of the failures were
-	// answered while Ready lagged the HPA's current replicas, else empty.
+	// failures. When that cause is "other" (the process runtime's, which judges only
+	// its database work's failures and its load balancer's own, names most of its other
+	// failures so), it is "startup" when at least half of the failures were answered
+	// while Ready lagged the HPA's current replicas, else empty.
 	Limit string `json:"limit"`
 	// LimitAt is when the first failure of Limit's cause was answered (RFC 3339).
 	LimitAt *time.Time `json:"limit_at,omitempty"`
@@ -117,16 +118,19 @@ func truthOf(r sim.Responses) Truth {
 	slices.SortFunc(t.Causes, func(a, b CauseCount) int {
 		return cmp.Or(cmp.Compare(b.Failures, a.Failures), a.First.Compare(b.First), cmp.Compare(a.Cause, b.Cause))
 	})
-	switch {
-	case r.Total > 0 && r.Failed == 0:
+	if r.Total > 0 && r.Failed == 0 {
 		t.Limit = analysis.ResourceNone
-	case len(t.Causes) > 0:
+		return t
+	}
+	if len(t.Causes) > 0 {
 		if res, ok := resource(t.Causes[0].Cause); ok {
 			t.Limit = res
 			at := t.Causes[0].First
 			t.LimitAt = &at
+			return t
 		}
-	case r.Failed > 0 && t.InGapShare() >= truthLimitShare:
+	}
+	if r.Failed > 0 && t.InGapShare() >= truthLimitShare {
 		t.Limit = analysis.ResourceStartup
 	}
 	return t

@@ -44,6 +44,15 @@ func TestTruth(t *testing.T) {
 		{name: "causes: other does not tell", in: sim.Responses{ResponseTotals: sim.ResponseTotals{Total: 10, Failed: 2}, Failures: []sim.FailureCount{
 			{Service: "api", Reason: sim.ReasonPodTerminated, Cause: sim.CauseOther, Count: 2, First: t0},
 		}}, want: "10 answers, 2 failed (20.0%); 0 of the failures (0.0%) while Ready lagged the HPA's current replicas; by cause: other 2"},
+		{name: "process runtime: the pool's timeouts", in: sim.Responses{ResponseTotals: sim.ResponseTotals{Total: 100, Failed: 12}, Failures: []sim.FailureCount{
+			{Service: "orders", Reason: sim.ReasonPoolTimeout, Cause: sim.CausePool, Count: 11, First: t0.Add(9 * time.Second)},
+			{Service: "orders", Reason: "status_503", Cause: sim.CauseOther, Count: 1, First: t0},
+		}}, limit: "pool", limitAt: t0.Add(9 * time.Second),
+			want: "100 answers, 12 failed (12.0%); 0 of the failures (0.0%) while Ready lagged the HPA's current replicas; by cause: pool 11, other 1; limited by pool from 10:00:09"},
+		{name: "process runtime: other failures, most inside the gaps", in: sim.Responses{ResponseTotals: sim.ResponseTotals{Total: 100, Failed: 4, FailedInStartupGap: 3}, Failures: []sim.FailureCount{
+			{Service: "api", Reason: "upstream_error", Cause: sim.CauseOther, Count: 4, First: t0},
+		}}, wantShare: 0.75, limit: "startup",
+			want: "100 answers, 4 failed (4.0%); 3 of the failures (75.0%) while Ready lagged the HPA's current replicas; by cause: other 4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

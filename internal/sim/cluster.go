@@ -37,6 +37,7 @@ const (
 	ReasonOverflow      = "upstream_overflow"        // ingress.max_pending outstanding already (Envoy UO): 503
 	ReasonRouteTimeout  = "route_timeout"            // ingress.route_timeout elapsed (Envoy UT): 504
 	ReasonOOMKilled     = "oom_killed"               // the pod's container was OOM-killed holding it: 502
+	ReasonDBError       = "db_error"                 // a query failed (the process runtime's database work): 500
 )
 
 // Result is how the simulated cluster answered one request.

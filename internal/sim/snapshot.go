@@ -51,7 +51,10 @@ type Responses struct {
 	// (profile order), code and gap (false first); only non-zero counts appear.
 	Counts []ResponseCount
 	// Failures splits the failed answers (status 500 or more) by service, reason and
-	// cause, ordered by the first one's time; only the in-memory simulator fills it.
+	// cause, ordered by the first one's time. The in-memory simulator judges every
+	// failure; the process runtime its database work's (the target's
+	// target.FailureHeader: pool or database) and its load balancer's own (no Ready pod:
+	// startup inside the start-up gap), the others are "other".
 	Failures []FailureCount
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/internal/sim"
+	"github.com/tidemark/tidemark/internal/target"
 )
 
 // balancer is a service's front load balancer: a loopback reverse proxy sending each
@@ -54,10 +55,12 @@ func (b *balancer) pick() *pod {
 	return ready[b.next%len(ready)]
 }
 
-// statusRecorder keeps the status a handler wrote.
+// statusRecorder keeps the status a handler wrote, and the reason of a failure the
+// balancer answered itself.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	reason string
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -79,11 +82,16 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w}
 	defer func() {
 		if req.Context().Err() == nil || rec.status != 0 {
-			b.r.countResponse(b.svc.idx, max(rec.status, http.StatusOK))
+			reason := rec.reason
+			if reason == "" {
+				reason = rec.Header().Get(target.FailureHeader)
+			}
+			b.r.countResponse(b.svc.idx, max(rec.status, http.StatusOK), reason)
 		}
 	}()
 	pd := b.pick()
 	if pd == nil {
+		rec.reason = sim.ReasonNoEndpoints
 		http.Error(rec, "no Ready pod", http.StatusServiceUnavailable)
 		return
 	}
@@ -100,6 +108,7 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				return // the client gave up
 			}
 			w.Header().Set("X-Pod", pd.name)
+			rec.reason = reasonUpstream
 			http.Error(w, "upstream: "+err.Error(), http.StatusBadGateway)
 		},
 	}

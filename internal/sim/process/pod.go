@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/tidemark/tidemark/internal/sim/cfs"
 	"github.com/tidemark/tidemark/internal/sim/hpa"
 	"github.com/tidemark/tidemark/internal/sim/workload"
+	"github.com/tidemark/tidemark/internal/target"
 )
 
 // service is one Deployment, its ReplicaSet, HPA and load balancer.
@@ -467,14 +470,61 @@ func (r *Runtime) labels(path string) (Labels, bool) {
 	return Labels{}, false
 }
 
-// countResponse records one answer of a service's load balancer.
-func (r *Runtime) countResponse(svc, status int) {
+// countResponse records one answer of a service's load balancer, and for a failure
+// (status 500 or more) its reason and cause (failureCause).
+func (r *Runtime) countResponse(svc, status int, reason string) {
+	now := time.Now()
 	r.mu.Lock()
 	gap := r.readyLag()
 	r.mu.Unlock()
 	r.respMu.Lock()
+	defer r.respMu.Unlock()
 	r.resp[respKey{svc, status, gap}]++
-	r.respMu.Unlock()
+	if status < http.StatusInternalServerError {
+		return
+	}
+	reason, cause := failureCause(status, reason, gap)
+	k := failKey{svc, reason, cause}
+	f, ok := r.fails[k]
+	if !ok {
+		f = &sim.FailureCount{Service: r.services[svc].spec.Name, Reason: reason, Cause: cause, First: now}
+		r.fails[k] = f
+	}
+	f.Count++
+}
+
+// Reasons of the process runtime's failures besides the in-memory simulator's
+// (sim.Reason*).
+const (
+	// reasonUpstream: the load balancer could not reach the pod (a proxy error: 502).
+	reasonUpstream = "upstream_error"
+	// reasonStatus: the pod answered this status with no reason of its own.
+	reasonStatus = "status_"
+)
+
+// failureCause names a failed answer's reason and the resource that made it fail, as
+// the in-memory simulator does (sim.Cause*) from what the process runtime can know:
+// the target's own account of its database work (target.FailureHeader: a pool
+// connection that did not come within the pool's timeout is "pool", any other error of
+// its queries "database"); no Ready pod while some HPA's current replicas were ahead
+// of Ready is "startup"; anything else is "other", which tells nothing. A request that
+// timed out on the client (CPU throttling, a queue) is no answer here: the load
+// generator counts it, the runtime does not see why it was slow.
+func failureCause(status int, reason string, gap bool) (string, string) {
+	switch reason {
+	case target.FailurePool:
+		return sim.ReasonPoolTimeout, sim.CausePool
+	case target.FailureDatabase:
+		return sim.ReasonDBError, sim.CauseDatabase
+	case sim.ReasonNoEndpoints:
+		if gap {
+			return reason, sim.CauseStartup
+		}
+		return reason, sim.CauseOther
+	case "":
+		reason = reasonStatus + strconv.Itoa(status)
+	}
+	return reason, sim.CauseOther
 }
 
 // responses is the snapshot's ground truth on the load balancers' answers (no start-up
@@ -513,6 +563,12 @@ func (r *Runtime) responses() sim.Responses {
 		add(&out.Services[k.svc].ResponseTotals)
 		out.Counts = append(out.Counts, sim.ResponseCount{Service: r.services[k.svc].spec.Name, Code: k.status, StartupGap: k.gap, Count: n})
 	}
+	for _, f := range r.fails {
+		out.Failures = append(out.Failures, *f)
+	}
+	slices.SortFunc(out.Failures, func(a, b sim.FailureCount) int {
+		return cmp.Or(a.First.Compare(b.First), cmp.Compare(a.Service, b.Service), cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.Cause, b.Cause))
+	})
 	return out
 }
 

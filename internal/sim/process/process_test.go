@@ -1,6 +1,8 @@
 package process
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/cgroup"
 	"github.com/tidemark/tidemark/internal/sim"
+	"github.com/tidemark/tidemark/internal/target"
 )
 
 func TestNewErrors(t *testing.T) {
@@ -29,4 +32,51 @@ func TestNewErrors(t *testing.T) {
 	_, err = New(p, promslog.NewNopLogger(), WithHierarchy(cgroup.NewV1(file, file)))
 	require.ErrorContains(t, err, "create cgroup "+file+"/tidemark")
 	require.ErrorContains(t, err, "the process runtime needs root and a writable cgroup cpu controller")
+}
+
+// TestResponsesFailureCauses: the load balancer's answers as the snapshot's truth, each
+// failure with the reason and cause the runtime can know (failureCause): the target's
+// database work (pool or database), no Ready pod inside or outside a start-up gap, and
+// anything else "other", ordered by the first one's time.
+func TestResponsesFailureCauses(t *testing.T) {
+	r := &Runtime{services: []*service{{spec: sim.ServiceSpec{Name: "orders"}}}, resp: map[respKey]int{}, fails: map[failKey]*sim.FailureCount{}}
+	r.countResponse(0, http.StatusOK, "")
+	r.countResponse(0, http.StatusInternalServerError, target.FailurePool)
+	r.countResponse(0, http.StatusInternalServerError, target.FailurePool)
+	r.countResponse(0, http.StatusInternalServerError, target.FailureDatabase)
+	r.countResponse(0, http.StatusServiceUnavailable, sim.ReasonNoEndpoints)
+	r.countResponse(0, http.StatusBadGateway, reasonUpstream)
+	r.countResponse(0, http.StatusGatewayTimeout, "")
+	got := r.responses()
+	require.Equal(t, 7, got.Total)
+	require.Equal(t, 6, got.Failed)
+	var kinds []string
+	for i, f := range got.Failures {
+		kinds = append(kinds, fmt.Sprintf("%s %s %s %d", f.Service, f.Reason, f.Cause, f.Count))
+		require.False(t, f.First.IsZero())
+		if i > 0 {
+			require.False(t, f.First.Before(got.Failures[i-1].First), "ordered by the first one's time")
+		}
+	}
+	require.ElementsMatch(t, []string{
+		"orders pool_timeout pool 2", "orders db_error database 1", "orders no_ready_endpoints other 1",
+		"orders upstream_error other 1", "orders status_504 other 1",
+	}, kinds)
+
+	for _, tc := range []struct {
+		status     int
+		reason     string
+		gap        bool
+		wantReason string
+		wantCause  string
+	}{
+		{http.StatusServiceUnavailable, sim.ReasonNoEndpoints, true, sim.ReasonNoEndpoints, sim.CauseStartup},
+		{http.StatusServiceUnavailable, sim.ReasonNoEndpoints, false, sim.ReasonNoEndpoints, sim.CauseOther},
+		{http.StatusInternalServerError, target.FailurePool, true, sim.ReasonPoolTimeout, sim.CausePool},
+		{http.StatusInternalServerError, "", true, "status_500", sim.CauseOther},
+	} {
+		reason, cause := failureCause(tc.status, tc.reason, tc.gap)
+		require.Equal(t, tc.wantReason, reason)
+		require.Equal(t, tc.wantCause, cause)
+	}
 }

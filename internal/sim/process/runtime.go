@@ -136,12 +136,19 @@ type Runtime struct {
 	msNext   time.Time
 	respMu   sync.Mutex
 	resp     map[respKey]int
+	fails    map[failKey]*sim.FailureCount
 }
 
 type respKey struct {
 	svc    int
 	status int
 	gap    bool
+}
+
+// failKey is one kind of failed answer: its service, reason and cause.
+type failKey struct {
+	svc           int
+	reason, cause string
 }
 
 // New checks the machine (a writable cgroup cpu controller, the tidemark binary) and the
@@ -188,7 +195,7 @@ func New(p *sim.Profile, logger *slog.Logger, opts ...Option) (*Runtime, error) 
 	r := &Runtime{
 		logger: logger.With("component", "process"), opts: o, profile: &cp, h: o.hierarchy,
 		rng: rand.New(rand.NewPCG(cp.Seed, uint64(os.Getpid()))), byName: map[string]*service{},
-		done: make(chan struct{}), urls: map[string]string{}, resp: map[respKey]int{},
+		done: make(chan struct{}), urls: map[string]string{}, resp: map[respKey]int{}, fails: map[failKey]*sim.FailureCount{},
 	}
 	r.runID = runID(os.Getpid())
 	if n, err := RemoveStale(r.h, r.logger); err != nil {
