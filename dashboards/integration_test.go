@@ -38,6 +38,10 @@ const (
 	exporterFrom   = 2 * time.Minute
 )
 
+// bottleneckAt is when the run's verdict saturated, from its start: the correlator writes
+// it back as tidemark_event{kind="bottleneck"} (analysis.EventBottleneck).
+const bottleneckAt = 5*time.Minute + 20*time.Second
+
 // genSeries is one time series being generated: its labels and a value per timestamp
 // (NaN: no sample), or a native histogram per timestamp.
 type genSeries struct {
@@ -179,6 +183,12 @@ func runData() []genSeries {
 	// The correlator's write-back: one sample per event.
 	add(k6("tidemark_event", "kind", "hpa_scale_up", "object", "order"), s5, func(t time.Duration) float64 {
 		if t == 5*time.Minute+15*time.Second {
+			return 1
+		}
+		return math.NaN()
+	})
+	add(k6("tidemark_event", "kind", "bottleneck", "object", "startup"), s5, func(t time.Duration) float64 {
+		if t == bottleneckAt {
 			return 1
 		}
 		return math.NaN()
@@ -408,6 +418,36 @@ func TestEveryPanelQueryReturnsData(t *testing.T) {
 		require.NoError(t, err, "%s:\n%s", name, expr)
 		require.True(t, promtest.NonEmpty(v), "%s returned no data:\n%s", name, expr)
 	}
+
+	// The Run correlation dashboard's event annotation marks the moment of saturation
+	// (issue 28): Grafana places each annotation at the query's value (useValueForTime),
+	// which for the bottleneck's event is its own time, however long after it the
+	// lookback keeps returning it.
+	events := 0
+	for _, qu := range qs {
+		if qu.Dashboard != RunCorrelationUID || qu.Panel != "annotation Tidemark events" {
+			continue
+		}
+		events++
+		expr, _ := interpolate(qu.Expr, testVars(itestID))
+		v, _, _, err := papi.QueryRange(ctx, expr, v1.Range{Start: start, End: start.Add(length), Step: 15 * time.Second})
+		require.NoError(t, err, expr)
+		var at []float64
+		for _, s := range v.(model.Matrix) {
+			if s.Metric["kind"] != "bottleneck" {
+				continue
+			}
+			require.Equal(t, model.LabelValue("startup"), s.Metric["object"], "the annotation names the resource")
+			for _, p := range s.Values {
+				at = append(at, float64(p.Value))
+			}
+		}
+		require.NotEmpty(t, at, "the bottleneck's annotation:\n%s", expr)
+		for _, ms := range at {
+			require.InDelta(t, float64(start.Add(bottleneckAt).UnixMilli()), ms, 0, "annotation time (ms)")
+		}
+	}
+	require.Equal(t, 1, events, "one event annotation on the Run correlation dashboard")
 
 	// The Runs over time dashboard reads both sources: each per-run query has a value for
 	// the written-back run and for the exporter's, and each regression annotation is one

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,4 +204,27 @@ func testStory3(t *testing.T, prom *promtest.Server) {
 	require.InDelta(t, 30, b.Load.VUs.Value, 0)
 	requireRuledOutWithNumbers(t, b, analysis.ResourceStartup, analysis.ResourceReplicas)
 	require.Contains(t, b.NotChecked, analysis.NotChecked{Resource: analysis.ResourceMemory, Missing: analysis.MemoryRule(analysis.RuleInput{}).Missing})
+
+	// The same run without cAdvisor (a selector no series matches, discovery included):
+	// the CPU that limited it cannot be read, so the verdict is unknown, in the same
+	// stage, and names the missing source; it never guesses.
+	const cadvisorSel = `selector: 'job="kubelet", metrics_path="/metrics/cadvisor", namespace=~"{{.Namespace}}"'`
+	def := string(query.DefaultYAML())
+	require.Contains(t, def, cadvisorSel)
+	noCAdvisor, err := query.Parse([]byte(strings.Replace(def, cadvisorSel, strings.TrimSuffix(cadvisorSel, "'")+`, pod="no-such-pod"'`, 1)))
+	require.NoError(t, err)
+	res, err = New(q, noCAdvisor, promslog.NewNopLogger()).Correlate(context.Background(), Config{
+		TestID: s3TestID, Namespace: "bank", Lookback: time.Since(s3RunFrom) + time.Hour,
+	})
+	require.NoError(t, err)
+	require.Empty(t, res.CPU, "no cAdvisor series")
+	u := res.Bottleneck
+	logBottleneck(t, u)
+	require.Equal(t, analysis.ResourceUnknown, u.Resource, u.Text)
+	require.Equal(t, b.Stage, u.Stage)
+	require.Nil(t, u.At, "no moment is guessed")
+	cpuMissing := analysis.CPURule(analysis.RuleInput{Analysis: &analysis.Analysis{}}).Missing
+	require.Contains(t, u.NotChecked, analysis.NotChecked{Resource: analysis.ResourceCPU, Missing: cpuMissing})
+	require.Contains(t, u.Text, "cpu ("+cpuMissing+")")
+	require.False(t, slices.ContainsFunc(u.RuledOut, func(o analysis.RuledOut) bool { return o.Resource == analysis.ResourceCPU }), "the CPU is not ruled out")
 }

@@ -326,6 +326,20 @@ func testStory1(t *testing.T, prom *promtest.Server) {
 			require.InDelta(t, 12, o.Numbers["shoong-db_cpu_peak_percent"], 0)
 		}
 	}
+	// The moment of saturation is an event, written back as tidemark_event{kind="bottleneck",
+	// object=<resource>} at that moment: the dashboards' event annotation shows it there.
+	require.NotNil(t, b.At)
+	var written []time.Time
+	for _, s := range WriteBack(res) {
+		if s.Label("__name__") == EventMetric && s.Label("kind") == analysis.EventBottleneck {
+			require.Equal(t, analysis.ResourceReplicas, s.Label("object"))
+			require.Equal(t, fxTestID, s.Label("testid"))
+			for _, p := range s.Points {
+				written = append(written, p.T)
+			}
+		}
+	}
+	require.Equal(t, []time.Time{b.At.At}, written, "one bottleneck event, at the moment of saturation")
 	require.Less(t, time.Since(start), 10*time.Second)
 }
 

@@ -42,10 +42,9 @@ type Truth struct {
 	// the report, analysis.Resource*): "none" when it answered every request it was
 	// sent without a failure (a run that also dropped iterations was limited by the
 	// load generator, which the simulator does not see), else the cause of the most
-	// failures. When that cause is "other" (the process runtime's, which judges only
-	// its database work's failures and its load balancer's own, names most of its other
-	// failures so), it is "startup" when at least half of the failures were answered
-	// while Ready lagged the HPA's current replicas, else empty.
+	// failures. When that cause is "other" (a failure neither the simulator nor the
+	// process runtime's pods could explain), it is "startup" when at least half of the
+	// failures were answered while Ready lagged the HPA's current replicas, else empty.
 	Limit string `json:"limit"`
 	// LimitAt is when the first failure of Limit's cause was answered (RFC 3339).
 	LimitAt *time.Time `json:"limit_at,omitempty"`

@@ -52,9 +52,9 @@ type Responses struct {
 	Counts []ResponseCount
 	// Failures splits the failed answers (status 500 or more) by service, reason and
 	// cause, ordered by the first one's time. The in-memory simulator judges every
-	// failure; the process runtime its database work's (the target's
-	// target.FailureHeader: pool or database) and its load balancer's own (no Ready pod:
-	// startup inside the start-up gap), the others are "other".
+	// failure; the process runtime those its pods name (workload.FailureHeader: the
+	// queue, the pool, the database) and its load balancer's own (no Ready pod), the
+	// others are "other".
 	Failures []FailureCount
 }
 

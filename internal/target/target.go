@@ -7,7 +7,6 @@ package target
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -143,24 +142,6 @@ type Config struct {
 	// Pool, when enabled and DB is nil, is the pool ListenAndServeAll opens as DB
 	// (`tidemark target --db.*`).
 	Pool dbpool.Config
-}
-
-// FailureHeader is set on a load response whose database work failed, to what failed:
-// FailurePool when no pool connection came within the pool's timeout
-// (dbpool.ErrPoolTimeout), FailureDatabase for any other error. The process runtime's
-// load balancer reads it to record the cause of each failure (internal/sim/process).
-const (
-	FailureHeader   = "Tidemark-Failure"
-	FailurePool     = "pool_timeout"
-	FailureDatabase = "database"
-)
-
-// failureOf is FailureHeader's value for an error of the database work.
-func failureOf(err error) string {
-	if errors.Is(err, dbpool.ErrPoolTimeout) {
-		return FailurePool
-	}
-	return FailureDatabase
 }
 
 // DBWork is one load request's database work.
@@ -364,11 +345,8 @@ func (s *Server) count(status, bytes int) {
 
 func (s *Server) serveLoad(w http.ResponseWriter, r *http.Request) {
 	p := s.planFor(r.URL.RawQuery)
-	if s.cfg.DB != nil {
-		if err := s.cfg.DB.Do(r.Context()); err != nil {
-			p.status = http.StatusInternalServerError
-			w.Header().Set(FailureHeader, failureOf(err))
-		}
+	if s.cfg.DB != nil && s.cfg.DB.Do(r.Context()) != nil {
+		p.status = http.StatusInternalServerError
 	}
 	p.work(r.Context().Done())
 	// Drain the request body so keep-alive works for POSTs.

@@ -1,10 +1,7 @@
 package target
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -16,8 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 func TestParseLatency(t *testing.T) {
@@ -169,38 +164,4 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	s, err := New(Config{BodySize: maxBodySize})
 	require.NoError(t, err)
 	require.Len(t, s.body, maxBodySize, "the largest body is allowed")
-}
-
-// dbWorkFunc is a DBWork of one function.
-type dbWorkFunc func(context.Context) error
-
-func (f dbWorkFunc) Do(ctx context.Context) error { return f(ctx) }
-
-// TestServerFailureHeader: a load response whose database work failed is a 500 that
-// names what failed: the pool's timeout, or the database.
-func TestServerFailureHeader(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"ok", nil, ""},
-		{"pool timeout", fmt.Errorf("%w (500ms)", dbpool.ErrPoolTimeout), FailurePool},
-		{"query", errors.New("query: too many clients already"), FailureDatabase},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s, err := New(Config{DB: dbWorkFunc(func(context.Context) error { return tc.err })})
-			require.NoError(t, err)
-			rec := httptest.NewRecorder()
-			s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-			require.Equal(t, tc.want, rec.Header().Get(FailureHeader))
-			if tc.err != nil {
-				require.Equal(t, http.StatusInternalServerError, rec.Code)
-			} else {
-				require.Equal(t, http.StatusOK, rec.Code)
-			}
-		})
-	}
 }

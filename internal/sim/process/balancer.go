@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/internal/sim"
-	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/sim/workload"
 )
 
 // balancer is a service's front load balancer: a loopback reverse proxy sending each
@@ -84,7 +84,7 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if req.Context().Err() == nil || rec.status != 0 {
 			reason := rec.reason
 			if reason == "" {
-				reason = rec.Header().Get(target.FailureHeader)
+				reason = rec.Header().Get(workload.FailureHeader)
 			}
 			b.r.countResponse(b.svc.idx, max(rec.status, http.StatusOK), reason)
 		}

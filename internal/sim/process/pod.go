@@ -21,7 +21,6 @@ import (
 	"github.com/tidemark/tidemark/internal/sim/cfs"
 	"github.com/tidemark/tidemark/internal/sim/hpa"
 	"github.com/tidemark/tidemark/internal/sim/workload"
-	"github.com/tidemark/tidemark/internal/target"
 )
 
 // service is one Deployment, its ReplicaSet, HPA and load balancer.
@@ -475,15 +474,15 @@ func (r *Runtime) labels(path string) (Labels, bool) {
 func (r *Runtime) countResponse(svc, status int, reason string) {
 	now := time.Now()
 	r.mu.Lock()
-	gap := r.readyLag()
+	st := serviceState{gap: r.readyLag(), atMax: r.services[svc].atMaxReplicas()}
 	r.mu.Unlock()
 	r.respMu.Lock()
 	defer r.respMu.Unlock()
-	r.resp[respKey{svc, status, gap}]++
+	r.resp[respKey{svc, status, st.gap}]++
 	if status < http.StatusInternalServerError {
 		return
 	}
-	reason, cause := failureCause(status, reason, gap)
+	reason, cause := failureCause(status, reason, st)
 	k := failKey{svc, reason, cause}
 	f, ok := r.fails[k]
 	if !ok {
@@ -493,31 +492,50 @@ func (r *Runtime) countResponse(svc, status int, reason string) {
 	f.Count++
 }
 
-// Reasons of the process runtime's failures besides the in-memory simulator's
-// (sim.Reason*).
+// atMaxReplicas reports whether the service's HPA is at its max replicas. The caller
+// holds r.mu.
+func (s *service) atMaxReplicas() bool {
+	return s.hpa != nil && s.hpaStatus.CurrentReplicas >= s.hpa.Spec().MaxReplicas
+}
+
+// serviceState is what the cause of a failure depends on when it was answered: some
+// HPA's current replicas ahead of Ready (the start-up gap), the service's HPA at its max.
+type serviceState struct{ gap, atMax bool }
+
+// Reasons of the process runtime's failures besides the pod's own
+// (workload.FailureHeader) and the in-memory simulator's (sim.Reason*).
 const (
 	// reasonUpstream: the load balancer could not reach the pod (a proxy error: 502).
 	reasonUpstream = "upstream_error"
-	// reasonStatus: the pod answered this status with no reason of its own.
+	// reasonStatus: a status with no reason (status_500).
 	reasonStatus = "status_"
 )
 
-// failureCause names a failed answer's reason and the resource that made it fail, as
-// the in-memory simulator does (sim.Cause*) from what the process runtime can know:
-// the target's own account of its database work (target.FailureHeader: a pool
-// connection that did not come within the pool's timeout is "pool", any other error of
-// its queries "database"); no Ready pod while some HPA's current replicas were ahead
-// of Ready is "startup"; anything else is "other", which tells nothing. A request that
-// timed out on the client (CPU throttling, a queue) is no answer here: the load
-// generator counts it, the runtime does not see why it was slow.
-func failureCause(status int, reason string, gap bool) (string, string) {
+// failureCause names a failed answer's reason and the resource that made it fail, as the
+// in-memory simulator does (sim.Cause*), from the pod's own account
+// (workload.FailureHeader) and the load balancer's: a pool connection that did not come
+// within the pool's timeout is "pool", any other error of the database work "database";
+// a request the pod's full queue refused or let time out is "startup" inside a start-up
+// gap, "replicas" while its HPA is at its max replicas, else "cpu" (its threads, under
+// the CFS quota, held it back); no Ready pod is "startup" inside a gap; anything else is
+// "other", which tells nothing. A request that timed out on the client is no answer
+// here: the load generator counts it.
+func failureCause(status int, reason string, st serviceState) (string, string) {
 	switch reason {
-	case target.FailurePool:
+	case workload.FailurePoolTimeout:
 		return sim.ReasonPoolTimeout, sim.CausePool
-	case target.FailureDatabase:
+	case workload.FailureDatabase:
 		return sim.ReasonDBError, sim.CauseDatabase
+	case workload.FailureQueueFull, workload.FailureQueueTimeout:
+		switch {
+		case st.gap:
+			return reason, sim.CauseStartup
+		case st.atMax:
+			return reason, sim.CauseReplicas
+		}
+		return reason, sim.CauseCPU
 	case sim.ReasonNoEndpoints:
-		if gap {
+		if st.gap {
 			return reason, sim.CauseStartup
 		}
 		return reason, sim.CauseOther

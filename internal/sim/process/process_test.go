@@ -11,7 +11,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/cgroup"
 	"github.com/tidemark/tidemark/internal/sim"
-	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/sim/workload"
 )
 
 func TestNewErrors(t *testing.T) {
@@ -35,21 +35,22 @@ func TestNewErrors(t *testing.T) {
 }
 
 // TestResponsesFailureCauses: the load balancer's answers as the snapshot's truth, each
-// failure with the reason and cause the runtime can know (failureCause): the target's
-// database work (pool or database), no Ready pod inside or outside a start-up gap, and
-// anything else "other", ordered by the first one's time.
+// failure with the reason and cause the runtime can know (failureCause): the pod's
+// account of its queue and its database work, no Ready pod inside or outside a start-up
+// gap, and anything else "other".
 func TestResponsesFailureCauses(t *testing.T) {
 	r := &Runtime{services: []*service{{spec: sim.ServiceSpec{Name: "orders"}}}, resp: map[respKey]int{}, fails: map[failKey]*sim.FailureCount{}}
 	r.countResponse(0, http.StatusOK, "")
-	r.countResponse(0, http.StatusInternalServerError, target.FailurePool)
-	r.countResponse(0, http.StatusInternalServerError, target.FailurePool)
-	r.countResponse(0, http.StatusInternalServerError, target.FailureDatabase)
+	r.countResponse(0, http.StatusInternalServerError, workload.FailurePoolTimeout)
+	r.countResponse(0, http.StatusInternalServerError, workload.FailurePoolTimeout)
+	r.countResponse(0, http.StatusInternalServerError, workload.FailureDatabase)
+	r.countResponse(0, http.StatusServiceUnavailable, workload.FailureQueueFull)
 	r.countResponse(0, http.StatusServiceUnavailable, sim.ReasonNoEndpoints)
 	r.countResponse(0, http.StatusBadGateway, reasonUpstream)
 	r.countResponse(0, http.StatusGatewayTimeout, "")
 	got := r.responses()
-	require.Equal(t, 7, got.Total)
-	require.Equal(t, 6, got.Failed)
+	require.Equal(t, 8, got.Total)
+	require.Equal(t, 7, got.Failed)
 	var kinds []string
 	for i, f := range got.Failures {
 		kinds = append(kinds, fmt.Sprintf("%s %s %s %d", f.Service, f.Reason, f.Cause, f.Count))
@@ -59,24 +60,26 @@ func TestResponsesFailureCauses(t *testing.T) {
 		}
 	}
 	require.ElementsMatch(t, []string{
-		"orders pool_timeout pool 2", "orders db_error database 1", "orders no_ready_endpoints other 1",
+		"orders pool_timeout pool 2", "orders db_error database 1", "orders queue_full cpu 1", "orders no_ready_endpoints other 1",
 		"orders upstream_error other 1", "orders status_504 other 1",
 	}, kinds)
 
 	for _, tc := range []struct {
-		status     int
 		reason     string
-		gap        bool
+		st         serviceState
 		wantReason string
 		wantCause  string
 	}{
-		{http.StatusServiceUnavailable, sim.ReasonNoEndpoints, true, sim.ReasonNoEndpoints, sim.CauseStartup},
-		{http.StatusServiceUnavailable, sim.ReasonNoEndpoints, false, sim.ReasonNoEndpoints, sim.CauseOther},
-		{http.StatusInternalServerError, target.FailurePool, true, sim.ReasonPoolTimeout, sim.CausePool},
-		{http.StatusInternalServerError, "", true, "status_500", sim.CauseOther},
+		{workload.FailureQueueTimeout, serviceState{gap: true, atMax: true}, sim.ReasonQueueTimeout, sim.CauseStartup},
+		{workload.FailureQueueTimeout, serviceState{atMax: true}, sim.ReasonQueueTimeout, sim.CauseReplicas},
+		{workload.FailureQueueFull, serviceState{}, sim.ReasonQueueFull, sim.CauseCPU},
+		{sim.ReasonNoEndpoints, serviceState{gap: true}, sim.ReasonNoEndpoints, sim.CauseStartup},
+		{sim.ReasonNoEndpoints, serviceState{}, sim.ReasonNoEndpoints, sim.CauseOther},
+		{workload.FailurePoolTimeout, serviceState{gap: true}, sim.ReasonPoolTimeout, sim.CausePool},
+		{"", serviceState{gap: true}, "status_500", sim.CauseOther},
 	} {
-		reason, cause := failureCause(tc.status, tc.reason, tc.gap)
-		require.Equal(t, tc.wantReason, reason)
-		require.Equal(t, tc.wantCause, cause)
+		reason, cause := failureCause(http.StatusInternalServerError, tc.reason, tc.st)
+		require.Equal(t, tc.wantReason, reason, "%s %+v", tc.reason, tc.st)
+		require.Equal(t, tc.wantCause, cause, "%s %+v", tc.reason, tc.st)
 	}
 }

@@ -171,7 +171,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.slots != nil {
-		if !a.admit(r.Context()) {
+		if why := a.admit(r.Context()); why != "" {
+			w.Header().Set(FailureHeader, why)
 			http.Error(w, "pod queue full or timed out", http.StatusServiceUnavailable)
 			return
 		}
@@ -179,6 +180,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.cfg.DB != nil {
 		if err := a.cfg.DB.Do(r.Context()); err != nil {
+			w.Header().Set(FailureHeader, dbFailure(err))
 			http.Error(w, "database: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -199,17 +201,41 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"pod": a.cfg.Name, "cpu_seconds": used.Seconds()})
 }
 
-// admit takes a concurrency slot, waiting in the pod's queue when none is free.
-func (a *App) admit(ctx context.Context) bool {
+// FailureHeader is set on an answer the pod failed, to why, so that the process
+// runtime's load balancer records each failure's cause as the in-memory simulator does
+// (package process): the queue was full (FailureQueueFull) or the request waited in it
+// past the queue timeout (FailureQueueTimeout), no pool connection came within the
+// pool's timeout (FailurePoolTimeout, dbpool.ErrPoolTimeout), or the database work
+// failed otherwise (FailureDatabase). The values are spelt as the simulator's reasons
+// (sim.Reason*).
+const (
+	FailureHeader       = "Tidemark-Failure"
+	FailureQueueFull    = "queue_full"
+	FailureQueueTimeout = "queue_timeout"
+	FailurePoolTimeout  = "pool_timeout"
+	FailureDatabase     = "db_error"
+)
+
+// dbFailure is FailureHeader's value for an error of the database work.
+func dbFailure(err error) string {
+	if errors.Is(err, dbpool.ErrPoolTimeout) {
+		return FailurePoolTimeout
+	}
+	return FailureDatabase
+}
+
+// admit takes a concurrency slot, waiting in the pod's queue when none is free; it
+// returns why it could not (FailureQueueFull, FailureQueueTimeout), or "".
+func (a *App) admit(ctx context.Context) string {
 	select {
 	case a.slots <- struct{}{}:
-		return true
+		return ""
 	default:
 	}
 	a.mu.Lock()
 	if a.cfg.QueueMax > 0 && a.queued >= a.cfg.QueueMax {
 		a.mu.Unlock()
-		return false
+		return FailureQueueFull
 	}
 	a.queued++
 	a.mu.Unlock()
@@ -226,11 +252,11 @@ func (a *App) admit(ctx context.Context) bool {
 	}
 	select {
 	case a.slots <- struct{}{}:
-		return true
+		return ""
 	case <-timeout:
-		return false
+		return FailureQueueTimeout
 	case <-ctx.Done():
-		return false
+		return FailureQueueTimeout
 	}
 }
 

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"syscall"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/prometheus/common/promslog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/dbpool"
 )
 
 func TestParseCost(t *testing.T) {
@@ -64,6 +68,7 @@ func TestAppCostsAndQueue(t *testing.T) {
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/a", nil))
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Equal(t, FailureQueueFull, rec.Header().Get(FailureHeader), "the failure names its reason")
 	app.queued = 0
 	<-app.slots
 	rec = httptest.NewRecorder()
@@ -73,4 +78,10 @@ func TestAppCostsAndQueue(t *testing.T) {
 	rec = httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ReadinessPath, nil))
 	require.Equal(t, http.StatusOK, rec.Code)
+}
+
+// TestDBFailure: a failed database work names the pool's timeout, or the database.
+func TestDBFailure(t *testing.T) {
+	require.Equal(t, FailurePoolTimeout, dbFailure(fmt.Errorf("%w (500ms)", dbpool.ErrPoolTimeout)))
+	require.Equal(t, FailureDatabase, dbFailure(errors.New("query: too many clients already")))
 }
