@@ -596,12 +596,13 @@ func StartupRule(in RuleInput) Check {
 
 // MemoryRule says a container's working set at memory.working_set_of_limit of its
 // memory limit, or a container OOM-killed. Without working set and limit it is not
-// checked; without kube-state-metrics' restarts and termination reasons it judges by
-// the working set alone.
+// checked, nor is a workload whose working set is 0 in every sample (no memory cgroup
+// read); without kube-state-metrics' restarts and termination reasons it judges by the
+// working set alone.
 func MemoryRule(in RuleInput) Check {
 	c := Check{Resource: ResourceMemory, Numbers: map[string]float64{}}
 	r := in.Rules.Memory.WorkingSetOfLimit.V
-	var texts []string
+	var texts, unread []string
 	var sat []Check
 	judged := false
 	var mem []WorkloadMemory
@@ -618,6 +619,13 @@ func MemoryRule(in RuleInput) Check {
 		}
 		hi, ok := peakIn(w.OfLimit.Points, in.Window)
 		if !ok {
+			continue
+		}
+		if hi <= 0 {
+			// A running container's working set is never 0: cAdvisor read no memory
+			// cgroup of its pods (cgroup v1 pods outside the memory controller, as the
+			// process runtime's). Zeros are no measurement to rule memory out with.
+			unread = append(unread, w.Object())
 			continue
 		}
 		judged = true
@@ -656,7 +664,13 @@ func MemoryRule(in RuleInput) Check {
 	}
 	if !judged {
 		c.Missing = "cAdvisor's container_memory_working_set_bytes with kube-state-metrics' memory limits (kube_pod_container_resource_limits{resource=\"memory\"}) for the app's pods"
+		if len(unread) > 0 {
+			c.Missing += fmt.Sprintf(" (%s: a working set of 0 in every sample, no memory cgroup read)", strings.Join(unread, ", "))
+		}
 		return c
+	}
+	if len(unread) > 0 {
+		texts = append(texts, fmt.Sprintf("not checked: %s (a working set of 0 in every sample, no memory cgroup read)", strings.Join(unread, ", ")))
 	}
 	c.Text = "not memory: " + strings.Join(texts, "; ")
 	return c

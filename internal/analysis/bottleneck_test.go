@@ -259,6 +259,17 @@ func TestDecideBottleneck(t *testing.T) {
 			says: []string{"db1 connections held at 40 from 10:06:00, 100% of the pool"},
 		},
 		{
+			name: "pool: the same plateau without pool metrics or the pool's size is not guessed: unknown names the pool's source",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "http_req_duration 'p(95)<500' p(95)=2s")
+				b.withDatabase(20, 40)
+				b.a.Database[0].Plateau = &Fact{Value: 40, At: t0.Add(6 * time.Minute)}
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			ruledOut: []string{ResourceDatabase, ResourceCPU},
+			says:     []string{"pool (the pool's metrics (HikariCP, Prisma, database/sql), or its size (params.db_pool_per_pod) with the database's connections)"},
+		},
+		{
 			name: "postgres at max_connections",
 			edit: func(b *bottleneckCase, _ *Config) {
 				b.breakStage(2, "error rate 9% > 1% (default)")
@@ -398,6 +409,20 @@ func TestDecideBottleneck(t *testing.T) {
 			resource: ResourceNone, at: -1,
 			ruledOut: []string{ResourceMemory, ResourceCPU},
 			says:     []string{"not memory: shop/api working set at most 41% of its limit, 0 restarts"},
+		},
+		{
+			name: "memory: a working set of 0 in every sample (no memory cgroup read) is not checked, never ruled out",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(1, "error rate 7% > 1% (default)")
+				b.withMemory(flat(0), flat(0), nil)
+				for i := range b.tl.Sets[QMemoryOfLimit] {
+					b.tl.Sets[QMemoryOfLimit][i] = gen(b.tl.Sets[QMemoryOfLimit][i].Labels, b.tl.Run.From, b.tl.Run.To, ksmRes, flat(0))
+				}
+				b.a.Memory = AnalyzeMemory(b.tl)
+			},
+			resource: ResourceUnknown, stage: 2, at: -1,
+			ruledOut: []string{ResourceCPU},
+			says:     []string{"memory (cAdvisor's container_memory_working_set_bytes", "(shop/api: a working set of 0 in every sample, no memory cgroup read)"},
 		},
 		{
 			name: "memory: working set reached the limit in the broken stage",
