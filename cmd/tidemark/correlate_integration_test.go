@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -76,4 +78,34 @@ flow:
 	require.False(t, st.Held)
 	require.Contains(t, st.Why, "http_reqs 'count>1000000' count=")
 	require.Contains(t, res.Load.Capacity.Text, "the first loaded stage already broke")
+
+	// What limited the load (issue 28): the run has no cluster metrics at all, so the
+	// broken stage is unknown and the verdict names every missing source; the load
+	// generator, which wrote its own CPU, is ruled out with its numbers. It leads the key
+	// facts correlate prints.
+	bn := res.Bottleneck
+	t.Logf("bottleneck: %s; ruled out %+v; not checked %+v", bn.Text, bn.RuledOut, bn.NotChecked)
+	require.Equal(t, analysis.ResourceUnknown, bn.Resource, bn.Text)
+	require.Equal(t, analysis.StageNumber(st.Stage), bn.Stage)
+	require.Nil(t, bn.At)
+	var missing []string
+	for _, n := range bn.NotChecked {
+		require.NotEmpty(t, n.Missing, n.Resource)
+		require.Contains(t, bn.Text, n.Resource+" ("+n.Missing+")")
+		missing = append(missing, n.Resource)
+	}
+	require.ElementsMatch(t, []string{analysis.ResourceStartup, analysis.ResourceReplicas, analysis.ResourceCPU,
+		analysis.ResourceMemory, analysis.ResourceDatabase, analysis.ResourcePool}, missing)
+	require.Len(t, bn.RuledOut, 1)
+	require.Equal(t, analysis.ResourceLoadGenerator, bn.RuledOut[0].Resource)
+	require.Contains(t, bn.RuledOut[0].Numbers, "cpu_peak_of_available")
+	require.Regexp(t, `\(queried [^\n]*\)\n\nWhat limited the load: `+regexp.QuoteMeta(bn.Text)+"\n", stdout.String(), "the verdict leads the key facts")
+
+	// compare says what limited each run.
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"compare", "rc-1", "rc-1", "--storage.tsdb.path", data, "--output.dir", filepath.Join(t.TempDir(), "compare")}, &stdout, &stderr)
+	require.Equal(t, exitcode.OK, code, stderr.String())
+	require.Contains(t, stdout.String(), "Limited by")
+	require.Equal(t, 2, strings.Count(stdout.String(), bn.Text), stdout.String())
 }

@@ -56,6 +56,13 @@ func TestIntegrationDemo(t *testing.T) {
 	requireFailuresAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
 	requireVerdictAsTheSimulatorCounted(t, filepath.Join(out, demo.SimulatorFile), &res)
 	require.Contains(t, stdout.String(), "What limited the load: startup", "the verdict leads the key facts")
+	// Story 1's conclusion: the spike's failures came from pods still starting, not from
+	// the database (the story's RDS CPU ~12%, credits rising): ruled out with its numbers.
+	require.Equal(t, analysis.ResourceStartup, res.Bottleneck.Resource, res.Bottleneck.Text)
+	require.NotEmpty(t, res.Database)
+	dbOut := requireRuledOut(t, res.Bottleneck, analysis.ResourceDatabase)
+	require.Contains(t, dbOut.Numbers, res.Database[0].Instance+"_cpu_peak_percent", "%+v", dbOut)
+	require.Less(t, dbOut.Numbers[res.Database[0].Instance+"_cpu_peak_percent"], 90.0, dbOut.Text)
 	var order *struct{ reaction, steps, gaps int }
 	for _, h := range res.Autoscaling {
 		if h.Name != "order" {
@@ -97,6 +104,8 @@ func TestIntegrationDemo(t *testing.T) {
 	require.Empty(t, v.ConsoleErrors)
 	require.Empty(t, v.Exceptions)
 	require.Equal(t, 1, v.SVGCount, "the charts on one time axis")
+	require.NotEmpty(t, v.Headings)
+	require.Equal(t, "What limited the load", v.Headings[0], "the verdict is the report's first section")
 	require.Contains(t, v.Headings, "Autoscaling")
 	require.Contains(t, v.Headings, "CPU and throttling")
 	require.Contains(t, v.Headings, "Database")

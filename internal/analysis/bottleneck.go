@@ -193,7 +193,8 @@ func DecideBottleneck(tl *timeline.Timeline, a *Analysis, cfg Config) Bottleneck
 // resource saturated and the p95 of a stage from then on rose beyond
 // load_generator.latency_rise times the run's lowest stage p95 (story 3: latency rising
 // at 0% errors, the CPU throttled), which the thresholds did not catch: that resource
-// limited the load, in that stage.
+// limited the load, in that stage. When the p95 rose so and no resource read saturated
+// while some were not checked, the verdict is "unknown", naming them.
 func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRules, cfg Config) Bottleneck {
 	in := RuleInput{TL: tl, Analysis: a, Window: tl.Run, Rules: rules, Cfg: cfg}
 	out := Bottleneck{Resource: ResourceNone, Evidence: []string{fmt.Sprintf("every stage held (%s)", a.Load.Capacity.Text)}}
@@ -216,11 +217,29 @@ func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRu
 		out.RuledOut = append(out.RuledOut, RuledOut{Resource: ResourceLoadGenerator, Text: "not the load generator: " + g.peakText(),
 			Numbers: map[string]float64{"cpu_peak_of_available": roundTo(g.share, 4), "cpu_cores": roundTo(g.cores, 4)}})
 	}
+	lowest := lowestP95(a.Load.Stages)
 	if len(sat) == 0 {
+		if len(out.NotChecked) > 0 {
+			// The latency rose past latency_rise, and what could explain it was not read:
+			// the service did not hold, whatever its thresholds said; that is unknown.
+			for i := range a.Load.Stages {
+				st := &a.Load.Stages[i]
+				if st.P95 == nil || math.IsInf(lowest, 1) || st.P95.Value/lowest <= rules.LoadGenerator.LatencyRise.V {
+					continue
+				}
+				rise := st.P95.Value / lowest
+				u := Bottleneck{Resource: ResourceUnknown, Stage: StageNumber(st.Stage), RuledOut: out.RuledOut, NotChecked: out.NotChecked,
+					Evidence: append([]string{fmt.Sprintf("every stage held its thresholds, but stage %d's p95 %s is %.1f× the run's lowest stage p95 (rule: > %g×)",
+						StageNumber(st.Stage), FormatSeconds(st.P95.Value), rise, rules.LoadGenerator.LatencyRise.V)}, out.Evidence[1:]...)}
+				u.Text = fmt.Sprintf("unknown: stage %d's p95 rose %.1f× while every stage held, and no resource read saturated; not checked: %s",
+					u.Stage, rise, notCheckedText(u.NotChecked))
+				u.Stages = []StageBottleneck{{Stage: u.Stage, Resource: u.Resource, Evidence: u.Evidence}}
+				return u
+			}
+		}
 		return out
 	}
 	first := slices.MinFunc(sat, func(x, y Check) int { return x.At.Compare(y.At) })
-	lowest := lowestP95(a.Load.Stages)
 	for i := range a.Load.Stages {
 		st := &a.Load.Stages[i]
 		if st.To.Before(first.At) || st.P95 == nil || math.IsInf(lowest, 1) {
@@ -322,12 +341,17 @@ func decideStage(in RuleInput) Bottleneck {
 		b.Text = fmt.Sprintf("unknown: stage %d broke and no resource Tidemark reads saturated", b.Stage)
 		return b
 	}
+	b.Text = fmt.Sprintf("unknown: stage %d broke and no resource read saturated; not checked: %s", b.Stage, notCheckedText(b.NotChecked))
+	return b
+}
+
+// notCheckedText lists what was not checked: "cpu (cAdvisor's …), memory (…)".
+func notCheckedText(nc []NotChecked) string {
 	var miss []string
-	for _, n := range b.NotChecked {
+	for _, n := range nc {
 		miss = append(miss, n.Resource+" ("+n.Missing+")")
 	}
-	b.Text = fmt.Sprintf("unknown: stage %d broke and no resource read saturated; not checked: %s", b.Stage, strings.Join(miss, ", "))
-	return b
+	return strings.Join(miss, ", ")
 }
 
 // hpaScaled reports whether an HPA scales the workload namespace/deployment.
@@ -390,13 +414,22 @@ func pct(r float64) string { return fmt.Sprintf("%.0f%%", 100*r) }
 func CPURule(in RuleInput) Check {
 	c := Check{Resource: ResourceCPU, Numbers: map[string]float64{}}
 	if len(in.Analysis.CPU) == 0 {
-		c.Missing = "cAdvisor's container_cpu_usage_seconds_total for the app's pods"
+		c.Missing = cpuMissing
 		return c
 	}
 	thr, use := in.Rules.CPU.ThrottledRatio.V, in.Rules.CPU.UsageOfLimit.V
 	var texts []string
 	var best *Check
+	judged := false
 	for _, w := range in.Analysis.CPU {
+		_, used := peakIn(w.Usage.Points, in.Window)
+		_, throttled := peakIn(w.Throttled.Points, in.Window)
+		if !used && !throttled {
+			// kube-state-metrics' requests and limits without cAdvisor's samples: no
+			// measurement to judge by.
+			continue
+		}
+		judged = true
 		res := in.TL.Res(SourceCAdvisor)
 		var usageOfLimit []timeline.Point
 		if w.Limit != nil && w.Limit.Value > 0 {
@@ -451,9 +484,16 @@ func CPURule(in RuleInput) Check {
 		best.Resource, best.Saturated = ResourceCPU, true
 		return *best
 	}
+	if !judged {
+		c.Missing = cpuMissing
+		return c
+	}
 	c.Text = "not the app's CPU: " + strings.Join(texts, "; ")
 	return c
 }
+
+// cpuMissing is what the CPU rule names as not checked without cAdvisor's samples.
+const cpuMissing = "cAdvisor's container_cpu_usage_seconds_total for the app's pods"
 
 // stageWindow is the window of the stage whose Index is i.
 func stageWindow(a *Analysis, i int) (timeline.Window, bool) {

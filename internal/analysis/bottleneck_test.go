@@ -485,6 +485,26 @@ func TestDecideBottleneck(t *testing.T) {
 			says: []string{"cpu (cAdvisor's container_cpu_usage_seconds_total"},
 		},
 		{
+			name: "CPU limits from kube-state-metrics without cAdvisor's samples: not checked, never ruled out without numbers",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 5% > 1% (default)")
+				b.a.CPU[0].Usage, b.a.CPU[0].Throttled = timeline.Series{}, timeline.Series{}
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			says: []string{"cpu (cAdvisor's container_cpu_usage_seconds_total"},
+		},
+		{
+			name: "every stage held but the p95 rose 6× and the CPU was not read: unknown names cAdvisor, not none",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.a.CPU = nil
+				b.a.Load.Stages[2].P95 = &Fact{Value: 0.12, Unit: UnitSeconds}
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			ruledOut: []string{ResourceReplicas},
+			says: []string{"unknown: stage 3's p95 rose 6.0× while every stage held, and no resource read saturated; not checked: cpu (cAdvisor's container_cpu_usage_seconds_total",
+				"every stage held its thresholds, but stage 3's p95 120 ms is 6.0× the run's lowest stage p95 (rule: > 2×)"},
+		},
+		{
 			name: "a user's threshold: throttled 50% is not saturation at 0.6",
 			edit: func(b *bottleneckCase, cfg *Config) {
 				b.breakStage(2, "error rate 5% > 1% (default)")

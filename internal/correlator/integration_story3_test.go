@@ -217,11 +217,14 @@ func testStory3(t *testing.T, prom *promtest.Server) {
 		TestID: s3TestID, Namespace: "bank", Lookback: time.Since(s3RunFrom) + time.Hour,
 	})
 	require.NoError(t, err)
-	require.Empty(t, res.CPU, "no cAdvisor series")
+	for _, c := range res.CPU {
+		require.Empty(t, c.Usage.Points, "no cAdvisor series (%s's limit is kube-state-metrics')", c.Workload)
+	}
 	u := res.Bottleneck
 	logBottleneck(t, u)
 	require.Equal(t, analysis.ResourceUnknown, u.Resource, u.Text)
-	require.Equal(t, b.Stage, u.Stage)
+	require.Positive(t, u.Stage, "the stage whose latency rose")
+	require.LessOrEqual(t, u.Stage, b.Stage, "the stage whose latency rose")
 	require.Nil(t, u.At, "no moment is guessed")
 	cpuMissing := analysis.CPURule(analysis.RuleInput{Analysis: &analysis.Analysis{}}).Missing
 	require.Contains(t, u.NotChecked, analysis.NotChecked{Resource: analysis.ResourceCPU, Missing: cpuMissing})
