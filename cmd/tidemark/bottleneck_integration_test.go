@@ -75,6 +75,27 @@ func TestIntegrationDemoBottlenecks(t *testing.T) {
 				require.Equal(t, kind, truth.Limit, "the simulator saturated what the profile was built to saturate: %+v", truth.Causes)
 				require.NotNil(t, truth.LimitAt)
 			}
+			if kind == analysis.ResourceMemory {
+				// The OOM kill (the simulator's first oom_killed failure) is dated at the
+				// first kube-state-metrics scrape that shows it, on that source's measured
+				// grid (a second after its samples), or a working set at the limit
+				// sampled before it: within a scrape of the kill either way.
+				require.NotNil(t, res.Bottleneck.At)
+				res2 := func(name string) time.Duration {
+					for _, s := range res.Sources {
+						if s.Name == name {
+							require.True(t, s.Measured, "%s's interval is measured, not assumed", name)
+							return time.Duration(s.ResolutionSeconds * float64(time.Second))
+						}
+					}
+					t.Fatalf("no source %s", name)
+					return 0
+				}
+				at := res.Bottleneck.At.At
+				t.Logf("OOM kill at %s, dated %s (%+.3fs)", truth.LimitAt.Format(time.TimeOnly+".000"), at.Format(time.TimeOnly+".000"), at.Sub(*truth.LimitAt).Seconds())
+				require.False(t, at.Before(truth.LimitAt.Add(-res2("cadvisor"))), "dated before the kill")
+				require.False(t, at.After(truth.LimitAt.Add(res2("ksm")+time.Second)), "dated late")
+			}
 			require.Contains(t, r.stdout.String(), "What limited the load: "+kind)
 		})
 	}

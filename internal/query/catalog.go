@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -610,6 +611,29 @@ func (c *Catalog) RenderProbe(source string, v Vars) (string, error) {
 		return "", err
 	}
 	return c.exec("probe/"+source, d)
+}
+
+// RenderDiscoverProbe returns a selector of every metric of a source's discover.metrics
+// under its selector, for measuring its interval when its probe finds no samples (a
+// cluster without an HPA has no kube_horizontalpodautoscaler_* series, but its
+// Deployments are scraped by the same kube-state-metrics); false without such metrics.
+func (c *Catalog) RenderDiscoverProbe(source string, v Vars) (string, bool, error) {
+	s, ok := c.Sources[source]
+	if !ok {
+		return "", false, fmt.Errorf("render discover probe %q: unknown source", source)
+	}
+	if len(s.Discover.Metrics) == 0 {
+		return "", false, nil
+	}
+	d, err := c.data(v)
+	if err != nil {
+		return "", false, err
+	}
+	names := make([]string, len(s.Discover.Metrics))
+	for i, m := range s.Discover.Metrics {
+		names[i] = regexp.QuoteMeta(m)
+	}
+	return fmt.Sprintf(`{__name__=~"%s", %s}`, strings.Join(names, "|"), d.Sel[source]), true, nil
 }
 
 // RenderRule returns the PromQL of a finding rule.

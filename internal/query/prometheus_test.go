@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,34 @@ func TestMeasureInterval(t *testing.T) {
 	c, err := r.MeasureCadence(context.Background(), "ksm", Vars{}, time.Unix(1120, 0), 10*time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, Cadence{Interval: 30 * time.Second, Last: time.Unix(1120, 0).UTC()}, c)
+}
+
+// TestMeasureIntervalWithoutHPA: kube-state-metrics of a cluster without an HPA has no
+// probe series; its interval is measured on the source's other metrics (its Deployments),
+// not assumed.
+func TestMeasureIntervalWithoutHPA(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.NoError(t, r.ParseForm())
+		asked = append(asked, r.Form.Get("query"))
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(r.Form.Get("query"), "kube_deployment_spec_replicas") {
+			_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1000,"1"],[1005,"1"],[1010,"1"],[1015,"1"]]}]}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[]}}`))
+	}))
+	defer srv.Close()
+	q, err := NewPrometheus(srv.URL, nil)
+	require.NoError(t, err)
+	cat, err := Default()
+	require.NoError(t, err)
+	c, err := NewRunner(q, cat, promslog.NewNopLogger()).MeasureCadence(context.Background(), "ksm", Vars{}, time.Unix(1015, 0), 10*time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, Cadence{Interval: 5 * time.Second, Last: time.Unix(1015, 0).UTC()}, c)
+	require.Len(t, asked, 2)
+	require.Equal(t, `{__name__=~"kube_horizontalpodautoscaler_status_current_replicas|kube_hpa_status_current_replicas|kube_deployment_spec_replicas|kube_pod_owner", job="kube-state-metrics", namespace=~".+"}[10m]`, asked[1])
 }
 
 // A server that never answers fails the query after the timeout, as an outage.

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -180,12 +181,34 @@ func (r *Runner) MeasureCadence(ctx context.Context, source string, v Vars, ts t
 	if err != nil {
 		return Cadence{}, err
 	}
-	for _, s := range set {
-		if d, ok := timeline.MedianInterval(s.Points); ok {
-			return Cadence{Interval: d, Last: s.Points[len(s.Points)-1].T}, nil
-		}
+	if c, ok := cadenceOf(set); ok {
+		return c, nil
+	}
+	// No probe series (kube-state-metrics without an HPA): the source's other metrics
+	// are scraped at the same interval. Assuming the catalog's would put its range
+	// queries on a coarser grid and date its changes late (an OOM kill 12 s late).
+	probe, ok, err := r.cat.RenderDiscoverProbe(source, v)
+	if err != nil || !ok {
+		return Cadence{}, cmp.Or(err, ErrNoSamples)
+	}
+	res, err := r.InstantExpr(ctx, "probe/"+source, fmt.Sprintf("%s[%s]", probe, model.Duration(lookback)), ts)
+	if err != nil {
+		return Cadence{}, err
+	}
+	if c, ok := cadenceOf(res.Set); ok {
+		return c, nil
 	}
 	return Cadence{}, ErrNoSamples
+}
+
+// cadenceOf is the cadence of the first series of set with an interval.
+func cadenceOf(set timeline.Set) (Cadence, bool) {
+	for _, s := range set {
+		if d, ok := timeline.MedianInterval(s.Points); ok {
+			return Cadence{Interval: d, Last: s.Points[len(s.Points)-1].T}, true
+		}
+	}
+	return Cadence{}, false
 }
 
 // ToSet converts a query result (matrix, vector or scalar) into a timeline set. NaN and
