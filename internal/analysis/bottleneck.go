@@ -790,6 +790,12 @@ func DatabaseRule(in RuleInput) Check {
 		}
 		return f
 	}
+	if len(c.Numbers) == 0 {
+		// Series of the server, none with a number to judge it by (an exporter without
+		// max_connections, an RDS instance without samples in the window).
+		c.Missing = "the database server's CPU, CPU credits, or connections with max_connections (postgres_exporter's pg_settings_max_connections, mysqld_exporter's mysql_global_variables_max_connections, params.db_max_connections for RDS)"
+		return c
+	}
 	c.Text = "not the database: " + strings.Join(texts, "; ")
 	if uncheckedMax {
 		c.Text += "; not checked: max_connections (params.db_max_connections)"

@@ -280,6 +280,16 @@ func TestDecideBottleneck(t *testing.T) {
 			says: []string{"pg:5432 (postgres) at 148 of max_connections 150 at 10:07:00 (rule: ≥ 90%)"},
 		},
 		{
+			name: "postgres_exporter without max_connections: not checked, never ruled out without numbers",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.breakStage(2, "error rate 9% > 1% (default)")
+				b.tl.Sets[QPGConnections] = timeline.Set{gen(m("server", "pg:5432"), b.tl.Run.From, b.tl.Run.To, ksmRes, flat(41))}
+				b.a.Connections.Servers = []DBServer{{Engine: EnginePostgres, Server: "pg:5432"}}
+			},
+			resource: ResourceUnknown, stage: 3, at: -1,
+			says: []string{"database (the database server's CPU, CPU credits, or connections with max_connections"},
+		},
+		{
 			name: "RDS at max_connections (params.db_max_connections)",
 			edit: func(b *bottleneckCase, cfg *Config) {
 				b.breakStage(2, "error rate 9% > 1% (default)")
@@ -682,6 +692,16 @@ func TestDecideBottleneck(t *testing.T) {
 				}
 				if len(got.RuledOut[i].Numbers) == 0 {
 					t.Errorf("%s ruled out without numbers: %+v", r, got.RuledOut[i])
+				}
+			}
+			for _, r := range got.RuledOut {
+				if len(r.Numbers) == 0 {
+					t.Errorf("%s ruled out without numbers: %+v", r.Resource, r)
+				}
+			}
+			for _, n := range got.NotChecked {
+				if n.Missing == "" || !strings.Contains(got.Text, n.Resource+" ("+n.Missing+")") && got.Resource == ResourceUnknown {
+					t.Errorf("not checked %s does not name its missing source in the verdict: %q", n.Resource, got.Text)
 				}
 			}
 			for k, v := range tc.numbers {
