@@ -108,5 +108,5 @@ func TestIntegrationLoadGeneratorCPUBound(t *testing.T) {
 	require.Equal(t, analysis.ResourceLoadGenerator, bn.Resource, "%s\n%s", bn.Text, strings.Join(bn.Evidence, "\n"))
 	require.Regexp(t, `the load generator's own CPU at \d+% of its 0\.2 cores at \d\d:\d\d:\d\d \(rule: ≥ 90%\)`, strings.Join(bn.Evidence, "\n"))
 	require.NotNil(t, bn.At, "the moment the generator saturated")
-	require.Contains(t, stdout.String(), "load-generator", "correlate's key facts lead with the verdict")
+	require.Contains(t, stdout.String(), ")\n\nWhat limited the load: load-generator in stage ", "correlate's key facts lead with the verdict")
 }
