@@ -5,6 +5,7 @@ package process
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,13 @@ func testStory3Process(t *testing.T, bin, profile string, levels []int) float64 
 	// latency_rise while every stage held.
 	t.Logf("bottleneck: %s; evidence %q; ruled out %+v; not checked %+v", res.Bottleneck.Text, res.Bottleneck.Evidence, res.Bottleneck.RuledOut, res.Bottleneck.NotChecked)
 	require.Equal(t, analysis.ResourceCPU, res.Bottleneck.Resource)
+	// The pods' cgroups are the cpu controller's only: cAdvisor serves a working set of
+	// 0, which is no measurement. Memory is not checked, never ruled out with zeros.
+	require.False(t, slices.ContainsFunc(res.Bottleneck.RuledOut, func(o analysis.RuledOut) bool { return o.Resource == analysis.ResourceMemory }),
+		"memory ruled out with zeros: %+v", res.Bottleneck.RuledOut)
+	require.True(t, slices.ContainsFunc(res.Bottleneck.NotChecked, func(n analysis.NotChecked) bool {
+		return n.Resource == analysis.ResourceMemory && strings.Contains(n.Missing, "a working set of 0 in every sample")
+	}), "memory not checked: %+v", res.Bottleneck.NotChecked)
 	// Story 3's onset is where throttling takes over: the report's throttling onset, the
 	// first hold throttled in most of its CFS periods (the catalog's
 	// throttle_stage_onset), whatever the host's load made of the bursts below it.
