@@ -193,8 +193,8 @@ func DecideBottleneck(tl *timeline.Timeline, a *Analysis, cfg Config) Bottleneck
 // resource saturated and the p95 of a stage from then on rose beyond
 // load_generator.latency_rise times the run's lowest stage p95 (story 3: latency rising
 // at 0% errors, the CPU throttled), which the thresholds did not catch: that resource
-// limited the load, in that stage. When the p95 rose so and no resource read saturated
-// while some were not checked, the verdict is "unknown", naming them.
+// limited the load, in that stage. When the p95 rose so, no resource read saturated and
+// the app's CPU was not checked, the verdict is "unknown", naming what was not checked.
 func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRules, cfg Config) Bottleneck {
 	in := RuleInput{TL: tl, Analysis: a, Window: tl.Run, Rules: rules, Cfg: cfg}
 	out := Bottleneck{Resource: ResourceNone, Evidence: []string{fmt.Sprintf("every stage held (%s)", a.Load.Capacity.Text)}}
@@ -219,9 +219,10 @@ func heldEveryStage(tl *timeline.Timeline, a *Analysis, rules query.BottleneckRu
 	}
 	lowest := lowestP95(a.Load.Stages)
 	if len(sat) == 0 {
-		if len(out.NotChecked) > 0 {
-			// The latency rose past latency_rise, and what could explain it was not read:
-			// the service did not hold, whatever its thresholds said; that is unknown.
+		if slices.ContainsFunc(out.NotChecked, func(n NotChecked) bool { return n.Resource == ResourceCPU }) {
+			// The latency rose past latency_rise and the app's CPU, whose throttling
+			// raises latency at 0% errors (story 3), was not read: whatever the thresholds
+			// said, "none" would be a guess; that is unknown.
 			for i := range a.Load.Stages {
 				st := &a.Load.Stages[i]
 				if st.P95 == nil || math.IsInf(lowest, 1) || st.P95.Value/lowest <= rules.LoadGenerator.LatencyRise.V {

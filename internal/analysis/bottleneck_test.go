@@ -515,6 +515,15 @@ func TestDecideBottleneck(t *testing.T) {
 				"every stage held its thresholds, but stage 3's p95 120 ms is 6.0× the run's lowest stage p95 (rule: > 2×)"},
 		},
 		{
+			name: "every stage held, the p95 rose 6× with the CPU read and ruled out: none, whatever else was not read",
+			edit: func(b *bottleneckCase, _ *Config) {
+				b.a.Load.Stages[2].P95 = &Fact{Value: 0.12, Unit: UnitSeconds}
+			},
+			resource: ResourceNone, at: -1,
+			ruledOut: []string{ResourceCPU, ResourceReplicas},
+			says:     []string{"none: the service held every stage"},
+		},
+		{
 			name: "a user's threshold: throttled 50% is not saturation at 0.6",
 			edit: func(b *bottleneckCase, cfg *Config) {
 				b.breakStage(2, "error rate 5% > 1% (default)")
