@@ -31,12 +31,12 @@ func annotations() []annotation {
 	}
 }
 
-// thresholdAnnotation is the layer of failing thresholds (tidemark_threshold_pass): a
+// thresholdAnnotation is the layer of failing thresholds (tidemark_threshold_result_pass): a
 // region from where each one first failed while it fails, named by its metric,
 // expression and window.
 func thresholdAnnotation(query string) annotation {
 	return annotation{name: "Thresholds failed", query: query, color: "red", title: "threshold failed: {{metric}} {{threshold}} {{window}}",
-		text: "tidemark_threshold_pass is 0 (window: empty for a whole-run threshold)", tagKeys: "metric,threshold,window"}
+		text: "tidemark_threshold_result_pass is 0 (window: empty for a whole-run threshold)", tagKeys: "metric,threshold,window"}
 }
 
 // annotationQuery builds one Prometheus annotation layer.

@@ -118,7 +118,7 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 		require.NoError(t, err, "%s:\n%s", name, expr)
 		require.True(t, promtest.NonEmpty(v), "%s returned no data from the engine's series:\n%s", name, expr)
 		checked++
-		if strings.Contains(qu.Expr, "tidemark_threshold_pass") && !qu.Instant {
+		if strings.Contains(qu.Expr, "tidemark_threshold_result_pass") && !qu.Instant {
 			requireFailedFrom(t, v, first, name)
 		}
 	}

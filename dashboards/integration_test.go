@@ -114,13 +114,13 @@ func runData() []genSeries {
 	add(k6("tidemark_scenario_target", "scenario", "soak", "unit", "vus"), s5, gauge(always(5)))
 	// A windowed threshold that fails while the error burst lasts, and a whole-run one
 	// that passes.
-	add(k6("tidemark_threshold_pass", "metric", "http_req_failed", "threshold", "rate<0.05", "window", "30s"), s5, gauge(func(t time.Duration) float64 {
+	add(k6("tidemark_threshold_result_pass", "metric", "http_req_failed", "threshold", "rate<0.05", "window", "30s"), s5, gauge(func(t time.Duration) float64 {
 		if failShare(t) > 0.05 {
 			return 0
 		}
 		return 1
 	}))
-	add(k6("tidemark_threshold_pass", "metric", "http_req_duration", "threshold", "p(95)<500"), s5, gauge(always(1)))
+	add(k6("tidemark_threshold_result_pass", "metric", "http_req_duration", "threshold", "p(95)<500"), s5, gauge(always(1)))
 	add(k6("k6_vus"), s5, gauge(func(t time.Duration) float64 { return rps(t) / 2 }))
 	add(k6("k6_vus_max"), s5, gauge(always(200)))
 	add(k6("k6_http_reqs_total", req("200", "true")...), s5, counter(func(t time.Duration) float64 { return rps(t) * (1 - failShare(t)) }))

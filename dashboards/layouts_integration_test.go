@@ -140,7 +140,7 @@ func lacks(o layouts.Options) map[string]string {
 		"Dropped iterations/s / A":         "the fixture's run dropped no iterations",
 		"Container restarts / A":           "no container restarted",
 		"annotation Tidemark events / -":   "the fixture has no tidemark_event series",
-		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_pass)",
+		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_result_pass)",
 	}
 	// The Web Vitals row: the fixture's run has no browser VUs.
 	for _, key := range []string{

@@ -245,6 +245,12 @@ type Plan struct {
 	Segment pacer.Segment
 	// Engine is the prepared engine (scenarios, durations, live status).
 	Engine *engine.Engine
+	// Registry holds the run's metrics, and Pusher takes samples into the run's
+	// series (the aggregate store the outputs read, through --out's outputs): an actor
+	// that writes series of its own (server-side rule results) registers its metrics in
+	// Registry and pushes their samples, tagged with the engine's RunTags, to Pusher.
+	Registry *metrics.Registry
+	Pusher   metrics.Pusher
 }
 
 // Result is how a run went.
@@ -498,7 +504,8 @@ func (r *run) start(ctx context.Context) error {
 	for _, t := range r.eng.RunTags().Tags() {
 		runTags[t.Key] = t.Value
 	}
-	plan := &Plan{Test: r.cfg.Test, Store: r.agg, RunTags: runTags, TestID: r.testID, Segment: r.cfg.Segment, Engine: r.eng}
+	plan := &Plan{Test: r.cfg.Test, Store: r.agg, RunTags: runTags, TestID: r.testID, Segment: r.cfg.Segment, Engine: r.eng,
+		Registry: r.reg, Pusher: r.pusher}
 	for _, a := range r.cfg.Actors {
 		if err := a.Start(ctx, plan); err != nil {
 			r.end()
@@ -619,7 +626,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 // (tidemark_threshold), from which `tidemark summarize` and the correlator judge a run
 // and its stages again. Windowed thresholds are left out: their windows are judged
 // from the run's own aggregates every second, which the pushed series cannot give
-// back; their results are in tidemark_threshold_value and tidemark_threshold_pass.
+// back; their results are in tidemark_threshold_result and tidemark_threshold_result_pass.
 func (r *run) declared() []*threshold.Threshold {
 	if r.thresholds == nil {
 		return nil

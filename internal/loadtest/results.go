@@ -10,7 +10,7 @@ import (
 )
 
 // results writes every threshold's latest outcome as two gauges
-// (series.ThresholdValueMetric and series.ThresholdPassMetric) into the run's samples,
+// (series.ThresholdResultMetric and series.ThresholdResultPassMetric) into the run's samples,
 // so remote write sends them with the run's series at every push and a dashboard can
 // show when a threshold failed.
 type results struct {
@@ -21,11 +21,11 @@ type results struct {
 
 // newResults registers the two gauges in reg.
 func newResults(reg *metrics.Registry) (*results, error) {
-	value, err := reg.New(series.ThresholdValueMetric, metrics.Gauge, metrics.Default)
+	value, err := reg.New(series.ThresholdResultMetric, metrics.Gauge, metrics.Default)
 	if err != nil {
 		return nil, err
 	}
-	pass, err := reg.New(series.ThresholdPassMetric, metrics.Gauge, metrics.Default)
+	pass, err := reg.New(series.ThresholdResultPassMetric, metrics.Gauge, metrics.Default)
 	if err != nil {
 		return nil, err
 	}

@@ -100,16 +100,16 @@ func TestRunWindowedThresholdFails(t *testing.T) {
 	// The outcomes are series: the last value of pass is the verdict, value the worst.
 	snap := res.Summary.Snapshot
 	sel := []metrics.Tag{{Key: "metric", Value: "http_req_duration"}, {Key: "threshold", Value: "p(95)<500"}}
-	pass, ok := snap.Submetric(series.ThresholdPassMetric, append(sel, metrics.Tag{Key: series.ThresholdWindowLabel, Value: "3s"}))
+	pass, ok := snap.Submetric(series.ThresholdResultPassMetric, append(sel, metrics.Tag{Key: series.ThresholdWindowLabel, Value: "3s"}))
 	require.True(t, ok)
 	require.Zero(t, pass.Value)
 	require.Zero(t, pass.Min, "the window failed during the run")
-	value, ok := snap.Submetric(series.ThresholdValueMetric, append(sel, metrics.Tag{Key: series.ThresholdWindowLabel, Value: "3s"}))
+	value, ok := snap.Submetric(series.ThresholdResultMetric, append(sel, metrics.Tag{Key: series.ThresholdWindowLabel, Value: "3s"}))
 	require.True(t, ok)
 	require.InDelta(t, w.Value, value.Value, 1e-9)
 	var plainPass float64
 	for _, se := range snap.Series {
-		if se.Metric.Name == series.ThresholdPassMetric && se.Tags.Contains(sel) {
+		if se.Metric.Name == series.ThresholdResultPassMetric && se.Tags.Contains(sel) {
 			if _, has := se.Tags.Get(series.ThresholdWindowLabel); !has {
 				plainPass = se.Value
 			}

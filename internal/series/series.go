@@ -34,18 +34,23 @@ const (
 	// metric's k6 type and value type), so that a later correlation judges each stage
 	// by the thresholds the run was judged by.
 	ThresholdMetric = "tidemark_threshold"
-	// ThresholdValueMetric is what each threshold of the run measured at its latest
+	// ThresholdResultMetric is what each threshold of the run measured at its latest
 	// evaluation, in k6's units (milliseconds for time trends), labelled metric,
 	// threshold and window (empty for a whole-run threshold): a windowed threshold's
 	// latest window during the run, its worst window at the end.
-	ThresholdValueMetric = "tidemark_threshold_value"
-	// ThresholdPassMetric is 1 while the threshold's latest evaluation passes and 0
-	// once it fails, with ThresholdValueMetric's labels; its last value is the
+	ThresholdResultMetric = "tidemark_threshold_result"
+	// ThresholdResultPassMetric is 1 while the threshold's latest evaluation passes and 0
+	// once it fails, with ThresholdResultMetric's labels; its last value is the
 	// verdict (a windowed threshold fails the run if any window failed).
-	ThresholdPassMetric = "tidemark_threshold_pass"
+	ThresholdResultPassMetric = "tidemark_threshold_result_pass"
 	// ThresholdWindowLabel is the window of a threshold result ("30s"), empty for a
 	// whole-run threshold.
 	ThresholdWindowLabel = "window"
+	// SLORuleFiringMetric is one series per server-side rule of the run (--slo),
+	// labelled alertname, severity and judge ("live" during tidemark run, "correlate"
+	// when tidemark correlate --slo writes a past run's judgement back): 1 while an
+	// alert of the rule fires, 0 otherwise, at each of the rule's evaluations.
+	SLORuleFiringMetric = "tidemark_slo_rule_firing"
 )
 
 // Label names Tidemark adds to every series.

@@ -54,6 +54,30 @@ type Outcome struct {
 	Evaluations int    `json:"evaluations"`
 	Errors      int    `json:"errors,omitempty"`
 	LastError   string `json:"last_error,omitempty"`
+	// Firing are the spans over which an alert of the rule fired: from the first
+	// evaluation that found it firing to the last one, in order.
+	Firing []Interval `json:"firing,omitempty"`
+	// Points are the rule's state at each evaluation that could be made, 1 firing
+	// and 0 not (the series tidemark_slo_rule_firing of a past run's judgement).
+	Points []Point `json:"-"`
+}
+
+// Interval is a span of time.
+type Interval struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// Point is a rule's state at one evaluation: V is 1 while an alert fires, else 0.
+type Point struct {
+	T time.Time
+	V float64
+}
+
+// FiredBetween reports whether an alert of the rule fired at some evaluation in
+// [from, to].
+func (o Outcome) FiredBetween(from, to time.Time) bool {
+	return slices.ContainsFunc(o.Firing, func(iv Interval) bool { return !iv.From.After(to) && !iv.To.Before(from) })
 }
 
 // Fatal reports whether the outcome fails the run: an error or critical rule fired.
@@ -113,6 +137,8 @@ type tracker struct {
 	vars   Vars // of the evaluation being stepped, for the annotations
 	active map[model.Fingerprint]*alert
 	out    Outcome
+	// firingLast is set when an alert fired at the last evaluation.
+	firingLast bool
 }
 
 func newTracker(r Rule) *tracker {
@@ -173,7 +199,24 @@ func (t *tracker) step(ctx context.Context, at time.Time, expr string, vec model
 		}
 	}
 	t.out.State = t.state()
+	t.record(at)
 	return fired
+}
+
+// record adds the state at `at` to the outcome's points and firing spans.
+func (t *tracker) record(at time.Time) {
+	firing := t.out.State == StateFiring
+	v := 0.0
+	if firing {
+		v = 1
+		if n := len(t.out.Firing); n > 0 && t.firingLast {
+			t.out.Firing[n-1].To = at
+		} else {
+			t.out.Firing = append(t.out.Firing, Interval{From: at, To: at})
+		}
+	}
+	t.firingLast = firing
+	t.out.Points = append(t.out.Points, Point{T: at, V: v})
 }
 
 func (t *tracker) state() string {
@@ -250,6 +293,8 @@ func outcomes(ts []*tracker) []Outcome {
 	for _, t := range ts {
 		o := t.out
 		o.Labels = maps.Clone(o.Labels)
+		o.Firing = slices.Clone(o.Firing)
+		o.Points = slices.Clone(o.Points)
 		out = append(out, o)
 	}
 	return out

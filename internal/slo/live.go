@@ -12,7 +12,9 @@ import (
 
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/loadtest"
+	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/summary"
 	"github.com/tidemark/tidemark/internal/verdict"
 )
@@ -52,6 +54,11 @@ type Live struct {
 	start    time.Time
 	trackers []*tracker
 	eng      *engine.Engine
+	// firing is the series of the rules' states (series.SLORuleFiringMetric), pushed
+	// with the run's series after each evaluation; nil when the run takes no samples.
+	firing   *metrics.Metric
+	pusher   metrics.Pusher
+	tags     map[*tracker]*metrics.TagSet
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
@@ -77,6 +84,17 @@ func (l *Live) Start(ctx context.Context, p *loadtest.Plan) error {
 	l.vars = Vars{TestID: p.TestID, Namespace: cmp.Or(l.cfg.Namespace, p.RunTags["namespace"])}
 	for _, r := range l.cfg.Rules.Rules {
 		l.trackers = append(l.trackers, newTracker(r))
+	}
+	if p.Registry != nil && p.Pusher != nil && p.Engine != nil {
+		if l.firing, err = p.Registry.New(series.SLORuleFiringMetric, metrics.Gauge, metrics.Default); err != nil {
+			return verdict.Invalid(fmt.Errorf("--slo: %w", err))
+		}
+		l.pusher, l.tags = p.Pusher, map[*tracker]*metrics.TagSet{}
+		pool := metrics.NewTagPool()
+		for _, t := range l.trackers {
+			l.tags[t] = pool.With(p.Engine.RunTags(), metrics.Tag{Key: "alertname", Value: t.rule.Name},
+				metrics.Tag{Key: "severity", Value: t.rule.Severity}, metrics.Tag{Key: "judge", Value: "live"})
+		}
 	}
 	ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	// One loop per interval, so that every group keeps its own.
@@ -110,6 +128,7 @@ func (l *Live) evaluate(ctx context.Context, now time.Time, every time.Duration,
 	v := l.vars
 	v.Interval = every
 	v.Elapsed = max(now.Sub(l.start), every, l.cfg.PushInterval)
+	defer l.push(ts, now)
 	for _, t := range ts {
 		l.mu.Lock()
 		fired, err := t.evaluate(ctx, l.q, now, v)
@@ -153,10 +172,15 @@ func (l *Live) Judge(ctx context.Context, _ engine.Result) ([]summary.Rule, erro
 			errs = append(errs, err)
 		}
 	}
+	l.push(l.trackers, now)
 	outs := outcomes(l.trackers)
 	rules := make([]summary.Rule, 0, len(outs))
 	for _, o := range outs {
-		rules = append(rules, summary.Rule{Name: o.Alert, Severity: o.Severity, Fired: o.Fired, Text: o.Text(l.start)})
+		r := summary.Rule{Name: o.Alert, Severity: o.Severity, Fired: o.Fired, Text: o.Text(l.start)}
+		for _, iv := range o.Firing {
+			r.Firing = append(r.Firing, summary.Interval{From: iv.From, To: iv.To})
+		}
+		rules = append(rules, r)
 	}
 	if failed := Failed(outs); len(failed) > 0 {
 		msg := "server-side rules fired: " + Describe(failed, l.start)
@@ -169,6 +193,23 @@ func (l *Live) Judge(ctx context.Context, _ engine.Result) ([]summary.Rule, erro
 		return rules, fmt.Errorf("judge the run by its server-side rules: %w", errors.Join(errs...))
 	}
 	return rules, nil
+}
+
+// push writes the state of ts (1 firing, 0 not) at now into the run's series; a rule
+// not evaluated yet has none.
+func (l *Live) push(ts []*tracker, now time.Time) {
+	if l.firing == nil {
+		return
+	}
+	samples := make([]metrics.Sample, 0, len(ts))
+	l.mu.Lock()
+	for _, t := range ts {
+		if n := len(t.out.Points); n > 0 {
+			samples = append(samples, metrics.Sample{Metric: l.firing, Tags: l.tags[t], Time: now, Value: t.out.Points[n-1].V})
+		}
+	}
+	l.mu.Unlock()
+	l.pusher.Push(samples)
 }
 
 // Outcomes returns the rules' outcomes so far.

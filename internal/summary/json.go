@@ -16,6 +16,8 @@ import (
 // thresholds as {expr: failed}; root_group holds groups and checks keyed by name. Time
 // values are milliseconds, as in k6. With a summary breakdown (scenario.Test's
 // SummaryBreakdown) its rows are sub-metrics of metrics and `breakdown` says what it did.
+// Tidemark's own keys sit beside k6's: threshold_windows, and slo for the server-side
+// rules (Input.Rules).
 func WriteExport(w io.Writer, in Input) error {
 	r, err := newReport(in)
 	if err != nil {
@@ -29,7 +31,10 @@ func WriteExport(w io.Writer, in Input) error {
 		// (thresholdName), what its windows saw. k6's metrics keep their shape.
 		ThresholdWindows map[string]map[string]windowed `json:"threshold_windows,omitempty"`
 		Breakdown        *breakdownInfo                 `json:"breakdown,omitempty"`
+		// SLO is Tidemark's: the server-side rules (--slo).
+		SLO *sloJSON `json:"slo,omitempty"`
 	}{
+		SLO:       sloOf(in),
 		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: legacyGroupOf(r.checks.root),
@@ -70,7 +75,7 @@ func WriteExport(w io.Writer, in Input) error {
 // WriteData writes the `--summary-file`: the `data` object k6 passes to handleSummary
 // (root_group, options, state, metrics with type, contains, values and thresholds)
 // plus Tidemark's per-stage table as `stages` and, with a summary breakdown, its rows
-// as sub-metrics and `breakdown`.
+// as sub-metrics and `breakdown`, and the server-side rules (Input.Rules) as `slo`.
 func WriteData(w io.Writer, in Input) error {
 	r, err := newReport(in)
 	if err != nil {
@@ -107,7 +112,9 @@ func WriteData(w io.Writer, in Input) error {
 		SetupData json.RawMessage   `json:"setup_data,omitempty"`
 		Stages    []stageRow        `json:"stages"`
 		Breakdown *breakdownInfo    `json:"breakdown,omitempty"`
+		SLO       *sloJSON          `json:"slo,omitempty"`
 	}{
+		SLO:       sloOf(in),
 		Breakdown: r.breakdown,
 		SetupData: setupData(in.SetupData),
 		RootGroup: dataGroupOf(r.checks.root),
@@ -137,6 +144,48 @@ func WriteData(w io.Writer, in Input) error {
 		out.Metrics[e.key] = m
 	}
 	return writeJSON(w, out)
+}
+
+// sloJSON is the run's server-side rules (--slo) in both JSON shapes, under a key of
+// Tidemark's own: failed is set when an error or critical rule fired.
+type sloJSON struct {
+	Failed bool       `json:"failed"`
+	Rules  []ruleJSON `json:"rules"`
+}
+
+// ruleJSON is one rule: how it went, and the spans over which it fired as times and
+// as offsets from the run's start in seconds.
+type ruleJSON struct {
+	Name     string       `json:"name"`
+	Severity string       `json:"severity"`
+	Fired    bool         `json:"fired"`
+	Text     string       `json:"text"`
+	Firing   []firingJSON `json:"firing,omitempty"`
+}
+
+type firingJSON struct {
+	StartSeconds float64   `json:"start_seconds"`
+	EndSeconds   float64   `json:"end_seconds"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+}
+
+// sloOf returns the JSON of the run's rules, nil without rules.
+func sloOf(in Input) *sloJSON {
+	if len(in.Rules) == 0 {
+		return nil
+	}
+	out := &sloJSON{Rules: make([]ruleJSON, 0, len(in.Rules))}
+	for _, r := range in.Rules {
+		rj := ruleJSON{Name: r.Name, Severity: r.Severity, Fired: r.Fired, Text: r.Text}
+		for _, iv := range r.Firing {
+			rj.Firing = append(rj.Firing, firingJSON{StartSeconds: iv.From.Sub(in.Start).Seconds(), EndSeconds: iv.To.Sub(in.Start).Seconds(),
+				Start: iv.From.UTC(), End: iv.To.UTC()})
+		}
+		out.Failed = out.Failed || (r.Fired && r.Severity != "warning")
+		out.Rules = append(out.Rules, rj)
+	}
+	return out
 }
 
 // windowed is what a windowed threshold's windows saw, in both JSON shapes: its

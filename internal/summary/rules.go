@@ -1,5 +1,10 @@
 package summary
 
+import (
+	"slices"
+	"time"
+)
+
 // Rule is the result of one server-side rule (internal/slo) of the run, shown in the
 // SERVER-SIDE RULES section beside the thresholds.
 type Rule struct {
@@ -10,6 +15,17 @@ type Rule struct {
 	Fired bool
 	// Text says how it went, e.g. "fired 12s in: 0.62 {pod="api-1"}".
 	Text string
+	// Firing are the spans over which it fired (from the first evaluation that found
+	// it firing to the last), which name it in the STAGES rows they overlap.
+	Firing []Interval
+}
+
+// Interval is a span of time.
+type Interval struct{ From, To time.Time }
+
+// firedBetween reports whether the rule fired at some time in [from, to].
+func (r Rule) firedBetween(from, to time.Time) bool {
+	return slices.ContainsFunc(r.Firing, func(iv Interval) bool { return !iv.From.After(to) && !iv.To.Before(from) })
 }
 
 // ruleLines renders the SERVER-SIDE RULES section: per rule ✓ or ✗ (a warning that

@@ -90,6 +90,8 @@ func scenarioTagged(win *aggregate.Snapshot, name string) bool {
 // whose window counts are too coarse, are not judged on that) and, in a run without
 // thresholds, an error rate over the default. A threshold on a counter's count is not
 // evaluated per stage: a total over the run says nothing of one stage's share of it.
+// A server-side rule (Input.Rules) of severity error or critical that fired in the
+// stage broke it too (it failed the run); a warning that fired is noted.
 func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 	row.Broke = nil
 	var notes []string
@@ -113,6 +115,19 @@ func (r *report) judge(st Stage, win *aggregate.Snapshot, row *stageRow) {
 			continue
 		}
 		notes = append(notes, "crossed in this stage: "+desc)
+	}
+	// A server-side rule broke the stages it fired in when it fails the run (error,
+	// critical); a warning that fired is noted.
+	for _, rule := range r.in.Rules {
+		if !rule.firedBetween(st.Start, st.End) {
+			continue
+		}
+		desc := fmt.Sprintf("rule %s [%s]", rule.Name, rule.Severity)
+		if rule.Severity == "warning" {
+			notes = append(notes, desc+" fired")
+			continue
+		}
+		row.Broke = append(row.Broke, desc)
 	}
 	if r.in.ThresholdSet == nil && row.ErrorRate != nil && *row.ErrorRate > defaultErrorRatioOK {
 		notes = append(notes, fmt.Sprintf("error rate %s%% > %s%%",
@@ -201,7 +216,11 @@ func (r *report) verdictNote() string {
 	if r.in.StageNote != "" {
 		return r.in.StageNote
 	}
-	return fmt.Sprintf("verdict: a stage broke when a threshold that failed the run is crossed in its own samples; "+
+	rules := ""
+	if len(r.in.Rules) > 0 {
+		rules = " or an error or critical server-side rule fired in it"
+	}
+	return fmt.Sprintf("verdict: a stage broke when a threshold that failed the run is crossed in its own samples"+rules+"; "+
 		"after the ';', what else stood out: drops, an arrival-rate stage under %s%% of its mean target (ramps under %s not judged), ",
 		jsNumber(achievedOK*100), minJudgedRamp) + r.noteTail()
 }
