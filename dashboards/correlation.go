@@ -28,7 +28,16 @@ func annotations() []annotation {
 		{name: "Run", query: "run_info", color: "rgba(31, 120, 193, 0.15)", title: "run $testid", text: "the run is live (tidemark_run_info, or k6_vus for a run k6 made)", tagKeys: ""},
 		{name: "Tidemark events", query: "events", color: "orange", title: "{{kind}}", text: "{{object}}", tagKeys: "kind,object", valueIsTime: true},
 		thresholdAnnotation("threshold_failed"),
+		ruleAnnotation("rule_fired"),
 	}
+}
+
+// ruleAnnotation is the layer of server-side rules (--slo) that fired
+// (tidemark_slo_rule_firing): a region from where each one first fired while it fires,
+// named by its alert and severity.
+func ruleAnnotation(query string) annotation {
+	return annotation{name: "Server-side rules fired", query: query, color: "purple", title: "rule fired: {{alertname}} [{{severity}}]",
+		text: "tidemark_slo_rule_firing is 1 (severity error or critical fails the run)", tagKeys: "alertname,severity"}
 }
 
 // thresholdAnnotation is the layer of failing thresholds (tidemark_threshold_result_pass): a

@@ -19,9 +19,12 @@ import (
 	"github.com/tidemark/tidemark/internal/aggregate"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
+	"github.com/tidemark/tidemark/internal/promapi"
 	"github.com/tidemark/tidemark/internal/promtest"
+	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 	"github.com/tidemark/tidemark/internal/threshold"
@@ -78,13 +81,26 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 	cfg.Series.TestID = testID
 	cfg.Series.NativeHistograms = true
 	var c *remotewrite.Client
+	// A server-side rule that fires from its first evaluation (every second) on: the
+	// rules annotation marks it.
+	rules, err := slo.Parse("rules.yaml", []byte(`groups:
+  - name: g
+    interval: 1s
+    rules:
+      - alert: VUsActive
+        expr: sum(k6_vus{testid="{{ .testid }}"}) > 0
+        labels: {severity: warning}
+`), 500*time.Millisecond)
+	require.NoError(t, err)
+	judge := slo.NewLive(slo.LiveConfig{Rules: &slo.Rules{Sources: []string{"rules.yaml"}, Rules: rules},
+		Querier: func() (query.Querier, error) { return promapi.Remote(promapi.Config{URL: prom.URL}) }, PushInterval: 500 * time.Millisecond})
 	start := time.Now()
 	res, err := loadtest.Run(context.Background(), loadtest.Config{Test: test, TestID: testID, Registry: metrics.NewRegistry(),
 		Actors: []loadtest.Actor{loadtest.Outputs(func(store *aggregate.Store, _ map[string]string) ([]loadtest.Sink, error) {
 			var err error
 			c, err = remotewrite.NewClient(cfg, series.FromAggregate(store), promslog.NewNopLogger(), nil)
 			return []loadtest.Sink{c}, err
-		})}})
+		}), judge}})
 	end := time.Now()
 	require.Equal(t, verdict.ErrThresholds, verdict.Of(err), "the windowed threshold fails the run: %v", err)
 	require.False(t, res.Run.Interrupted)
@@ -120,6 +136,9 @@ func TestLoadPanelsOnARealRun(t *testing.T) {
 		checked++
 		if strings.Contains(qu.Expr, "tidemark_threshold_result_pass") && !qu.Instant {
 			requireFailedFrom(t, v, first, name)
+		}
+		if strings.Contains(qu.Expr, "tidemark_slo_rule_firing") && !qu.Instant {
+			requireRuleFiredFrom(t, v, judge.Outcomes()[0], name)
 		}
 	}
 	require.Greater(t, checked, 40)
@@ -168,4 +187,24 @@ func requireFailedFrom(t *testing.T, v model.Value, first time.Time, name string
 		require.WithinDuration(t, first, firstOne, 2*time.Second, "%s", name)
 	}
 	require.Equal(t, [2]int{1, 1}, [2]int{windowed, plain}, name)
+}
+
+// requireRuleFiredFrom checks a rules annotation query: the rule's series is 1 from
+// about the evaluation that found it firing first.
+func requireRuleFiredFrom(t *testing.T, v model.Value, o slo.Outcome, name string) {
+	t.Helper()
+	require.NotEmpty(t, o.Firing, "%s: the rule fired", name)
+	m := v.(model.Matrix)
+	require.Len(t, m, 1, name)
+	require.Equal(t, model.LabelValue("VUsActive"), m[0].Metric["alertname"], name)
+	var firstOne time.Time
+	for _, p := range m[0].Values {
+		if p.Value == 1 {
+			firstOne = p.Timestamp.Time()
+			break
+		}
+	}
+	// One 1 s step of the query and one 500 ms push after the evaluation.
+	t.Logf("%s: rule fired at %s, annotation from %s", name, o.Firing[0].From.Format(time.TimeOnly+".000"), firstOne.Format(time.TimeOnly+".000"))
+	require.WithinDuration(t, o.Firing[0].From, firstOne, 2*time.Second, "%s", name)
 }

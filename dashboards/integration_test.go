@@ -121,6 +121,13 @@ func runData() []genSeries {
 		return 1
 	}))
 	add(k6("tidemark_threshold_result_pass", "metric", "http_req_duration", "threshold", "p(95)<500"), s5, gauge(always(1)))
+	// A server-side rule that fires while the error burst lasts.
+	add(k6("tidemark_slo_rule_firing", "alertname", "ErrorBurst", "severity", "error", "judge", "live"), s5, gauge(func(t time.Duration) float64 {
+		if failShare(t) > 0.05 {
+			return 1
+		}
+		return 0
+	}))
 	add(k6("k6_vus"), s5, gauge(func(t time.Duration) float64 { return rps(t) / 2 }))
 	add(k6("k6_vus_max"), s5, gauge(always(200)))
 	add(k6("k6_http_reqs_total", req("200", "true")...), s5, counter(func(t time.Duration) float64 { return rps(t) * (1 - failShare(t)) }))

@@ -135,12 +135,13 @@ func lacks(o layouts.Options) map[string]string {
 	out := map[string]string{
 		// Story 1's fixture: a ramping-arrival-rate run without checks, dropped
 		// iterations, restarts or events.
-		"Virtual users / B":                "an arrival-rate run has no VU target",
-		"Failed checks / A":                "the fixture's run has no checks",
-		"Dropped iterations/s / A":         "the fixture's run dropped no iterations",
-		"Container restarts / A":           "no container restarted",
-		"annotation Tidemark events / -":   "the fixture has no tidemark_event series",
-		"annotation Thresholds failed / -": "the fixture's run has no thresholds (no tidemark_threshold_result_pass)",
+		"Virtual users / B":                      "an arrival-rate run has no VU target",
+		"Failed checks / A":                      "the fixture's run has no checks",
+		"Dropped iterations/s / A":               "the fixture's run dropped no iterations",
+		"Container restarts / A":                 "no container restarted",
+		"annotation Tidemark events / -":         "the fixture has no tidemark_event series",
+		"annotation Thresholds failed / -":       "the fixture's run has no thresholds (no tidemark_threshold_result_pass)",
+		"annotation Server-side rules fired / -": "the fixture's run has no server-side rules (no tidemark_slo_rule_firing)",
 	}
 	// The Web Vitals row: the fixture's run has no browser VUs.
 	for _, key := range []string{

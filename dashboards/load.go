@@ -48,6 +48,7 @@ func Load(exprs Exprs) (dashboard.Dashboard, error) {
 		WithVariable(dashboard.NewAdHocVariableBuilder("filters").Label("Filters").Datasource(datasource()))
 
 	db.Annotation(b.annotationQuery(thresholdAnnotation("load_threshold_failed")))
+	db.Annotation(b.annotationQuery(ruleAnnotation("load_rule_fired")))
 
 	db.WithRow(row("Performance overview")).
 		WithPanel(b.stat("HTTP requests", "Requests made so far (k6_http_reqs_total).", units.Short, sixthWidth,

@@ -1,7 +1,11 @@
 package correlator
 
 import (
+	"slices"
+	"time"
+
 	"github.com/tidemark/tidemark/internal/facts"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -25,8 +29,9 @@ func KeyFacts(r *Result) []facts.KeyFact { return facts.Default().KeyFacts(r.Ana
 
 // WriteBack returns the events and key facts of a result as series to write back to
 // Prometheus (remote write): tidemark_event{testid,kind,object} and tidemark_fact_*
-// (KeyFacts, one sample at the run's end). Every series carries testid; facts the run
-// does not have produce no series.
+// (KeyFacts, one sample at the run's end), and with --slo the rules' states
+// (tidemark_slo_rule_firing). Every series carries testid; facts the run does not have
+// produce no series.
 func WriteBack(r *Result) []timeline.Series { return WriteBackWith(facts.Default(), r) }
 
 // WriteBackWith is WriteBack with the key facts of table t.
@@ -44,5 +49,44 @@ func WriteBackWith(t facts.Table, r *Result) []timeline.Series {
 			Points: []timeline.Point{{T: r.Window.Run.To, V: 1}},
 		})
 	}
+	out = append(out, sloSeries(r)...)
 	return append(out, t.Series(r.TestID, r.Window.Run.To, r.Analysis())...)
+}
+
+// sloSeries are the run's server-side rules judged over its window (--slo) as
+// series.SLORuleFiringMetric, judge="correlate": each rule's state at each of its
+// evaluations. Rules of the same name and severity are one series, firing when any
+// of them fires.
+func sloSeries(r *Result) []timeline.Series {
+	if r.SLO == nil {
+		return nil
+	}
+	var out []timeline.Series
+	index := map[[2]string]int{}
+	for _, o := range r.SLO.Run.Outcomes {
+		if len(o.Points) == 0 {
+			continue
+		}
+		key := [2]string{o.Alert, o.Severity}
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, timeline.Series{Labels: map[string]string{"__name__": series.SLORuleFiringMetric, "testid": r.TestID,
+				"alertname": o.Alert, "severity": o.Severity, "judge": "correlate"}})
+		}
+		byT := map[time.Time]int{}
+		for j, p := range out[i].Points {
+			byT[p.T] = j
+		}
+		for _, p := range o.Points {
+			if j, ok := byT[p.T]; ok {
+				out[i].Points[j].V = max(out[i].Points[j].V, p.V)
+				continue
+			}
+			out[i].Points = append(out[i].Points, timeline.Point{T: p.T, V: p.V})
+		}
+		slices.SortFunc(out[i].Points, func(a, b timeline.Point) int { return a.T.Compare(b.T) })
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/analysis"
 	"github.com/tidemark/tidemark/internal/facts"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -110,4 +111,27 @@ func TestWriteBackBottleneck(t *testing.T) {
 	if s.Labels["resource"] != "load-generator" || s.Labels["testid"] != "t1" || len(s.Points) != 1 || !s.Points[0].T.Equal(end) || s.Points[0].V != 1 {
 		t.Errorf("got %+v", s)
 	}
+}
+
+// TestWriteBackSLO: with --slo, every rule's state at each evaluation over the run is
+// written back as tidemark_slo_rule_firing{judge="correlate"}; two rules of one name
+// and severity are one series, firing when either fires.
+func TestWriteBackSLO(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return from.Add(time.Duration(s) * time.Second) }
+	r := &Result{TestID: "slo-1", Window: Windows{Run: timeline.Window{From: from, To: at(15)}}, SLO: &slo.Report{Run: slo.Span{Outcomes: []slo.Outcome{
+		{Alert: "CPUThrottlingHigh", Severity: "error", Points: []slo.Point{{T: at(5), V: 0}, {T: at(10), V: 1}, {T: at(15), V: 1}}},
+		{Alert: "CPUThrottlingHigh", Severity: "error", Points: []slo.Point{{T: at(5), V: 1}, {T: at(10), V: 0}, {T: at(15), V: 0}}},
+		{Alert: "Never", Severity: "warning"},
+	}}}}
+	var got []timeline.Series
+	for _, s := range WriteBack(r) {
+		if s.Label("__name__") == "tidemark_slo_rule_firing" {
+			got = append(got, s)
+		}
+	}
+	require.Len(t, got, 1, "a rule never evaluated has no series")
+	require.Equal(t, `tidemark_slo_rule_firing{alertname="CPUThrottlingHigh", judge="correlate", severity="error", testid="slo-1"}`, got[0].String())
+	require.Equal(t, []timeline.Point{{T: at(5), V: 1}, {T: at(10), V: 1}, {T: at(15), V: 1}}, got[0].Points)
 }

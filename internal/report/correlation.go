@@ -306,7 +306,7 @@ func loadSection(r *correlator.Result) Section {
 		s.Text = append(s.Text, "Verdict: "+l.VerdictRule+".")
 	}
 	t := Table{Title: "Stages", Columns: []string{"Stage", "Scenario", "Window", "Target", "Achieved", "req/s", "p50", "p95", "p99", "Errors", "Dropped", "Verdict"}}
-	for _, st := range l.Stages {
+	for i, st := range l.Stages {
 		unit := " " + analysis.TargetUnit(st.Unit)
 		if st.Inferred {
 			unit += " (inferred)"
@@ -315,7 +315,7 @@ func loadSection(r *correlator.Result) Section {
 			fmt.Sprintf("%d (%s)", st.Index+1, st.Kind), st.Scenario,
 			fmtOffset(st.From.Sub(r.Window.Run.From)) + " – " + fmtOffset(st.To.Sub(r.Window.Run.From)),
 			analysis.FormatNum(st.TargetAvg) + unit, FormatFact(st.Achieved), FormatFact(st.RequestRate),
-			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), analysis.FormatNum(st.Dropped), st.Why,
+			FormatFact(st.P50), FormatFact(st.P95), FormatFact(st.P99), FormatFact(st.ErrorRate), analysis.FormatNum(st.Dropped), st.Why + stageRules(r, i),
 		})
 	}
 	s.Tables = append(s.Tables, t)

@@ -55,3 +55,22 @@ func ruleMark(o slo.Outcome) string {
 	}
 	return "✓"
 }
+
+// stageRules names the server-side rules (--slo) that fired in the i-th stage of the
+// Load section, for its verdict cell: "; rules fired: CPUThrottlingHigh [error]". The
+// rules' stages are the Load section's, in its order.
+func stageRules(r *correlator.Result, i int) string {
+	if r.SLO == nil || i >= len(r.SLO.Stages) {
+		return ""
+	}
+	var fired []string
+	for _, o := range slo.Sorted(r.SLO.Stages[i].Outcomes) {
+		if o.Fired {
+			fired = append(fired, fmt.Sprintf("%s [%s]", o.Alert, o.Severity))
+		}
+	}
+	if len(fired) == 0 {
+		return ""
+	}
+	return "; server-side rules fired: " + strings.Join(fired, ", ")
+}

@@ -85,3 +85,26 @@ func TestEvaluationTimes(t *testing.T) {
 	require.Equal(t, []time.Time{t0.Add(5 * time.Second), t0.Add(10 * time.Second), t0.Add(12 * time.Second)}, got)
 	require.Equal(t, []time.Time{t0.Add(10 * time.Second)}, evaluationTimes(t0, t0.Add(10*time.Second), 10*time.Second))
 }
+
+// TestTrackerFiringSpans: the outcome keeps the spans over which the rule fired (a
+// resolved alert ends one, a new firing starts another) and its state at every
+// evaluation, 1 firing and 0 not.
+func TestTrackerFiringSpans(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	tr := newTracker(Rule{Name: "A", Severity: SeverityError, For: 5 * time.Second})
+	for i, v := range []model.Vector{vec("a"), vec("a"), vec("a"), nil, vec("b"), vec("b")} {
+		tr.step(context.Background(), at(5*(i+1)), "x", v)
+	}
+	o := tr.out
+	require.Equal(t, []Interval{{From: at(10), To: at(15)}, {From: at(30), To: at(30)}}, o.Firing)
+	var vs []float64
+	for _, p := range o.Points {
+		vs = append(vs, p.V)
+	}
+	require.Equal(t, []float64{0, 1, 1, 0, 0, 1}, vs)
+	require.True(t, o.FiredBetween(at(12), at(20)))
+	require.False(t, o.FiredBetween(at(16), at(29)))
+	require.True(t, o.FiredBetween(at(30), at(40)))
+}
