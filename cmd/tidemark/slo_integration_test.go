@@ -163,11 +163,15 @@ flow:
 }
 
 // TestIntegrationSLOBadRules: a rule file that does not validate ends run and correlate
-// with exit code 104 before anything runs, naming file, line and field.
+// with exit code 104 before anything runs, naming file, line and field of every
+// mistake: a range shorter than the push interval, an unknown severity, PromQL that
+// does not parse, a `for` shorter than the push interval.
 func TestIntegrationSLOBadRules(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "bad.yaml")
-	require.NoError(t, os.WriteFile(p, []byte("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: rate(up[1s]) > 0\n        labels: {severity: page}\n"), 0o600))
+	require.NoError(t, os.WriteFile(p, []byte("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: rate(up[1s]) > 0\n        labels: {severity: page}\n"+
+		"      - alert: B\n        expr: sum(rate(up[1m])\n        labels: {severity: error}\n"+
+		"      - alert: C\n        expr: up == 0\n        for: 2s\n        labels: {severity: critical}\n"), 0o600))
 	scen := writeScenario(t, "scenarios:\n  s: {executor: shared-iterations, iterations: 1}\nflow:\n  - url: http://127.0.0.1:9/\n")
 	for _, args := range [][]string{
 		{"run", "-q", "--no-embedded-store", "--slo", p, scen},
@@ -178,6 +182,8 @@ func TestIntegrationSLOBadRules(t *testing.T) {
 		require.Equal(t, exitcode.InvalidConfig, code, "%v: %s", args, stderr.String())
 		require.Contains(t, stderr.String(), p+`:5: group "g", rule "A", field expr: window [1s] is shorter than the push interval 5s`)
 		require.Contains(t, stderr.String(), p+`:6: group "g", rule "A", field labels.severity: unknown severity "page"`)
+		require.Contains(t, stderr.String(), p+`:8: group "g", rule "B", field expr: could not parse expression: 1:17: parse error: unclosed left parenthesis`)
+		require.Contains(t, stderr.String(), p+`:12: group "g", rule "C", field for: 2s is shorter than the push interval 5s`)
 	}
 }
 

@@ -366,7 +366,9 @@ func Parse(name string, content []byte, pushInterval time.Duration) ([]Rule, err
 	for _, err := range perrs {
 		errs = append(errs, rulefmtError(name, nodes, err))
 	}
-	if len(errs) > 0 || groups == nil {
+	// rulefmt's validation errors come with the groups it read: the checks below still
+	// run, so that one pass names every mistake of the file.
+	if groups == nil {
 		return nil, errors.Join(errs...)
 	}
 	var out []Rule
@@ -448,11 +450,12 @@ func nodeValue(n *yaml.Node) string {
 }
 
 // checkWindows returns an error for a range or subquery of expr shorter than min: it
-// would hold fewer than one sample of the run's series.
+// would hold fewer than one sample of the run's series. An expression that does not
+// parse has none (rulefmt reports it).
 func checkWindows(expr string, minimum time.Duration) error {
 	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
 	if err != nil {
-		return fmt.Errorf("could not parse expression: %w", err)
+		return nil // rulefmt names it
 	}
 	var errs []error
 	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {

@@ -76,6 +76,14 @@ func TestParseErrors(t *testing.T) {
 			wantErr: `r.yaml:4: group "g", rule "job:up:sum", field record: recording rules are not evaluated: write an alerting rule (alert, expr, for, labels.severity)`,
 		},
 		{
+			name: "every mistake of a file at once",
+			file: "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: sum(rate(x[1m])\n        labels: {severity: error}\n" +
+				"      - alert: B\n        expr: up == 0\n        for: 1s\n        labels: {severity: page}\n",
+			wantErr: `r.yaml:5: group "g", rule "A", field expr: could not parse expression: 1:16: parse error: unclosed left parenthesis` + "\n" +
+				`r.yaml:10: group "g", rule "B", field labels.severity: unknown severity "page": expected one of warning, error, critical` + "\n" +
+				`r.yaml:9: group "g", rule "B", field for: 1s is shorter than the push interval 5s: expected 0 or at least 5s`,
+		},
+		{
 			name:    "unknown field",
 			file:    ruleFile("        expr: up == 0\n        severity: error\n"),
 			wantErr: "r.yaml:6: yaml: unmarshal errors:\n  line 6: field severity not found in type rulefmt.Rule",
