@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,11 +82,37 @@ flow:
     url: `+srv.ServiceURLs()["api"]+`/coupons/poll
 `)
 	var stdout, stderr bytes.Buffer
+	export := filepath.Join(t.TempDir(), "export.json")
 	code := run([]string{"run", "-q", "--testid", "slo-throttle", "--remote-write.url", prom.WriteURL(),
-		"--prometheus.url", prom.URL, "--slo", rules, scen}, &stdout, &stderr)
+		"--prometheus.url", prom.URL, "--slo", rules, "--summary-export", export, scen}, &stdout, &stderr)
 	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	out := stdout.String()
 	require.Contains(t, out, "█ SERVER-SIDE RULES")
+	require.Regexp(t, `steady #1 .* broke: rule CPUThrottlingHigh \[error\]`, out, "the STAGES row names the rule")
+	var exp struct {
+		Metrics map[string]json.RawMessage `json:"metrics"`
+		SLO     struct {
+			Failed bool `json:"failed"`
+			Rules  []struct {
+				Name   string            `json:"name"`
+				Fired  bool              `json:"fired"`
+				Firing []json.RawMessage `json:"firing"`
+			} `json:"rules"`
+		} `json:"slo"`
+	}
+	b, err := os.ReadFile(export)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &exp))
+	require.Contains(t, exp.Metrics, "http_reqs", "k6's keys keep their shape")
+	require.True(t, exp.SLO.Failed)
+	require.Equal(t, "CPUThrottlingHigh", exp.SLO.Rules[0].Name)
+	require.True(t, exp.SLO.Rules[0].Fired)
+	require.NotEmpty(t, exp.SLO.Rules[0].Firing)
+	// The rules' states went out with the run's series.
+	promtest.WaitForQuery(t, prom.URL, `max_over_time(tidemark_slo_rule_firing{testid="slo-throttle", alertname="CPUThrottlingHigh", severity="error", judge="live"}[1h]) == 1`,
+		10*time.Second, promtest.SeriesCount(1))
+	promtest.WaitForQuery(t, prom.URL, `max_over_time(tidemark_slo_rule_firing{testid="slo-throttle", alertname="HPAMaxedOutOverTarget", judge="live"}[1h]) == 0`,
+		10*time.Second, promtest.SeriesCount(1))
 	require.Regexp(t, `✗ CPUThrottlingHigh \[error\] fired \d+s in: [01](\.\d+)? \{namespace="loadtest", pod="api-`, out)
 	require.Contains(t, out, "✓ HPAMaxedOutOverTarget [error] did not fire", "the profile has no HPA")
 	require.Contains(t, stderr.String(), "Server-side rule fired", "fired while the run went, not only at its end")
@@ -96,10 +123,10 @@ flow:
 	stdout.Reset()
 	stderr.Reset()
 	code = run([]string{"correlate", "--testid", "slo-throttle", "--prometheus.url", prom.URL, "--slo", rules, "--output.dir", dir,
-		"--no-write-back", "--baseline", "30s", "--after", "0", "--lookback", "1h"}, &stdout, &stderr)
+		"--baseline", "30s", "--after", "0", "--lookback", "1h"}, &stdout, &stderr)
 	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	require.Regexp(t, `✗ CPUThrottlingHigh \[error\] fired \d+s in`, stdout.String())
-	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	b, err = os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	var res correlator.Result
 	require.NoError(t, json.Unmarshal(b, &res))
@@ -116,11 +143,17 @@ flow:
 	require.True(t, th.FiredAt.After(res.Window.Run.From) && !th.FiredAt.After(res.Window.Run.To), "fired inside the run: %+v", th)
 	require.False(t, byName["HPAMaxedOutOverTarget"].Fired)
 	require.Positive(t, byName["HPAMaxedOutOverTarget"].Evaluations)
-	require.NotEmpty(t, res.SLO.Stages, "judged per stage too")
+	require.Len(t, res.SLO.Stages, 1, "judged per stage too")
+	require.True(t, slices.ContainsFunc(res.SLO.Stages[0].Outcomes, func(o slo.Outcome) bool { return o.Alert == "CPUThrottlingHigh" && o.Fired }),
+		"%+v", res.SLO.Stages[0])
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "Server-side rules")
 	require.Contains(t, string(md), "✗ CPUThrottlingHigh")
+	require.Contains(t, string(md), "server-side rules fired: CPUThrottlingHigh [error]", "the Stages table names the rule")
+	// Written back beside the live judgement.
+	promtest.WaitForQuery(t, prom.URL, `max_over_time(tidemark_slo_rule_firing{testid="slo-throttle", alertname="CPUThrottlingHigh", judge="correlate"}[1h]) == 1`,
+		10*time.Second, promtest.SeriesCount(1))
 }
 
 // TestIntegrationSLOCriticalAborts: HPAMaxedOutOverTarget made critical aborts a run
