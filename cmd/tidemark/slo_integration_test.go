@@ -266,3 +266,54 @@ flow:
 	require.Regexp(t, `✗ RequestsSeen \[error\] fired \d+s in`, stdout.String())
 	require.Contains(t, stdout.String(), "✓ Never [critical] did not fire")
 }
+
+// TestIntegrationWindowedThresholdPerStage: a windowed threshold that fails only while
+// the slow scenario runs is named in that scenario's STAGES row, in the summary and in
+// the report of `correlate` (read back from the run's tidemark_threshold_result_pass),
+// and in no other stage.
+func TestIntegrationWindowedThresholdPerStage(t *testing.T) {
+	t.Parallel()
+	_, url := startTestTarget(t, target.Config{})
+	data := filepath.Join(t.TempDir(), "data")
+	scen := writeScenario(t, `
+thresholds:
+  http_req_duration: [{threshold: 'p(95)<200', window: 2s}]
+scenarios:
+  fast:
+    executor: constant-arrival-rate
+    rate: 20
+    duration: 4s
+    preAllocatedVUs: 10
+    flow: [{url: '`+url+`/?delay=5ms'}]
+  slow:
+    executor: constant-arrival-rate
+    rate: 20
+    startTime: 4s
+    duration: 4s
+    preAllocatedVUs: 20
+    flow: [{url: '`+url+`/?delay=300ms'}]
+`)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--testid", "win-stages", "--storage.tsdb.path", data, "--remote-write.push-interval", "1s", scen}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Regexp(t, `slow #1 .*broke: http_req_duration 'p\(95\)<200' over 2s`, stdout.String())
+	require.NotRegexp(t, `fast #1 .*over 2s`, stdout.String())
+
+	dir := filepath.Join(t.TempDir(), "report")
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"correlate", "--testid", "win-stages", "--storage.tsdb.path", data, "--output.dir", dir,
+		"--no-write-back", "--after", "0"}, &stdout, &stderr)
+	require.Zero(t, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	var res correlator.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+	named := map[string]int{}
+	for _, st := range res.Load.Stages {
+		if strings.Contains(st.Why, "http_req_duration 'p(95)<200' over 2s") {
+			named[st.Scenario]++
+		}
+	}
+	require.Equal(t, map[string]int{"slow": 1}, named, "%+v", res.Load.Stages)
+}

@@ -19,6 +19,11 @@ import (
 // for a run that wrote none, stages are judged by the catalog's defaults.
 const QThresholds = "thresholds"
 
+// QWindowedFailed is the optional query of the run's windowed thresholds
+// (tidemark_threshold_result_pass with a window label): 1 while the latest window
+// fails, labelled metric, threshold and window.
+const QWindowedFailed = "windowed_thresholds_failed"
+
 // minJudgedRampPushes is the shortest ramp judged on achieved-vs-target, in push
 // intervals: over a shorter ramp the iterations counted in the stage's pushes lag a
 // target that moves faster than the pushes, so it is reported but not judged on it.
@@ -205,6 +210,7 @@ func judgeStage(tl *timeline.Timeline, sf *StageFacts, rt *RunThresholds, res ti
 			}
 		}
 	}
+	broke = append(broke, windowsFailed(tl, sf, res)...)
 	if sf.Dropped > 0 {
 		broke = append(broke, strconv.FormatFloat(sf.Dropped, 'f', -1, 64)+" dropped")
 	}
@@ -360,4 +366,31 @@ func formatPercent(r float64) string {
 func roundTo(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
+}
+
+// windowsFailed names the windowed thresholds whose windows failed in the stage, as
+// "http_req_duration 'p(95)<500' over 30s". The run's last push carries each windowed
+// threshold's verdict (0 when any window failed) rather than its latest window, so the
+// points of the run's last push interval are not read. A stage in which its scenario
+// had no target, and a threshold keyed on another scenario, are left out.
+func windowsFailed(tl *timeline.Timeline, sf *StageFacts, res time.Duration) []string {
+	if sf.StartTarget == 0 && sf.EndTarget == 0 {
+		return nil // its scenario was idle: the windows judged the others' samples
+	}
+	var out []string
+	last := tl.Run.To.Add(-res)
+	for _, s := range tl.Set(QWindowedFailed) {
+		if k, err := threshold.ParseKey(s.Label("metric")); err == nil {
+			if v, ok := metrics.TagValue(k.Tags, "scenario"); ok && v != sf.Scenario {
+				continue // another scenario's threshold
+			}
+		}
+		for _, p := range s.Points {
+			if p.V == 1 && !p.T.Before(sf.From) && p.T.Before(sf.To) && p.T.Before(last) {
+				out = append(out, fmt.Sprintf("%s '%s' over %s", s.Label("metric"), s.Label("threshold"), s.Label("window")))
+				break
+			}
+		}
+	}
+	return out
 }
