@@ -212,7 +212,7 @@ func correlateCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, act
 	cmd.Flag("output.dir", "Directory for report.md, report.json and report.html; default reports/<testid>.").StringVar(&cfg.outputDir)
 	cmd.Flag("grafana.url", "Grafana base URL, to print a link to the run-correlation dashboard for this run.").
 		PlaceHolder("URL").StringVar(&cfg.grafanaURL)
-	cmd.Flag("write-back", "Write the events and key facts back as series (tidemark_event{testid,kind,object}, tidemark_fact_*) "+
+	cmd.Flag("write-back", "Write the events and key facts back as series (tidemark_event{testid,kind,object}, tidemark_fact_*; with --slo, tidemark_slo_rule_firing{judge=\"correlate\"}) "+
 		"for Grafana annotations and PromQL.").Default("true").BoolVar(&cfg.writeBack)
 	cmd.Flag("write-back.url", "Remote-write endpoint for --write-back; default: --prometheus.url + /api/v1/write, or the embedded store.").
 		PlaceHolder("URL").StringVar(&cfg.writeBackURL)
