@@ -317,3 +317,60 @@ scenarios:
 	}
 	require.Equal(t, map[string]int{"slow": 1}, named, "%+v", res.Load.Stages)
 }
+
+// TestIntegrationSLOHandleSummary: a script's handleSummary sees the server-side rules
+// under data.slo (Tidemark's key), with the spans they fired over, while data.metrics
+// keeps k6's shape (no tidemark_slo_rule_firing in it); a warning that fired does not
+// fail the run.
+func TestIntegrationSLOHandleSummary(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yaml")
+	require.NoError(t, os.WriteFile(rules, []byte(`groups:
+  - name: run
+    interval: 1s
+    rules:
+      - alert: VUsActive
+        expr: sum(k6_vus{testid="{{ .testid }}"}) > 0
+        labels: {severity: warning}
+`), 0o600))
+	script := filepath.Join(dir, "script.js")
+	require.NoError(t, os.WriteFile(script, []byte(`
+import { sleep } from 'k6';
+export const options = { vus: 1, duration: '4s' };
+export default function () { sleep(0.1); }
+export function handleSummary(data) {
+  return { stdout: JSON.stringify({ slo: data.slo, own: Object.keys(data.metrics).filter((k) => k.startsWith('tidemark_')) }) + '\n' };
+}
+`), 0o600))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "--testid", "slo-script", "--storage.tsdb.path", filepath.Join(dir, "data"),
+		"--remote-write.push-interval", "1s", "--slo", rules, script}, &stdout, &stderr)
+	require.Zero(t, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	var got struct {
+		SLO struct {
+			Failed bool `json:"failed"`
+			Rules  []struct {
+				Name     string `json:"name"`
+				Severity string `json:"severity"`
+				Fired    bool   `json:"fired"`
+				Firing   []struct {
+					StartSeconds float64 `json:"start_seconds"`
+					EndSeconds   float64 `json:"end_seconds"`
+				} `json:"firing"`
+			} `json:"rules"`
+		} `json:"slo"`
+		Own []string `json:"own"`
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), stdout.String())
+	require.Empty(t, got.Own, "data.metrics keeps k6's shape")
+	require.False(t, got.SLO.Failed, "a warning does not fail the run")
+	require.Len(t, got.SLO.Rules, 1)
+	r := got.SLO.Rules[0]
+	require.Equal(t, "VUsActive", r.Name)
+	require.Equal(t, "warning", r.Severity)
+	require.True(t, r.Fired)
+	require.NotEmpty(t, r.Firing)
+	require.Greater(t, r.Firing[0].EndSeconds, r.Firing[0].StartSeconds, "fired at several evaluations")
+}
