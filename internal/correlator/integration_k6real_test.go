@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidemark/tidemark/internal/layouts/layoutstest"
 	"github.com/tidemark/tidemark/internal/query"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/timeline"
 )
 
@@ -27,7 +28,8 @@ import (
 // after the last k6_vus (699.659 s), and that push comes 4.69 s after the one before. By
 // testid alone, the window must end at the counters' final push, every request must be
 // counted, and the six stages must be inferred within one push of the script's, each
-// with the rate the script gave it.
+// with the rate the script gave it. Server-side rules (correlate --slo) judge the run
+// k6 made over its window and per stage.
 func TestIntegrationRealK6Run(t *testing.T) {
 	prom := layoutstest.LoadFiles(t, []string{"testdata/k6-v1.8.1-steps.om"})
 	lastCounter := time.UnixMilli(1796138700320).UTC()
@@ -87,4 +89,27 @@ func TestIntegrationRealK6Run(t *testing.T) {
 		require.InEpsilon(t, rate, st.Achieved.Value, 0.06, "stage %d's achieved rate", i)
 		require.InEpsilon(t, rate, st.RequestRate.Value, 0.06, "stage %d's request rate", i)
 	}
+
+	// The same run judged by a server-side rule (correlate --slo): k6's own series, over
+	// the run's window and per stage. Over 30 requests/s fires in the 40/s hold only.
+	rules, err := slo.Parse("rules.yaml", []byte(`groups:
+  - name: load
+    rules:
+      - alert: Over30PerSecond
+        expr: sum(rate(k6_http_reqs_total{testid="{{ .testid }}"}[10s])) > 30
+        labels: {severity: error}
+`), slo.DefaultPushInterval)
+	require.NoError(t, err)
+	res, err = New(q, cat, promslog.NewNopLogger()).Correlate(context.Background(), Config{
+		TestID: "k6-real-steps", Lookback: time.Since(lastCounter) + time.Hour, SLO: &slo.Rules{Sources: []string{"rules.yaml"}, Rules: rules},
+	})
+	require.NoError(t, err)
+	require.NotNil(t, res.SLO)
+	require.True(t, res.SLO.Failed)
+	require.ErrorContains(t, res.SLO.Err(), "Over30PerSecond (error) fired")
+	require.Len(t, res.SLO.Stages, len(want))
+	for i, fired := range map[int]bool{0: false, 2: false, 4: true} {
+		require.Equal(t, fired, res.SLO.Stages[i].Outcomes[0].Fired, "stage %d: %+v", i, res.SLO.Stages[i].Outcomes[0])
+	}
+	require.True(t, res.SLO.Run.Outcomes[0].FiredBetween(res.Load.Stages[4].From, res.Load.Stages[4].To))
 }
