@@ -214,3 +214,36 @@ func TestCapacityLastHeldIsAHold(t *testing.T) {
 	require.Equal(t, 0, *c.LastHeld, "only ramps: the last that held")
 	require.Equal(t, 1, *c.FirstBroke)
 }
+
+// TestWindowsFailed: a windowed threshold is named in the stages in which its series
+// says a window failed (1), not in an idle stage of its scenario, not for another
+// scenario's key, and not from the run's last push interval (the verdict, not a
+// window).
+func TestWindowsFailed(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return from.Add(time.Duration(s) * time.Second) }
+	series := func(metric string, fail func(s int) bool) timeline.Series {
+		out := timeline.Series{Labels: map[string]string{"metric": metric, "threshold": "p(95)<500", "window": "30s"}}
+		for s := 0; s <= 60; s += 5 {
+			v := 0.0
+			if fail(s) {
+				v = 1
+			}
+			out.Points = append(out.Points, timeline.Point{T: at(s), V: v})
+		}
+		return out
+	}
+	tl := &timeline.Timeline{Run: timeline.Window{From: from, To: at(60)}, Sets: map[string]timeline.Set{QWindowedFailed: {
+		series("http_req_duration", func(s int) bool { return (s >= 20 && s < 30) || s == 55 }),
+		series("http_req_duration{scenario:other}", func(int) bool { return true }),
+	}}}
+	stage := func(a, b int, target float64) *StageFacts {
+		return &StageFacts{Stage: timeline.Stage{Scenario: "spike", Window: timeline.Window{From: at(a), To: at(b)}, StartTarget: target, EndTarget: target}}
+	}
+	require.Empty(t, windowsFailed(tl, stage(0, 20, 10), 5*time.Second))
+	require.Equal(t, []string{"http_req_duration 'p(95)<500' over 30s"}, windowsFailed(tl, stage(20, 40, 10), 5*time.Second))
+	require.Empty(t, windowsFailed(tl, stage(20, 40, 0), 5*time.Second), "its scenario was idle")
+	require.Empty(t, windowsFailed(tl, stage(40, 60, 10), 5*time.Second), "the last push interval carries the verdict")
+	require.Equal(t, []string{"http_req_duration 'p(95)<500' over 30s"}, windowsFailed(tl, stage(40, 60, 10), 0), "read without the guard")
+}
