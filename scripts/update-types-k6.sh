@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Refreshes internal/js/testdata/types-k6 from the @types/k6 npm package, the
 # declarations TestTypesK6Coverage checks the runtime against. The version is pinned
-# and its npm integrity checked; k6/browser is left out (issue 30 covers it).
+# and its npm integrity checked.
 #   scripts/update-types-k6.sh            # the pinned version
 #   VERSION=2.4.0 INTEGRITY=sha512-… scripts/update-types-k6.sh
 set -euo pipefail
@@ -20,6 +20,6 @@ fi
 tar -xzf "$tgz" -C "$tmp"
 rm -rf "$dest"
 mkdir -p "$dest"
-(cd "$tmp/k6" && find . \( -name '*.d.ts' -o -name LICENSE -o -name README.md -o -name package.json \) -not -path './browser/*' |
+(cd "$tmp/k6" && find . \( -name '*.d.ts' -o -name LICENSE -o -name README.md -o -name package.json \) |
 	while read -r f; do mkdir -p "$dest/$(dirname "$f")" && cp "$f" "$dest/$f"; done)
-echo "internal/js/testdata/types-k6: @types/k6@$VERSION (without k6/browser)"
+echo "internal/js/testdata/types-k6: @types/k6@$VERSION"

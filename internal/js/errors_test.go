@@ -77,8 +77,8 @@ func TestBrokenScripts(t *testing.T) {
 		},
 		{
 			name:  "unknown k6 module",
-			files: map[string]string{"script.js": "import ws from 'k6/browser';\nexport default function () {}\n"},
-			want:  `script.js:1:16: unknown module "k6/browser": Tidemark does not implement it; its k6 modules are ` + k6Names(),
+			files: map[string]string{"script.js": "import ws from 'k6/nope';\nexport default function () {}\n"},
+			want:  `script.js:1:16: unknown module "k6/nope": Tidemark does not implement it; its k6 modules are ` + k6Names(),
 			code:  107,
 		},
 		{

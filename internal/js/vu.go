@@ -34,6 +34,7 @@ type vu struct {
 	initCtx context.Context          // ends the event loop of the init context (top-level await)
 	mods    map[string]*sobek.Object // source modules by id: their module objects
 	natives map[string]sobek.Value   // native modules by name: their exports
+	closers []modules.Closer         // native module instances to close with the VU
 	parse   sobek.Callable           // JSON.parse
 	iterVal sobek.Value
 
@@ -248,6 +249,9 @@ func (v *vu) native(t target) (sobek.Value, error) {
 	inst, err := t.native.NewInstance(v)
 	if err != nil {
 		return nil, fmt.Errorf("module %s: %w", t.name, err)
+	}
+	if c, ok := inst.(modules.Closer); ok {
+		v.closers = append(v.closers, c)
 	}
 	ex := inst.Exports()
 	obj := v.rt.NewObject()
@@ -513,6 +517,10 @@ func settled(res sobek.Value) (sobek.Value, error) {
 
 // Close releases the VU's runtime state once its scenario has ended.
 func (v *vu) Close() {
+	for _, c := range v.closers {
+		c.Close()
+	}
+	v.closers = nil
 	v.r.loader.vus.Delete(v.rt)
 	v.mods, v.natives, v.fn, v.data = nil, nil, nil, nil
 }

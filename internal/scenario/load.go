@@ -109,7 +109,7 @@ func unsupportedK6Options() []string {
 
 // commonScenarioFields are accepted by every executor.
 func commonScenarioFields() []string {
-	return []string{"executor", "startTime", "gracefulStop", "env", "tags", "flow", "exec"}
+	return []string{"executor", "startTime", "gracefulStop", "env", "tags", "flow", "exec", "options"}
 }
 
 // executorFields returns the options an executor accepts beyond the common ones.
@@ -613,12 +613,7 @@ func (d *decoder) scenarioMap(n *yaml.Node, flows map[string]*yaml.Node, env map
 }
 
 func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env map[string]string, defs testDefaults) *Scenario {
-	f, ok := d.mappingWith(e.val, field, allScenarioFields(), func(name string) string {
-		if name == "options" {
-			return "scenario options (k6 browser) are not supported by Tidemark; remove them"
-		}
-		return ""
-	})
+	f, ok := d.mapping(e.val, field, allScenarioFields())
 	if !ok {
 		return nil
 	}
@@ -652,6 +647,9 @@ func (d *decoder) scenario(e kv, field string, flows map[string]*yaml.Node, env 
 	}
 	if n, ok := set["tags"]; ok {
 		sc.Tags = d.stringMap(n, join(field, "tags"))
+	}
+	if n, ok := set["options"]; ok {
+		sc.Browser = d.browserOption(n, join(field, "options"))
 	}
 	var missing []string
 	for _, r := range requiredFields(sc.Executor) {
@@ -1151,4 +1149,35 @@ func (t *Test) ThresholdSet(typeOf threshold.TypeFunc) (*threshold.Set, error) {
 		}
 	}
 	return threshold.NewSet(defs, typeOf)
+}
+
+// browserOption decodes a scenario's options ({browser: {type: chromium}}, k6's only
+// scenario option) and returns the browser type.
+func (d *decoder) browserOption(n *yaml.Node, field string) string {
+	f, ok := d.mapping(n, field, []string{"browser"})
+	if !ok {
+		return ""
+	}
+	bn, ok := f.get("browser")
+	if !ok {
+		return ""
+	}
+	bf, ok := d.mapping(bn, join(field, "browser"), []string{"type"})
+	if !ok {
+		return ""
+	}
+	tn, ok := bf.get("type")
+	if !ok {
+		d.errorf(bn, join(join(field, "browser"), "type"), "missing browser type; expected chromium")
+		return ""
+	}
+	typ, ok := d.str(tn, join(join(field, "browser"), "type"))
+	if !ok {
+		return ""
+	}
+	if typ != "chromium" {
+		d.errorf(tn, join(join(field, "browser"), "type"), "unknown browser type %q; expected chromium", typ)
+		return ""
+	}
+	return typ
 }

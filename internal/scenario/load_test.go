@@ -413,7 +413,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:    "misspelt scenario option",
 			in:      "scenarios:\n  s:\n    executor: constant-vus\n    duration: 1m\n    gracefullStop: 1s",
-			wantErr: `t.yaml:5: scenarios.s.gracefullStop: unknown field "gracefullStop"; expected one of executor, startTime, gracefulStop, env, tags, flow, exec, vus, iterations, maxDuration, duration, stages, startVUs, gracefulRampDown, rate, timeUnit, preAllocatedVUs, maxVUs, startRate; did you mean "gracefulStop"?`,
+			wantErr: `t.yaml:5: scenarios.s.gracefullStop: unknown field "gracefullStop"; expected one of executor, startTime, gracefulStop, env, tags, flow, exec, options, vus, iterations, maxDuration, duration, stages, startVUs, gracefulRampDown, rate, timeUnit, preAllocatedVUs, maxVUs, startRate; did you mean "gracefulStop"?`,
 		},
 		{
 			name:    "misspelt step field",
@@ -447,7 +447,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "missing executor", in: "scenarios:\n  x: {vus: 1}", wantErr: `t.yaml:2: scenarios.x.executor: missing executor; expected one of shared-iterations, per-vu-iterations, constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate, externally-controlled`},
 		{name: "missing required options", in: "scenarios:\n  x:\n    executor: constant-arrival-rate\n    rate: 10", wantErr: `t.yaml:3: scenarios.x: missing required options duration, preAllocatedVUs; executor "constant-arrival-rate" needs duration, rate, preAllocatedVUs`},
 		{name: "missing stages", in: "scenarios:\n  x:\n    executor: ramping-vus", wantErr: `t.yaml:3: scenarios.x: missing required option stages; executor "ramping-vus" needs stages`},
-		{name: "option of another executor", in: "scenarios:\n  x:\n    executor: shared-iterations\n    duration: 1m", wantErr: `t.yaml:4: scenarios.x.duration: option not valid for executor "shared-iterations"; its options are executor, startTime, gracefulStop, env, tags, flow, exec, vus, iterations, maxDuration`},
+		{name: "option of another executor", in: "scenarios:\n  x:\n    executor: shared-iterations\n    duration: 1m", wantErr: `t.yaml:4: scenarios.x.duration: option not valid for executor "shared-iterations"; its options are executor, startTime, gracefulStop, env, tags, flow, exec, options, vus, iterations, maxDuration`},
 		{name: "bad scenario name", in: "scenarios:\n  a b: {executor: shared-iterations}", wantErr: `t.yaml:2: scenarios.a b: bad scenario name "a b"; expected letters, digits, '_' and '-' only`},
 		{name: "no scenarios", in: "scenarios: {}", wantErr: `t.yaml:1: scenarios: no scenarios; expected at least one, e.g. scenarios: {load: {executor: constant-vus, vus: 1, duration: 30s}}`},
 		{name: "zero vus", in: "scenarios: {x: {executor: constant-vus, vus: 0, duration: 1m}}", wantErr: `t.yaml:1: scenarios.x.vus: must be at least 1, got 0`},
@@ -680,9 +680,14 @@ func TestLoadMoreErrors(t *testing.T) {
 			wantErr: `t.yaml:1: rate: rate is a scenario option; expected it inside a scenario: scenarios: {NAME: {executor: ..., rate: ...}}`,
 		},
 		{
-			name:    "k6 browser options",
-			in:      "scenarios: {s: {executor: shared-iterations, options: {}}}\nflow: [{url: 'http://h/'}]",
-			wantErr: `t.yaml:1: scenarios.s.options: scenario options (k6 browser) are not supported by Tidemark; remove them`,
+			name:    "k6 browser type other than chromium",
+			in:      "scenarios: {s: {executor: shared-iterations, options: {browser: {type: firefox}}}}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: scenarios.s.options.browser.type: unknown browser type "firefox"; expected chromium`,
+		},
+		{
+			name:    "k6 scenario options other than browser",
+			in:      "scenarios: {s: {executor: shared-iterations, options: {cloud: {}}}}\nflow: [{url: 'http://h/'}]",
+			wantErr: `t.yaml:1: scenarios.s.options.cloud: unknown field "cloud"; expected one of browser`,
 		},
 		{
 			name:    "unused flow is checked",

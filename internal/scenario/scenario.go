@@ -90,6 +90,9 @@ type Scenario struct {
 	GracefulStop time.Duration // default 30s
 	Env          map[string]string
 	Tags         map[string]string
+	// Browser is options.browser.type ("chromium"): the scenario's VUs may use
+	// k6/browser. "" when not set.
+	Browser string
 
 	// shared-iterations, per-vu-iterations, constant-vus, externally-controlled.
 	VUs        int

@@ -39,6 +39,13 @@ type Instance interface {
 	Exports() Exports
 }
 
+// Closer is an optional capability of an Instance: Close releases what the instance
+// holds for its VU's life (a browser process). The runtime calls it once the VU will
+// run no more, on any goroutine.
+type Closer interface {
+	Close()
+}
+
 // Exports is what a module exports. Exports is itself an Instance, for modules with
 // no per-VU state.
 type Exports struct {

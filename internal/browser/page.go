@@ -1,0 +1,649 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Page is one tab of a browser context.
+type Page struct {
+	c      *Context
+	ctx    context.Context // the tab's chromedp context
+	cancel context.CancelFunc
+	flush  func(context.Context) error
+
+	mu        sync.Mutex
+	closed    bool
+	mainFrame cdp.FrameID
+	loader    cdp.LoaderID                     // the main frame's current document
+	lifecycle map[cdp.LoaderID]map[string]bool // lifecycle events reached, by document
+	navSeq    int                              // main-frame navigations so far
+	url       string
+	changed   chan struct{} // closed and replaced when the above change
+	responses map[cdp.LoaderID]*Response
+	requests  map[network.RequestID]*request
+}
+
+// Response is the response to a page's document request.
+type Response struct {
+	URL        string            `json:"url"`
+	Status     int64             `json:"status"`
+	StatusText string            `json:"statusText"`
+	Headers    map[string]string `json:"headers"`
+}
+
+// request is a network request in flight, for the metrics.
+type request struct {
+	url, method, typ string
+	start            float64 // monotonic seconds
+	wallBase         float64 // wall time minus monotonic time, seconds
+	sent             float64
+	status           int64
+	document         bool
+	loader           cdp.LoaderID
+}
+
+// NewPage opens a page in the context.
+func (c *Context) NewPage(ctx context.Context) (*Page, error) {
+	c.mu.Lock()
+	closed := c.closed
+	scripts := append([]string(nil), c.initScripts...)
+	c.mu.Unlock()
+	if closed {
+		return nil, errors.New("new page: the browser context is closed")
+	}
+	pctx, cancel := chromedp.NewContext(c.b.ctx, chromedp.WithExistingBrowserContext(c.id))
+	p := &Page{c: c, ctx: pctx, cancel: cancel, lifecycle: map[cdp.LoaderID]map[string]bool{},
+		changed: make(chan struct{}), responses: map[cdp.LoaderID]*Response{}, requests: map[network.RequestID]*request{}}
+	// Listen opens the tab with the context that owns it.
+	if err := chromedp.Listen(pctx, p.onEvent); err != nil {
+		cancel()
+		return nil, fmt.Errorf("new page: %w", err)
+	}
+	fail := func(err error) (*Page, error) {
+		cancel()
+		return nil, fmt.Errorf("new page: %w", err)
+	}
+	octx, ocancel := derive(pctx, ctx, c.b.cfg.Timeout)
+	defer ocancel()
+	tree, err := chromedp.Call(octx, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fail(err)
+	}
+	p.mu.Lock()
+	p.mainFrame = tree.FrameTree.Frame.ID
+	p.loader = tree.FrameTree.Frame.LoaderID
+	p.url = tree.FrameTree.Frame.URL
+	p.mu.Unlock()
+	if _, err := chromedp.Call(octx, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+		return fail(err)
+	}
+	if _, err := chromedp.Call(octx, network.Enable, network.EnableParams{}); err != nil {
+		return fail(err)
+	}
+	o := c.opts
+	if o.ViewportWidth > 0 && o.ViewportHeight > 0 {
+		if _, err := chromedp.Call(octx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: int64(o.ViewportWidth), Height: int64(o.ViewportHeight), DeviceScaleFactor: 1}); err != nil {
+			return fail(err)
+		}
+	}
+	if o.UserAgent != "" {
+		if _, err := chromedp.Call(octx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: o.UserAgent}); err != nil {
+			return fail(err)
+		}
+	}
+	if len(o.ExtraHTTPHeaders) > 0 {
+		h := network.Headers{}
+		for k, v := range o.ExtraHTTPHeaders {
+			h[k] = v
+		}
+		if _, err := chromedp.Call(octx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: h}); err != nil {
+			return fail(err)
+		}
+	}
+	for _, s := range scripts {
+		if _, err := chromedp.Call(octx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: s}); err != nil {
+			return fail(err)
+		}
+	}
+	if w := c.b.opts.Watch; w != nil {
+		flush, err := w(pctx, p.emit)
+		if err != nil {
+			return fail(fmt.Errorf("watch page: %w", err))
+		}
+		p.flush = flush
+	}
+	c.mu.Lock()
+	c.pages = append(c.pages, p)
+	c.mu.Unlock()
+	return p, nil
+}
+
+// Context is the page's browser context.
+func (p *Page) Context() *Context { return p.c }
+
+// TargetContext is the page's chromedp context.
+func (p *Page) TargetContext() context.Context { return p.ctx }
+
+// emit passes a sample to the browser's Emit.
+func (p *Page) emit(metric string, value float64, tags map[string]string, at time.Time) {
+	if e := p.c.b.opts.Emit; e != nil {
+		e(metric, value, tags, at)
+	}
+}
+
+// signal wakes the waiters; p.mu is held.
+func (p *Page) signal() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// onEvent follows the page's navigations and network. It runs on chromedp's event
+// goroutine and must not block.
+func (p *Page) onEvent(ev any) {
+	switch e := ev.(type) {
+	case *page.EventLifecycleEvent:
+		p.mu.Lock()
+		if e.FrameID == p.mainFrame {
+			if e.Name == "init" {
+				p.loader = e.LoaderID
+			}
+			m := p.lifecycle[e.LoaderID]
+			if m == nil {
+				m = map[string]bool{}
+				p.lifecycle[e.LoaderID] = m
+			}
+			m[e.Name] = true
+			p.signal()
+		}
+		p.mu.Unlock()
+	case *page.EventFrameNavigated:
+		if e.Frame == nil || e.Frame.ParentID != "" {
+			return
+		}
+		p.mu.Lock()
+		p.mainFrame = e.Frame.ID
+		p.loader = e.Frame.LoaderID
+		p.url = e.Frame.URL + e.Frame.URLFragment
+		p.navSeq++
+		p.signal()
+		p.mu.Unlock()
+	case *page.EventNavigatedWithinDocument:
+		p.mu.Lock()
+		if e.FrameID == p.mainFrame {
+			p.url = e.URL
+			p.navSeq++
+			p.signal()
+		}
+		p.mu.Unlock()
+	case *network.EventRequestWillBeSent:
+		p.requestStarted(e)
+	case *network.EventResponseReceived:
+		p.mu.Lock()
+		if r := p.requests[e.RequestID]; r != nil && e.Response != nil {
+			r.status = e.Response.Status
+			if r.document {
+				p.responses[r.loader] = newResponse(e.Response)
+			}
+		}
+		p.mu.Unlock()
+	case *network.EventLoadingFinished:
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.EncodedDataLength, false)
+	case *network.EventLoadingFailed:
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), 0, true)
+	}
+}
+
+func newResponse(r *network.Response) *Response {
+	h := map[string]string{}
+	for k, v := range r.Headers {
+		h[strings.ToLower(k)] = fmt.Sprint(v)
+	}
+	return &Response{URL: r.URL, Status: r.Status, StatusText: r.StatusText, Headers: h}
+}
+
+// requestStarted records a request; a redirect ends the request it follows.
+func (p *Page) requestStarted(e *network.EventRequestWillBeSent) {
+	if e.Request == nil || strings.HasPrefix(e.Request.URL, "data:") {
+		return
+	}
+	if e.RedirectResponse != nil {
+		p.mu.Lock()
+		if r := p.requests[e.RequestID]; r != nil {
+			r.status = e.RedirectResponse.Status
+		}
+		p.mu.Unlock()
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.RedirectResponse.EncodedDataLength, false)
+	}
+	sent := len(e.Request.Method) + len(e.Request.URL) + len(" HTTP/1.1\r\n\r\n")
+	for k, v := range e.Request.Headers {
+		sent += len(k) + len(fmt.Sprint(v)) + 4
+	}
+	for _, d := range e.Request.PostDataEntries {
+		sent += len(d.Bytes) * 3 / 4
+	}
+	r := &request{
+		url: e.Request.URL + e.Request.URLFragment, method: e.Request.Method, typ: string(e.Type),
+		start: e.Timestamp.Float64(), wallBase: float64(e.WallTime) - e.Timestamp.Float64(), sent: float64(sent),
+		document: e.Type == network.ResourceTypeDocument && e.LoaderID == cdp.LoaderID(e.RequestID), loader: e.LoaderID,
+	}
+	p.mu.Lock()
+	p.requests[e.RequestID] = r
+	p.mu.Unlock()
+}
+
+// requestEnded emits a finished (or failed) request's metrics, k6's
+// browser_http_req_duration, browser_http_req_failed, browser_data_sent and
+// browser_data_received, tagged url, name, method, status and resource_type.
+func (p *Page) requestEnded(id network.RequestID, ts, received float64, failed bool) {
+	p.mu.Lock()
+	r := p.requests[id]
+	delete(p.requests, id)
+	p.mu.Unlock()
+	if r == nil {
+		return
+	}
+	at := wall(r.wallBase + ts)
+	tags := map[string]string{
+		"url": r.url, "name": r.url, "method": r.method, "status": strconv.FormatInt(r.status, 10), "resource_type": r.typ,
+	}
+	fail := 0.0
+	if failed || r.status >= 400 || r.status == 0 {
+		fail = 1
+	}
+	p.emit("browser_http_req_duration", math.Max(0, ts-r.start), tags, at)
+	p.emit("browser_http_req_failed", fail, tags, at)
+	p.emit("browser_data_sent", r.sent, tags, at)
+	p.emit("browser_data_received", received, tags, at)
+}
+
+// wall converts seconds since the epoch.
+func wall(s float64) time.Time {
+	sec, frac := math.Modf(s)
+	return time.Unix(int64(sec), int64(frac*1e9))
+}
+
+// URL is the page's current URL.
+func (p *Page) URL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.url
+}
+
+// Closed reports whether the page was closed.
+func (p *Page) Closed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// lifecycleName is the browser's lifecycle event for k6's waitUntil.
+func lifecycleName(waitUntil string) (string, error) {
+	switch waitUntil {
+	case "", "load":
+		return "load", nil
+	case "domcontentloaded":
+		return "DOMContentLoaded", nil
+	case "networkidle":
+		return "networkIdle", nil
+	}
+	return "", fmt.Errorf("waitUntil %q: expected load, domcontentloaded or networkidle", waitUntil)
+}
+
+// ErrTimeout is wrapped by the errors of operations that ran out of time.
+var ErrTimeout = errors.New("timed out")
+
+// Goto navigates to url and waits for waitUntil (load, domcontentloaded,
+// networkidle); it returns the document's response, nil for a same-document
+// navigation. A timeout of 0 is the context's navigation timeout.
+func (p *Page) Goto(ctx context.Context, url, waitUntil string, timeout time.Duration) (*Response, error) {
+	name, err := lifecycleName(waitUntil)
+	if err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		_, timeout = p.c.Timeouts()
+	}
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	res, err := chromedp.Call(octx, page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		if errors.Is(octx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("navigating to %q: %w after %s", url, ErrTimeout, timeout)
+		}
+		return nil, fmt.Errorf("navigating frame to %q: %w", url, err)
+	}
+	if res.ErrorText != "" {
+		return nil, fmt.Errorf("navigating frame to %q: %s", url, res.ErrorText)
+	}
+	if res.LoaderID == "" {
+		return nil, nil
+	}
+	if err := p.waitLifecycle(octx, func() (cdp.LoaderID, bool) { return res.LoaderID, true }, name); err != nil {
+		if ctx.Err() == nil {
+			return nil, fmt.Errorf("navigating to %q: %w after %s", url, ErrTimeout, timeout)
+		}
+		return nil, err
+	}
+	return p.response(res.LoaderID), nil
+}
+
+// response is the response to the document of loader.
+func (p *Page) response(loader cdp.LoaderID) *Response {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.responses[loader]
+}
+
+// waitLifecycle waits until the document that which names has reached the lifecycle
+// event name.
+func (p *Page) waitLifecycle(ctx context.Context, which func() (cdp.LoaderID, bool), name string) error {
+	for {
+		p.mu.Lock()
+		ch := p.changed
+		loader, ok := which()
+		reached := ok && p.lifecycle[loader][name]
+		p.mu.Unlock()
+		if reached {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// NavigationMark is the page's count of main-frame navigations, for WaitForNavigation:
+// take it before the action that navigates.
+func (p *Page) NavigationMark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.navSeq
+}
+
+// WaitForNavigation waits for a main-frame navigation after mark (NavigationMark)
+// and for its document to reach waitUntil.
+func (p *Page) WaitForNavigation(ctx context.Context, mark int, waitUntil string, timeout time.Duration) (*Response, error) {
+	name, err := lifecycleName(waitUntil)
+	if err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		_, timeout = p.c.Timeouts()
+	}
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	var loader cdp.LoaderID
+	err = p.waitLifecycle(octx, func() (cdp.LoaderID, bool) {
+		if p.navSeq <= mark {
+			return "", false
+		}
+		loader = p.loader
+		return loader, true
+	}, name)
+	if err != nil {
+		if ctx.Err() == nil {
+			return nil, fmt.Errorf("waiting for navigation: %w after %s", ErrTimeout, timeout)
+		}
+		return nil, err
+	}
+	return p.response(loader), nil
+}
+
+// WaitForLoadState waits until the current document reached state (load,
+// domcontentloaded, networkidle).
+func (p *Page) WaitForLoadState(ctx context.Context, state string, timeout time.Duration) error {
+	name, err := lifecycleName(state)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		_, timeout = p.c.Timeouts()
+	}
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	if err := p.waitLifecycle(octx, func() (cdp.LoaderID, bool) { return p.loader, true }, name); err != nil {
+		if ctx.Err() == nil {
+			return fmt.Errorf("waiting for load state %q: %w after %s", state, ErrTimeout, timeout)
+		}
+		return err
+	}
+	return nil
+}
+
+// Reload reloads the page and waits for waitUntil.
+func (p *Page) Reload(ctx context.Context, waitUntil string, timeout time.Duration) (*Response, error) {
+	mark := p.NavigationMark()
+	if timeout <= 0 {
+		_, timeout = p.c.Timeouts()
+	}
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	if _, err := chromedp.Call(octx, page.Reload, page.ReloadParams{}); err != nil {
+		return nil, fmt.Errorf("reload: %w", err)
+	}
+	return p.WaitForNavigation(ctx, mark, waitUntil, timeout)
+}
+
+// Handle is a reference to an object in the page (a JSHandle).
+type Handle struct {
+	ObjectID    string `json:"objectId"`
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	Description string `json:"description"`
+}
+
+// Arg is an argument of Call: a JSON value, or a Handle when Handle is not empty.
+type Arg struct {
+	JSON   []byte
+	Handle string
+}
+
+// EvalError is an exception thrown by a page's JavaScript.
+type EvalError struct {
+	Message string
+}
+
+// Error returns the exception's message ("Error: boom").
+func (e *EvalError) Error() string { return e.Message }
+
+// Call calls fn, the source of a JavaScript function, in the page's main frame with
+// args, awaiting a returned promise. It returns the result as JSON, or with
+// byHandle a Handle of it. An exception is an *EvalError.
+func (p *Page) Call(ctx context.Context, fn string, args []Arg, byHandle bool, timeout time.Duration) ([]byte, *Handle, error) {
+	if timeout <= 0 {
+		timeout, _ = p.c.Timeouts()
+	}
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	g, err := chromedp.Call(octx, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis"})
+	if err != nil {
+		return nil, nil, p.opError(ctx, octx, err, timeout)
+	}
+	if g.Result == nil || g.Result.ObjectID == "" {
+		return nil, nil, errors.New("the page has no global object")
+	}
+	params := runtime.CallFunctionOnParams{
+		FunctionDeclaration: fn, ObjectID: g.Result.ObjectID, AwaitPromise: ptr(true), ReturnByValue: ptr(!byHandle),
+		UserGesture: ptr(true),
+	}
+	for _, a := range args {
+		if a.Handle != "" {
+			params.Arguments = append(params.Arguments, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(a.Handle)})
+			continue
+		}
+		v := a.JSON
+		if len(v) == 0 || string(v) == "undefined" {
+			params.Arguments = append(params.Arguments, &runtime.CallArgument{})
+			continue
+		}
+		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: jsonv2.Value(v)})
+	}
+	res, err := chromedp.Call(octx, runtime.CallFunctionOn, params)
+	if err != nil {
+		return nil, nil, p.opError(ctx, octx, err, timeout)
+	}
+	if d := res.ExceptionDetails; d != nil {
+		return nil, nil, &EvalError{Message: exceptionMessage(d)}
+	}
+	if res.Result == nil {
+		return []byte("null"), nil, nil
+	}
+	if byHandle {
+		r := res.Result
+		return nil, &Handle{ObjectID: string(r.ObjectID), Type: string(r.Type), Subtype: string(r.Subtype), Description: r.Description}, nil
+	}
+	if res.Result.Type == runtime.RemoteObjectTypeUndefined {
+		return nil, nil, nil
+	}
+	if u := res.Result.UnserializableValue; u != "" {
+		return json.RawMessage(strconv.Quote(string(u))), nil, nil
+	}
+	if len(res.Result.Value) == 0 {
+		return []byte("null"), nil, nil
+	}
+	return []byte(res.Result.Value), nil, nil
+}
+
+// opError is err of an operation with context octx made from ctx: a timeout names it.
+func (p *Page) opError(ctx, octx context.Context, err error, timeout time.Duration) error {
+	if errors.Is(octx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("%w after %s", ErrTimeout, timeout)
+	}
+	if p.Closed() {
+		return errors.New("the page is closed")
+	}
+	return err
+}
+
+// exceptionMessage is an exception's "Name: message".
+func exceptionMessage(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		msg, _, _ := strings.Cut(d.Exception.Description, "\n    at ")
+		return msg
+	}
+	if d.Exception != nil && len(d.Exception.Value) > 0 {
+		return "Uncaught " + string(d.Exception.Value)
+	}
+	return d.Text
+}
+
+// Release releases a Handle.
+func (p *Page) Release(ctx context.Context, h string) {
+	octx, cancel := derive(p.ctx, ctx, time.Second)
+	defer cancel()
+	_, _ = chromedp.Call(octx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: runtime.RemoteObjectID(h)})
+}
+
+// Command sends the protocol command method with params (a JSON object) to the
+// page's target and returns its result as JSON.
+func (p *Page) Command(ctx context.Context, method string, params []byte) ([]byte, error) {
+	timeout, _ := p.c.Timeouts()
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	if len(params) == 0 {
+		params = []byte("{}")
+	}
+	cmd := cdp.Command[jsonv2.Value, jsonv2.Value]{Method: method}
+	res, err := chromedp.Call(octx, cmd, jsonv2.Value(params))
+	if err != nil {
+		return nil, p.opError(ctx, octx, fmt.Errorf("%s: %w", method, err), timeout)
+	}
+	return []byte(res), nil
+}
+
+// ScreenshotOptions are page.screenshot's options.
+type ScreenshotOptions struct {
+	Path     string
+	FullPage bool
+	Type     string // png (default) or jpeg
+	Quality  int
+}
+
+// Screenshot captures the page (its viewport, or with FullPage all of it) and, with
+// Path, writes the image there.
+func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
+	timeout, _ := p.c.Timeouts()
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	typ := o.Type
+	if typ == "" && (strings.HasSuffix(o.Path, ".jpg") || strings.HasSuffix(o.Path, ".jpeg")) {
+		typ = "jpeg"
+	}
+	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
+	if typ == "jpeg" {
+		params.Format = page.CaptureScreenshotFormatJpeg
+		if o.Quality > 0 {
+			params.Quality = ptr(int64(o.Quality))
+		}
+	}
+	if o.FullPage {
+		m, err := chromedp.Call(octx, page.GetLayoutMetrics, cdp.Empty{})
+		if err != nil {
+			return nil, fmt.Errorf("screenshot: %w", err)
+		}
+		if s := m.CSSContentSize; s != nil {
+			params.Clip = &page.Viewport{Width: math.Ceil(s.Width), Height: math.Ceil(s.Height), Scale: 1}
+			params.CaptureBeyondViewport = ptr(true)
+		}
+	}
+	res, err := chromedp.Call(octx, page.CaptureScreenshot, params)
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", p.opError(ctx, octx, err, timeout))
+	}
+	img := res.Data
+	if o.Path != "" {
+		if err := os.MkdirAll(filepath.Dir(o.Path), 0o755); err != nil {
+			return nil, fmt.Errorf("screenshot: %w", err)
+		}
+		if err := os.WriteFile(o.Path, img, 0o644); err != nil {
+			return nil, fmt.Errorf("screenshot: %w", err)
+		}
+	}
+	return img, nil
+}
+
+// Close runs the Watch's flush and closes the tab. It is safe to call more than once.
+func (p *Page) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	var err error
+	if p.flush != nil {
+		fctx, cancel := derive(p.ctx, ctx, 5*time.Second)
+		err = p.flush(fctx)
+		cancel()
+	}
+	cctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	if cerr := chromedp.Cancel(cctx); cerr != nil && !errors.Is(cerr, context.Canceled) && !errors.Is(cerr, context.DeadlineExceeded) {
+		err = errors.Join(err, cerr)
+	}
+	cancel()
+	p.cancel()
+	p.c.forget(p)
+	return err
+}

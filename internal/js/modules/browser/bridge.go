@@ -1,0 +1,682 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp/device"
+	"github.com/grafana/sobek"
+
+	"github.com/tidemark/tidemark/internal/browser"
+	"github.com/tidemark/tidemark/internal/engine"
+	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/metrics"
+)
+
+// ErrNoBrowserOption is k6's error for the browser module in a scenario without
+// options.browser.type.
+var ErrNoBrowserOption = errors.New("browser not found in registry. make sure to set browser type option in scenario definition in order to use the browser module")
+
+// registerMetrics registers k6/browser's metrics in the VU's registry.
+func registerMetrics(vu modules.VU) (map[string]*metrics.Metric, error) {
+	return metrics.RegisterBrowser(vu.Registry())
+}
+
+// tagState is what samples of the browser carry: the VU's tags when it last called
+// into the module.
+type tagState struct {
+	env  *engine.VUEnv
+	tags *metrics.TagSet
+	meta map[string]string
+}
+
+// bridge is the native side of the module in one VU: its browser, its contexts and
+// pages by id.
+type bridge struct {
+	vu      modules.VU
+	opts    Options
+	metrics map[string]*metrics.Metric
+	tags    atomic.Pointer[tagState]
+	hooked  bool
+
+	mu       sync.Mutex
+	br       *browser.Browser
+	closed   bool
+	nextID   int64
+	cur      int64 // the current browser context's id, 0 for none
+	contexts map[int64]*browser.Context
+	pages    map[int64]*browser.Page
+}
+
+var _ modules.Closer = (*bridge)(nil)
+
+func newBridge(vu modules.VU, opts Options, m map[string]*metrics.Metric) *bridge {
+	return &bridge{vu: vu, opts: opts, metrics: m, contexts: map[int64]*browser.Context{}, pages: map[int64]*browser.Page{}}
+}
+
+// Close kills the VU's browser.
+func (b *bridge) Close() {
+	b.mu.Lock()
+	br := b.br
+	b.closed = true
+	b.mu.Unlock()
+	if br != nil {
+		_ = br.Close()
+	}
+}
+
+// emit pushes one sample with the VU's tags; it may run on any goroutine.
+func (b *bridge) emit(metric string, value float64, tags map[string]string, at time.Time) {
+	ts := b.tags.Load()
+	m := b.metrics[metric]
+	if ts == nil || m == nil {
+		return
+	}
+	extra := make([]metrics.Tag, 0, len(tags))
+	for k, v := range tags {
+		extra = append(extra, metrics.Tag{Key: k, Value: v})
+	}
+	set := ts.tags
+	if len(extra) > 0 {
+		set = ts.env.Pool.With(ts.tags, extra...)
+	}
+	ts.env.Pusher.Push([]metrics.Sample{{Metric: m, Tags: set, Time: at, Value: value, Metadata: ts.meta}})
+}
+
+// state returns the VU's state after checking the scenario may use the browser; it
+// keeps the VU's tags for emit and closes the browser context at the end of each
+// iteration.
+func (b *bridge) state() (*modules.State, error) {
+	st := b.vu.State()
+	if st == nil {
+		return nil, fmt.Errorf("k6/browser: %w", modules.ErrVUContext)
+	}
+	if st.Scenario == nil || st.Scenario.Browser == "" {
+		return nil, ErrNoBrowserOption
+	}
+	b.tags.Store(&tagState{env: st.Env, tags: st.Tags(), meta: st.Metadata()})
+	if !b.hooked {
+		b.hooked = true
+		st.OnIterationEnd(func(bool) { b.endIteration() })
+	}
+	return st, nil
+}
+
+// endIteration closes the VU's browser context, as k6 does at the end of an
+// iteration.
+func (b *bridge) endIteration() {
+	b.mu.Lock()
+	ctxs := b.contexts
+	b.contexts, b.pages, b.cur = map[int64]*browser.Context{}, map[int64]*browser.Page{}, 0
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range ctxs {
+		_ = c.Close(ctx)
+	}
+}
+
+// browser returns the VU's browser, launching it the first time.
+func (b *bridge) browser(ctx context.Context) (*browser.Browser, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("the browser is closed")
+	}
+	if b.br != nil && b.br.Connected() {
+		return b.br, nil
+	}
+	cfg, err := browser.ConfigFromEnv(b.opts.Lookup)
+	if err != nil {
+		return nil, err
+	}
+	br, err := browser.Launch(ctx, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch})
+	if err != nil {
+		return nil, err
+	}
+	b.br = br
+	return br, nil
+}
+
+// promise runs work on its own goroutine with the iteration's context and settles
+// the returned promise with its result on the VU's event loop; conv, when not nil,
+// makes the JavaScript value on the VU's goroutine.
+func (b *bridge) promise(work func(ctx context.Context) (any, error), conv func(any) sobek.Value) sobek.Value {
+	rt := b.vu.Runtime()
+	p, resolve, reject := rt.NewPromise()
+	st, err := b.state()
+	if err != nil {
+		_ = reject(b.errValue(err))
+		return rt.ToValue(p)
+	}
+	ctx := st.Context()
+	done := st.Loop.RegisterCallback()
+	go func() {
+		v, err := work(ctx)
+		done(func() error {
+			if err != nil {
+				return reject(b.errValue(err))
+			}
+			if conv != nil {
+				return resolve(conv(v))
+			}
+			if v == nil {
+				return resolve(sobek.Undefined())
+			}
+			return resolve(rt.ToValue(v))
+		})
+	}()
+	return rt.ToValue(p)
+}
+
+// errValue is err as a JavaScript error: an exception of the page keeps its class
+// (TypeError, ...), every other error is an Error with err's text.
+func (b *bridge) errValue(err error) sobek.Value {
+	rt := b.vu.Runtime()
+	name, msg := "Error", err.Error()
+	if ev, ok := errors.AsType[*browser.EvalError](err); ok {
+		msg = ev.Message
+		if n, rest, ok := strings.Cut(ev.Message, ": "); ok {
+			switch n {
+			case "Error", "TypeError", "RangeError", "ReferenceError", "SyntaxError", "EvalError", "URIError":
+				name, msg = n, rest
+			}
+		}
+	}
+	ctor, ok := sobek.AssertConstructor(rt.Get(name))
+	if !ok {
+		return rt.NewGoError(err)
+	}
+	obj, cerr := ctor(nil, rt.ToValue(msg))
+	if cerr != nil {
+		return rt.NewGoError(err)
+	}
+	return obj
+}
+
+// throw panics with err as a JavaScript exception.
+func (b *bridge) throw(err error) {
+	panic(b.errValue(err))
+}
+
+// context returns the browser context id.
+func (b *bridge) context(id int64) (*browser.Context, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.contexts[id]
+	if c == nil {
+		return nil, errors.New("the browser context is closed")
+	}
+	return c, nil
+}
+
+// page returns the page id.
+func (b *bridge) page(id int64) (*browser.Page, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pages[id]
+	if p == nil {
+		return nil, errors.New("the page is closed")
+	}
+	return p, nil
+}
+
+// contextOptions decodes newContext's options.
+func contextOptions(raw string) (browser.ContextOptions, error) {
+	var o struct {
+		UserAgent         string            `json:"userAgent"`
+		ExtraHTTPHeaders  map[string]string `json:"extraHTTPHeaders"`
+		IgnoreHTTPSErrors bool              `json:"ignoreHTTPSErrors"`
+		Viewport          *struct {
+			Width  int `json:"width"`
+			Height int `json:"height"`
+		} `json:"viewport"`
+	}
+	if raw != "" && raw != "undefined" && raw != "null" {
+		if err := json.Unmarshal([]byte(raw), &o); err != nil {
+			return browser.ContextOptions{}, fmt.Errorf("newContext options: %w", err)
+		}
+	}
+	co := browser.ContextOptions{UserAgent: o.UserAgent, ExtraHTTPHeaders: o.ExtraHTTPHeaders, IgnoreHTTPSErrors: o.IgnoreHTTPSErrors}
+	if o.Viewport != nil {
+		co.ViewportWidth, co.ViewportHeight = o.Viewport.Width, o.Viewport.Height
+	}
+	return co, nil
+}
+
+// newContext opens the VU's browser context: one at a time, as k6 allows.
+func (b *bridge) newContext(ctx context.Context, raw string) (int64, error) {
+	o, err := contextOptions(raw)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	busy := b.cur != 0
+	b.mu.Unlock()
+	if busy {
+		return 0, errors.New("existing browser context must be closed before creating a new one")
+	}
+	br, err := b.browser(ctx)
+	if err != nil {
+		return 0, err
+	}
+	c, err := br.NewContext(ctx, o)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextID++
+	b.contexts[b.nextID] = c
+	b.cur = b.nextID
+	return b.nextID, nil
+}
+
+// newPage opens a page in the browser context id.
+func (b *bridge) newPage(ctx context.Context, id int64) (int64, error) {
+	c, err := b.context(id)
+	if err != nil {
+		return 0, err
+	}
+	p, err := c.NewPage(ctx)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextID++
+	b.pages[b.nextID] = p
+	return b.nextID, nil
+}
+
+// closeContext closes the browser context id.
+func (b *bridge) closeContext(ctx context.Context, id int64) error {
+	b.mu.Lock()
+	c := b.contexts[id]
+	delete(b.contexts, id)
+	if b.cur == id {
+		b.cur = 0
+	}
+	for pid, p := range b.pages {
+		if p.Context() == c {
+			delete(b.pages, pid)
+		}
+	}
+	b.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close(ctx)
+}
+
+// ms is a number of milliseconds as a duration (0 for none).
+func ms(v sobek.Value) time.Duration {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return 0
+	}
+	return time.Duration(v.ToFloat() * float64(time.Millisecond))
+}
+
+// str is v as a string, "" for undefined or null.
+func str(v sobek.Value) string {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return ""
+	}
+	return v.String()
+}
+
+// jsonValue is a JSON string result as a JavaScript string, null for none.
+func (b *bridge) jsonValue(v any) sobek.Value {
+	rt := b.vu.Runtime()
+	switch x := v.(type) {
+	case nil:
+		return sobek.Null()
+	case []byte:
+		if x == nil {
+			return sobek.Undefined()
+		}
+		return rt.ToValue(string(x))
+	case *browser.Response:
+		if x == nil {
+			return sobek.Null()
+		}
+		out, _ := json.Marshal(x)
+		return rt.ToValue(string(out))
+	}
+	return rt.ToValue(v)
+}
+
+// object is the bridge's JavaScript face, which shim.js builds the module on.
+func (b *bridge) object() *sobek.Object {
+	rt := b.vu.Runtime()
+	o := rt.NewObject()
+	set := func(name string, f func(sobek.FunctionCall) sobek.Value) {
+		_ = o.Set(name, f)
+	}
+	arg := func(c sobek.FunctionCall, i int) sobek.Value { return c.Argument(i) }
+	id := func(c sobek.FunctionCall, i int) int64 { return c.Argument(i).ToInteger() }
+
+	set("check", func(sobek.FunctionCall) sobek.Value {
+		if _, err := b.state(); err != nil {
+			b.throw(err)
+		}
+		return sobek.Undefined()
+	})
+	syncBrowser := func() *browser.Browser {
+		st, err := b.state()
+		if err != nil {
+			b.throw(err)
+		}
+		br, err := b.browser(st.Context())
+		if err != nil {
+			b.throw(err)
+		}
+		return br
+	}
+	set("version", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().Version()) })
+	set("userAgent", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().UserAgent()) })
+	set("isConnected", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().Connected()) })
+	set("currentContext", func(sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.cur == 0 {
+			return sobek.Null()
+		}
+		return rt.ToValue(b.cur)
+	})
+	set("newContext", func(c sobek.FunctionCall) sobek.Value {
+		raw := str(arg(c, 0))
+		return b.promise(func(ctx context.Context) (any, error) { return b.newContext(ctx, raw) }, nil)
+	})
+	set("ctxClose", func(c sobek.FunctionCall) sobek.Value {
+		cid := id(c, 0)
+		return b.promise(func(ctx context.Context) (any, error) { return nil, b.closeContext(ctx, cid) }, nil)
+	})
+	set("ctxNewPage", func(c sobek.FunctionCall) sobek.Value {
+		cid := id(c, 0)
+		return b.promise(func(ctx context.Context) (any, error) { return b.newPage(ctx, cid) }, nil)
+	})
+	set("ctxPages", func(c sobek.FunctionCall) sobek.Value {
+		cx, err := b.context(id(c, 0))
+		if err != nil {
+			return rt.ToValue([]int64{})
+		}
+		var out []int64
+		b.mu.Lock()
+		for _, p := range cx.Pages() {
+			for pid, q := range b.pages {
+				if q == p {
+					out = append(out, pid)
+				}
+			}
+		}
+		b.mu.Unlock()
+		return rt.ToValue(out)
+	})
+	set("ctxCookies", func(c sobek.FunctionCall) sobek.Value {
+		cid := id(c, 0)
+		var urls []string
+		_ = json.Unmarshal([]byte(str(arg(c, 1))), &urls)
+		return b.promise(func(ctx context.Context) (any, error) {
+			cx, err := b.context(cid)
+			if err != nil {
+				return nil, err
+			}
+			cks, err := cx.Cookies(ctx, urls...)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(cookiesOut(cks))
+		}, b.jsonValue)
+	})
+	set("ctxAddCookies", func(c sobek.FunctionCall) sobek.Value {
+		cid := id(c, 0)
+		raw := str(arg(c, 1))
+		return b.promise(func(ctx context.Context) (any, error) {
+			cx, err := b.context(cid)
+			if err != nil {
+				return nil, err
+			}
+			cks, err := cookiesIn(raw)
+			if err != nil {
+				return nil, err
+			}
+			return nil, cx.AddCookies(ctx, cks)
+		}, nil)
+	})
+	set("ctxClearCookies", func(c sobek.FunctionCall) sobek.Value {
+		cid := id(c, 0)
+		return b.promise(func(ctx context.Context) (any, error) {
+			cx, err := b.context(cid)
+			if err != nil {
+				return nil, err
+			}
+			return nil, cx.ClearCookies(ctx)
+		}, nil)
+	})
+	ctxDo := func(name string, f func(cx *browser.Context, c sobek.FunctionCall)) {
+		set(name, func(c sobek.FunctionCall) sobek.Value {
+			cx, err := b.context(id(c, 0))
+			if err != nil {
+				b.throw(err)
+			}
+			f(cx, c)
+			return sobek.Undefined()
+		})
+	}
+	ctxDo("ctxSetTimeout", func(cx *browser.Context, c sobek.FunctionCall) { cx.SetDefaultTimeout(ms(arg(c, 1))) })
+	ctxDo("ctxSetNavTimeout", func(cx *browser.Context, c sobek.FunctionCall) { cx.SetDefaultNavigationTimeout(ms(arg(c, 1))) })
+	ctxDo("ctxAddInitScript", func(cx *browser.Context, c sobek.FunctionCall) { cx.AddInitScript(str(arg(c, 1))) })
+	set("ctxTimeout", func(c sobek.FunctionCall) sobek.Value {
+		cx, err := b.context(id(c, 0))
+		if err != nil {
+			return rt.ToValue(30000)
+		}
+		a, _ := cx.Timeouts()
+		return rt.ToValue(a.Milliseconds())
+	})
+
+	pageOp := func(name string, f func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error), conv func(any) sobek.Value, prep func(p *browser.Page, c sobek.FunctionCall) any) {
+		set(name, func(c sobek.FunctionCall) sobek.Value {
+			pid := id(c, 0)
+			p, perr := b.page(pid)
+			var pre any
+			if perr == nil && prep != nil {
+				pre = prep(p, c)
+			}
+			args := append([]sobek.Value(nil), c.Arguments...)
+			return b.promise(func(ctx context.Context) (any, error) {
+				if perr != nil {
+					return nil, perr
+				}
+				cc := sobek.FunctionCall{Arguments: append(args, rt.ToValue(pre))}
+				return f(ctx, p, cc)
+			}, conv)
+		})
+	}
+	pageOp("pageGoto", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		return p.Goto(ctx, str(arg(c, 1)), str(arg(c, 2)), ms(arg(c, 3)))
+	}, b.jsonValue, nil)
+	set("pageMark", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue(0)
+		}
+		return rt.ToValue(p.NavigationMark())
+	})
+	pageOp("pageWaitNav", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		return p.WaitForNavigation(ctx, int(arg(c, 1).ToInteger()), str(arg(c, 2)), ms(arg(c, 3)))
+	}, b.jsonValue, nil)
+	pageOp("pageWaitLoad", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		return nil, p.WaitForLoadState(ctx, str(arg(c, 1)), ms(arg(c, 2)))
+	}, nil, nil)
+	pageOp("pageReload", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		return p.Reload(ctx, str(arg(c, 1)), ms(arg(c, 2)))
+	}, b.jsonValue, nil)
+	pageOp("pageCall", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		var raw []json.RawMessage
+		if err := json.Unmarshal([]byte(str(arg(c, 2))), &raw); err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		args := make([]browser.Arg, 0, len(raw))
+		for _, r := range raw {
+			var a struct {
+				H string          `json:"h"`
+				V json.RawMessage `json:"v"`
+			}
+			if err := json.Unmarshal(r, &a); err != nil {
+				return nil, fmt.Errorf("arguments: %w", err)
+			}
+			args = append(args, browser.Arg{JSON: a.V, Handle: a.H})
+		}
+		byHandle := arg(c, 3).ToBoolean()
+		out, h, err := p.Call(ctx, str(arg(c, 1)), args, byHandle, ms(arg(c, 4)))
+		if err != nil {
+			return nil, err
+		}
+		if byHandle {
+			return json.Marshal(h)
+		}
+		if out == nil {
+			return []byte(nil), nil
+		}
+		return out, nil
+	}, b.jsonValue, nil)
+	set("pageRelease", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err == nil {
+			st := b.vu.State()
+			ctx := context.Background()
+			if st != nil {
+				ctx = st.Context()
+			}
+			p.Release(ctx, str(arg(c, 1)))
+		}
+		return sobek.Undefined()
+	})
+	pageOp("pageCmd", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		return p.Command(ctx, str(arg(c, 1)), []byte(str(arg(c, 2))))
+	}, b.jsonValue, nil)
+	pageOp("pageScreenshot", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
+		var o struct {
+			Path     string `json:"path"`
+			FullPage bool   `json:"fullPage"`
+			Type     string `json:"type"`
+			Quality  int    `json:"quality"`
+		}
+		if raw := str(arg(c, 1)); raw != "" {
+			if err := json.Unmarshal([]byte(raw), &o); err != nil {
+				return nil, fmt.Errorf("screenshot options: %w", err)
+			}
+		}
+		return p.Screenshot(ctx, browser.ScreenshotOptions{Path: o.Path, FullPage: o.FullPage, Type: o.Type, Quality: o.Quality})
+	}, func(v any) sobek.Value { return rt.ToValue(rt.NewArrayBuffer(v.([]byte))) }, nil)
+	set("pageClose", func(c sobek.FunctionCall) sobek.Value {
+		pid := id(c, 0)
+		return b.promise(func(ctx context.Context) (any, error) {
+			b.mu.Lock()
+			p := b.pages[pid]
+			delete(b.pages, pid)
+			b.mu.Unlock()
+			if p == nil {
+				return nil, nil
+			}
+			return nil, p.Close(ctx)
+		}, nil)
+	})
+	set("pageURL", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(p.URL())
+	})
+	set("pageClosed", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		return rt.ToValue(err != nil || p.Closed())
+	})
+	set("sleep", func(c sobek.FunctionCall) sobek.Value {
+		d := ms(arg(c, 0))
+		return b.promise(func(ctx context.Context) (any, error) {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}, nil)
+	})
+	return o
+}
+
+// cookie is a cookie as k6 shows it.
+type cookie struct {
+	Name     string  `json:"name"`
+	Value    string  `json:"value"`
+	Domain   string  `json:"domain,omitempty"`
+	Path     string  `json:"path,omitempty"`
+	URL      string  `json:"url,omitempty"`
+	Expires  float64 `json:"expires"`
+	HTTPOnly bool    `json:"httpOnly"`
+	Secure   bool    `json:"secure"`
+	SameSite string  `json:"sameSite,omitempty"`
+}
+
+func cookiesOut(in []*network.Cookie) []cookie {
+	out := make([]cookie, 0, len(in))
+	for _, c := range in {
+		exp := c.Expires
+		if c.Session {
+			exp = -1
+		}
+		out = append(out, cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite)})
+	}
+	return out
+}
+
+func cookiesIn(raw string) ([]*network.CookieParam, error) {
+	var in []cookie
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		return nil, fmt.Errorf("addCookies: expected an array of cookies: %w", err)
+	}
+	out := make([]*network.CookieParam, 0, len(in))
+	for i, c := range in {
+		if c.Name == "" {
+			return nil, fmt.Errorf("addCookies: cookie %d has no name", i)
+		}
+		if c.URL == "" && (c.Domain == "" || c.Path == "") {
+			return nil, fmt.Errorf("addCookies: cookie %q: set url, or domain and path", c.Name)
+		}
+		p := &network.CookieParam{Name: c.Name, Value: c.Value, URL: c.URL, Domain: c.Domain, Path: c.Path,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: network.CookieSameSite(c.SameSite)}
+		if c.Expires > 0 {
+			p.Expires = cdp.TimeSinceEpoch(c.Expires)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// devices is k6's devices: chromedp's device descriptors by name.
+func devices() map[string]any {
+	out := map[string]any{}
+	for d := device.BlackberryPlayBook; d <= device.MotoG4landscape; d++ {
+		i := d.Device()
+		out[i.Name] = map[string]any{
+			"name": i.Name, "userAgent": i.UserAgent, "viewport": map[string]any{"width": i.Width, "height": i.Height},
+			"deviceScaleFactor": i.Scale, "isMobile": i.Mobile, "hasTouch": i.Touch,
+		}
+	}
+	return out
+}
