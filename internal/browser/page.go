@@ -483,21 +483,34 @@ func (p *Page) Call(ctx context.Context, fn string, args []Arg, byHandle bool, t
 	if g.Result == nil || g.Result.ObjectID == "" {
 		return nil, nil, errors.New("the page has no global object")
 	}
-	params := runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: g.Result.ObjectID, AwaitPromise: ptr(true), ReturnByValue: ptr(!byHandle),
-		UserGesture: ptr(true),
-	}
+	// Every value goes as a JSON text in a string, decoded in the page: the protocol
+	// client drops empty values ("", [], {}) from a call's arguments. kinds says how
+	// to read each argument: v a value, h a handle, u undefined.
+	kinds := []byte("k")
+	var cargs []*runtime.CallArgument
 	for _, a := range args {
-		if a.Handle != "" {
-			params.Arguments = append(params.Arguments, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(a.Handle)})
-			continue
+		switch {
+		case a.Handle != "":
+			kinds = append(kinds, 'h')
+			cargs = append(cargs, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(a.Handle)})
+		case len(a.JSON) == 0 || string(a.JSON) == "undefined":
+			kinds = append(kinds, 'u')
+			cargs = append(cargs, &runtime.CallArgument{Value: jsonv2.Value(`"u"`)})
+		default:
+			kinds = append(kinds, 'v')
+			text, err := json.Marshal(string(a.JSON))
+			if err != nil {
+				return nil, nil, err
+			}
+			cargs = append(cargs, &runtime.CallArgument{Value: jsonv2.Value(text)})
 		}
-		v := a.JSON
-		if len(v) == 0 || string(v) == "undefined" {
-			params.Arguments = append(params.Arguments, &runtime.CallArgument{})
-			continue
-		}
-		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: jsonv2.Value(v)})
+	}
+	k, _ := json.Marshal(string(kinds))
+	params := runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function (kinds, ...a) { return (" + fn + ").apply(this, a.map((x, i) => " +
+			"kinds[i + 1] === 'h' ? x : kinds[i + 1] === 'u' ? undefined : JSON.parse(x))); }",
+		ObjectID: g.Result.ObjectID, AwaitPromise: ptr(true), ReturnByValue: ptr(!byHandle), UserGesture: ptr(true),
+		Arguments: append([]*runtime.CallArgument{{Value: jsonv2.Value(k)}}, cargs...),
 	}
 	res, err := chromedp.Call(octx, runtime.CallFunctionOn, params)
 	if err != nil {

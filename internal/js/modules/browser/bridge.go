@@ -484,27 +484,24 @@ func (b *bridge) object() *sobek.Object {
 		return rt.ToValue(a.Milliseconds())
 	})
 
-	pageOp := func(name string, f func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error), conv func(any) sobek.Value, prep func(p *browser.Page, c sobek.FunctionCall) any) {
+	// pageOp registers an asynchronous operation on a page: prep reads the call's
+	// arguments on the VU's goroutine and returns the work to run off it.
+	pageOp := func(name string, prep func(c sobek.FunctionCall) func(ctx context.Context, p *browser.Page) (any, error), conv func(any) sobek.Value) {
 		set(name, func(c sobek.FunctionCall) sobek.Value {
-			pid := id(c, 0)
-			p, perr := b.page(pid)
-			var pre any
-			if perr == nil && prep != nil {
-				pre = prep(p, c)
-			}
-			args := append([]sobek.Value(nil), c.Arguments...)
+			p, perr := b.page(id(c, 0))
+			work := prep(c)
 			return b.promise(func(ctx context.Context) (any, error) {
 				if perr != nil {
 					return nil, perr
 				}
-				cc := sobek.FunctionCall{Arguments: append(args, rt.ToValue(pre))}
-				return f(ctx, p, cc)
+				return work(ctx, p)
 			}, conv)
 		})
 	}
-	pageOp("pageGoto", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		return p.Goto(ctx, str(arg(c, 1)), str(arg(c, 2)), ms(arg(c, 3)))
-	}, b.jsonValue, nil)
+	pageOp("pageGoto", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		url, until, d := str(arg(c, 1)), str(arg(c, 2)), ms(arg(c, 3))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return p.Goto(ctx, url, until, d) }
+	}, b.jsonValue)
 	set("pageMark", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		if err != nil {
@@ -512,44 +509,38 @@ func (b *bridge) object() *sobek.Object {
 		}
 		return rt.ToValue(p.NavigationMark())
 	})
-	pageOp("pageWaitNav", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		return p.WaitForNavigation(ctx, int(arg(c, 1).ToInteger()), str(arg(c, 2)), ms(arg(c, 3)))
-	}, b.jsonValue, nil)
-	pageOp("pageWaitLoad", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		return nil, p.WaitForLoadState(ctx, str(arg(c, 1)), ms(arg(c, 2)))
-	}, nil, nil)
-	pageOp("pageReload", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		return p.Reload(ctx, str(arg(c, 1)), ms(arg(c, 2)))
-	}, b.jsonValue, nil)
-	pageOp("pageCall", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		var raw []json.RawMessage
-		if err := json.Unmarshal([]byte(str(arg(c, 2))), &raw); err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		args := make([]browser.Arg, 0, len(raw))
-		for _, r := range raw {
-			var a struct {
-				H string          `json:"h"`
-				V json.RawMessage `json:"v"`
+	pageOp("pageWaitNav", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		mark, until, d := int(arg(c, 1).ToInteger()), str(arg(c, 2)), ms(arg(c, 3))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return p.WaitForNavigation(ctx, mark, until, d) }
+	}, b.jsonValue)
+	pageOp("pageWaitLoad", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		state, d := str(arg(c, 1)), ms(arg(c, 2))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return nil, p.WaitForLoadState(ctx, state, d) }
+	}, nil)
+	pageOp("pageReload", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		until, d := str(arg(c, 1)), ms(arg(c, 2))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return p.Reload(ctx, until, d) }
+	}, b.jsonValue)
+	pageOp("pageCall", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		fn, rawArgs, byHandle, d := str(arg(c, 1)), str(arg(c, 2)), arg(c, 3).ToBoolean(), ms(arg(c, 4))
+		return func(ctx context.Context, p *browser.Page) (any, error) {
+			args, err := callArgs(rawArgs)
+			if err != nil {
+				return nil, err
 			}
-			if err := json.Unmarshal(r, &a); err != nil {
-				return nil, fmt.Errorf("arguments: %w", err)
+			out, h, err := p.Call(ctx, fn, args, byHandle, d)
+			if err != nil {
+				return nil, err
 			}
-			args = append(args, browser.Arg{JSON: a.V, Handle: a.H})
+			if byHandle {
+				return json.Marshal(h)
+			}
+			if out == nil {
+				return []byte(nil), nil
+			}
+			return out, nil
 		}
-		byHandle := arg(c, 3).ToBoolean()
-		out, h, err := p.Call(ctx, str(arg(c, 1)), args, byHandle, ms(arg(c, 4)))
-		if err != nil {
-			return nil, err
-		}
-		if byHandle {
-			return json.Marshal(h)
-		}
-		if out == nil {
-			return []byte(nil), nil
-		}
-		return out, nil
-	}, b.jsonValue, nil)
+	}, b.jsonValue)
 	set("pageRelease", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		if err == nil {
@@ -562,23 +553,27 @@ func (b *bridge) object() *sobek.Object {
 		}
 		return sobek.Undefined()
 	})
-	pageOp("pageCmd", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		return p.Command(ctx, str(arg(c, 1)), []byte(str(arg(c, 2))))
-	}, b.jsonValue, nil)
-	pageOp("pageScreenshot", func(ctx context.Context, p *browser.Page, c sobek.FunctionCall) (any, error) {
-		var o struct {
-			Path     string `json:"path"`
-			FullPage bool   `json:"fullPage"`
-			Type     string `json:"type"`
-			Quality  int    `json:"quality"`
-		}
-		if raw := str(arg(c, 1)); raw != "" {
-			if err := json.Unmarshal([]byte(raw), &o); err != nil {
-				return nil, fmt.Errorf("screenshot options: %w", err)
+	pageOp("pageCmd", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		method, params := str(arg(c, 1)), []byte(str(arg(c, 2)))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return p.Command(ctx, method, params) }
+	}, b.jsonValue)
+	pageOp("pageScreenshot", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		raw := str(arg(c, 1))
+		return func(ctx context.Context, p *browser.Page) (any, error) {
+			var o struct {
+				Path     string `json:"path"`
+				FullPage bool   `json:"fullPage"`
+				Type     string `json:"type"`
+				Quality  int    `json:"quality"`
 			}
+			if raw != "" {
+				if err := json.Unmarshal([]byte(raw), &o); err != nil {
+					return nil, fmt.Errorf("screenshot options: %w", err)
+				}
+			}
+			return p.Screenshot(ctx, browser.ScreenshotOptions{Path: o.Path, FullPage: o.FullPage, Type: o.Type, Quality: o.Quality})
 		}
-		return p.Screenshot(ctx, browser.ScreenshotOptions{Path: o.Path, FullPage: o.FullPage, Type: o.Type, Quality: o.Quality})
-	}, func(v any) sobek.Value { return rt.ToValue(rt.NewArrayBuffer(v.([]byte))) }, nil)
+	}, func(v any) sobek.Value { return rt.ToValue(rt.NewArrayBuffer(v.([]byte))) })
 	set("pageClose", func(c sobek.FunctionCall) sobek.Value {
 		pid := id(c, 0)
 		return b.promise(func(ctx context.Context) (any, error) {
@@ -617,6 +612,26 @@ func (b *bridge) object() *sobek.Object {
 		}, nil)
 	})
 	return o
+}
+
+// callArgs decodes pageCall's arguments: [{v: value} or {h: objectId}, ...].
+func callArgs(raw string) ([]browser.Arg, error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	args := make([]browser.Arg, 0, len(list))
+	for _, r := range list {
+		var a struct {
+			H string          `json:"h"`
+			V json.RawMessage `json:"v"`
+		}
+		if err := json.Unmarshal(r, &a); err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		args = append(args, browser.Arg{JSON: a.V, Handle: a.H})
+	}
+	return args, nil
 }
 
 // cookie is a cookie as k6 shows it.
