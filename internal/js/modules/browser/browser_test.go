@@ -3,6 +3,8 @@ package browser_test
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,34 +25,130 @@ func script(base, body string) map[string]string {
 		"const BASE = '" + base + "';\n" + body}
 }
 
-func TestBrowserPageBasics(t *testing.T) {
-	_, base := targettest.Start(t, target.Config{})
+// iterate runs one iteration of files in one VU and returns whether it completed and
+// what the run logged.
+func iterate(t *testing.T, files map[string]string) (*modulestest.Harness, bool, string) {
+	t.Helper()
 	logs := &modulestest.LogBuffer{}
-	h := modulestest.Start(t, script(base, `
-export default async function () {
-	const page = await browser.newPage();
-	const res = await page.goto(BASE + '/browser.php');
-	check(res, { 'status 200': (r) => r.status() === 200 });
-	check(await page.title(), { 'title': (t) => t === 'Browser test page' });
-	await page.locator('#text1').fill('hello');
-	check(await page.locator('#text1').inputValue(), { 'fill': (v) => v === 'hello' });
-	await page.locator('#checkbox1').check();
-	check(await page.locator('#checkbox1').isChecked(), { 'check': (v) => v === true });
-	await page.locator('#numbers-options').selectOption('two');
-	check(await page.locator('#numbers-options').inputValue(), { 'select': (v) => v === 'two' });
-	check(await page.evaluate((a, b) => a + b, 2, 3), { 'evaluate args': (v) => v === 5 });
-	let msg = '';
-	try { await page.evaluate(() => { throw new Error('boom'); }); } catch (e) { msg = String(e); }
-	check(msg, { 'evaluate throws': (m) => m === 'Error: boom' });
-	check(page.url(), { 'url': (u) => u === BASE + '/browser.php' });
-	await page.close();
-}
-`), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
-	vu := h.VUs(t, 1)[0]
-	ok := vu.Iterate(context.Background())
-	t.Log(logs.String())
+	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	vus := h.VUs(t, 1)
+	ok := vus[0].Iterate(context.Background())
 	require.NoError(t, h.Runner.Err())
-	require.True(t, ok)
-	h.RequireChecks(t, 8)
-	_ = strings.TrimSpace
+	closeVU(vus[0])
+	return h, ok, logs.String()
+}
+
+// closeVU closes the VU as the executor does at the end of its scenario.
+func closeVU(vu any) {
+	if c, ok := vu.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
+
+// TestBrowserPage drives one page of the target's browser test page through most of
+// the API, in one browser.
+func TestBrowserPage(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	shot := filepath.Join(t.TempDir(), "shots", "page.png")
+	h, ok, logs := iterate(t, script(base, `
+const SHOT = '`+shot+`';
+export default async function () {
+	check(browser.context(), { 'no context before newPage': (c) => c === null });
+	const page = await browser.newPage();
+	check(browser.context(), { 'newPage made the context': (c) => c !== null && c.pages().length === 1 });
+	let busy = '';
+	try { await browser.newContext(); } catch (e) { busy = String(e); }
+	check(busy, { 'one context at a time': (m) => m.includes('existing browser context must be closed') });
+	check(browser.isConnected(), { 'connected': (v) => v === true });
+	check(browser.version(), { 'version': (v) => /^\d+\.\d+/.test(v) });
+	const res = await page.goto(BASE + '/browser.php', { waitUntil: 'networkidle' });
+	check(res, { 'goto status': (r) => r.status() === 200 && r.ok() && r.url() === BASE + '/browser.php' });
+	check(await res.headerValue('content-type'), { 'response header': (v) => v.startsWith('text/html') });
+	check(await page.title(), { 'title': (t) => t === 'Browser test page' });
+	check(page.url(), { 'url': (u) => u === BASE + '/browser.php' });
+	check(await page.content(), { 'content': (c) => c.includes('<h1>Browser test page</h1>') });
+
+	const text = page.locator('#text1');
+	await text.fill('hello');
+	check(await text.inputValue(), { 'locator.fill': (v) => v === 'hello' });
+	await text.clear();
+	await text.type('typed!');
+	check(await text.inputValue(), { 'locator.type': (v) => v === 'typed!' });
+	await text.press('Backspace');
+	check(await text.inputValue(), { 'locator.press': (v) => v === 'typed' });
+	await page.fill('#text1', 'shortcut');
+	check(await page.inputValue('#text1'), { 'page.fill': (v) => v === 'shortcut' });
+
+	const box = page.locator('#checkbox1');
+	await box.check();
+	check(await box.isChecked(), { 'locator.check': (v) => v === true });
+	await box.uncheck();
+	check(await box.isChecked(), { 'locator.uncheck': (v) => v === false });
+	await page.check('#checkbox1');
+	check(await page.isChecked('#checkbox1'), { 'page.check': (v) => v === true });
+
+	const sel = page.locator('#numbers-options');
+	check(await sel.selectOption('two'), { 'selectOption returns values': (v) => v.length === 1 && v[0] === 'two' });
+	check(await sel.inputValue(), { 'selectOption by value': (v) => v === 'two' });
+	await sel.selectOption({ label: 'One' });
+	check(await sel.inputValue(), { 'selectOption by label': (v) => v === 'one' });
+
+	check(await page.locator('h1').textContent(), { 'textContent': (v) => v === 'Browser test page' });
+	check(await page.locator('#counter-display').innerText(), { 'innerText': (v) => v === 'Counter: 0' });
+	check(await page.locator('#browser-form').innerHTML(), { 'innerHTML': (v) => v.includes('id="text1"') });
+	check(await page.locator('#text1').getAttribute('name'), { 'getAttribute': (v) => v === 'text1' });
+	check(await page.locator('h1').isVisible(), { 'isVisible': (v) => v === true });
+	check(await page.locator('#nothing').isHidden(), { 'isHidden of a missing element': (v) => v === true });
+	check(await page.locator('#text1').isEnabled(), { 'isEnabled': (v) => v === true });
+	check(await page.locator('a').count(), { 'count': (n) => n === 1 });
+	check(await page.getByRole('button', { name: 'Click to increase the counter' }).count(), { 'getByRole': (n) => n === 1 });
+	check(await page.getByText('Browser test page', { exact: true }).textContent(), { 'getByText': (v) => v === 'Browser test page' });
+	check(await page.getByLabel('Text').inputValue(), { 'getByLabel': (v) => v === 'shortcut' });
+	check(await page.locator('//h1').textContent(), { 'xpath selector': (v) => v === 'Browser test page' });
+	check(await page.locator('option').nth(2).textContent(), { 'nth': (v) => v === 'Two' });
+	check(await page.locator('option').last().getAttribute('value'), { 'last': (v) => v === 'two' });
+	check(await page.locator('option').filter({ hasText: 'One' }).getAttribute('value'), { 'filter hasText': (v) => v === 'one' });
+	const h1 = await page.$('h1');
+	check(await h1.textContent(), { 'page.$': (v) => v === 'Browser test page' });
+	check((await page.$$('option')).length, { 'page.$$': (n) => n === 3 });
+	check(await page.$('#nothing'), { 'page.$ of nothing': (v) => v === null });
+	const found = await page.waitForSelector('#counter-button');
+	check(await found.isVisible(), { 'waitForSelector': (v) => v === true });
+	let strict = '';
+	try { await page.locator('option').textContent({ timeout: 500 }); } catch (e) { strict = String(e); }
+	check(strict, { 'strict mode': (m) => m.includes('strict mode violation') });
+	let late = '';
+	try { await page.locator('#never').click({ timeout: 300 }); } catch (e) { late = String(e); }
+	check(late, { 'action timeout': (m) => m.includes('timeout 300ms exceeded') });
+
+	check(await page.evaluate((a, b) => a + b, 2, 3), { 'evaluate with args': (v) => v === 5 });
+	check(await page.evaluate('document.title'), { 'evaluate a string': (v) => v === 'Browser test page' });
+	check(await page.evaluate(() => Promise.resolve({ a: [1, 'x'] })), { 'evaluate awaits': (v) => v.a[1] === 'x' });
+	check(await page.evaluate(() => ''), { 'evaluate empty string': (v) => v === '' });
+	let thrown = null;
+	try { await page.evaluate(() => { throw new TypeError('bad thing'); }); } catch (e) { thrown = e; }
+	check(thrown, { 'evaluate exception is a JS error': (e) => e instanceof TypeError && e.message === 'bad thing' });
+	const handle = await page.evaluateHandle(() => ({ n: 41 }));
+	check(await handle.evaluate((o, d) => o.n + d, 1), { 'JSHandle.evaluate': (v) => v === 42 });
+	check(await handle.jsonValue(), { 'JSHandle.jsonValue': (v) => v.n === 41 });
+
+	await page.waitForTimeout(10);
+	await page.waitForLoadState('load');
+	await page.waitForFunction(() => document.readyState === 'complete');
+
+	const img = await page.screenshot({ path: SHOT, fullPage: true });
+	check(img, { 'screenshot bytes': (b) => b.byteLength > 1000 });
+
+	await page.close();
+	check(page.isClosed(), { 'isClosed': (v) => v === true });
+	await browser.closeContext();
+	check(browser.context(), { 'closeContext': (c) => c === null });
+}
+`))
+	require.True(t, ok, logs)
+	h.RequireChecks(t, 51)
+	png, err := os.ReadFile(shot)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
 }

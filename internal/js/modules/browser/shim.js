@@ -244,10 +244,19 @@
 		if (v === undefined) return {};
 		return { v: v };
 	};
+	// fnSource is a function's source for the page. The runtime's Function.prototype.
+	// toString drops the closing parenthesis of an arrow function with a parenthesized
+	// body (() => ({a: 1})): the source is completed until it parses.
 	const fnSource = (f) => {
-		if (typeof f === 'function') return String(f);
+		if (typeof f !== 'function') return `function () { return (${String(f)}); }`;
 		const s = String(f);
-		return `function () { return (${s}); }`;
+		for (const fix of ['', ')', '))', ')))']) {
+			try {
+				new Function('return (' + s + fix + ');');
+				return s + fix;
+			} catch (e) { /* incomplete source: try a longer fix */ }
+		}
+		return s;
 	};
 
 	// call runs body (in-page source) with args in the page, retrying while a navigation
