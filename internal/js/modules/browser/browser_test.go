@@ -152,3 +152,87 @@ export default async function () {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
 }
+
+// docsExample is k6's documented browser example (log in through a form, wait for the
+// navigation, check the header), pointed at the target's test.k6.io pages, with
+// thresholds on the browser metrics.
+const docsExample = `import { browser } from 'k6/browser';
+import { check } from 'k6';
+
+export const options = {
+  scenarios: {
+    ui: {
+      executor: 'shared-iterations',
+      options: {
+        browser: {
+          type: 'chromium',
+        },
+      },
+    },
+  },
+  thresholds: {
+    checks: ['rate==1.0'],
+    browser_http_req_duration: ['p(95)<5000'],
+    browser_http_req_failed: ['rate<0.5'],
+  },
+};
+
+export default async function () {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+
+  try {
+    await page.goto(__ENV.BASE + '/my_messages.php');
+
+    await page.locator('input[name="login"]').type('admin');
+    await page.locator('input[name="password"]').type('123');
+
+    await Promise.all([
+      page.waitForNavigation(),
+      page.locator('input[type="submit"]').click(),
+    ]);
+
+    const header = await page.locator('h2').textContent();
+    check(header, {
+      header: (h) => h == 'Welcome, admin!',
+    });
+    const cookies = await context.cookies();
+    check(cookies, {
+      'login cookie': (c) => c.length === 1 && c[0].name === 'tk6_user' && c[0].value === 'admin',
+    });
+  } finally {
+    await page.close();
+  }
+}
+`
+
+// TestBrowserDocsExample runs k6's documented example as ` + "`tidemark run`" + ` does:
+// the checks pass, the browser metrics are in the summary's BROWSER block, pass their
+// thresholds and become k6's series with k6's tags.
+func TestBrowserDocsExample(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": docsExample})
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), map[string]string{"BASE": base})
+	require.NoError(t, out.Err, out.Summary)
+	require.Regexp(t, `checks_succeeded\.+: 100\.00% 2 out of 2`, out.Summary)
+	require.Contains(t, out.Summary, "BROWSER")
+	require.Regexp(t, `✓ 'p\(95\)<5000' p\(95\)=`, out.Summary)
+	require.Regexp(t, `browser_data_received\.+: \d`, out.Summary)
+	require.Regexp(t, `browser_http_req_failed\.+: 0\.00% +0 out of \d`, out.Summary)
+	docs := map[string]bool{}
+	for _, s := range out.Named("k6_browser_http_req_duration_p95") {
+		l := map[string]string{}
+		for _, x := range s.Labels {
+			l[x.Name] = x.Value
+		}
+		require.Equal(t, "ui", l["scenario"])
+		require.Equal(t, "200", l["status"])
+		require.Equal(t, l["url"], l["name"])
+		if l["resource_type"] == "Document" {
+			docs[l["method"]+" "+l["url"]] = true
+		}
+	}
+	require.Equal(t, map[string]bool{"GET " + base + "/my_messages.php": true, "POST " + base + "/login.php": true}, docs)
+	require.NotEmpty(t, out.Named("k6_browser_data_sent_total"))
+}
