@@ -3,6 +3,7 @@ package browser_test
 import (
 	"context"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,34 @@ export default async function () {
 	await page.waitForLoadState('load');
 	await page.waitForFunction(() => document.readyState === 'complete');
 
+	await page.setContent('<input id="k"><div id="area" style="width:300px;height:200px"></div><script>' +
+		'window.__log = []; const a = document.getElementById("area");' +
+		'["mousedown", "mouseup", "click", "dblclick"].forEach((t) => a.addEventListener(t, (e) => __log.push(t + "@" + e.clientX + "," + e.clientY)));' +
+		'document.addEventListener("keydown", (e) => __log.push("keydown:" + e.key + (e.shiftKey ? "+shift" : "")));' +
+		'</script>');
+	check(await page.locator('#k').count(), { 'setContent': (n) => n === 1 });
+	await page.locator('#k').focus();
+	await page.keyboard.type('ab');
+	await page.keyboard.press('Shift+C');
+	await page.keyboard.insertText('é');
+	await page.keyboard.down('x');
+	await page.keyboard.up('x');
+	check(await page.inputValue('#k'), { 'keyboard': (v) => v === 'abCéx' });
+	await page.mouse.move(40, 40);
+	await page.mouse.click(50, 60);
+	await page.mouse.dblclick(70, 80);
+	await page.mouse.down();
+	await page.mouse.up();
+	const log = await page.evaluate(() => window.__log.join(' '));
+	check(log, {
+		'keyboard events': (l) => l.includes('keydown:a keydown:b keydown:Shift+shift keydown:C+shift'),
+		'mouse.click': (l) => l.includes('mousedown@50,60 mouseup@50,60 click@50,60'),
+		'mouse.dblclick': (l) => l.includes('click@70,80 mousedown@70,80 mouseup@70,80 click@70,80 dblclick@70,80'),
+		'mouse.down and up': (l) => l.endsWith('mousedown@70,80 mouseup@70,80 click@70,80'),
+	});
+	await page.locator('#area').dblclick();
+	check(await page.evaluate(() => window.__log[window.__log.length - 1]), { 'locator.dblclick': (l) => l.startsWith('dblclick@') });
+
 	const img = await page.screenshot({ path: SHOT, fullPage: true });
 	check(img, { 'screenshot bytes': (b) => b.byteLength > 1000 });
 
@@ -147,7 +176,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 51)
+	h.RequireChecks(t, 58)
 	png, err := os.ReadFile(shot)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
@@ -235,4 +264,76 @@ func TestBrowserDocsExample(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"GET " + base + "/my_messages.php": true, "POST " + base + "/login.php": true}, docs)
 	require.NotEmpty(t, out.Named("k6_browser_data_sent_total"))
+}
+
+// TestBrowserErrors: k6's errors for a scenario without the browser option and for a
+// page that never loads; the browser context is closed at the end of each iteration.
+func TestBrowserErrors(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	t.Run("no browser option", func(t *testing.T) {
+		t.Parallel()
+		_, ok, logs := iterate(t, map[string]string{"script.js": `import { browser } from 'k6/browser';
+export default async function () {
+	await browser.newPage();
+}
+`})
+		require.False(t, ok)
+		require.Contains(t, logs, `Uncaught (in promise) Error: browser not found in registry. make sure to set browser type option in scenario definition in order to use the browser module`)
+	})
+	t.Run("page never loads, connection refused", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		closed := "http://" + ln.Addr().String() + "/"
+		require.NoError(t, ln.Close())
+		logs := &modulestest.LogBuffer{}
+		h := modulestest.Start(t, script(base, `
+export default async function () {
+	const page = await browser.newPage();
+	if (__ITER === 0) {
+		page.setDefaultNavigationTimeout(700);
+		await page.goto(BASE + '/?delay=30s');
+	} else {
+		await page.goto('`+closed+`');
+	}
+}
+`), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+		vu := h.VUs(t, 1)[0]
+		defer closeVU(vu)
+		require.False(t, vu.Iterate(context.Background()))
+		require.False(t, vu.Iterate(context.Background()))
+		require.Contains(t, logs.String(), `Uncaught (in promise) Error: navigating to \"`+base+`/?delay=30s\": timed out after 700ms`)
+		require.Contains(t, logs.String(), `Uncaught (in promise) Error: navigating frame to \"`+closed+`\": net::ERR_CONNECTION_REFUSED`)
+	})
+}
+
+// TestBrowserIterations: each iteration starts without a browser context (the last
+// one's is closed at its end), in the same browser.
+func TestBrowserIterations(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	h := modulestest.Start(t, script(base, `
+export default async function () {
+	check(browser.context(), { 'no context left from the last iteration': (c) => c === null });
+	const context = await browser.newContext();
+	const page = await context.newPage();
+	await page.goto(BASE + '/news.php');
+	await context.addCookies([{ name: 'a', value: 'b', url: BASE }]);
+	check(await context.cookies(BASE), { 'addCookies': (c) => c.length === 1 && c[0].value === 'b' });
+	await context.clearCookies();
+	check(await context.cookies(), { 'clearCookies': (c) => c.length === 0 });
+	check(await page.locator('.article h2 a').first().textContent(), { 'news': (t) => t === 'k6 reaches 1.0' });
+}
+`))
+	vu := h.VUs(t, 1)[0]
+	defer closeVU(vu)
+	for range 2 {
+		require.True(t, vu.Iterate(context.Background()))
+	}
+	require.NoError(t, h.Runner.Err())
+	h.RequireChecks(t, 4)
+	for _, s := range h.Collector.Of("checks") {
+		require.Equal(t, 1.0, s.Value)
+	}
 }
