@@ -87,6 +87,7 @@ type settings struct {
 	dir   string // the script's directory
 	js    js.Config
 	sinks loadtest.SinksFunc
+	ctx   context.Context // the run's parent context
 }
 
 // WithLogger makes the run log to l.
@@ -104,13 +105,19 @@ func WithModulesDir(rel string) Option {
 	return func(s *settings) { s.js.ModulesDir = filepath.Join(s.dir, filepath.FromSlash(rel)) }
 }
 
+// WithContext runs RunTest's run under ctx: canceling it stops the run as a signal
+// does `tidemark run`.
+func WithContext(ctx context.Context) Option {
+	return func(s *settings) { s.ctx = ctx }
+}
+
 // WithSinks gives RunTest's run its sinks (remote write to a test receiver).
 func WithSinks(f loadtest.SinksFunc) Option {
 	return func(s *settings) { s.sinks = f }
 }
 
 func apply(path string, env map[string]string, opts []Option) settings {
-	s := settings{dir: filepath.Dir(path), js: js.Config{Script: path, Env: env, Logger: promslog.NewNopLogger()}}
+	s := settings{dir: filepath.Dir(path), js: js.Config{Script: path, Env: env, Logger: promslog.NewNopLogger()}, ctx: context.Background()}
 	for _, o := range opts {
 		o(&s)
 	}
@@ -191,7 +198,7 @@ func RunTest(t testing.TB, path string, env map[string]string, opts ...Option) *
 	set := apply(path, env, opts)
 	r, err := js.New(set.js)
 	require.NoError(t, err)
-	ctx := r.Context(context.Background())
+	ctx := r.Context(set.ctx)
 	var store *aggregate.Store
 	res, err := loadtest.Run(ctx, loadtest.Config{
 		Test:     r.Test(),
