@@ -425,8 +425,10 @@ func membersOf(body string, enum bool) ([]string, error) {
 			continue
 		}
 		out = append(out, name)
-		// An object-typed property: its members too, as "name.member".
-		if colon := strings.IndexByte(rest, ':'); colon >= 0 && !enum {
+		// An object-typed property: its members too, as "name.member". A method's
+		// return type (name(): {...}) is not one.
+		r := strings.TrimSpace(rest)
+		if colon := strings.IndexByte(rest, ':'); colon >= 0 && !enum && (strings.HasPrefix(r, ":") || strings.HasPrefix(r, "?:")) {
 			t := strings.TrimSpace(rest[colon+1:])
 			if strings.HasPrefix(t, "{") {
 				if end := matching(t, 0); end == len(t)-1 {
