@@ -209,7 +209,7 @@ func (b *Browser) NewContext(ctx context.Context, o ContextOptions) (*Context, e
 	octx, cancel := derive(b.ctx, ctx, b.cfg.Timeout)
 	defer cancel()
 	res, err := chromedp.CallBrowser(octx, target.CreateBrowserContext,
-		target.CreateBrowserContextParams{DisposeOnDetach: ptr(true)})
+		target.CreateBrowserContextParams{DisposeOnDetach: new(true)})
 	if err != nil {
 		return nil, fmt.Errorf("new context: %w", err)
 	}
@@ -232,7 +232,6 @@ func (b *Browser) forget(c *Context) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
 
 // derive returns a context of base (a chromedp context) that also ends when parent
 // ends and, with a positive timeout, after it.

@@ -37,7 +37,7 @@ func TestWatchAndNetworkMetrics(t *testing.T) {
 	var hrefAtWatch string
 	flushed := 0
 	watch := func(ctx context.Context, emit func(string, float64, map[string]string, time.Time)) (func(context.Context) error, error) {
-		r, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.href", ReturnByValue: ptr(true)})
+		r, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.href", ReturnByValue: new(true)})
 		if err != nil {
 			return nil, err
 		}

@@ -105,7 +105,7 @@ func cookieMatches(ck *network.Cookie, raw string) bool {
 	}
 	host := u.Hostname()
 	dom := strings.TrimPrefix(ck.Domain, ".")
-	if host != dom && !(strings.HasPrefix(ck.Domain, ".") && strings.HasSuffix(host, "."+dom)) {
+	if host != dom && (!strings.HasPrefix(ck.Domain, ".") || !strings.HasSuffix(host, "."+dom)) {
 		return false
 	}
 	if ck.Secure && u.Scheme != "https" {

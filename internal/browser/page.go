@@ -509,7 +509,7 @@ func (p *Page) Call(ctx context.Context, fn string, args []Arg, byHandle bool, t
 	params := runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function (kinds, ...a) { return (" + fn + ").apply(this, a.map((x, i) => " +
 			"kinds[i + 1] === 'h' ? x : kinds[i + 1] === 'u' ? undefined : JSON.parse(x))); }",
-		ObjectID: g.Result.ObjectID, AwaitPromise: ptr(true), ReturnByValue: ptr(!byHandle), UserGesture: ptr(true),
+		ObjectID: g.Result.ObjectID, AwaitPromise: new(true), ReturnByValue: new(!byHandle), UserGesture: new(true),
 		Arguments: append([]*runtime.CallArgument{{Value: jsonv2.Value(k)}}, cargs...),
 	}
 	res, err := chromedp.Call(octx, runtime.CallFunctionOn, params)
@@ -607,7 +607,7 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 	if typ == "jpeg" {
 		params.Format = page.CaptureScreenshotFormatJpeg
 		if o.Quality > 0 {
-			params.Quality = ptr(int64(o.Quality))
+			params.Quality = new(int64(o.Quality))
 		}
 	}
 	if o.FullPage {
@@ -617,7 +617,7 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		}
 		if s := m.CSSContentSize; s != nil {
 			params.Clip = &page.Viewport{Width: math.Ceil(s.Width), Height: math.Ceil(s.Height), Scale: 1}
-			params.CaptureBeyondViewport = ptr(true)
+			params.CaptureBeyondViewport = new(true)
 		}
 	}
 	res, err := chromedp.Call(octx, page.CaptureScreenshot, params)

@@ -511,7 +511,9 @@ func (b *bridge) object() *sobek.Object {
 	})
 	pageOp("pageWaitNav", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
 		mark, until, d := int(arg(c, 1).ToInteger()), str(arg(c, 2)), ms(arg(c, 3))
-		return func(ctx context.Context, p *browser.Page) (any, error) { return p.WaitForNavigation(ctx, mark, until, d) }
+		return func(ctx context.Context, p *browser.Page) (any, error) {
+			return p.WaitForNavigation(ctx, mark, until, d)
+		}
 	}, b.jsonValue)
 	pageOp("pageWaitLoad", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
 		state, d := str(arg(c, 1)), ms(arg(c, 2))
