@@ -232,7 +232,6 @@ func (b *Browser) forget(c *Context) {
 	}
 }
 
-
 // derive returns a context of base (a chromedp context) that also ends when parent
 // ends and, with a positive timeout, after it.
 func derive(base, parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
