@@ -56,8 +56,9 @@ type Browser struct {
 	once     sync.Once
 }
 
-// Launch starts a browser as cfg says. ctx bounds the launch and the browser's life:
-// when it ends the process is killed. Close the browser when done.
+// Launch starts a browser as cfg says. ctx bounds the launch only (an iteration's
+// context: the browser outlives it); the browser runs until Close, which the owner
+// must call.
 func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 	exe, err := cfg.Executable(nil)
 	if err != nil {
@@ -66,8 +67,6 @@ func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	var pid int
-	var pidMu sync.Mutex
 	aopts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.WindowSize(1280, 720),
@@ -91,7 +90,8 @@ func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 			aopts = append(aopts, chromedp.Flag(name, true))
 		}
 	}
-	allocCtx, allocCancel := chromedp.NewExecAllocator(context.WithoutCancel(ctx), aopts...)
+	// The process's life is the browser's, not ctx's: Close ends it.
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), aopts...)
 	bctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(func(string, ...any) {}),
 		chromedp.WithErrorf(func(f string, a ...any) { opts.Logger.Debug("Browser protocol error", "err", fmt.Sprintf(f, a...)) }))
 	b := &Browser{cfg: cfg, opts: opts, ctx: bctx, cancel: cancel, allocCancel: allocCancel}
@@ -120,15 +120,9 @@ func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 	}
 	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
 		if p := c.Browser.Process(); p != nil {
-			pidMu.Lock()
-			pid = p.Pid
-			pidMu.Unlock()
+			b.pid = p.Pid
 		}
 	}
-	b.pid = pid
-	// The browser dies with the context it was launched with.
-	stop := context.AfterFunc(ctx, func() { _ = b.Close() })
-	_ = stop
 	return b, nil
 }
 

@@ -5,8 +5,7 @@
 // (internal/js/modules/browser) is built on it.
 //
 // A browser process never outlives its Browser: it runs in its own process group,
-// which Close (and the end of the context it was launched with) kills, and the kernel
-// kills it if this process dies (Pdeathsig).
+// which Close kills, and the kernel kills it if this process dies (Pdeathsig).
 package browser
 
 import (

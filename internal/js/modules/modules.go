@@ -382,6 +382,14 @@ func (r *Registry) Register(name string, m Module) error {
 	return nil
 }
 
+// Replace registers m as name, replacing the module registered under that name if
+// any: for wiring a module's optional parts (k6/browser's Web Vitals) and for tests.
+func (r *Registry) Replace(name string, m Module) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.byName[name] = m
+}
+
 // Lookup returns the module for specifier: an exact name, else the longest prefix name.
 func (r *Registry) Lookup(specifier string) (Module, bool) {
 	r.mu.RLock()

@@ -143,6 +143,7 @@ func (b *bridge) browser(ctx context.Context) (*browser.Browser, error) {
 		return nil, err
 	}
 	b.br = br
+	b.vu.Logger().Debug("Browser launched", "pid", br.PID(), "version", br.Version())
 	return br, nil
 }
 

@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/internal/js"
+	k6browser "github.com/tidemark/tidemark/internal/js/modules/browser"
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
+	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 )
@@ -203,6 +207,7 @@ export const options = {
     checks: ['rate==1.0'],
     browser_http_req_duration: ['p(95)<5000'],
     browser_http_req_failed: ['rate<0.5'],
+    browser_web_vital_lcp: ['p(95)<2500'],
   },
 };
 
@@ -242,7 +247,15 @@ func TestBrowserDocsExample(t *testing.T) {
 	t.Parallel()
 	_, base := targettest.Start(t, target.Config{})
 	dir := modulestest.WriteFiles(t, map[string]string{"script.js": docsExample})
-	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), map[string]string{"BASE": base})
+	// A Watch as the Web Vitals measurement plugs in: one LCP per page, before it
+	// navigates.
+	watch := func(_ context.Context, emit func(string, float64, map[string]string, time.Time)) (func(context.Context) error, error) {
+		emit("browser_web_vital_lcp", 1.2, map[string]string{"rating": "good"}, time.Now())
+		return func(context.Context) error { return nil }, nil
+	}
+	reg := js.DefaultModules()
+	reg.Replace("k6/browser", k6browser.NewWith(k6browser.Options{Watch: watch}))
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), map[string]string{"BASE": base}, modulestest.WithModules(reg))
 	require.NoError(t, out.Err, out.Summary)
 	require.Regexp(t, `checks_succeeded\.+: 100\.00% 2 out of 2`, out.Summary)
 	require.Contains(t, out.Summary, "BROWSER")
@@ -264,6 +277,12 @@ func TestBrowserDocsExample(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"GET " + base + "/my_messages.php": true, "POST " + base + "/login.php": true}, docs)
 	require.NotEmpty(t, out.Named("k6_browser_data_sent_total"))
+	require.Contains(t, out.Summary, "WEB VITALS")
+	require.Regexp(t, `✓ 'p\(95\)<2500' p\(95\)=1\.2s`, out.Summary)
+	lcp := out.Named("k6_browser_web_vital_lcp_p95")
+	require.Len(t, lcp, 1)
+	require.Contains(t, lcp[0].Labels, series.Label{Name: "rating", Value: "good"})
+	require.Contains(t, lcp[0].Labels, series.Label{Name: "scenario", Value: "ui"})
 }
 
 // TestBrowserErrors: k6's errors for a scenario without the browser option and for a
@@ -313,6 +332,7 @@ export default async function () {
 func TestBrowserIterations(t *testing.T) {
 	t.Parallel()
 	_, base := targettest.Start(t, target.Config{})
+	logs := &modulestest.LogBuffer{}
 	h := modulestest.Start(t, script(base, `
 export default async function () {
 	check(browser.context(), { 'no context left from the last iteration': (c) => c === null });
@@ -325,13 +345,18 @@ export default async function () {
 	check(await context.cookies(), { 'clearCookies': (c) => c.length === 0 });
 	check(await page.locator('.article h2 a').first().textContent(), { 'news': (t) => t === 'k6 reaches 1.0' });
 }
-`))
+`), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
 	defer closeVU(vu)
 	for range 2 {
-		require.True(t, vu.Iterate(context.Background()))
+		// The executor's iteration contexts end with their iterations; the browser
+		// outlives them.
+		ctx, cancel := context.WithCancel(context.Background())
+		require.True(t, vu.Iterate(ctx))
+		cancel()
 	}
 	require.NoError(t, h.Runner.Err())
+	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
 	h.RequireChecks(t, 4)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)

@@ -21,6 +21,7 @@ import (
 	"github.com/tidemark/tidemark/internal/executor"
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/js"
+	"github.com/tidemark/tidemark/internal/js/modules"
 	"github.com/tidemark/tidemark/internal/loadtest"
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/secretsource"
@@ -103,6 +104,11 @@ func WithSecrets(set *secretsource.Set) Option {
 // WithModulesDir sets --modules.dir to the directory rel of the script's directory.
 func WithModulesDir(rel string) Option {
 	return func(s *settings) { s.js.ModulesDir = filepath.Join(s.dir, filepath.FromSlash(rel)) }
+}
+
+// WithModules makes the script import the native modules of reg.
+func WithModules(reg *modules.Registry) Option {
+	return func(s *settings) { s.js.Modules = reg }
 }
 
 // WithContext runs RunTest's run under ctx: canceling it stops the run as a signal
