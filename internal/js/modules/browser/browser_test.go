@@ -170,8 +170,42 @@ export default async function () {
 	await page.locator('#area').dblclick();
 	check(await page.evaluate(() => window.__log[window.__log.length - 1]), { 'locator.dblclick': (l) => l.startsWith('dblclick@') });
 
+	await page.setContent('<button id="hov" onmouseover="this.textContent = \'hovered\'">hover me</button>' +
+		'<input id="f" placeholder="Your name" data-testid="name"><div id="later" style="display:none">later</div>' +
+		'<iframe srcdoc="<p id=inner>in frame</p>"></iframe>');
+	await page.locator('#hov').hover();
+	check(await page.locator('#hov').textContent(), { 'locator.hover': (t) => t === 'hovered' });
+	await page.getByPlaceholder('Your name').focus();
+	check(await page.evaluate(() => document.activeElement.id), { 'locator.focus, getByPlaceholder': (id) => id === 'f' });
+	check(await page.getByTestId('name').getAttribute('id'), { 'getByTestId': (id) => id === 'f' });
+	await page.locator('#later').waitFor({ state: 'hidden' });
+	await page.locator('#later').waitFor({ state: 'attached' });
+	const shown = page.locator('#later').waitFor({ state: 'visible' });
+	await page.evaluate(() => setTimeout(() => { document.getElementById('later').style.display = 'block'; }, 100));
+	await shown;
+	check(await page.locator('#later').isVisible(), { 'waitFor visible': (v) => v === true });
+	const gone = page.locator('#later').waitFor({ state: 'detached' });
+	await page.evaluate(() => setTimeout(() => document.getElementById('later').remove(), 100));
+	await gone;
+	check(await page.locator('#later').count(), { 'waitFor detached': (n) => n === 0 });
+	const input = await page.$('#f');
+	await input.fill('from a handle');
+	check(await input.inputValue(), { 'elementHandle.fill': (v) => v === 'from a handle' });
+	await input.click();
+	check(await page.locator('iframe').contentFrame().locator('#inner').textContent(), { 'frame locator': (t) => t === 'in frame' });
+
 	const img = await page.screenshot({ path: SHOT, fullPage: true });
 	check(img, { 'screenshot bytes': (b) => b.byteLength > 1000 });
+
+	const reloaded = await page.goto(BASE + '/news.php', { waitUntil: 'domcontentloaded' });
+	check(reloaded.status(), { 'goto domcontentloaded': (s) => s === 200 });
+	await page.evaluate(() => { window.__mark = 1; });
+	const again = await page.reload();
+	check(await page.evaluate(() => window.__mark === undefined), { 'reload': (v) => v === true && again.status() === 200 });
+	browser.context().setDefaultNavigationTimeout(400);
+	let slow = '';
+	try { await page.goto(BASE + '/?delay=30s'); } catch (e) { slow = String(e); }
+	check(slow, { 'context navigation timeout': (m) => m.includes('timed out after 400ms') });
 
 	await page.close();
 	check(page.isClosed(), { 'isClosed': (v) => v === true });
@@ -180,7 +214,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 58)
+	h.RequireChecks(t, 68)
 	png, err := os.ReadFile(shot)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
