@@ -18,7 +18,7 @@ import (
 
 // descendants returns the pids of the processes below pid whose command line
 // contains name.
-func descendants(t *testing.T, pid int, name string) []int {
+func descendants(t testing.TB, pid int, name string) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	require.NoError(t, err)
