@@ -55,3 +55,22 @@ func TestLoadK6(t *testing.T) {
 	_, _, err = LoadK6(file, nil, map[string]string{"K6_STAGES": "oops"})
 	require.ErrorContains(t, err, "K6_STAGES")
 }
+
+// TestLoadBrowserOption: k6's scenario option browser.type is kept and given back in
+// k6's shape (k6/execution's test.options, archives, inspect).
+func TestLoadBrowserOption(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "t.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("scenarios:\n  ui: {executor: shared-iterations, options: {browser: {type: chromium}}}\n"+
+		"  api: {executor: shared-iterations}\nflow:\n  - url: http://127.0.0.1:1/\n"), 0o600))
+	tst, _, err := LoadK6(p, nil, nil)
+	require.NoError(t, err)
+	byName := map[string]*Scenario{}
+	for _, sc := range tst.Scenarios {
+		byName[sc.Name] = sc
+	}
+	require.Equal(t, "chromium", byName["ui"].Browser)
+	require.Empty(t, byName["api"].Browser)
+	require.Equal(t, map[string]any{"browser": map[string]any{"type": "chromium"}}, byName["ui"].K6Options("")["options"])
+	require.NotContains(t, byName["api"].K6Options(""), "options")
+}

@@ -81,6 +81,9 @@ func (sc *Scenario) K6Options(exec string) map[string]any {
 	if len(sc.Env) > 0 {
 		m["env"] = sc.Env
 	}
+	if sc.Browser != "" {
+		m["options"] = map[string]any{"browser": map[string]any{"type": sc.Browser}}
+	}
 	stages := func() []map[string]any {
 		out := make([]map[string]any, 0, len(sc.Stages))
 		for _, st := range sc.Stages {
