@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
@@ -177,4 +179,27 @@ func (c *Context) forget(p *Page) {
 			return
 		}
 	}
+}
+
+// Command sends the browser-level protocol command method with params (a JSON
+// object), adding the context's browserContextId, and returns its result as JSON.
+func (c *Context) Command(ctx context.Context, method string, params []byte) ([]byte, error) {
+	m := map[string]any{}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	m["browserContextId"] = c.id
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	octx, cancel := derive(c.b.ctx, ctx, c.b.cfg.Timeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(octx, cdp.Command[jsonv2.Value, jsonv2.Value]{Method: method}, jsonv2.Value(body))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return []byte(res), nil
 }

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,8 @@ type Page struct {
 
 // Response is the response to a page's document request.
 type Response struct {
+	// RequestID identifies the document's request, for ResponseBody.
+	RequestID  string            `json:"requestId"`
 	URL        string            `json:"url"`
 	Status     int64             `json:"status"`
 	StatusText string            `json:"statusText"`
@@ -201,7 +204,9 @@ func (p *Page) onEvent(ev any) {
 		if r := p.requests[e.RequestID]; r != nil && e.Response != nil {
 			r.status = e.Response.Status
 			if r.document {
-				p.responses[r.loader] = newResponse(e.Response)
+				res := newResponse(e.Response)
+				res.RequestID = string(e.RequestID)
+				p.responses[r.loader] = res
 			}
 		}
 		p.mu.Unlock()
@@ -583,6 +588,30 @@ func (p *Page) Command(ctx context.Context, method string, params []byte) ([]byt
 		return nil, p.opError(ctx, octx, fmt.Errorf("%s: %w", method, err), timeout)
 	}
 	return []byte(res), nil
+}
+
+// ResponseBody returns the body of the response to the request id (a Response's
+// RequestID), while the page keeps it.
+func (p *Page) ResponseBody(ctx context.Context, id string) ([]byte, error) {
+	params, err := json.Marshal(map[string]string{"requestId": id})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.Command(ctx, "Network.getResponseBody", params)
+	if err != nil {
+		return nil, fmt.Errorf("response body: %w", err)
+	}
+	var res struct {
+		Body          string `json:"body"`
+		Base64Encoded bool   `json:"base64Encoded"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("response body: %w", err)
+	}
+	if res.Base64Encoded {
+		return base64.StdEncoding.DecodeString(res.Body)
+	}
+	return []byte(res.Body), nil
 }
 
 // ScreenshotOptions are page.screenshot's options.

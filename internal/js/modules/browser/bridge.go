@@ -577,6 +577,20 @@ func (b *bridge) object() *sobek.Object {
 			return p.Screenshot(ctx, browser.ScreenshotOptions{Path: o.Path, FullPage: o.FullPage, Type: o.Type, Quality: o.Quality})
 		}
 	}, func(v any) sobek.Value { return rt.ToValue(rt.NewArrayBuffer(v.([]byte))) })
+	pageOp("pageBody", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		reqID := str(arg(c, 1))
+		return func(ctx context.Context, p *browser.Page) (any, error) { return p.ResponseBody(ctx, reqID) }
+	}, func(v any) sobek.Value { return rt.ToValue(rt.NewArrayBuffer(v.([]byte))) })
+	set("ctxCmd", func(c sobek.FunctionCall) sobek.Value {
+		cid, method, params := id(c, 0), str(arg(c, 1)), []byte(str(arg(c, 2)))
+		return b.promise(func(ctx context.Context) (any, error) {
+			cx, err := b.context(cid)
+			if err != nil {
+				return nil, err
+			}
+			return cx.Command(ctx, method, params)
+		}, b.jsonValue)
+	})
 	set("pageClose", func(c sobek.FunctionCall) sobek.Value {
 		pid := id(c, 0)
 		return b.promise(func(ctx context.Context) (any, error) {

@@ -378,6 +378,17 @@ export default async function () {
 	await context.clearCookies();
 	check(await context.cookies(), { 'clearCookies': (c) => c.length === 0 });
 	check(await page.locator('.article h2 a').first().textContent(), { 'news': (t) => t === 'k6 reaches 1.0' });
+	const res = await page.goto(BASE + '/stats');
+	check(await res.json(), { 'response.json': (j) => typeof j.requests === 'number' });
+	check(new Uint8Array(await res.body())[0], { 'response.body': (b) => b === '{'.charCodeAt(0) });
+	await context.grantPermissions(['geolocation']);
+	await context.setGeolocation({ latitude: 59.95, longitude: 30.31 });
+	const lat = await page.evaluate(() => new Promise((r) => navigator.geolocation.getCurrentPosition((p) => r(p.coords.latitude), (e) => r('error: ' + e.message))));
+	check(lat, { 'grantPermissions, setGeolocation': (v) => v === 59.95 });
+	await context.clearPermissions();
+	await context.setOffline(true);
+	check(await page.evaluate(() => navigator.onLine), { 'setOffline': (v) => v === false });
+	await context.setOffline(false);
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -391,7 +402,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 4)
+	h.RequireChecks(t, 8)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

@@ -663,13 +663,18 @@
 	class Response {
 		constructor(page, r) { this._page = page; this._r = r; }
 		async allHeaders() { return Object.assign({}, this._r.headers); }
-		async body() { return notSupported('response.body'); }
+		async body() { return native.pageBody(this._page._id, this._r.requestId); }
 		frame() { return this._page.mainFrame(); }
 		async headerValue(n) { const v = this._r.headers[String(n).toLowerCase()]; return v === undefined ? null : v; }
 		async headerValues(n) { const v = this._r.headers[String(n).toLowerCase()]; return v === undefined ? [] : String(v).split('\n'); }
 		headers() { return Object.assign({}, this._r.headers); }
 		async headersArray() { return Object.entries(this._r.headers).map(([name, value]) => ({ name, value })); }
-		async json() { return notSupported('response.json'); }
+		async json() {
+			const bytes = new Uint8Array(await this.body());
+			let text = '';
+			for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+			return JSON.parse(decodeURIComponent(escape(text)));
+		}
 		ok() { return this._r.status === 0 || (this._r.status >= 200 && this._r.status <= 299); }
 		request() { return new Request(this._page, this); }
 		async securityDetails() { return null; }
@@ -754,6 +759,14 @@
 			this._navTimeoutMs = 0;
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
+		// _applyContext applies the context's geolocation and offline mode to the page.
+		async _applyContext() {
+			const c = this._context;
+			if (c._geo) await cmd(this, 'Emulation.setGeolocationOverride', c._geo);
+			if (c._offline !== undefined) {
+				await cmd(this, 'Network.emulateNetworkConditions', { offline: c._offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+			}
+		}
 		_t(sel) { return { page: this, steps: parseSelector(sel), root: null, strict: false }; }
 		$(sel) { return ops.query(this._t(sel)); }
 		$$(sel) { return ops.queryAll(this._t(sel)); }
@@ -892,6 +905,13 @@
 	};
 
 	// ---- BrowserContext and Browser. ----
+	// PERMISSIONS maps k6's (Playwright's) permission names to the protocol's.
+	const PERMISSIONS = {
+		geolocation: 'geolocation', midi: 'midi', 'midi-sysex': 'midiSysex', notifications: 'notifications',
+		camera: 'videoCapture', microphone: 'audioCapture', 'background-sync': 'backgroundSync',
+		'ambient-light-sensor': 'sensors', accelerometer: 'sensors', gyroscope: 'sensors', magnetometer: 'sensors',
+		'clipboard-read': 'clipboardReadWrite', 'clipboard-write': 'clipboardSanitizedWrite', 'payment-handler': 'paymentHandler',
+	};
 	class BrowserContext {
 		constructor(browser, id) { this._browser = browser; this._id = id; this._pages = new Map(); }
 		async addCookies(cookies) { await native.ctxAddCookies(this._id, JSON.stringify(cookies || [])); }
@@ -901,21 +921,37 @@
 		}
 		browser() { return this._browser; }
 		async clearCookies() { await native.ctxClearCookies(this._id); }
-		async clearPermissions() { return notSupported('browserContext.clearPermissions'); }
+		async clearPermissions() { await native.ctxCmd(this._id, 'Browser.resetPermissions', '{}'); }
 		async close() { await native.ctxClose(this._id); this._pages.clear(); }
 		async cookies(...urls) { return JSON.parse(await native.ctxCookies(this._id, JSON.stringify(urls.flat()))); }
-		async grantPermissions() { return notSupported('browserContext.grantPermissions'); }
+		async grantPermissions(perms, o) {
+			const list = (Array.isArray(perms) ? perms : [perms]).map((p) => {
+				const t = PERMISSIONS[p];
+				if (!t) throw new Error(`grantPermissions: unknown permission "${p}"; expected one of ${Object.keys(PERMISSIONS).join(', ')}`);
+				return t;
+			});
+			const params = { permissions: list };
+			if (isObj(o) && o.origin) params.origin = o.origin;
+			await native.ctxCmd(this._id, 'Browser.grantPermissions', JSON.stringify(params));
+		}
 		async newPage() {
 			const id = await native.ctxNewPage(this._id);
 			const p = new Page(this, id);
 			this._pages.set(id, p);
+			await p._applyContext();
 			return p;
 		}
 		pages() { return native.ctxPages(this._id).map((id) => this._pages.get(id)).filter((p) => p); }
 		setDefaultNavigationTimeout(ms) { native.ctxSetNavTimeout(this._id, ms); }
 		setDefaultTimeout(ms) { native.ctxSetTimeout(this._id, ms); }
-		async setGeolocation() { return notSupported('browserContext.setGeolocation'); }
-		async setOffline() { return notSupported('browserContext.setOffline'); }
+		async setGeolocation(g) {
+			this._geo = isObj(g) ? { latitude: g.latitude, longitude: g.longitude, accuracy: g.accuracy || 0 } : null;
+			for (const p of this._pages.values()) await p._applyContext();
+		}
+		async setOffline(off) {
+			this._offline = !!off;
+			for (const p of this._pages.values()) await p._applyContext();
+		}
 		waitForEvent(event) { return notSupported(`browserContext.waitForEvent('${event}')`); }
 	}
 
