@@ -40,6 +40,21 @@ type Page struct {
 	changed   chan struct{} // closed and replaced when the above change
 	responses map[cdp.LoaderID]*Response
 	requests  map[network.RequestID]*request
+	console   []ConsoleMessage // since the last TakeConsole, at most maxConsole
+}
+
+// maxConsole bounds the console messages a page keeps for TakeConsole: a page that
+// logs in a loop must not grow memory without end.
+const maxConsole = 1000
+
+// ConsoleMessage is a call of the page's console API.
+type ConsoleMessage struct {
+	// Type is the call: log, debug, info, error, warning, dir, table, trace, ...
+	Type string `json:"type"`
+	// Text is the arguments as text, separated by spaces.
+	Text string `json:"text"`
+	// Args are the arguments' values as JSON (their descriptions when they have none).
+	Args []json.RawMessage `json:"args"`
 }
 
 // Response is the response to a page's document request.
@@ -99,6 +114,9 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 		return fail(err)
 	}
 	if _, err := chromedp.Call(octx, network.Enable, network.EnableParams{}); err != nil {
+		return fail(err)
+	}
+	if _, err := chromedp.Call(octx, runtime.Enable, cdp.Empty{}); err != nil {
 		return fail(err)
 	}
 	o := c.opts
@@ -197,6 +215,8 @@ func (p *Page) onEvent(ev any) {
 			p.signal()
 		}
 		p.mu.Unlock()
+	case *runtime.EventConsoleAPICalled:
+		p.consoleCalled(e)
 	case *network.EventRequestWillBeSent:
 		p.requestStarted(e)
 	case *network.EventResponseReceived:
@@ -215,6 +235,51 @@ func (p *Page) onEvent(ev any) {
 	case *network.EventLoadingFailed:
 		p.requestEnded(e.RequestID, e.Timestamp.Float64(), 0, true)
 	}
+}
+
+// consoleCalled keeps a console message for TakeConsole.
+func (p *Page) consoleCalled(e *runtime.EventConsoleAPICalled) {
+	m := ConsoleMessage{Type: string(e.Type)}
+	texts := make([]string, 0, len(e.Args))
+	for _, a := range e.Args {
+		var text string
+		raw := json.RawMessage(a.Value)
+		switch {
+		case len(a.Value) > 0:
+			var str string
+			if json.Unmarshal(a.Value, &str) == nil {
+				text = str
+			} else {
+				text = string(a.Value)
+			}
+		case a.UnserializableValue != "":
+			text = string(a.UnserializableValue)
+		case a.Type == runtime.RemoteObjectTypeUndefined:
+			text = "undefined"
+		default:
+			text = a.Description
+		}
+		if len(raw) == 0 {
+			raw, _ = json.Marshal(text)
+		}
+		texts = append(texts, text)
+		m.Args = append(m.Args, raw)
+	}
+	m.Text = strings.Join(texts, " ")
+	p.mu.Lock()
+	if len(p.console) < maxConsole {
+		p.console = append(p.console, m)
+	}
+	p.mu.Unlock()
+}
+
+// TakeConsole returns the console messages since the last call.
+func (p *Page) TakeConsole() []ConsoleMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.console
+	p.console = nil
+	return out
 }
 
 func newResponse(r *network.Response) *Response {

@@ -46,6 +46,10 @@ type bridge struct {
 	metrics map[string]*metrics.Metric
 	tags    atomic.Pointer[tagState]
 	hooked  bool
+	// dispatch is the shim's function that hands the pages' events (console
+	// messages) to the script's handlers, on the VU's goroutine, before a browser
+	// promise settles.
+	dispatch sobek.Callable
 
 	mu       sync.Mutex
 	br       *browser.Browser
@@ -163,6 +167,11 @@ func (b *bridge) promise(work func(ctx context.Context) (any, error), conv func(
 	go func() {
 		v, err := work(ctx)
 		done(func() error {
+			if b.dispatch != nil {
+				if _, derr := b.dispatch(sobek.Undefined()); derr != nil {
+					return derr
+				}
+			}
 			if err != nil {
 				return reject(b.errValue(err))
 			}
@@ -614,6 +623,27 @@ func (b *bridge) object() *sobek.Object {
 	set("pageClosed", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		return rt.ToValue(err != nil || p.Closed())
+	})
+	set("setDispatch", func(c sobek.FunctionCall) sobek.Value {
+		if f, ok := sobek.AssertFunction(arg(c, 0)); ok {
+			b.dispatch = f
+		}
+		return sobek.Undefined()
+	})
+	set("pageConsole", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue("[]")
+		}
+		msgs := p.TakeConsole()
+		if len(msgs) == 0 {
+			return rt.ToValue("[]")
+		}
+		out, err := json.Marshal(msgs)
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(out))
 	})
 	set("sleep", func(c sobek.FunctionCall) sobek.Value {
 		d := ms(arg(c, 0))

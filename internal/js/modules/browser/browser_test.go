@@ -389,6 +389,11 @@ export default async function () {
 	await context.setOffline(true);
 	check(await page.evaluate(() => navigator.onLine), { 'setOffline': (v) => v === false });
 	await context.setOffline(false);
+	const seen = [];
+	page.on('console', (m) => seen.push(m.type() + ':' + m.text()));
+	await page.evaluate(() => { console.log('hello', 42); console.error('bad'); });
+	await page.title();
+	check(seen.join('|'), { 'page.on console': (s) => s === 'log:hello 42|error:bad' });
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -402,7 +407,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 8)
+	h.RequireChecks(t, 9)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

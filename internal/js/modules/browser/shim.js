@@ -757,6 +757,7 @@
 			this._viewport = null;
 			this._timeoutMs = 0;
 			this._navTimeoutMs = 0;
+			this._console = [];
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
 		// _applyContext applies the context's geolocation and offline mode to the page.
@@ -824,7 +825,9 @@
 		mainFrame() { return this._frame; }
 		on(event, handler) {
 			if (typeof handler !== 'function') throw new TypeError('on: expected a handler function');
-			throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser`);
+			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console')`);
+			this._console.push(handler);
+			listening.add(this);
 		}
 		async opener() { return null; }
 		press(sel, k, o) { return ops.press(this._t(sel), k, o); }
@@ -898,6 +901,33 @@
 	for (const k of Object.keys(byStep)) {
 		Page.prototype[k] = function (a, o) { return new Locator(this, [byStep[k](a, o)]); };
 	}
+	// ---- Events: console messages reach the handlers before a browser promise settles. ----
+	class ConsoleMessage {
+		constructor(page, m) { this._page = page; this._m = m; }
+		args() { return (this._m.args || []).map((v) => new ValueHandle(this._page, v)); }
+		page() { return this._page; }
+		text() { return this._m.text; }
+		type() { return this._m.type; }
+	}
+	// ValueHandle is a console argument: its value, as a JSHandle shows it.
+	class ValueHandle {
+		constructor(page, v) { this._page = page; this._v = v; }
+		asElement() { return null; }
+		async dispose() { /* nothing held in the page */ }
+		async evaluate(fn, ...args) { return fn(this._v, ...args); }
+		async evaluateHandle(fn, ...args) { return new ValueHandle(this._page, await fn(this._v, ...args)); }
+		async getProperties() { return new Map(Object.entries(isObj(this._v) ? this._v : {}).map(([k, v]) => [k, new ValueHandle(this._page, v)])); }
+		async jsonValue() { return this._v; }
+	}
+	const listening = new Set();
+	native.setDispatch(() => {
+		for (const page of listening) {
+			if (page.isClosed()) { listening.delete(page); continue; }
+			const msgs = JSON.parse(native.pageConsole(page._id));
+			for (const m of msgs) for (const h of page._console) h(new ConsoleMessage(page, m));
+		}
+	});
+
 	const globMatch = (glob, s) => {
 		if (!glob.includes('*')) return false;
 		const re = '^' + glob.split('**').map((p) => p.split('*').map((q) => q.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*') + '$';
