@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +61,7 @@ type bridge struct {
 	cur      int64 // the current browser context's id, 0 for none
 	contexts map[int64]*browser.Context
 	pages    map[int64]*browser.Page
+	files    string // temporary directory of setInputFiles's files, removed on Close
 }
 
 var _ modules.Closer = (*bridge)(nil)
@@ -71,10 +75,55 @@ func (b *bridge) Close() {
 	b.mu.Lock()
 	br := b.br
 	b.closed = true
+	files := b.files
 	b.mu.Unlock()
 	if br != nil {
 		_ = br.Close()
 	}
+	if files != "" {
+		_ = os.RemoveAll(files)
+	}
+}
+
+// writeFiles writes setInputFiles's files ({name, buffer} objects) to the VU's
+// temporary directory and returns their paths.
+func (b *bridge) writeFiles(v sobek.Value) ([]string, error) {
+	rt := b.vu.Runtime()
+	obj := v.ToObject(rt)
+	n := int(obj.Get("length").ToInteger())
+	b.mu.Lock()
+	if b.files == "" {
+		dir, err := os.MkdirTemp("", "tidemark-browser-files-")
+		if err != nil {
+			b.mu.Unlock()
+			return nil, fmt.Errorf("setInputFiles: %w", err)
+		}
+		b.files = dir
+	}
+	root := b.files
+	b.mu.Unlock()
+	var out []string
+	for i := range n {
+		f := obj.Get(strconv.Itoa(i)).ToObject(rt)
+		name := filepath.Base(f.Get("name").String())
+		if name == "" || name == "." || name == "/" {
+			return nil, fmt.Errorf("setInputFiles: file %d has no name", i)
+		}
+		ab, ok := f.Get("buffer").Export().(sobek.ArrayBuffer)
+		if !ok {
+			return nil, fmt.Errorf("setInputFiles: file %q: expected an ArrayBuffer as its buffer", name)
+		}
+		dir, err := os.MkdirTemp(root, "f")
+		if err != nil {
+			return nil, fmt.Errorf("setInputFiles: %w", err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, ab.Bytes(), 0o600); err != nil {
+			return nil, fmt.Errorf("setInputFiles: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // emit pushes one sample with the VU's tags; it may run on any goroutine.
@@ -623,6 +672,13 @@ func (b *bridge) object() *sobek.Object {
 	set("pageClosed", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		return rt.ToValue(err != nil || p.Closed())
+	})
+	set("writeFiles", func(c sobek.FunctionCall) sobek.Value {
+		paths, err := b.writeFiles(arg(c, 0))
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(paths)
 	})
 	set("setDispatch", func(c sobek.FunctionCall) sobek.Value {
 		if f, ok := sobek.AssertFunction(arg(c, 0)); ok {

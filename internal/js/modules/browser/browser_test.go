@@ -172,7 +172,10 @@ export default async function () {
 
 	await page.setContent('<button id="hov" onmouseover="this.textContent = \'hovered\'">hover me</button>' +
 		'<input id="f" placeholder="Your name" data-testid="name"><div id="later" style="display:none">later</div>' +
-		'<iframe srcdoc="<p id=inner>in frame</p>"></iframe>');
+		'<iframe srcdoc="<p id=inner>in frame</p>"></iframe><input type="file" id="up" multiple>');
+	await page.setInputFiles('#up', [{ name: 'a.txt', mimeType: 'text/plain', buffer: new Uint8Array([104, 105]).buffer }]);
+	check(await page.evaluate(() => { const f = document.getElementById('up').files[0]; return f.text().then((t) => f.name + ':' + t); }),
+		{ 'setInputFiles': (v) => v === 'a.txt:hi' });
 	await page.locator('#hov').hover();
 	check(await page.locator('#hov').textContent(), { 'locator.hover': (t) => t === 'hovered' });
 	await page.getByPlaceholder('Your name').focus();
@@ -214,7 +217,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 68)
+	h.RequireChecks(t, 69)
 	png, err := os.ReadFile(shot)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")

@@ -484,6 +484,11 @@
 		isHidden: (t) => state(t, 'isHidden'),
 		dispatchEvent: (t, type, init, opts) => runOn(t, 'dispatchEvent', [type, init], opts),
 		boundingBox: (t, opts) => runOn(t, 'boundingBox', [], opts).catch(() => null),
+		async setInputFiles(t, files, opts) {
+			const paths = native.writeFiles(Array.isArray(files) ? files : [files]);
+			const el = await ops.handle(t, Object.assign({}, opts, { state: 'attached' }));
+			await cmd(t.page, 'DOM.setFileInputFiles', { files: paths, objectId: el._id });
+		},
 		async waitFor(t, opts) {
 			const st = (isObj(opts) && opts.state) || 'visible';
 			const timeout = timeoutOf(opts) || t.page._timeout();
@@ -566,7 +571,7 @@
 		selectOption(v, o) { return ops.selectOption(this._t(), v, o); }
 		async selectText() { await runOn(this._t(), 'selectText', []); }
 		setChecked(c, o) { return ops.setChecked(this._t(), c, o); }
-		setInputFiles() { return notSupported('elementHandle.setInputFiles'); }
+		setInputFiles(f, o) { return ops.setInputFiles(this._t(), f, o); }
 		tap(o) { return ops.tap(this._t(), o); }
 		textContent() { return ops.textContent(this._t()); }
 		type(t, o) { return ops.type(this._t(), t, o); }
@@ -727,7 +732,7 @@
 		selectOption(sel, v, o) { return ops.selectOption(this._t(sel), v, o); }
 		setChecked(sel, c, o) { return ops.setChecked(this._t(sel), c, o); }
 		setContent(html, o) { return this._page.setContent(html, o); }
-		setInputFiles() { return notSupported('frame.setInputFiles'); }
+		setInputFiles(sel, f, o) { return ops.setInputFiles(this._t(sel), f, o); }
 		tap(sel, o) { return ops.tap(this._t(sel), o); }
 		textContent(sel, o) { return ops.textContent(this._t(sel), o); }
 		title() { return this._page.title(); }
@@ -849,7 +854,7 @@
 		setDefaultNavigationTimeout(ms) { this._navTimeoutMs = ms; }
 		setDefaultTimeout(ms) { this._timeoutMs = ms; this._navTimeoutMs = this._navTimeoutMs || ms; }
 		async setExtraHTTPHeaders(h) { await cmd(this, 'Network.setExtraHTTPHeaders', { headers: h || {} }); }
-		setInputFiles() { return notSupported('page.setInputFiles'); }
+		setInputFiles(sel, f, o) { return ops.setInputFiles(this._t(sel), f, o); }
 		async setViewportSize(v) {
 			this._viewport = { width: v.width, height: v.height };
 			await cmd(this, 'Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: 1, mobile: false });
