@@ -41,11 +41,78 @@ type Page struct {
 	responses map[cdp.LoaderID]*Response
 	requests  map[network.RequestID]*request
 	console   []ConsoleMessage // since the last TakeConsole, at most maxConsole
+	net       []NetEvent       // the last maxNet requests and responses
+	netNext   int              // Seq of the next NetEvent
+}
+
+// maxNet bounds the network events a page keeps for NetEvents.
+const maxNet = 1000
+
+// NetEvent is a request the page sent or a response it received, for
+// waitForRequest and waitForResponse.
+type NetEvent struct {
+	Seq          int               `json:"seq"`
+	Kind         string            `json:"kind"` // request or response
+	URL          string            `json:"url"`
+	Method       string            `json:"method"`
+	ResourceType string            `json:"resourceType"`
+	Status       int64             `json:"status,omitempty"`
+	StatusText   string            `json:"statusText,omitempty"`
+	Headers      map[string]string `json:"headers"`
+	RequestID    string            `json:"requestId"`
 }
 
 // maxConsole bounds the console messages a page keeps for TakeConsole: a page that
 // logs in a loop must not grow memory without end.
 const maxConsole = 1000
+
+// addNet records a network event and wakes the waiters; p.mu is held.
+func (p *Page) addNet(e NetEvent) {
+	e.Seq = p.netNext
+	p.netNext++
+	p.net = append(p.net, e)
+	if len(p.net) > maxNet {
+		p.net = append(p.net[:0:0], p.net[len(p.net)-maxNet:]...)
+	}
+	p.signal()
+}
+
+// NetMark is the Seq of the next network event: NetEvents(mark) returns the events
+// from the time NetMark was called.
+func (p *Page) NetMark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.netNext
+}
+
+// NetEvents returns the network events from Seq since on, waiting up to timeout for
+// one; none when the time is up. next is the Seq to ask for next.
+func (p *Page) NetEvents(ctx context.Context, since int, timeout time.Duration) (events []NetEvent, next int, err error) {
+	octx, cancel := derive(p.ctx, ctx, timeout)
+	defer cancel()
+	for {
+		p.mu.Lock()
+		ch := p.changed
+		for _, e := range p.net {
+			if e.Seq >= since {
+				events = append(events, e)
+			}
+		}
+		next = p.netNext
+		p.mu.Unlock()
+		if len(events) > 0 {
+			return events, next, nil
+		}
+		select {
+		case <-ch:
+		case <-octx.Done():
+			if ctx.Err() != nil {
+				return nil, next, ctx.Err()
+			}
+			return nil, next, nil
+		}
+	}
+}
 
 // ConsoleMessage is a call of the page's console API.
 type ConsoleMessage struct {
@@ -223,6 +290,9 @@ func (p *Page) onEvent(ev any) {
 		p.mu.Lock()
 		if r := p.requests[e.RequestID]; r != nil && e.Response != nil {
 			r.status = e.Response.Status
+			res := newResponse(e.Response)
+			p.addNet(NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
+				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID)})
 			if r.document {
 				res := newResponse(e.Response)
 				res.RequestID = string(e.RequestID)
@@ -315,8 +385,13 @@ func (p *Page) requestStarted(e *network.EventRequestWillBeSent) {
 		start: e.Timestamp.Float64(), wallBase: float64(e.WallTime) - e.Timestamp.Float64(), sent: float64(sent),
 		document: e.Type == network.ResourceTypeDocument && e.LoaderID == cdp.LoaderID(e.RequestID), loader: e.LoaderID,
 	}
+	headers := map[string]string{}
+	for k, v := range e.Request.Headers {
+		headers[strings.ToLower(k)] = fmt.Sprint(v)
+	}
 	p.mu.Lock()
 	p.requests[e.RequestID] = r
+	p.addNet(NetEvent{Kind: "request", URL: r.url, Method: r.method, ResourceType: r.typ, Headers: headers, RequestID: string(e.RequestID)})
 	p.mu.Unlock()
 }
 

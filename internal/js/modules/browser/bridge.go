@@ -673,6 +673,26 @@ func (b *bridge) object() *sobek.Object {
 		p, err := b.page(id(c, 0))
 		return rt.ToValue(err != nil || p.Closed())
 	})
+	set("pageNetMark", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue(0)
+		}
+		return rt.ToValue(p.NetMark())
+	})
+	pageOp("pageNetEvents", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		since, d := int(arg(c, 1).ToInteger()), ms(arg(c, 2))
+		return func(ctx context.Context, p *browser.Page) (any, error) {
+			events, next, err := p.NetEvents(ctx, since, d)
+			if err != nil {
+				return nil, err
+			}
+			if events == nil {
+				events = []browser.NetEvent{}
+			}
+			return json.Marshal(map[string]any{"events": events, "next": next})
+		}
+	}, b.jsonValue)
 	set("writeFiles", func(c sobek.FunctionCall) sobek.Value {
 		paths, err := b.writeFiles(arg(c, 0))
 		if err != nil {

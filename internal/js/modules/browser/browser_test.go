@@ -397,6 +397,13 @@ export default async function () {
 	await page.evaluate(() => { console.log('hello', 42); console.error('bad'); });
 	await page.title();
 	check(seen.join('|'), { 'page.on console': (s) => s === 'log:hello 42|error:bad' });
+	const [resp] = await Promise.all([page.waitForResponse(/\/contacts\.php$/), page.goto(BASE + '/contacts.php')]);
+	check(resp, { 'waitForResponse': (r) => r.status() === 200 && r.url() === BASE + '/contacts.php' && r.request().method() === 'GET' });
+	const [req] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/pi.php?decimals=3')), page.goto(BASE + '/pi.php?decimals=3')]);
+	check(req, { 'waitForRequest': (r) => r.method() === 'GET' && r.resourceType() === 'document' });
+	let never = '';
+	try { await page.waitForResponse(BASE + '/never', { timeout: 200 }); } catch (e) { never = String(e); }
+	check(never, { 'waitForResponse timeout': (m) => m.includes('timed out after 200ms') });
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -410,7 +417,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 9)
+	h.RequireChecks(t, 12)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

@@ -647,23 +647,25 @@
 	}
 
 	// ---- Request and Response (of a navigation). ----
+	// Request is a request the page sent: info is {url, method, resourceType, headers}
+	// (a navigation's knows its URL only); res is its Response when known.
 	class Request {
-		constructor(page, res) { this._page = page; this._res = res; }
-		async allHeaders() { return {}; }
+		constructor(page, info, res) { this._page = page; this._i = info; this._res = res || null; }
+		async allHeaders() { return Object.assign({}, this._i.headers || {}); }
 		failure() { return null; }
 		frame() { return this._page.mainFrame(); }
-		async headerValue() { return null; }
-		headers() { return {}; }
-		async headersArray() { return []; }
-		isNavigationRequest() { return true; }
-		method() { return 'GET'; }
+		async headerValue(n) { const v = (this._i.headers || {})[String(n).toLowerCase()]; return v === undefined ? null : v; }
+		headers() { return Object.assign({}, this._i.headers || {}); }
+		async headersArray() { return Object.entries(this._i.headers || {}).map(([name, value]) => ({ name, value })); }
+		isNavigationRequest() { return (this._i.resourceType || 'Document') === 'Document'; }
+		method() { return this._i.method || 'GET'; }
 		postData() { return null; }
 		postDataBuffer() { return null; }
-		resourceType() { return 'document'; }
+		resourceType() { return String(this._i.resourceType || 'Document').toLowerCase(); }
 		async response() { return this._res; }
 		async size() { return { body: 0, headers: 0 }; }
 		timing() { return { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 }; }
-		url() { return this._res._r.url; }
+		url() { return this._i.url; }
 	}
 	class Response {
 		constructor(page, r) { this._page = page; this._r = r; }
@@ -681,7 +683,7 @@
 			return JSON.parse(decodeURIComponent(escape(text)));
 		}
 		ok() { return this._r.status === 0 || (this._r.status >= 200 && this._r.status <= 299); }
-		request() { return new Request(this._page, this); }
+		request() { return new Request(this._page, { url: this._r.url, method: this._r.method, resourceType: this._r.resourceType }, this); }
 		async securityDetails() { return null; }
 		async serverAddr() { return null; }
 		async size() { return { body: 0, headers: 0 }; }
@@ -887,8 +889,28 @@
 			const x = isObj(o) ? o : {};
 			return response(this, await native.pageWaitNav(this._id, native.pageMark(this._id), x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs));
 		}
-		waitForRequest() { return notSupported('page.waitForRequest'); }
-		waitForResponse() { return notSupported('page.waitForResponse'); }
+		waitForRequest(want, o) { return this._waitNet('request', want, o); }
+		waitForResponse(want, o) { return this._waitNet('response', want, o); }
+		// _waitNet resolves with the first request or response from now on whose URL
+		// matches want: a string (the URL, or a glob with *), a RegExp or a predicate
+		// of the Request or Response.
+		async _waitNet(kind, want, o) {
+			const timeout = timeoutOf(o) || this._timeout();
+			const end = Date.now() + timeout;
+			let mark = native.pageNetMark(this._id);
+			const make = (e) => (kind === 'response' ? new Response(this, e) : new Request(this, e));
+			for (;;) {
+				const left = end - Date.now();
+				if (left <= 0) throw new Error(`waiting for ${kind} ${want instanceof RegExp ? want : JSON.stringify(String(want))}: timed out after ${timeout}ms`);
+				const got = JSON.parse(await native.pageNetEvents(this._id, mark, left));
+				for (const e of got.events) {
+					if (e.kind !== kind) continue;
+					const ok = typeof want === 'function' ? await want(make(e)) : want instanceof RegExp ? want.test(e.url) : e.url === String(want) || globMatch(String(want), e.url);
+					if (ok) return make(e);
+				}
+				mark = got.next;
+			}
+		}
 		waitForSelector(sel, o) { return ops.handle(this._t(sel), o); }
 		async waitForTimeout(ms) { await native.sleep(ms); }
 		async waitForURL(want, o) {
