@@ -404,6 +404,12 @@ export default async function () {
 	let never = '';
 	try { await page.waitForResponse(BASE + '/never', { timeout: 200 }); } catch (e) { never = String(e); }
 	check(never, { 'waitForResponse timeout': (m) => m.includes('timed out after 200ms') });
+	const msg = page.waitForEvent('console', (m) => m.text().includes('second'));
+	await page.evaluate(() => { console.log('first'); setTimeout(() => console.log('second'), 50); });
+	check((await msg).text(), { 'page.waitForEvent console': (t) => t === 'second' });
+	const opened = context.waitForEvent('page');
+	const other = await context.newPage();
+	check(await opened, { 'context.waitForEvent page': (p) => p === other });
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -417,7 +423,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 12)
+	h.RequireChecks(t, 14)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

@@ -875,7 +875,19 @@
 		unrouteAll() { return notSupported('page.unrouteAll'); }
 		url() { return native.pageURL(this._id); }
 		viewportSize() { return this._viewport || { width: 1280, height: 720 }; }
-		waitForEvent(event) { return notSupported(`page.waitForEvent('${event}')`); }
+		async waitForEvent(event, o) {
+			if (event !== 'console') throw new Error(`page.waitForEvent('${event}'): the only event is 'console'`);
+			const pred = typeof o === 'function' ? o : isObj(o) && typeof o.predicate === 'function' ? o.predicate : () => true;
+			let found = null;
+			const h = (m) => { if (!found && pred(m)) found = m; };
+			this._console.push(h);
+			listening.add(this);
+			try {
+				return await poll(() => found, timeoutOf(o) || this._timeout(), 'event "console"');
+			} finally {
+				this._console = this._console.filter((x) => x !== h);
+			}
+		}
 		async waitForFunction(fn, o, ...args) {
 			const x = isObj(o) ? o : {};
 			const timeout = timeoutOf(x) || this._timeout();
@@ -947,6 +959,17 @@
 		async jsonValue() { return this._v; }
 	}
 	const listening = new Set();
+	// poll resolves with found()'s first value other than null, checking every 20 ms
+	// (each wait lets the VU's event loop run: page events, other promises).
+	const poll = async (found, timeout, what) => {
+		const end = Date.now() + timeout;
+		for (;;) {
+			const v = found();
+			if (v !== null && v !== undefined) return v;
+			if (Date.now() >= end) throw new Error(`waiting for ${what}: timed out after ${timeout}ms`);
+			await native.sleep(20);
+		}
+	};
 	native.setDispatch(() => {
 		for (const page of listening) {
 			if (page.isClosed()) { listening.delete(page); continue; }
@@ -1009,7 +1032,19 @@
 			this._offline = !!off;
 			for (const p of this._pages.values()) await p._applyContext();
 		}
-		waitForEvent(event) { return notSupported(`browserContext.waitForEvent('${event}')`); }
+		async waitForEvent(event, o) {
+			if (event !== 'page') throw new Error(`browserContext.waitForEvent('${event}'): the only event is 'page'`);
+			const pred = typeof o === 'function' ? o : isObj(o) && typeof o.predicate === 'function' ? o.predicate : () => true;
+			const seen = new Set(this._pages.keys());
+			return poll(() => {
+				for (const [id, p] of this._pages) {
+					if (seen.has(id)) continue;
+					seen.add(id);
+					if (pred(p)) return p;
+				}
+				return null;
+			}, timeoutOf(o) || native.ctxTimeout(this._id), 'event "page"');
+		}
 	}
 
 	let current = null;
