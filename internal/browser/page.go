@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +45,43 @@ type Page struct {
 	console   []ConsoleMessage // since the last TakeConsole, at most maxConsole
 	net       []NetEvent       // the last maxNet requests and responses
 	netNext   int              // Seq of the next NetEvent
+	groups    []URLGroup
+}
+
+// URLGroup names the requests whose URL matches (and whose method is Method, when
+// set): their metrics' url and name tags become Name (k6's page.on('metric') with
+// metric.tag).
+type URLGroup struct {
+	Name   string
+	URL    *regexp.Regexp
+	Method string
+}
+
+// SetURLGroups sets the page's URL groups.
+func (p *Page) SetURLGroups(g []URLGroup) {
+	p.mu.Lock()
+	p.groups = g
+	p.mu.Unlock()
+}
+
+// group applies the URL groups to tags (copied when changed).
+func (p *Page) group(tags map[string]string) map[string]string {
+	p.mu.Lock()
+	groups := p.groups
+	p.mu.Unlock()
+	u, ok := tags["url"]
+	if !ok || len(groups) == 0 {
+		return tags
+	}
+	for _, g := range groups {
+		if g.URL.MatchString(u) && (g.Method == "" || g.Method == tags["method"]) {
+			out := make(map[string]string, len(tags))
+			maps.Copy(out, tags)
+			out["url"], out["name"] = g.Name, g.Name
+			return out
+		}
+	}
+	return tags
 }
 
 // maxNet bounds the network events a page keeps for NetEvents.
@@ -234,7 +273,7 @@ func (p *Page) TargetContext() context.Context { return p.ctx }
 // emit passes a sample to the browser's Emit.
 func (p *Page) emit(metric string, value float64, tags map[string]string, at time.Time) {
 	if e := p.c.b.opts.Emit; e != nil {
-		e(metric, value, tags, at)
+		e(metric, value, p.group(tags), at)
 	}
 }
 

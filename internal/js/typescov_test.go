@@ -217,13 +217,14 @@ var apiProbes = map[string]apiProbe{
 			"Rect":           "P().then((p) => p.page.locator('h1').boundingBox())",
 			"ConsoleMessage": "P().then(async (p) => { let m; p.page.on('console', (x) => { m = m || x; }); " +
 				"await p.page.evaluate(() => console.log('probe')); await p.page.title(); return m; })",
+			"MetricMessage": "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
 		},
 		inputs: []string{"CPUProfile", "NetworkProfile", "SelectOptionsObject", "TimeoutOptions", "StrictnessOptions",
 			"EventSequenceOptions", "File", "KeyboardModifierOptions", "MouseDownUpOptions", "ScreenshotOptions", "PollingOptions",
 			"ElementStateFilter", "NewBrowserContextOptions", "LocatorOptions", "LocatorFilterOptions", "Cookie"},
-		// chromium.connectOverCDP, page.on('metric'), page.route and page.workers are
-		// not implemented; Tidemark's target serves no TLS, so securityDetails is null.
-		absent: []string{"ConnectedBrowser", "MetricMessage", "Route", "Worker", "RequestFailure", "SecurityDetailsObject"},
+		// chromium.connectOverCDP, page.route and page.workers are not implemented;
+		// Tidemark's target serves no TLS, so securityDetails is null.
+		absent: []string{"ConnectedBrowser", "Route", "Worker", "RequestFailure", "SecurityDetailsObject"},
 	},
 	"k6/options": {inputs: []string{
 		"Options", "Stage", "ObjectThreshold", "Certificate", "BaseScenario", "SharedIterationsScenario", "PerVUIterationsScenario",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -693,6 +694,30 @@ func (b *bridge) object() *sobek.Object {
 			return json.Marshal(map[string]any{"events": events, "next": next})
 		}
 	}, b.jsonValue)
+	set("pageURLGroups", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			b.throw(err)
+		}
+		var in []struct {
+			Name   string `json:"name"`
+			URL    string `json:"url"`
+			Method string `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(str(arg(c, 1))), &in); err != nil {
+			b.throw(fmt.Errorf("metric.tag: %w", err))
+		}
+		groups := make([]browser.URLGroup, 0, len(in))
+		for _, g := range in {
+			re, err := regexp.Compile(g.URL)
+			if err != nil {
+				b.throw(fmt.Errorf("metric.tag: url %s: %w", g.URL, err))
+			}
+			groups = append(groups, browser.URLGroup{Name: g.Name, URL: re, Method: g.Method})
+		}
+		p.SetURLGroups(groups)
+		return sobek.Undefined()
+	})
 	set("writeFiles", func(c sobek.FunctionCall) sobek.Value {
 		paths, err := b.writeFiles(arg(c, 0))
 		if err != nil {

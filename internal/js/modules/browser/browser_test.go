@@ -410,6 +410,9 @@ export default async function () {
 	const opened = context.waitForEvent('page');
 	const other = await context.newPage();
 	check(await opened, { 'context.waitForEvent page': (p) => p === other });
+	page.on('metric', (m) => m.tag({ name: 'pi', matches: [{ url: /\/pi\.php\?decimals=\d+$/, method: 'GET' }] }));
+	await page.goto(BASE + '/pi.php?decimals=5');
+	await page.goto(BASE + '/pi.php?decimals=7');
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -427,4 +430,15 @@ export default async function () {
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}
+	urls := map[string]int{}
+	for _, s := range h.Collector.Of("browser_http_req_duration") {
+		u, _ := s.Tags.Get("url")
+		n, _ := s.Tags.Get("name")
+		require.Equal(t, u, n)
+		sc, _ := s.Tags.Get("scenario")
+		require.Equal(t, "default", sc, "the VU's tags")
+		urls[u]++
+	}
+	require.Equal(t, 4, urls["pi"], "page.on('metric') groups the two pi pages of each iteration")
+	require.Equal(t, 2, urls[base+"/pi.php?decimals=3"], "before the handler")
 }

@@ -832,7 +832,16 @@
 		mainFrame() { return this._frame; }
 		on(event, handler) {
 			if (typeof handler !== 'function') throw new TypeError('on: expected a handler function');
-			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console')`);
+			if (event === 'metric') {
+				// The handler's metric.tag calls are its URL groups: it runs once, now,
+				// and they apply to every metric of the page from then on.
+				const rec = new MetricMessage();
+				handler(rec);
+				this._groups = (this._groups || []).concat(rec._groups);
+				native.pageURLGroups(this._id, JSON.stringify(this._groups));
+				return;
+			}
+			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console' and 'metric')`);
 			this._console.push(handler);
 			listening.add(this);
 		}
@@ -947,6 +956,17 @@
 		page() { return this._page; }
 		text() { return this._m.text; }
 		type() { return this._m.type; }
+	}
+	// MetricMessage records the URL groups a page.on('metric') handler tags.
+	class MetricMessage {
+		constructor() { this._groups = []; }
+		tag(m) {
+			if (!isObj(m) || !m.name || !Array.isArray(m.matches)) throw new TypeError('metric.tag: expected {name, matches: [{url, method}]}');
+			for (const x of m.matches) {
+				const url = x.url instanceof RegExp ? x.url.source : '^' + String(x.url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
+				this._groups.push({ name: String(m.name), url: url, method: x.method ? String(x.method).toUpperCase() : '' });
+			}
+		}
 	}
 	// ValueHandle is a console argument: its value, as a JSHandle shows it.
 	class ValueHandle {
