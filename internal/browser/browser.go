@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 )
 
 // Emit receives one metric sample: a k6/browser metric's name, its value (seconds for
@@ -47,6 +48,7 @@ type Browser struct {
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
 	pid         int
+	remote      bool // attached by Connect: Close disconnects
 	version     cdpbrowser.GetVersionResult
 
 	mu       sync.Mutex
@@ -92,6 +94,37 @@ func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 	}
 	// The process's life is the browser's, not ctx's: Close ends it.
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), aopts...)
+	b, err := start(ctx, allocCtx, allocCancel, cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("launch browser %s: %w", exe, err)
+	}
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			b.pid = p.Pid
+		}
+	}
+	return b, nil
+}
+
+// Connect attaches to a running browser at wsURL (its DevTools WebSocket URL, or
+// http://host:port). Close disconnects and disposes of the contexts opened through
+// the connection; the browser keeps running.
+func Connect(ctx context.Context, wsURL string, cfg Config, opts Options) (*Browser, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	allocCtx, allocCancel := remote.NewAllocator(context.Background(), wsURL)
+	b, err := start(ctx, allocCtx, allocCancel, cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to browser %s: %w", wsURL, err)
+	}
+	b.remote = true
+	return b, nil
+}
+
+// start opens the browser's root context on allocCtx and asks its version, within
+// cfg.Timeout and ctx.
+func start(ctx, allocCtx context.Context, allocCancel context.CancelFunc, cfg Config, opts Options) (*Browser, error) {
 	bctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(func(string, ...any) {}),
 		chromedp.WithErrorf(func(f string, a ...any) { opts.Logger.Debug("Browser protocol error", "err", fmt.Sprintf(f, a...)) }))
 	b := &Browser{cfg: cfg, opts: opts, ctx: bctx, cancel: cancel, allocCancel: allocCancel}
@@ -111,17 +144,12 @@ func Launch(ctx context.Context, cfg Config, opts Options) (*Browser, error) {
 	case r := <-done:
 		if r.err != nil {
 			b.kill()
-			return nil, fmt.Errorf("launch browser %s: %w", exe, r.err)
+			return nil, r.err
 		}
 		b.version = r.v
 	case <-tctx.Done():
 		b.kill()
-		return nil, fmt.Errorf("launch browser %s: timed out after %s", exe, cfg.Timeout)
-	}
-	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
-		if p := c.Browser.Process(); p != nil {
-			b.pid = p.Pid
-		}
+		return nil, fmt.Errorf("timed out after %s", cfg.Timeout)
 	}
 	return b, nil
 }
@@ -161,6 +189,13 @@ func (b *Browser) Close() error {
 		ctxs := b.contexts
 		b.contexts = nil
 		b.mu.Unlock()
+		if b.remote {
+			for _, c := range ctxs {
+				_ = c.Close(context.Background())
+			}
+			b.kill()
+			return
+		}
 		for _, c := range ctxs {
 			c.closePages(context.Background())
 		}

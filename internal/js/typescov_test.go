@@ -1,16 +1,20 @@
 package js
 
 import (
+	"bufio"
 	gojson "encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -217,14 +221,15 @@ var apiProbes = map[string]apiProbe{
 			"Rect":           "P().then((p) => p.page.locator('h1').boundingBox())",
 			"ConsoleMessage": "P().then(async (p) => { let m; p.page.on('console', (x) => { m = m || x; }); " +
 				"await p.page.evaluate(() => console.log('probe')); await p.page.title(); return m; })",
-			"MetricMessage": "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
+			"MetricMessage":    "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
+			"ConnectedBrowser": "mod.chromium.connectOverCDP(__ENV.CDP)",
 		},
 		inputs: []string{"CPUProfile", "NetworkProfile", "SelectOptionsObject", "TimeoutOptions", "StrictnessOptions",
 			"EventSequenceOptions", "File", "KeyboardModifierOptions", "MouseDownUpOptions", "ScreenshotOptions", "PollingOptions",
 			"ElementStateFilter", "NewBrowserContextOptions", "LocatorOptions", "LocatorFilterOptions", "Cookie"},
-		// chromium.connectOverCDP, page.route and page.workers are not implemented;
-		// Tidemark's target serves no TLS, so securityDetails is null.
-		absent: []string{"ConnectedBrowser", "Route", "Worker", "RequestFailure", "SecurityDetailsObject"},
+		// page.route and page.workers are not implemented; Tidemark's target serves no
+		// TLS, so securityDetails is null.
+		absent: []string{"Route", "Worker", "RequestFailure", "SecurityDetailsObject"},
 	},
 	"k6/options": {inputs: []string{
 		"Options", "Stage", "ObjectThreshold", "Certificate", "BaseScenario", "SharedIterationsScenario", "PerVUIterationsScenario",
@@ -245,7 +250,7 @@ var apiProbes = map[string]apiProbe{
 func TestTypesK6Coverage(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, k6target.Config{})
-	env := map[string]string{"URL": url, "GRPC": startGRPCTarget(t)}
+	env := map[string]string{"URL": url, "GRPC": startGRPCTarget(t), "CDP": startCDPBrowser(t)}
 	var mu sync.Mutex
 	counts := map[string][2]int{}
 	t.Run("modules", func(t *testing.T) {
@@ -323,6 +328,31 @@ func startGRPCTarget(t *testing.T) string {
 		require.NoError(t, <-done)
 	})
 	return ln.Addr().String()
+}
+
+// startCDPBrowser runs a headless Chromium with remote debugging until the test ends
+// and returns its DevTools WebSocket URL, for chromium.connectOverCDP.
+func startCDPBrowser(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
+		"--user-data-dir="+t.TempDir(), "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, ws, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			return strings.TrimSpace(ws)
+		}
+	}
+	t.Fatal("chromium did not print its DevTools URL")
+	return ""
 }
 
 // typeModules lists the modules of typesDir: "k6", "k6/http", …, and "global".

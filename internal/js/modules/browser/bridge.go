@@ -63,12 +63,22 @@ type bridge struct {
 	contexts map[int64]*browser.Context
 	pages    map[int64]*browser.Page
 	files    string // temporary directory of setInputFiles's files, removed on Close
+	// remotes are the browsers chromium.connectOverCDP attached to, by id, each with
+	// its current context; they are disconnected at the end of the iteration.
+	remotes map[int64]*remote
+}
+
+// remote is a browser chromium.connectOverCDP attached to.
+type remote struct {
+	br  *browser.Browser
+	cur int64
 }
 
 var _ modules.Closer = (*bridge)(nil)
 
 func newBridge(vu modules.VU, opts Options, m map[string]*metrics.Metric) *bridge {
-	return &bridge{vu: vu, opts: opts, metrics: m, contexts: map[int64]*browser.Context{}, pages: map[int64]*browser.Page{}}
+	return &bridge{vu: vu, opts: opts, metrics: m, contexts: map[int64]*browser.Context{}, pages: map[int64]*browser.Page{},
+		remotes: map[int64]*remote{}}
 }
 
 // Close kills the VU's browser.
@@ -77,7 +87,12 @@ func (b *bridge) Close() {
 	br := b.br
 	b.closed = true
 	files := b.files
+	remotes := b.remotes
+	b.remotes = map[int64]*remote{}
 	b.mu.Unlock()
+	for _, r := range remotes {
+		_ = r.br.Close()
+	}
 	if br != nil {
 		_ = br.Close()
 	}
@@ -168,13 +183,16 @@ func (b *bridge) state() (*modules.State, error) {
 // iteration.
 func (b *bridge) endIteration() {
 	b.mu.Lock()
-	ctxs := b.contexts
-	b.contexts, b.pages, b.cur = map[int64]*browser.Context{}, map[int64]*browser.Page{}, 0
+	ctxs, remotes := b.contexts, b.remotes
+	b.contexts, b.pages, b.cur, b.remotes = map[int64]*browser.Context{}, map[int64]*browser.Page{}, 0, map[int64]*remote{}
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, c := range ctxs {
 		_ = c.Close(ctx)
+	}
+	for _, r := range remotes {
+		_ = r.br.Close()
 	}
 }
 
@@ -312,21 +330,43 @@ func contextOptions(raw string) (browser.ContextOptions, error) {
 	return co, nil
 }
 
-// newContext opens the VU's browser context: one at a time, as k6 allows.
-func (b *bridge) newContext(ctx context.Context, raw string) (int64, error) {
+// cur returns the current context id of the browser rid (0: the VU's own, else a
+// connected one); b.mu is held.
+func (b *bridge) curOf(rid int64) *int64 {
+	if rid == 0 {
+		return &b.cur
+	}
+	if r := b.remotes[rid]; r != nil {
+		return &r.cur
+	}
+	return nil
+}
+
+// newContext opens a browser context in the browser rid (0: the VU's own): one at a
+// time, as k6 allows.
+func (b *bridge) newContext(ctx context.Context, raw string, rid int64) (int64, error) {
 	o, err := contextOptions(raw)
 	if err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
-	busy := b.cur != 0
+	cur := b.curOf(rid)
+	busy := cur != nil && *cur != 0
+	var br *browser.Browser
+	if r := b.remotes[rid]; r != nil {
+		br = r.br
+	}
 	b.mu.Unlock()
+	if cur == nil {
+		return 0, errors.New("the browser is disconnected")
+	}
 	if busy {
 		return 0, errors.New("existing browser context must be closed before creating a new one")
 	}
-	br, err := b.browser(ctx)
-	if err != nil {
-		return 0, err
+	if rid == 0 {
+		if br, err = b.browser(ctx); err != nil {
+			return 0, err
+		}
 	}
 	c, err := br.NewContext(ctx, o)
 	if err != nil {
@@ -336,8 +376,42 @@ func (b *bridge) newContext(ctx context.Context, raw string) (int64, error) {
 	defer b.mu.Unlock()
 	b.nextID++
 	b.contexts[b.nextID] = c
-	b.cur = b.nextID
+	if cur := b.curOf(rid); cur != nil {
+		*cur = b.nextID
+	}
 	return b.nextID, nil
+}
+
+// connect attaches to the browser at url.
+func (b *bridge) connect(ctx context.Context, url string) (int64, error) {
+	cfg, err := browser.ConfigFromEnv(b.opts.Lookup)
+	if err != nil {
+		return 0, err
+	}
+	br, err := browser.Connect(ctx, url, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch})
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextID++
+	b.remotes[b.nextID] = &remote{br: br}
+	return b.nextID, nil
+}
+
+// disconnect closes the connection rid and the contexts opened through it.
+func (b *bridge) disconnect(rid int64) error {
+	b.mu.Lock()
+	r := b.remotes[rid]
+	delete(b.remotes, rid)
+	if r != nil && r.cur != 0 {
+		delete(b.contexts, r.cur)
+	}
+	b.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.br.Close()
 }
 
 // newPage opens a page in the browser context id.
@@ -364,6 +438,11 @@ func (b *bridge) closeContext(ctx context.Context, id int64) error {
 	delete(b.contexts, id)
 	if b.cur == id {
 		b.cur = 0
+	}
+	for _, r := range b.remotes {
+		if r.cur == id {
+			r.cur = 0
+		}
 	}
 	for pid, p := range b.pages {
 		if p.Context() == c {
@@ -441,20 +520,55 @@ func (b *bridge) object() *sobek.Object {
 		}
 		return br
 	}
-	set("version", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().Version()) })
-	set("userAgent", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().UserAgent()) })
-	set("isConnected", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(syncBrowser().Connected()) })
-	set("currentContext", func(sobek.FunctionCall) sobek.Value {
+	// which is the browser rid (0: the VU's own, launched on demand), nil when
+	// disconnected.
+	which := func(rid int64) *browser.Browser {
+		if rid == 0 {
+			return syncBrowser()
+		}
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.cur == 0 {
+		if r := b.remotes[rid]; r != nil {
+			return r.br
+		}
+		return nil
+	}
+	set("version", func(c sobek.FunctionCall) sobek.Value {
+		if br := which(id(c, 0)); br != nil {
+			return rt.ToValue(br.Version())
+		}
+		return rt.ToValue("")
+	})
+	set("userAgent", func(c sobek.FunctionCall) sobek.Value {
+		if br := which(id(c, 0)); br != nil {
+			return rt.ToValue(br.UserAgent())
+		}
+		return rt.ToValue("")
+	})
+	set("isConnected", func(c sobek.FunctionCall) sobek.Value {
+		br := which(id(c, 0))
+		return rt.ToValue(br != nil && br.Connected())
+	})
+	set("currentContext", func(c sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		cur := b.curOf(id(c, 0))
+		if cur == nil || *cur == 0 {
 			return sobek.Null()
 		}
-		return rt.ToValue(b.cur)
+		return rt.ToValue(*cur)
 	})
 	set("newContext", func(c sobek.FunctionCall) sobek.Value {
-		raw := str(arg(c, 0))
-		return b.promise(func(ctx context.Context) (any, error) { return b.newContext(ctx, raw) }, nil)
+		raw, rid := str(arg(c, 0)), id(c, 1)
+		return b.promise(func(ctx context.Context) (any, error) { return b.newContext(ctx, raw, rid) }, nil)
+	})
+	set("connect", func(c sobek.FunctionCall) sobek.Value {
+		url := str(arg(c, 0))
+		return b.promise(func(ctx context.Context) (any, error) { return b.connect(ctx, url) }, nil)
+	})
+	set("disconnect", func(c sobek.FunctionCall) sobek.Value {
+		rid := id(c, 0)
+		return b.promise(func(context.Context) (any, error) { return nil, b.disconnect(rid) }, nil)
 	})
 	set("ctxClose", func(c sobek.FunctionCall) sobek.Value {
 		cid := id(c, 0)

@@ -35,7 +35,7 @@ func script(base, body string) map[string]string {
 func iterate(t *testing.T, files map[string]string) (*modulestest.Harness, bool, string) {
 	t.Helper()
 	logs := &modulestest.LogBuffer{}
-	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	h := modulestest.Start(t, files, modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vus := h.VUs(t, 1)
 	ok := vus[0].Iterate(context.Background())
 	require.NoError(t, h.Runner.Err())

@@ -1067,36 +1067,46 @@
 		}
 	}
 
-	let current = null;
-	const browser = {
-		context() {
-			native.check();
-			const id = native.currentContext();
-			if (id === null) { current = null; return null; }
-			if (!current || current._id !== id) current = new BrowserContext(browser, id);
-			return current;
-		},
-		async closeContext() {
-			const c = browser.context();
-			if (!c) throw new Error('no browser context to close');
-			await c.close();
-			current = null;
-		},
-		isConnected() { return native.isConnected(); },
-		async newContext(o) {
-			const id = await native.newContext(o === undefined ? '' : JSON.stringify(o));
-			current = new BrowserContext(browser, id);
-			return current;
-		},
-		async newPage(o) {
-			const c = await browser.newContext(o);
-			return c.newPage();
-		},
-		userAgent() { return native.userAgent(); },
-		version() { return native.version(); },
+	// makeBrowser is the Browser of the VU's own browser (rid 0) or, with close, the
+	// ConnectedBrowser of a connection.
+	const makeBrowser = (rid) => {
+		let current = null;
+		const b = {
+			context() {
+				native.check();
+				const id = native.currentContext(rid);
+				if (id === null) { current = null; return null; }
+				if (!current || current._id !== id) current = new BrowserContext(b, id);
+				return current;
+			},
+			async closeContext() {
+				const c = b.context();
+				if (!c) throw new Error('no browser context to close');
+				await c.close();
+				current = null;
+			},
+			isConnected() { return native.isConnected(rid); },
+			async newContext(o) {
+				const id = await native.newContext(o === undefined ? '' : JSON.stringify(o), rid);
+				current = new BrowserContext(b, id);
+				return current;
+			},
+			async newPage(o) {
+				const c = await b.newContext(o);
+				return c.newPage();
+			},
+			userAgent() { return native.userAgent(rid); },
+			version() { return native.version(rid); },
+		};
+		if (rid !== 0) b.close = async () => { await native.disconnect(rid); current = null; };
+		return b;
 	};
+	const browser = makeBrowser(0);
 	const chromium = {
-		connectOverCDP() { return notSupported('chromium.connectOverCDP'); },
+		async connectOverCDP(url) {
+			if (typeof url !== 'string' || url === '') throw new TypeError('connectOverCDP: expected the browser\'s WebSocket or http://host:port URL');
+			return makeBrowser(await native.connect(url));
+		},
 	};
 	return { browser: browser, chromium: chromium, devices: devicesData };
 })
