@@ -923,8 +923,24 @@ func cookiesOut(in []*network.Cookie) []cookie {
 }
 
 func cookiesIn(raw string) ([]*network.CookieParam, error) {
+	// A value may be a number (k6 turns it into text).
+	var loose []map[string]any
+	if err := json.Unmarshal([]byte(raw), &loose); err != nil {
+		return nil, fmt.Errorf("addCookies: expected an array of cookies: %w", err)
+	}
+	for _, c := range loose {
+		if v, ok := c["value"]; ok {
+			if _, isText := v.(string); !isText && v != nil {
+				c["value"] = fmt.Sprint(v)
+			}
+		}
+	}
+	fixed, err := json.Marshal(loose)
+	if err != nil {
+		return nil, err
+	}
 	var in []cookie
-	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+	if err := json.Unmarshal(fixed, &in); err != nil {
 		return nil, fmt.Errorf("addCookies: expected an array of cookies: %w", err)
 	}
 	out := make([]*network.CookieParam, 0, len(in))

@@ -376,8 +376,8 @@ export default async function () {
 	const context = await browser.newContext();
 	const page = await context.newPage();
 	await page.goto(BASE + '/news.php');
-	await context.addCookies([{ name: 'a', value: 'b', url: BASE }]);
-	check(await context.cookies(BASE), { 'addCookies': (c) => c.length === 1 && c[0].value === 'b' });
+	await context.addCookies([{ name: 'a', value: 'b', url: BASE }, { name: 'n', value: 123456, domain: '127.0.0.1', path: '/' }]);
+	check(await context.cookies(BASE), { 'addCookies': (c) => c.length === 2 && c[0].value === 'b' && c[1].value === '123456' });
 	await context.clearCookies();
 	check(await context.cookies(), { 'clearCookies': (c) => c.length === 0 });
 	check(await page.locator('.article h2 a').first().textContent(), { 'news': (t) => t === 'k6 reaches 1.0' });
