@@ -153,6 +153,20 @@ func (p *Page) NetEvents(ctx context.Context, since int, timeout time.Duration) 
 	}
 }
 
+// TakeNet returns the network events from Seq since on without waiting, and the Seq
+// to ask for next.
+func (p *Page) TakeNet(since int) ([]NetEvent, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []NetEvent
+	for _, e := range p.net {
+		if e.Seq >= since {
+			out = append(out, e)
+		}
+	}
+	return out, p.netNext
+}
+
 // ConsoleMessage is a call of the page's console API.
 type ConsoleMessage struct {
 	// Type is the call: log, debug, info, error, warning, dir, table, trace, ...

@@ -808,6 +808,21 @@ func (b *bridge) object() *sobek.Object {
 			return json.Marshal(map[string]any{"events": events, "next": next})
 		}
 	}, b.jsonValue)
+	set("pageNetTake", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue(`{"events":[],"next":0}`)
+		}
+		events, next := p.TakeNet(int(arg(c, 1).ToInteger()))
+		if events == nil {
+			events = []browser.NetEvent{}
+		}
+		out, err := json.Marshal(map[string]any{"events": events, "next": next})
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(out))
+	})
 	set("pageURLGroups", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		if err != nil {

@@ -410,6 +410,11 @@ export default async function () {
 	const opened = context.waitForEvent('page');
 	const other = await context.newPage();
 	check(await opened, { 'context.waitForEvent page': (p) => p === other });
+	const net = [];
+	page.on('request', (r) => net.push('request ' + r.method() + ' ' + r.url()));
+	page.on('response', (r) => net.push('response ' + r.status() + ' ' + r.url()));
+	await page.goto(BASE + '/flip_coin.php');
+	check(net.join('|'), { 'page.on request and response': (s) => s.startsWith('request GET ' + BASE + '/flip_coin.php|response 200 ' + BASE + '/flip_coin.php') });
 	page.on('metric', (m) => m.tag({ name: 'pi', matches: [{ url: /\/pi\.php\?decimals=\d+$/, method: 'GET' }] }));
 	await page.goto(BASE + '/pi.php?decimals=5');
 	await page.goto(BASE + '/pi.php?decimals=7');
@@ -426,7 +431,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 14)
+	h.RequireChecks(t, 15)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

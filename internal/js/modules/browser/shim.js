@@ -765,6 +765,7 @@
 			this._timeoutMs = 0;
 			this._navTimeoutMs = 0;
 			this._console = [];
+			this._net = [];
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
 		// _applyContext applies the context's geolocation and offline mode to the page.
@@ -841,7 +842,13 @@
 				native.pageURLGroups(this._id, JSON.stringify(this._groups));
 				return;
 			}
-			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console' and 'metric')`);
+			if (event === 'request' || event === 'response') {
+				if (this._netMark === undefined) this._netMark = native.pageNetMark(this._id);
+				this._net.push({ kind: event, handler: handler });
+				listening.add(this);
+				return;
+			}
+			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console', 'metric', 'request' and 'response')`);
 			this._console.push(handler);
 			listening.add(this);
 		}
@@ -995,6 +1002,15 @@
 			if (page.isClosed()) { listening.delete(page); continue; }
 			const msgs = JSON.parse(native.pageConsole(page._id));
 			for (const m of msgs) for (const h of page._console) h(new ConsoleMessage(page, m));
+			if (page._net.length > 0) {
+				const got = JSON.parse(native.pageNetTake(page._id, page._netMark));
+				page._netMark = got.next;
+				for (const e of got.events) {
+					for (const l of page._net) {
+						if (l.kind === e.kind) l.handler(e.kind === 'response' ? new Response(page, e) : new Request(page, e));
+					}
+				}
+			}
 		}
 	});
 
