@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -46,6 +47,11 @@ type Page struct {
 	net       []NetEvent       // the last maxNet requests and responses
 	netNext   int              // Seq of the next NetEvent
 	groups    []URLGroup
+	// routes are page.route's URL patterns; routed the requests paused for the
+	// handlers, routeReady signaled when some wait.
+	routes     []*regexp.Regexp
+	routed     []Routed
+	routeReady chan struct{}
 }
 
 // URLGroup names the requests whose URL matches (and whose method is Method, when
@@ -337,6 +343,8 @@ func (p *Page) onEvent(ev any) {
 		p.mu.Unlock()
 	case *runtime.EventConsoleAPICalled:
 		p.consoleCalled(e)
+	case *fetch.EventRequestPaused:
+		p.requestPaused(e)
 	case *network.EventRequestWillBeSent:
 		p.requestStarted(e)
 	case *network.EventResponseReceived:

@@ -223,13 +223,15 @@ var apiProbes = map[string]apiProbe{
 				"await p.page.evaluate(() => console.log('probe')); await p.page.title(); return m; })",
 			"MetricMessage":    "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
 			"ConnectedBrowser": "mod.chromium.connectOverCDP(__ENV.CDP)",
+			"Route": "P().then(async (p) => { let r; await p.page.route('**/probe-route', (x) => { r = x; x.fulfill({ body: 'ok' }); }); " +
+				"await p.page.evaluate(() => fetch('/probe-route').then((x) => x.text())); await p.page.unrouteAll(); return r; })",
 		},
 		inputs: []string{"CPUProfile", "NetworkProfile", "SelectOptionsObject", "TimeoutOptions", "StrictnessOptions",
 			"EventSequenceOptions", "File", "KeyboardModifierOptions", "MouseDownUpOptions", "ScreenshotOptions", "PollingOptions",
 			"ElementStateFilter", "NewBrowserContextOptions", "LocatorOptions", "LocatorFilterOptions", "Cookie"},
-		// page.route and page.workers are not implemented; Tidemark's target serves no
-		// TLS, so securityDetails is null.
-		absent: []string{"Route", "Worker", "RequestFailure", "SecurityDetailsObject"},
+		// page.workers and request failures are not implemented; Tidemark's target
+		// serves no TLS, so securityDetails is null.
+		absent: []string{"Worker", "RequestFailure", "SecurityDetailsObject"},
 	},
 	"k6/options": {inputs: []string{
 		"Options", "Stage", "ObjectThreshold", "Certificate", "BaseScenario", "SharedIterationsScenario", "PerVUIterationsScenario",

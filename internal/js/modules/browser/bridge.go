@@ -255,6 +255,57 @@ func (b *bridge) promise(work func(ctx context.Context) (any, error), conv func(
 	return rt.ToValue(p)
 }
 
+// pumped is promise for an operation on a page with routes: while the work runs,
+// each request paused for the route handlers (ready) wakes the VU's event loop to
+// run them (dispatch), since the work may wait on the very request they decide.
+func (b *bridge) pumped(ready <-chan struct{}, work func(ctx context.Context) (any, error), conv func(any) sobek.Value) sobek.Value {
+	if ready == nil {
+		return b.promise(work, conv)
+	}
+	st, err := b.state()
+	if err != nil {
+		return b.promise(work, conv)
+	}
+	loop := st.Loop
+	pump := loop.RegisterCallback()
+	ctx := st.Context()
+	return b.promise(func(wctx context.Context) (any, error) {
+		type result struct {
+			v   any
+			err error
+		}
+		res := make(chan result, 1)
+		go func() {
+			v, err := work(wctx)
+			res <- result{v, err}
+		}()
+		for {
+			select {
+			case r := <-res:
+				pump(func() error { return nil })
+				return r.v, r.err
+			case <-ready:
+				next := make(chan func(func() error), 1)
+				pump(func() error {
+					next <- loop.RegisterCallback()
+					if b.dispatch != nil {
+						if _, err := b.dispatch(sobek.Undefined()); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				select {
+				case pump = <-next:
+				case <-ctx.Done():
+					r := <-res
+					return r.v, r.err
+				}
+			}
+		}
+	}, conv)
+}
+
 // errValue is err as a JavaScript error: an exception of the page keeps its class
 // (TypeError, ...), every other error is an Error with err's text.
 func (b *bridge) errValue(err error) sobek.Value {
@@ -664,7 +715,11 @@ func (b *bridge) object() *sobek.Object {
 		set(name, func(c sobek.FunctionCall) sobek.Value {
 			p, perr := b.page(id(c, 0))
 			work := prep(c)
-			return b.promise(func(ctx context.Context) (any, error) {
+			var ready <-chan struct{}
+			if perr == nil {
+				ready = p.RouteReady()
+			}
+			return b.pumped(ready, func(ctx context.Context) (any, error) {
 				if perr != nil {
 					return nil, perr
 				}
@@ -808,6 +863,79 @@ func (b *bridge) object() *sobek.Object {
 			return json.Marshal(map[string]any{"events": events, "next": next})
 		}
 	}, b.jsonValue)
+	pageOp("pageSetRoutes", func(c sobek.FunctionCall) func(context.Context, *browser.Page) (any, error) {
+		raw := str(arg(c, 1))
+		return func(ctx context.Context, p *browser.Page) (any, error) {
+			var sources []string
+			if err := json.Unmarshal([]byte(raw), &sources); err != nil {
+				return nil, fmt.Errorf("route: %w", err)
+			}
+			res := make([]*regexp.Regexp, 0, len(sources))
+			for _, src := range sources {
+				re, err := regexp.Compile(src)
+				if err != nil {
+					return nil, fmt.Errorf("route: url %s: %w", src, err)
+				}
+				res = append(res, re)
+			}
+			return nil, p.SetRoutes(ctx, res)
+		}
+	}, nil)
+	set("pageRouted", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue("[]")
+		}
+		routed := p.TakeRouted()
+		if routed == nil {
+			routed = []browser.Routed{}
+		}
+		out, err := json.Marshal(routed)
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(out))
+	})
+	set("pageRouteAct", func(c sobek.FunctionCall) sobek.Value {
+		pid, reqID, action, raw := id(c, 0), str(arg(c, 1)), str(arg(c, 2)), str(arg(c, 3))
+		var body []byte
+		if ab, ok := arg(c, 4).Export().(sobek.ArrayBuffer); ok {
+			body = ab.Bytes()
+		}
+		return b.promise(func(ctx context.Context) (any, error) {
+			p, err := b.page(pid)
+			if err != nil {
+				return nil, err
+			}
+			switch action {
+			case "abort":
+				return nil, p.AbortRequest(ctx, reqID, raw)
+			case "continue":
+				var o browser.ContinueOverrides
+				if raw != "" {
+					if err := json.Unmarshal([]byte(raw), &o); err != nil {
+						return nil, fmt.Errorf("route.continue: %w", err)
+					}
+				}
+				return nil, p.ContinueRequest(ctx, reqID, o)
+			default:
+				var o struct {
+					Status  int64             `json:"status"`
+					Headers map[string]string `json:"headers"`
+					Body    string            `json:"body"`
+				}
+				if raw != "" {
+					if err := json.Unmarshal([]byte(raw), &o); err != nil {
+						return nil, fmt.Errorf("route.fulfill: %w", err)
+					}
+				}
+				if body == nil {
+					body = []byte(o.Body)
+				}
+				return nil, p.FulfillRequest(ctx, reqID, o.Status, o.Headers, body)
+			}
+		}, nil)
+	})
 	set("pageNetTake", func(c sobek.FunctionCall) sobek.Value {
 		p, err := b.page(id(c, 0))
 		if err != nil {

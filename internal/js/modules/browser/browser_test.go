@@ -418,6 +418,16 @@ export default async function () {
 	page.on('metric', (m) => m.tag({ name: 'pi', matches: [{ url: /\/pi\.php\?decimals=\d+$/, method: 'GET' }] }));
 	await page.goto(BASE + '/pi.php?decimals=5');
 	await page.goto(BASE + '/pi.php?decimals=7');
+	await page.route(/\/static\//, (r) => r.fulfill({ status: 200, contentType: 'text/plain', body: 'routed!' }));
+	await page.route('**/flip_coin.php', (r) => r.abort());
+	check(await page.evaluate(() => fetch('/static/x.css').then((r) => r.text())), { 'route.fulfill': (t) => t === 'routed!' });
+	let aborted = '';
+	try { await page.goto(BASE + '/flip_coin.php'); } catch (e) { aborted = String(e); }
+	check(aborted, { 'route.abort': (m) => m.includes('net::ERR_FAILED') });
+	await page.route(BASE + '/contacts.php', (r) => r.continue());
+	check((await page.goto(BASE + '/contacts.php')).status(), { 'route.continue': (s) => s === 200 });
+	await page.unrouteAll();
+	check((await page.goto(BASE + '/flip_coin.php')).status(), { 'unrouteAll': (s) => s === 200 });
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -426,12 +436,12 @@ export default async function () {
 		// The executor's iteration contexts end with their iterations; the browser
 		// outlives them.
 		ctx, cancel := context.WithCancel(context.Background())
-		require.True(t, vu.Iterate(ctx))
+		require.True(t, vu.Iterate(ctx), logs.String())
 		cancel()
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 15)
+	h.RequireChecks(t, 19)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

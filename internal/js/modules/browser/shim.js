@@ -766,6 +766,7 @@
 			this._navTimeoutMs = 0;
 			this._console = [];
 			this._net = [];
+			this._routes = [];
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
 		// _applyContext applies the context's geolocation and offline mode to the page.
@@ -858,7 +859,16 @@
 			const x = isObj(o) ? o : {};
 			return response(this, await native.pageReload(this._id, x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs));
 		}
-		route() { return notSupported('page.route'); }
+		async route(url, handler) {
+			if (typeof handler !== 'function') throw new TypeError('route: expected a handler function');
+			this._routes.push({ url: url, handler: handler });
+			listening.add(this);
+			await this._syncRoutes();
+		}
+		async _syncRoutes() {
+			const sources = this._routes.map((r) => (r.url instanceof RegExp ? r.url.source : typeof r.url === 'function' ? '' : globSource(String(r.url))));
+			await native.pageSetRoutes(this._id, JSON.stringify(sources));
+		}
 		async screenshot(o) { return native.pageScreenshot(this._id, JSON.stringify(isObj(o) ? o : {})); }
 		selectOption(sel, v, o) { return ops.selectOption(this._t(sel), v, o); }
 		setChecked(sel, c, o) { return ops.setChecked(this._t(sel), c, o); }
@@ -887,8 +897,11 @@
 		title() { return call(this, 'function () { return document.title; }', [], { raw: true }); }
 		type(sel, t, o) { return ops.type(this._t(sel), t, o); }
 		uncheck(sel, o) { return ops.uncheck(this._t(sel), o); }
-		unroute() { return notSupported('page.unroute'); }
-		unrouteAll() { return notSupported('page.unrouteAll'); }
+		async unroute(url, handler) {
+			this._routes = this._routes.filter((r) => !(String(r.url) === String(url) && (handler === undefined || r.handler === handler)));
+			await this._syncRoutes();
+		}
+		async unrouteAll() { this._routes = []; await this._syncRoutes(); }
 		url() { return native.pageURL(this._id); }
 		viewportSize() { return this._viewport || { width: 1280, height: 720 }; }
 		async waitForEvent(event, o) {
@@ -964,6 +977,21 @@
 		text() { return this._m.text; }
 		type() { return this._m.type; }
 	}
+	// Route is a request paused by page.route: the handler decides it.
+	class Route {
+		constructor(page, req) { this._page = page; this._req = req; }
+		abort(code) { return native.pageRouteAct(this._page._id, this._req.id, 'abort', code === undefined ? '' : String(code)); }
+		continue(o) { return native.pageRouteAct(this._page._id, this._req.id, 'continue', isObj(o) ? JSON.stringify(o) : ''); }
+		fulfill(o) {
+			const x = isObj(o) ? o : {};
+			const headers = Object.assign({}, x.headers || {});
+			if (x.contentType) headers['Content-Type'] = x.contentType;
+			const buf = x.body instanceof ArrayBuffer ? x.body : undefined;
+			return native.pageRouteAct(this._page._id, this._req.id, 'fulfill',
+				JSON.stringify({ status: x.status || 200, headers: headers, body: buf || x.body === undefined ? '' : String(x.body) }), buf);
+		}
+		request() { return new Request(this._page, this._req); }
+	}
 	// MetricMessage records the URL groups a page.on('metric') handler tags.
 	class MetricMessage {
 		constructor() { this._groups = []; }
@@ -1002,6 +1030,18 @@
 			if (page.isClosed()) { listening.delete(page); continue; }
 			const msgs = JSON.parse(native.pageConsole(page._id));
 			for (const m of msgs) for (const h of page._console) h(new ConsoleMessage(page, m));
+			if (page._routes.length > 0) {
+				for (const req of JSON.parse(native.pageRouted(page._id))) {
+					const r = new Route(page, req);
+					let handled = false;
+					for (let i = page._routes.length - 1; i >= 0 && !handled; i--) {
+						const x = page._routes[i];
+						const ok = x.url instanceof RegExp ? x.url.test(req.url) : typeof x.url === 'function' ? x.url(req.url) : req.url === String(x.url) || globMatch(String(x.url), req.url);
+						if (ok) { x.handler(r); handled = true; }
+					}
+					if (!handled) r.continue();
+				}
+			}
 			if (page._net.length > 0) {
 				const got = JSON.parse(native.pageNetTake(page._id, page._netMark));
 				page._netMark = got.next;
@@ -1014,6 +1054,11 @@
 		}
 	});
 
+	// globSource is the regular expression source of a route's string URL: a glob
+	// with * (** crosses slashes), else the whole URL.
+	const globSource = (g) => (g.includes('*')
+		? '^' + g.split('**').map((p) => p.split('*').map((q) => q.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*') + '$'
+		: '^' + g.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
 	const globMatch = (glob, s) => {
 		if (!glob.includes('*')) return false;
 		const re = '^' + glob.split('**').map((p) => p.split('*').map((q) => q.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*') + '$';
