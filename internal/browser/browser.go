@@ -166,8 +166,11 @@ func (b *Browser) Version() string {
 	return p
 }
 
-// UserAgent is the browser's default User-Agent.
-func (b *Browser) UserAgent() string { return b.version.UserAgent }
+// UserAgent is the browser's default User-Agent, without "Headless" (as k6's: sites
+// must not tell a test's headless browser from a person's).
+func (b *Browser) UserAgent() string {
+	return strings.Replace(b.version.UserAgent, "HeadlessChrome", "Chrome", 1)
+}
 
 // Config is the configuration the browser was launched with.
 func (b *Browser) Config() Config { return b.cfg }

@@ -252,8 +252,12 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 			return fail(err)
 		}
 	}
-	if o.UserAgent != "" {
-		if _, err := chromedp.Call(octx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: o.UserAgent}); err != nil {
+	ua := o.UserAgent
+	if ua == "" && c.b.UserAgent() != c.b.version.UserAgent {
+		ua = c.b.UserAgent()
+	}
+	if ua != "" {
+		if _, err := chromedp.Call(octx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
 			return fail(err)
 		}
 	}

@@ -65,7 +65,20 @@
 			if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return norm(el.getAttribute('title') || el.getAttribute('placeholder'));
 			return norm(el.textContent || el.getAttribute('title'));
 		};
-		const all = (root) => Array.from((root.querySelectorAll ? root : document).querySelectorAll('*'));
+		// deep is every element under root, open shadow roots included (Playwright's
+		// selectors pierce them).
+		const deep = (root, css) => {
+			const out = [];
+			const walk = (r) => {
+				for (const el of r.querySelectorAll('*')) {
+					if (css === undefined || el.matches(css)) out.push(el);
+					if (el.shadowRoot) walk(el.shadowRoot);
+				}
+			};
+			walk(root.querySelectorAll ? root : document);
+			return out;
+		};
+		const all = (root) => deep(root);
 		const within = (root, el) => root === el || (root.contains && root.contains(el));
 		const byXPath = (root, xp) => {
 			const out = [];
@@ -89,7 +102,10 @@
 			}
 			for (const root of roots) {
 				let found = [];
-				if (s.css !== undefined) found = Array.from(root.querySelectorAll(s.css));
+				if (s.css !== undefined) {
+					found = Array.from(root.querySelectorAll(s.css));
+					if (found.length === 0) found = deep(root, s.css);
+				}
 				else if (s.xpath !== undefined) found = byXPath(root, s.xpath);
 				else if (s.text !== undefined) {
 					const w = decode(s.text);
@@ -104,7 +120,7 @@
 					const w = decode(s.value);
 					found = all(root).filter((el) => el.hasAttribute(s.attr) && (s.attr === 'data-testid' ? (w instanceof RegExp ? w.test(el.getAttribute(s.attr)) : el.getAttribute(s.attr) === w) : matches(el.getAttribute(s.attr), w, s.exact)));
 				}
-				for (const el of found) if (within(root, el) || root.nodeType === 9) add(el);
+				for (const el of found) if (within(root, el) || root.nodeType === 9 || root.nodeType === 11 || el.getRootNode() !== document) add(el);
 			}
 			return out;
 		};
@@ -121,7 +137,7 @@
 			return r.width > 0 && r.height > 0;
 		};
 		const enabled = (el) => !(el.disabled || el.closest('fieldset[disabled]') || el.getAttribute('aria-disabled') === 'true');
-		const editable = (el) => enabled(el) && !el.readOnly && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+		const editable = (el) => enabled(el) && !el.readOnly && !el.hasAttribute('readonly') && el.getAttribute('aria-readonly') !== 'true';
 		const checked = (el) => {
 			if (el.type === 'checkbox' || el.type === 'radio') return el.checked;
 			const a = el.getAttribute('aria-checked');
@@ -160,6 +176,7 @@
 		const actions = {
 			point: (el) => point(el),
 			fill: (el, v) => {
+				if (!el.isContentEditable && !['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) throw new Error('Element is not an <input>, <textarea> or [contenteditable] element');
 				if (!editable(el)) throw new Error('element is not editable');
 				el.focus();
 				if (el.isContentEditable) { el.textContent = v; el.dispatchEvent(new Event('input', { bubbles: true })); return null; }

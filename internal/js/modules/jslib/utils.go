@@ -2,6 +2,7 @@ package jslib
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/tidemark/tidemark/internal/js/modules"
+	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/scenario"
 )
 
@@ -38,19 +40,79 @@ func Utils() modules.Module {
 			"tagWithCurrentStageIndex":   u.tagWithCurrentStageIndex,
 			"tagWithCurrentStageProfile": u.tagWithCurrentStageProfile,
 		}
-		for _, name := range []string{"check"} {
-			named[name] = unsupported(vu, "k6-utils", name)
-		}
+		named["check"] = u.check
 		return modules.Exports{Named: named}, nil
 	})
 }
 
-// unsupported is an export Tidemark does not implement: calling it throws.
-func unsupported(vu modules.VU, mod, name string) func(sobek.FunctionCall) sobek.Value {
-	return func(sobek.FunctionCall) sobek.Value {
-		modules.Throw(vu.Runtime(), fmt.Errorf("%s %s is not supported by Tidemark", mod, name))
-		return nil
+// check is k6-utils' check(val, sets, [tags]): k6's check for functions that may
+// return promises (the browser examples' async checks). Every function runs now;
+// once all their results have settled, each adds one `checks` sample (tagged check,
+// the group and the extra tags, as k6's check does) and the returned promise
+// resolves to whether all passed. A rejected result rejects it.
+func (u *utils) check(call sobek.FunctionCall) sobek.Value {
+	rt := u.vu.Runtime()
+	if err := modules.VUOnly(u.vu, "check"); err != nil {
+		modules.Throw(rt, err)
 	}
+	val, sets := call.Argument(0), call.Argument(1)
+	if sobek.IsUndefined(sets) || sobek.IsNull(sets) {
+		modules.Throw(rt, errors.New("check: expected an object of named checks as the second argument"))
+	}
+	obj := sets.ToObject(rt)
+	var extra []metrics.Tag
+	if t := call.Argument(2); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
+		to := t.ToObject(rt)
+		for _, k := range to.Keys() {
+			extra = append(extra, metrics.Tag{Key: k, Value: to.Get(k).String()})
+		}
+	}
+	names := obj.Keys()
+	results := make([]any, 0, len(names))
+	for _, name := range names {
+		v := obj.Get(name)
+		if fn, ok := sobek.AssertFunction(v); ok {
+			res, err := fn(sobek.Undefined(), val)
+			if err != nil {
+				panic(err)
+			}
+			v = res
+		}
+		results = append(results, v)
+	}
+	promise := rt.Get("Promise").ToObject(rt)
+	all, _ := sobek.AssertFunction(promise.Get("all"))
+	p, err := all(promise, rt.NewArray(results...))
+	if err != nil {
+		panic(err)
+	}
+	then, _ := sobek.AssertFunction(p.ToObject(rt).Get("then"))
+	out, err := then(p, rt.ToValue(func(c sobek.FunctionCall) sobek.Value {
+		st := u.vu.State()
+		values := c.Argument(0).ToObject(rt)
+		now := time.Now()
+		pass := true
+		samples := make([]metrics.Sample, 0, len(names))
+		for i, name := range names {
+			value := 0.0
+			if values.Get(strconv.Itoa(i)).ToBoolean() {
+				value = 1
+			} else {
+				pass = false
+			}
+			tags := st.Env.Pool.With(st.Tags(), append([]metrics.Tag{{Key: "check", Value: name}}, extra...)...)
+			// A nanosecond apart, in the script's order, as k6's check.
+			samples = append(samples, metrics.Sample{Metric: st.Env.Metrics.Checks, Tags: tags, Time: now.Add(time.Duration(i)), Value: value, Metadata: st.Metadata()})
+		}
+		if len(samples) > 0 {
+			st.Env.Pusher.Push(samples)
+		}
+		return rt.ToValue(pass)
+	}))
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 type utils struct {
