@@ -275,3 +275,28 @@ export function handleSummary(data) {
 	}
 	require.Contains(t, out.Summary, "textSummary: expected handleSummary's data as the first argument")
 }
+
+// TestUtilsAsyncCheck: k6-utils' check waits for checks that return promises, records
+// every check with its tags and resolves to whether all passed.
+func TestUtilsAsyncCheck(t *testing.T) {
+	t.Parallel()
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": `import { check } from 'https://jslib.k6.io/k6-utils/1.5.0/index.js';
+export const options = { thresholds: { 'checks{kind:async}': ['rate==0.5'] } };
+export default async function () {
+	const all = await check(2, {
+		'sync pass': (v) => v === 2,
+		'async pass': async (v) => v * 2 === 4,
+		'async fail': (v) => Promise.resolve(v === 3),
+		'plain value': false,
+	}, { kind: 'async' });
+	if (all !== false) throw new Error('check resolved to ' + all);
+	const ok = await check(null, { 'one': () => Promise.resolve(true) });
+	if (ok !== true) throw new Error('check resolved to ' + ok);
+}
+`})
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), nil)
+	require.NoError(t, out.Err, out.Summary)
+	require.Regexp(t, `checks_succeeded\.+: 60\.00% 3 out of 5`, out.Summary)
+	require.Regexp(t, `✓ 'rate==0\.5' rate=50\.00%`, out.Summary)
+	require.Contains(t, out.Summary, "✗ async fail")
+}
