@@ -26,7 +26,7 @@ const browserOptions = `export const options = { scenarios: { ui: { executor: 's
 
 // script is a browser script against the target at base.
 func script(base, body string) map[string]string {
-	return map[string]string{"script.js": "import { browser } from 'k6/browser';\nimport { check } from 'k6';\n" + browserOptions +
+	return map[string]string{"script.js": "import { browser, devices } from 'k6/browser';\nimport { check } from 'k6';\n" + browserOptions +
 		"const BASE = '" + base + "';\n" + body}
 }
 
@@ -410,24 +410,35 @@ export default async function () {
 	const opened = context.waitForEvent('page');
 	const other = await context.newPage();
 	check(await opened, { 'context.waitForEvent page': (p) => p === other });
+	await other.close();
+	await context.close();
+	const phone = await browser.newContext(Object.assign({}, devices['iPhone X'], { locale: 'fr-FR', timezoneID: 'Asia/Tokyo', colorScheme: 'dark' }));
+	const pp = await phone.newPage();
+	await pp.goto(BASE + '/news.php');
+	const env = await pp.evaluate(() => [screen.width, devicePixelRatio, navigator.userAgent.includes('iPhone'), navigator.maxTouchPoints > 0,
+		Intl.DateTimeFormat().resolvedOptions().locale, Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia('(prefers-color-scheme: dark)').matches]);
+	check(env, { 'newContext options (device, locale, timezone, color scheme)': (e) => JSON.stringify(e) === JSON.stringify([375, 3, true, true, 'fr-FR', 'Asia/Tokyo', true]) });
+	await phone.close();
+	const ctx2 = await browser.newContext();
+	const page2 = await ctx2.newPage();
 	const net = [];
-	page.on('request', (r) => net.push('request ' + r.method() + ' ' + r.url()));
-	page.on('response', (r) => net.push('response ' + r.status() + ' ' + r.url()));
-	await page.goto(BASE + '/flip_coin.php');
+	page2.on('request', (r) => net.push('request ' + r.method() + ' ' + r.url()));
+	page2.on('response', (r) => net.push('response ' + r.status() + ' ' + r.url()));
+	await page2.goto(BASE + '/flip_coin.php');
 	check(net.join('|'), { 'page.on request and response': (s) => s.startsWith('request GET ' + BASE + '/flip_coin.php|response 200 ' + BASE + '/flip_coin.php') });
-	page.on('metric', (m) => m.tag({ name: 'pi', matches: [{ url: /\/pi\.php\?decimals=\d+$/, method: 'GET' }] }));
-	await page.goto(BASE + '/pi.php?decimals=5');
-	await page.goto(BASE + '/pi.php?decimals=7');
-	await page.route(/\/static\//, (r) => r.fulfill({ status: 200, contentType: 'text/plain', body: 'routed!' }));
-	await page.route('**/flip_coin.php', (r) => r.abort());
-	check(await page.evaluate(() => fetch('/static/x.css').then((r) => r.text())), { 'route.fulfill': (t) => t === 'routed!' });
+	page2.on('metric', (m) => m.tag({ name: 'pi', matches: [{ url: /\/pi\.php\?decimals=\d+$/, method: 'GET' }] }));
+	await page2.goto(BASE + '/pi.php?decimals=5');
+	await page2.goto(BASE + '/pi.php?decimals=7');
+	await page2.route(/\/static\//, (r) => r.fulfill({ status: 200, contentType: 'text/plain', body: 'routed!' }));
+	await page2.route('**/flip_coin.php', (r) => r.abort());
+	check(await page2.evaluate(() => fetch('/static/x.css').then((r) => r.text())), { 'route.fulfill': (t) => t === 'routed!' });
 	let aborted = '';
-	try { await page.goto(BASE + '/flip_coin.php'); } catch (e) { aborted = String(e); }
+	try { await page2.goto(BASE + '/flip_coin.php'); } catch (e) { aborted = String(e); }
 	check(aborted, { 'route.abort': (m) => m.includes('net::ERR_FAILED') });
-	await page.route(BASE + '/contacts.php', (r) => r.continue());
-	check((await page.goto(BASE + '/contacts.php')).status(), { 'route.continue': (s) => s === 200 });
-	await page.unrouteAll();
-	check((await page.goto(BASE + '/flip_coin.php')).status(), { 'unrouteAll': (s) => s === 200 });
+	await page2.route(BASE + '/contacts.php', (r) => r.continue());
+	check((await page2.goto(BASE + '/contacts.php')).status(), { 'route.continue': (s) => s === 200 });
+	await page2.unrouteAll();
+	check((await page2.goto(BASE + '/flip_coin.php')).status(), { 'unrouteAll': (s) => s === 200 });
 }
 `), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	vu := h.VUs(t, 1)[0]
@@ -441,7 +452,7 @@ export default async function () {
 	}
 	require.NoError(t, h.Runner.Err())
 	require.Equal(t, 1, strings.Count(logs.String(), "Browser launched"), "one browser for the VU's iterations")
-	h.RequireChecks(t, 19)
+	h.RequireChecks(t, 20)
 	for _, s := range h.Collector.Of("checks") {
 		require.Equal(t, 1.0, s.Value)
 	}

@@ -789,6 +789,19 @@
 		// _applyContext applies the context's geolocation and offline mode to the page.
 		async _applyContext() {
 			const c = this._context;
+			const o = c._opts;
+			if (o.viewport || o.deviceScaleFactor || o.isMobile) {
+				const v = o.viewport || { width: 1280, height: 720 };
+				this._viewport = { width: v.width, height: v.height };
+				await cmd(this, 'Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: o.deviceScaleFactor || 1, mobile: !!o.isMobile });
+			}
+			if (o.hasTouch) await cmd(this, 'Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+			if (o.locale) await cmd(this, 'Emulation.setLocaleOverride', { locale: o.locale });
+			if (o.timezoneID) await cmd(this, 'Emulation.setTimezoneOverride', { timezoneId: o.timezoneID });
+			if (o.colorScheme || o.reducedMotion) await this.emulateMedia({ colorScheme: o.colorScheme, reducedMotion: o.reducedMotion });
+			if (o.javaScriptEnabled === false) await cmd(this, 'Emulation.setScriptExecutionDisabled', { value: true });
+			if (o.bypassCSP) await cmd(this, 'Page.setBypassCSP', { enabled: true });
+			if (o.ignoreHTTPSErrors) await cmd(this, 'Security.setIgnoreCertificateErrors', { ignore: true });
 			if (c._geo) await cmd(this, 'Emulation.setGeolocationOverride', c._geo);
 			if (c._offline !== undefined) {
 				await cmd(this, 'Network.emulateNetworkConditions', { offline: c._offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
@@ -1091,7 +1104,14 @@
 		'clipboard-read': 'clipboardReadWrite', 'clipboard-write': 'clipboardSanitizedWrite', 'payment-handler': 'paymentHandler',
 	};
 	class BrowserContext {
-		constructor(browser, id) { this._browser = browser; this._id = id; this._pages = new Map(); }
+		constructor(browser, id, opts) {
+			this._browser = browser;
+			this._id = id;
+			this._pages = new Map();
+			this._opts = isObj(opts) ? opts : {};
+			if (this._opts.geolocation) this._geo = { latitude: this._opts.geolocation.latitude, longitude: this._opts.geolocation.longitude, accuracy: this._opts.geolocation.accuracy || 0 };
+			if (this._opts.offline) this._offline = true;
+		}
 		async addCookies(cookies) { await native.ctxAddCookies(this._id, JSON.stringify(cookies || [])); }
 		async addInitScript(s) {
 			const src = typeof s === 'function' ? `(${s})()` : isObj(s) ? String(s.content || '') : String(s);
@@ -1154,7 +1174,7 @@
 				native.check();
 				const id = native.currentContext(rid);
 				if (id === null) { current = null; return null; }
-				if (!current || current._id !== id) current = new BrowserContext(b, id);
+				if (!current || current._id !== id) current = new BrowserContext(b, id, {});
 				return current;
 			},
 			async closeContext() {
@@ -1166,7 +1186,8 @@
 			isConnected() { return native.isConnected(rid); },
 			async newContext(o) {
 				const id = await native.newContext(o === undefined ? '' : JSON.stringify(o), rid);
-				current = new BrowserContext(b, id);
+				current = new BrowserContext(b, id, o);
+				if (isObj(o) && Array.isArray(o.permissions) && o.permissions.length > 0) await current.grantPermissions(o.permissions);
 				return current;
 			},
 			async newPage(o) {
