@@ -658,6 +658,7 @@
 	class FrameLocator {
 		constructor(page, steps) { this._page = page; this._steps = steps; }
 		locator(sel, o) { return new Locator(this._page, parseSelector(sel).concat(filterSteps(o)), this._steps); }
+		frameLocator(sel) { return new FrameLocator(this._page, this._steps.concat(parseSelector(sel), [{ frame: true }])); }
 	}
 	for (const k of Object.keys(byStep)) {
 		FrameLocator.prototype[k] = function (a, o) { return new Locator(this._page, [byStep[k](a, o)], this._steps); };
@@ -744,6 +745,7 @@
 		isHidden(sel) { return ops.isHidden(this._t(sel)); }
 		isVisible(sel) { return ops.isVisible(this._t(sel)); }
 		locator(sel, o) { return this._page.locator(sel, o); }
+		frameLocator(sel) { return this._page.frameLocator(sel); }
 		name() { return ''; }
 		page() { return this._page; }
 		parentFrame() { return this._el ? this._page.mainFrame() : null; }
@@ -861,6 +863,7 @@
 		isHidden(sel) { return ops.isHidden(this._t(sel)); }
 		isVisible(sel) { return ops.isVisible(this._t(sel)); }
 		locator(sel, o) { return new Locator(this, parseSelector(sel).concat(filterSteps(o))); }
+		frameLocator(sel) { return new FrameLocator(this, parseSelector(sel).concat([{ frame: true }])); }
 		mainFrame() { return this._frame; }
 		on(event, handler) {
 			if (typeof handler !== 'function') throw new TypeError('on: expected a handler function');
