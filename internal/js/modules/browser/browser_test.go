@@ -337,6 +337,21 @@ export default async function () {
 		require.False(t, ok)
 		require.Contains(t, logs, `Uncaught (in promise) Error: browser not found in registry. make sure to set browser type option in scenario definition in order to use the browser module`)
 	})
+	t.Run("no chromium", func(t *testing.T) {
+		t.Parallel()
+		reg := js.DefaultModules()
+		reg.Replace("k6/browser", k6browser.NewWith(k6browser.Options{Lookup: func(k string) (string, bool) {
+			if k == "K6_BROWSER_EXECUTABLE_PATH" {
+				return "/nonexistent/chromium", true
+			}
+			return "", false
+		}}))
+		logs := &modulestest.LogBuffer{}
+		h := modulestest.Start(t, script(base, "export default async function () { await browser.newPage(); }\n"),
+			modulestest.WithModules(reg), modulestest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+		require.False(t, h.VUs(t, 1)[0].Iterate(context.Background()))
+		require.Contains(t, logs.String(), `K6_BROWSER_EXECUTABLE_PATH=\"/nonexistent/chromium\": stat /nonexistent/chromium: no such file or directory`)
+	})
 	t.Run("page never loads, connection refused", func(t *testing.T) {
 		t.Parallel()
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
