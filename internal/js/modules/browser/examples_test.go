@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
+	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
 )
 
 // TestBrowserK6Examples runs k6's own browser examples that need no network (they set
@@ -30,4 +32,26 @@ func TestBrowserK6Examples(t *testing.T) {
 			require.Regexp(t, fmt.Sprintf(`checks_succeeded\.+: 100\.00%% %d out of %d\n`, checks, checks), out.Summary)
 		})
 	}
+}
+
+// TestHybridExample runs examples/hybrid-spike.js briefly against the target: the
+// protocol VUs' requests and the browser VU's pages are in one run, each tagged with
+// its scenario, and the thresholds pass.
+func TestHybridExample(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	out := modulestest.RunTest(t, filepath.Join("..", "..", "..", "..", "examples", "hybrid-spike.js"),
+		map[string]string{"TARGET_URL": base + "/", "PAGE_URL": base + "/news.php", "STAGE_SECONDS": "1"})
+	require.NoError(t, out.Err, out.Summary)
+	require.NotEmpty(t, out.Named("k6_http_reqs_total"))
+	scenarios := map[string]bool{}
+	for _, s := range out.Named("k6_browser_http_req_duration_p95") {
+		for _, l := range s.Labels {
+			if l.Name == "scenario" {
+				scenarios[l.Value] = true
+			}
+		}
+	}
+	require.Equal(t, map[string]bool{"page": true}, scenarios)
+	require.Regexp(t, `checks_succeeded\.+: 100\.00%`, out.Summary)
 }
