@@ -1,6 +1,7 @@
 package js
 
 import (
+	"github.com/tidemark/tidemark/internal/browser/vitals"
 	"github.com/tidemark/tidemark/internal/js/modules"
 	k6browser "github.com/tidemark/tidemark/internal/js/modules/browser"
 	"github.com/tidemark/tidemark/internal/js/modules/crypto"
@@ -44,7 +45,7 @@ func DefaultModules() *modules.Registry {
 		"k6/x/redis":                 redis.New(),
 		"k6/experimental/redis":      redis.Experimental(), // removed in k6 v2: a warning
 		"k6/net/grpc":                netgrpc.New(),
-		"k6/browser":                 k6browser.New(),
+		"k6/browser":                 k6browser.NewWith(k6browser.Options{Watch: vitals.Watch}), // Web Vitals of every page
 		// Prefixes: every version of Tidemark's own jslib modules (package jslib).
 		"https://jslib.k6.io/k6-utils/":   jslib.Utils(),
 		"https://jslib.k6.io/k6-summary/": jslib.Summary(),
