@@ -881,8 +881,13 @@ func (p *Page) Close(ctx context.Context) error {
 	p.mu.Unlock()
 	var err error
 	if p.flush != nil {
-		fctx, cancel := derive(p.ctx, ctx, 5*time.Second)
-		err = p.flush(fctx)
+		// The page's last Web Vitals are a measurement, not the script's action: a
+		// tab that cannot answer (a navigation still loading holds its evaluation)
+		// loses them, and the close goes on.
+		fctx, cancel := derive(p.ctx, ctx, 2*time.Second)
+		if ferr := p.flush(fctx); ferr != nil {
+			p.c.b.opts.Logger.Debug("Page closed without its last Web Vitals", "url", p.URL(), "err", ferr)
+		}
 		cancel()
 	}
 	cctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)

@@ -18,7 +18,8 @@ type Vital struct {
 	Metric string
 	// Title is the vital's name as web.dev writes it.
 	Title string
-	// Timed vitals are k6 time trends (milliseconds in samples, seconds in Prometheus);
+	// Timed vitals are k6 time trends: milliseconds as pages measure them and as Good and
+	// Poor are, seconds in Tidemark's samples (as every time metric) and in Prometheus;
 	// CLS is a unitless score.
 	Timed bool
 	// Good and Poor are the rating boundaries (web.dev), in milliseconds for timed

@@ -35,7 +35,9 @@ const (
 	TagRating = "rating"
 )
 
-// EmitFunc receives one sample: k6's metric name, the value (milliseconds, CLS unitless),
+// EmitFunc receives one sample: k6's metric name, the value (seconds for the timed
+// vitals, as every time sample of Tidemark's metrics is, and as browser.Emit takes
+// them; CLS unitless),
 // its tags (url, rating; the caller owns the map) and when it was measured.
 type EmitFunc func(metric string, value float64, tags map[string]string, at time.Time)
 
@@ -254,7 +256,11 @@ func (w *watcher) end(id string, at time.Time) {
 func (w *watcher) send(d *document, metric string, value float64, at time.Time) {
 	d.emitted[metric] = true
 	v, _ := webvital.ByMetric(metric)
-	w.emit(metric, value, map[string]string{TagURL: d.url, TagRating: v.Rate(value)}, at)
+	rating := v.Rate(value) // the page measures milliseconds, as web.dev's thresholds are
+	if v.Timed {
+		value /= 1000
+	}
+	w.emit(metric, value, map[string]string{TagURL: d.url, TagRating: rating}, at)
 }
 
 // count records that one more report of doc was handled.

@@ -28,7 +28,8 @@ type sample struct {
 	at     time.Time
 }
 
-// recorder collects what Watch emits.
+// recorder collects what Watch emits, the timed vitals back in milliseconds (the
+// page's unit, and web.dev's thresholds').
 type recorder struct {
 	mu      sync.Mutex
 	samples []sample
@@ -37,6 +38,9 @@ type recorder struct {
 func (r *recorder) emit(metric string, value float64, tags map[string]string, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if v, ok := webvital.ByMetric(metric); ok && v.Timed {
+		value *= 1000
+	}
 	r.samples = append(r.samples, sample{metric, value, tags, at})
 }
 

@@ -37,10 +37,10 @@ func TestHandle(t *testing.T) {
 		w.handle(it, now)
 	}
 	require.Equal(t, []string{
-		"browser_web_vital_ttfb=90 good http://x/a",
+		"browser_web_vital_ttfb=0.09 good http://x/a",
 		"browser_web_vital_cls=0.3 poor http://x/a",
-		"browser_web_vital_lcp=2600 needs_improvement http://x/a",
-		"browser_web_vital_inp=48 good http://x/b",
+		"browser_web_vital_lcp=2.6 needs_improvement http://x/a",
+		"browser_web_vital_inp=0.048 good http://x/b",
 		"browser_web_vital_cls=0 good http://x/b",
 	}, got)
 	require.Equal(t, 6, w.seen["a"], "a report of an unknown vital still counts toward the flush")
