@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/grafana/sobek"
@@ -42,4 +43,21 @@ func RegisterMetrics(reg *metrics.Registry, specs ...MetricSpec) error {
 		*s.Dst = m
 	}
 	return nil
+}
+
+// CheckArgs reads the arguments of k6's check(val, sets, tags) and of k6-utils' async
+// check: the value, the object of named checks and the extra tags. It throws in rt
+// when sets is missing.
+func CheckArgs(rt *sobek.Runtime, call sobek.FunctionCall) (val sobek.Value, sets *sobek.Object, extra []metrics.Tag) {
+	s := call.Argument(1)
+	if sobek.IsUndefined(s) || sobek.IsNull(s) {
+		Throw(rt, errors.New("check: expected an object of named checks as the second argument"))
+	}
+	if t := call.Argument(2); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
+		to := t.ToObject(rt)
+		for _, k := range to.Keys() {
+			extra = append(extra, metrics.Tag{Key: k, Value: to.Get(k).String()})
+		}
+	}
+	return call.Argument(0), s.ToObject(rt), extra
 }

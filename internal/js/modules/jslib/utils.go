@@ -2,7 +2,6 @@ package jslib
 
 import (
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,18 +54,7 @@ func (u *utils) check(call sobek.FunctionCall) sobek.Value {
 	if err := modules.VUOnly(u.vu, "check"); err != nil {
 		modules.Throw(rt, err)
 	}
-	val, sets := call.Argument(0), call.Argument(1)
-	if sobek.IsUndefined(sets) || sobek.IsNull(sets) {
-		modules.Throw(rt, errors.New("check: expected an object of named checks as the second argument"))
-	}
-	obj := sets.ToObject(rt)
-	var extra []metrics.Tag
-	if t := call.Argument(2); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
-		to := t.ToObject(rt)
-		for _, k := range to.Keys() {
-			extra = append(extra, metrics.Tag{Key: k, Value: to.Get(k).String()})
-		}
-	}
+	val, obj, extra := modules.CheckArgs(rt, call)
 	names := obj.Keys()
 	results := make([]any, 0, len(names))
 	for _, name := range names {

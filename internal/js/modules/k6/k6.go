@@ -50,19 +50,7 @@ func (m *instance) check(call sobek.FunctionCall) sobek.Value {
 	if err := modules.VUOnly(m.vu, "check"); err != nil {
 		modules.Throw(rt, err)
 	}
-	val := call.Argument(0)
-	sets := call.Argument(1)
-	if sobek.IsUndefined(sets) || sobek.IsNull(sets) {
-		modules.Throw(rt, errors.New("check: expected an object of named checks as the second argument"))
-	}
-	obj := sets.ToObject(rt)
-	var extra []metrics.Tag
-	if t := call.Argument(2); !sobek.IsUndefined(t) && !sobek.IsNull(t) {
-		to := t.ToObject(rt)
-		for _, k := range to.Keys() {
-			extra = append(extra, metrics.Tag{Key: k, Value: to.Get(k).String()})
-		}
-	}
+	val, obj, extra := modules.CheckArgs(rt, call)
 	all := true
 	now := time.Now()
 	keys := obj.Keys()
