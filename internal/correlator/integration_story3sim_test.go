@@ -343,8 +343,10 @@ func testStory3OnSimulator(t *testing.T, profile string, levels []int) s3simObse
 	require.LessOrEqual(t, got.onset5, onset25, "throttling > 25%% at %.1f VUs", onsets[0.25].VUs.Value)
 	require.LessOrEqual(t, onset25, want.saturated, "throttling > 25%% at %.1f VUs", onsets[0.25].VUs.Value)
 
-	// (b) The load named at each onset is the load of the stage it falls in: within 10%
-	// of a hold's achieved request rate. An onset on a ramp, or in a hold's first rate
+	// (b) The load named at each onset is the load of the stage it falls in: within 20%
+	// of a hold's achieved request rate (a rate over two pushes swings by up to 15%
+	// around the hold's mean on a busy host; the holds' rates are at least a third
+	// apart, so 20% still names the hold). An onset on a ramp, or in a hold's first rate
 	// window (which reaches back into the ramp), is between the rates around it.
 	rateWindow := 2 * s3simInterval
 	for _, o := range c.Onsets {
@@ -360,7 +362,7 @@ func testStory3OnSimulator(t *testing.T, profile string, levels []int) s3simObse
 		require.NotNil(t, o.RequestRate, "load at the onset of throttling > %.0f%%", 100*o.Threshold)
 		require.NotNil(t, stage.RequestRate)
 		if stage.Kind == timeline.Hold && o.At.At.Sub(stage.From) >= rateWindow {
-			require.InEpsilon(t, stage.RequestRate.Value, o.RequestRate.Value, 0.1,
+			require.InEpsilon(t, stage.RequestRate.Value, o.RequestRate.Value, 0.2,
 				"load at the onset of throttling > %.0f%% against hold %d's achieved rate", 100*o.Threshold, stage.Index)
 			continue
 		}
