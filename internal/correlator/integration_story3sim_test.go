@@ -345,8 +345,8 @@ func testStory3OnSimulator(t *testing.T, profile string, levels []int) s3simObse
 
 	// (b) The load named at each onset is the load of the stage it falls in: within 20%
 	// of a hold's achieved request rate (a rate over two pushes swings by up to 15%
-	// around the hold's mean on a busy host; the holds' rates are at least a third
-	// apart, so 20% still names the hold). An onset on a ramp, or in a hold's first rate
+	// around the hold's mean on a busy host; the onsets fall in the holds before
+	// saturation, whose rates double from one to the next, so 20% still names the hold). An onset on a ramp, or in a hold's first rate
 	// window (which reaches back into the ramp), is between the rates around it.
 	rateWindow := 2 * s3simInterval
 	for _, o := range c.Onsets {
