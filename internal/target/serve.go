@@ -247,6 +247,8 @@ func (s *Server) serveConn(c net.Conn, done <-chan struct{}, metrics http.Handle
 			return
 		case "/stats", "/healthz":
 			keep = s.handle(w, req, s, keep)
+		case PagePath, PageImagePath:
+			keep = s.handle(w, req, s.lcp, keep)
 		case "/metrics":
 			h := metrics
 			if h == nil {

@@ -159,7 +159,8 @@ type Stats struct {
 }
 
 // Server is the target's handler and counters. Paths: /stats (JSON), /healthz,
-// test.k6.io's pages but its home (NewTestK6: /news.php, /my_messages.php, …); every
+// test.k6.io's pages but its home (NewTestK6: /news.php, /my_messages.php, …), the page
+// whose LCP waits for a backend (PagePath: /page?backend=URL, and its image); every
 // other path is load (mount a Collector's /metrics in front). Query parameters override the
 // configuration per request: delay=1s, status=503, size=100, cpu=1ms.
 type Server struct {
@@ -175,6 +176,7 @@ type Server struct {
 	rngs        sync.Pool
 	contentType []string
 	testK6      http.Handler // test.k6.io's pages (testk6.go)
+	lcp         *lcpPage     // PagePath and PageImagePath (page.go)
 
 	echo      *Echo      // /ws
 	broadcast *Broadcast // /ws/broadcast
@@ -201,7 +203,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorStatus < 200 || cfg.ErrorStatus > 999 {
 		return nil, fmt.Errorf("new target: error status %d is not a final HTTP status; expected 200 to 999", cfg.ErrorStatus)
 	}
-	s := &Server{cfg: cfg, body: makeBody(cfg.BodySize), started: time.Now(), byStatus: map[int]*atomic.Int64{},
+	pg, err := newLCPPage()
+	if err != nil {
+		return nil, fmt.Errorf("new target: %w", err)
+	}
+	s := &Server{cfg: cfg, lcp: pg, body: makeBody(cfg.BodySize), started: time.Now(), byStatus: map[int]*atomic.Int64{},
 		contentType: []string{"text/plain; charset=utf-8"}, testK6: NewTestK6(), echo: NewEcho(), broadcast: NewBroadcast()}
 	s.ok = s.statusCounter(http.StatusOK)
 	s.rngs.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
@@ -250,8 +256,9 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// ServeHTTP routes /stats, /healthz, test.k6.io's pages (NewTestK6) and the WebSockets
-// /ws (echo) and /ws/broadcast, and serves load on every other path.
+// ServeHTTP routes /stats, /healthz, test.k6.io's pages (NewTestK6), PagePath and
+// PageImagePath, and the WebSockets /ws (echo) and /ws/broadcast, and serves load on
+// every other path.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/ws":
@@ -266,6 +273,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/healthz":
 		_, _ = w.Write([]byte("ok\n"))
+		return
+	case PagePath, PageImagePath:
+		s.lcp.ServeHTTP(w, r)
 		return
 	}
 	if isTestK6Path(r.URL.Path) {
