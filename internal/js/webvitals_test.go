@@ -1,0 +1,59 @@
+package js_test
+
+import (
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/js/modules/modulestest"
+	"github.com/tidemark/tidemark/internal/series"
+	"github.com/tidemark/tidemark/internal/target"
+	"github.com/tidemark/tidemark/internal/target/targettest"
+)
+
+// webVitalsScript loads the target's page, whose largest content is an image that waits
+// 400 ms for its backend, in a browser VU, and leaves it once a frame has been painted.
+const webVitalsScript = `import { browser } from 'k6/browser';
+export const options = {
+  scenarios: { ui: { executor: 'shared-iterations', iterations: 1, options: { browser: { type: 'chromium' } } } },
+  thresholds: {
+    browser_web_vital_lcp: ['p(95)>=400', 'p(95)<10000'],
+    browser_web_vital_ttfb: ['p(95)<400'],
+  },
+};
+export default async function () {
+  const page = await browser.newPage();
+  try {
+    await page.goto(__ENV.PAGE_URL, { waitUntil: 'load' });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  } finally {
+    await page.close();
+  }
+}
+`
+
+// TestDefaultModulesMeasureWebVitals: with the default modules (no Watch injected by
+// the test), a browser VU's page reports its Web Vitals in Tidemark's units: the
+// summary's WEB VITALS block has browser_web_vital_lcp, at least the backend's 400 ms
+// and above TTFB (thresholds in milliseconds, as k6's), and its series carry the page's
+// url, its rating and the scenario.
+func TestDefaultModulesMeasureWebVitals(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	page := base + target.PagePath + "?" + url.Values{"backend": {base + "/orders/1?delay=400ms"}}.Encode()
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": webVitalsScript})
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), map[string]string{"PAGE_URL": page})
+	require.NoError(t, out.Err, out.Summary)
+	require.Contains(t, out.Summary, "WEB VITALS")
+	require.Regexp(t, `browser_web_vital_lcp\.+: avg=\d+(\.\d+)?ms +min=`, out.Summary)
+	require.Regexp(t, `✓ 'p\(95\)>=400' p\(95\)=`, out.Summary)
+	require.Regexp(t, `✓ 'p\(95\)<10000' p\(95\)=`, out.Summary)
+	require.Regexp(t, `✓ 'p\(95\)<400' p\(95\)=`, out.Summary)
+	lcp := out.Named("k6_browser_web_vital_lcp_p95")
+	require.Len(t, lcp, 1, out.Summary)
+	require.Contains(t, lcp[0].Labels, series.Label{Name: "scenario", Value: "ui"})
+	require.Contains(t, lcp[0].Labels, series.Label{Name: "url", Value: page})
+	require.Contains(t, lcp[0].Labels, series.Label{Name: "rating", Value: "good"})
+}
