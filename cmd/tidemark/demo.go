@@ -19,7 +19,6 @@ import (
 	"github.com/tidemark/tidemark/internal/exitcode"
 	"github.com/tidemark/tidemark/internal/loadgen"
 	"github.com/tidemark/tidemark/internal/loadtest"
-	"github.com/tidemark/tidemark/internal/scenario"
 	"github.com/tidemark/tidemark/internal/series"
 	"github.com/tidemark/tidemark/internal/sim"
 	"github.com/tidemark/tidemark/internal/testrun"
@@ -68,7 +67,7 @@ func demoCmd(app *kingpin.Application, g *globals) (*kingpin.CmdClause, action) 
 		"A free port is used when it is taken.").Default(defaultServeAddress).StringVar(&cfg.listen)
 	cmd.Flag("profile", "Simulated cluster profile (YAML file); default: the built-in examples/"+demoProfile+" (--runtime process: "+demo.DefaultProfile(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.profile)
-	cmd.Flag("scenario", "Scenario to run against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+" (--runtime process: "+demo.DefaultScenario(cluster.RuntimeProcess)+").").
+	cmd.Flag("scenario", "Scenario file, or k6 script (.js, .mjs, .cjs, .ts) run as tidemark run runs it, against the cluster's first service (TARGET_URL is set to it); default: the built-in examples/"+demoScenario+" (--runtime process: "+demo.DefaultScenario(cluster.RuntimeProcess)+").").
 		PlaceHolder("FILE").StringVar(&cfg.scenario)
 	cmd.Flag("scrape.interval", "How often the store scrapes the simulated cluster.").Default("5s").DurationVar(&cfg.scrape)
 	cmd.Flag("fast.downscale-stabilization", "Downscale stabilisation window of the simulated HPAs (Kubernetes: 5m).").
@@ -135,17 +134,9 @@ func runDemo(ctx context.Context, cfg *demoConfig, g *globals) error {
 // under --output.dir.
 const demoSummaryFile = "summary.json"
 
-// loadDemo runs the demo's scenario against target with remote write into the store,
-// as `tidemark run` would, and prints it the same way.
+// loadDemo runs the demo's scenario or k6 script against target with remote write
+// into the store, as `tidemark run` would, and prints it the same way.
 func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Logger, testID, target, writeURL string) error {
-	raw, name, err := readInput(cfg.scenario, demo.DefaultScenario(cfg.runtime))
-	if err != nil {
-		return exitcode.Invalid(err)
-	}
-	test, err := scenario.Parse(name, raw, map[string]string{"TARGET_URL": target})
-	if err != nil {
-		return exitcode.Invalid(err)
-	}
 	// k6's push interval, and native histograms, so that the report's per-stage
 	// latencies and the thresholds judged per stage are exact within the histogram's
 	// buckets.
@@ -155,20 +146,21 @@ func loadDemo(ctx context.Context, cfg *demoConfig, g *globals, logger *slog.Log
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "\nRunning %s against %s (testid %s)\n", name, target, testID)
-	err = testrun.Execute(ctx, loadtest.Config{
-		Test:   test,
-		Source: name,
-		TestID: testID,
-		Actors: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
+	d := testrun.Demo{File: cfg.scenario, TestID: testID, Target: target, Logger: logger, IO: testrun.IO{Stdout: g.stdout, Stderr: g.stderr},
+		Show: testrun.Show{Quiet: cfg.quietProgress, SummaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)},
+		Outputs: []loadtest.Actor{loadtest.Outputs(func(agg *aggregate.Store, runTags map[string]string) ([]loadtest.Sink, error) {
 			// With the generator's own CPU, as `tidemark run` writes it: the verdict
 			// can then tell a run that measured the tool.
 			return toSinks(remotewrite.Sinks(rw, loadgen.Source(series.FromAggregate(agg), runTags, logger), logger, prometheus.NewRegistry()))
-		})},
-		Logger: logger,
-	}, testrun.Show{Quiet: cfg.quietProgress, SummaryFile: filepath.Join(cfg.outputDir, demoSummaryFile)}, testrun.IO{Stdout: g.stdout, Stderr: g.stderr})
+		})}}
+	if !d.Script() {
+		if d.Raw, d.Name, err = readInput(cfg.scenario, demo.DefaultScenario(cfg.runtime)); err != nil {
+			return exitcode.Invalid(err)
+		}
+	}
 	// Crossed thresholds (exit code 99, as they are meant to be in this spike) are part
 	// of the story, not a failure of the demo.
+	err = d.Run(ctx)
 	if exitcode.Of(err) == exitcode.ThresholdsFailed {
 		fmt.Fprintf(g.stderr, "tidemark demo: the load test's verdict: %v\n", err)
 		return nil
