@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
@@ -74,7 +73,7 @@ func TestIntegrationDemoHybrid(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "## Web Vitals")
-	require.Regexp(t, regexp.MustCompile(`LCP was worst in stage \d+: `), string(md))
+	require.Regexp(t, `LCP was worst in stage \d+: `, string(md))
 	require.Contains(t, string(md), "### Per stage of the load")
 	require.Contains(t, stdout.String(), "WEB VITALS")
 	require.Regexp(t, `browser_web_vital_lcp\.+: avg=`, stdout.String())
