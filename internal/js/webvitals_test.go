@@ -57,3 +57,36 @@ func TestDefaultModulesMeasureWebVitals(t *testing.T) {
 	require.Contains(t, lcp[0].Labels, series.Label{Name: "url", Value: page})
 	require.Contains(t, lcp[0].Labels, series.Label{Name: "rating", Value: "good"})
 }
+
+// pendingCloseScript closes a page whose last navigation timed out and is still
+// pending, where Chromium does not answer the Web Vitals flush.
+const pendingCloseScript = `import { browser } from 'k6/browser';
+import { check } from 'k6';
+export const options = {
+  scenarios: { ui: { executor: 'shared-iterations', iterations: 1, options: { browser: { type: 'chromium' } } } },
+};
+export default async function () {
+  const page = await browser.newPage();
+  await page.goto(__ENV.BASE + '/news.php');
+  browser.context().setDefaultNavigationTimeout(400);
+  let slow = '';
+  try { await page.goto(__ENV.BASE + '/?delay=30s'); } catch (e) { slow = String(e); }
+  check(slow, { 'navigation timed out': (m) => m.includes('timed out after 400ms') });
+  const start = Date.now();
+  await page.close();
+  check(Date.now() - start, { 'closed within the flush timeout': (ms) => ms < 4000 });
+}
+`
+
+// TestWebVitalsCloseDuringNavigation: page.close() on a page whose navigation is still
+// pending resolves (its pending vitals unreported) instead of failing the iteration,
+// and the page that loaded before it reported its TTFB.
+func TestWebVitalsCloseDuringNavigation(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	dir := modulestest.WriteFiles(t, map[string]string{"script.js": pendingCloseScript})
+	out := modulestest.RunTest(t, filepath.Join(dir, "script.js"), map[string]string{"BASE": base})
+	require.NoError(t, out.Err, out.Summary)
+	require.Regexp(t, `checks_succeeded\.+: 100\.00% 2 out of 2`, out.Summary)
+	require.Regexp(t, `browser_web_vital_ttfb\.+: avg=`, out.Summary)
+}
