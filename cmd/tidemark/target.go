@@ -20,7 +20,8 @@ const targetHelp = `Run the built-in HTTP target: a loopback server with configu
 and errors that counts what it served (GET /stats for JSON, /metrics for Prometheus).
 Every path but /stats, /healthz, /metrics, /ws (WebSocket echo), /ws/broadcast (a room) and
 test.k6.io's pages (/news.php, /my_messages.php, /login.php, /contacts.php, /browser.php, /pi.php,
-/flip_coin.php, /static/) is load; query parameters override: ?delay=1s&status=503&size=100&cpu=1ms.
+/flip_coin.php, /static/) and /page?backend=URL (a page whose LCP image waits for URL's answer)
+is load; query parameters override: ?delay=1s&status=503&size=100&cpu=1ms.
 
 Examples:
   tidemark target                                           # 127.0.0.1:8099, "ok\n" at once
