@@ -1,6 +1,7 @@
 package js
 
 import (
+	"github.com/tidemark/tidemark/internal/browser/vitals"
 	"github.com/tidemark/tidemark/internal/js/modules"
 	k6browser "github.com/tidemark/tidemark/internal/js/modules/browser"
 	"github.com/tidemark/tidemark/internal/js/modules/crypto"
