@@ -19,7 +19,7 @@ func TestBrowserK6Examples(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "testdata", "realworld", "k6", "examples", "browser")
 	// The number of checks each runs, read from the scripts (as expected.json records).
-	for name, checks := range map[string]int{"elementstate.js": 7, "locator_filter.js": 3, "waitforfunction.js": 1, "cookies.js": 18,
+	for name, checks := range map[string]int{"elementstate.js": 9, "locator_filter.js": 3, "waitforfunction.js": 1, "cookies.js": 18,
 		"useragent.js": 3, "shadowdom.js": 2, "waitForEvent.js": 0, "framelocator.js": 2} {
 		t.Run(name, func(t *testing.T) {
 			out := modulestest.RunTest(t, filepath.Join(dir, name), nil)

@@ -456,15 +456,25 @@
 	};
 	const state = (t, action) => call(t.page, `function (tm, steps, root, action) { const el = tm.resolve(steps, root)[0]; if (!el) return action === 'isHidden' ? true : action === 'isVisible' ? false : (() => { throw new Error('element not found'); })(); return tm.actions[action](el); }`,
 		[t.steps, rootArg(t), action]);
+	// One pointer per page: the steps of a click (find the point, press the modifiers,
+	// move, down, up) run one click at a time, so that clicks a script starts at once
+	// (k6-utils' check runs its functions together) do not interleave their events.
+	const pointerQueues = new WeakMap();
+	const exclusive = (page, fn) => {
+		const next = (pointerQueues.get(page) || Promise.resolve()).then(fn);
+		pointerQueues.set(page, next.catch(() => {}));
+		return next;
+	};
 	const ops = {
-		async click(t, opts) {
-			const o = isObj(opts) ? opts : {};
-			const p = await runOn(t, 'point', [], opts);
-			const x = o.position ? p.x : p.x, y = p.y;
-			const mods = Array.isArray(o.modifiers) ? o.modifiers : [];
-			for (const m of mods) await t.page.keyboard.down(m);
-			await t.page.mouse.click(x, y, { button: o.button, clickCount: o.clickCount, delay: o.delay });
-			for (const m of mods.reverse()) await t.page.keyboard.up(m);
+		click(t, opts) {
+			return exclusive(t.page, async () => {
+				const o = isObj(opts) ? opts : {};
+				const p = await runOn(t, 'point', [], opts);
+				const mods = Array.isArray(o.modifiers) ? o.modifiers : [];
+				for (const m of mods) await t.page.keyboard.down(m);
+				await t.page.mouse.click(p.x, p.y, { button: o.button, clickCount: o.clickCount, delay: o.delay });
+				for (const m of mods.reverse()) await t.page.keyboard.up(m);
+			});
 		},
 		async dblclick(t, opts) { await ops.click(t, Object.assign({}, opts, { clickCount: 2 })); },
 		async hover(t, opts) { const p = await runOn(t, 'point', [], opts); await t.page.mouse.move(p.x, p.y); },
