@@ -102,11 +102,17 @@ func TestRunPausedRESTAPI(t *testing.T) {
 				done <- run([]string{"run", "-q", "--no-embedded-store", "--paused", "--address", addr, file}, &stdout, &stderr)
 			}()
 			require.True(t, paused(t, addr), "GET /v1/status while paused")
-			resp, err := http.Get("http://" + addr + "/v1/status")
-			require.NoError(t, err)
-			st, _ := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			require.Contains(t, string(st), `"vus":0,"vus-max":2`, "k6 v1.8.1 initializes the 2 VUs before the pause")
+			// The listener answers as soon as it is up; the VUs' plan reaches it a moment
+			// later, still well before the start.
+			require.Eventually(t, func() bool {
+				resp, err := http.Get("http://" + addr + "/v1/status")
+				if err != nil {
+					return false
+				}
+				st, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				return strings.Contains(string(st), `"vus":0,"vus-max":2`)
+			}, 5*time.Second, 20*time.Millisecond, "k6 v1.8.1 initializes the 2 VUs before the pause")
 			time.Sleep(100 * time.Millisecond)
 			require.Equal(t, before, ts.Stats().Requests, "no request while paused")
 			require.Equal(t, http.StatusOK, patch(t, addr, tc.attrs))
