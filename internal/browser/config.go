@@ -28,6 +28,11 @@ const (
 	EnvDebug             = "K6_BROWSER_DEBUG"
 )
 
+// EnvNames are the K6_BROWSER_* variables the browser module honours.
+func EnvNames() []string {
+	return []string{EnvExecutablePath, EnvHeadless, EnvArgs, EnvTimeout, EnvIgnoreDefaultArgs}
+}
+
 // Config is how a browser is launched.
 type Config struct {
 	// ExecutablePath is the browser's binary; "" finds chromium, chromium-browser or

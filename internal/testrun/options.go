@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/tidemark/tidemark/internal/browser"
 	"github.com/tidemark/tidemark/internal/k6log"
 	"github.com/tidemark/tidemark/internal/output"
 	"github.com/tidemark/tidemark/internal/pacer"
@@ -171,7 +172,7 @@ func SupportedK6Env() []string {
 		"K6_NO_THRESHOLDS", "K6_NO_SUMMARY", "K6_SUMMARY_MODE", "K6_SUMMARY_EXPORT", "K6_NO_USAGE_REPORT", "K6_FEATURES", "K6_THROW", "K6_PAUSED", "K6_ADDRESS", "K6_LINGER", "K6_NO_SETUP", "K6_NO_TEARDOWN",
 		"K6_OUT", "K6_CSV_FILENAME", "K6_CSV_TIME_FORMAT", "K6_CSV_SAVE_INTERVAL",
 		"K6_HTTP_DEBUG", "K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_HOST", "K6_WEB_DASHBOARD_PORT", "K6_WEB_DASHBOARD_PERIOD",
-		"K6_WEB_DASHBOARD_OPEN", "K6_WEB_DASHBOARD_EXPORT"}, append(scenario.ScriptOptionEnv(), k6CLIEnv()...)...)
+		"K6_WEB_DASHBOARD_OPEN", "K6_WEB_DASHBOARD_EXPORT"}, slices.Concat(scenario.ScriptOptionEnv(), k6CLIEnv(), browser.EnvNames())...)
 }
 
 // WarnUnsupportedK6Env logs one warning naming the K6_* variables that are set but

@@ -1,6 +1,8 @@
 package testrun
 
 import (
+	"bytes"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -164,4 +166,16 @@ func TestShare(t *testing.T) {
 	require.False(t, Options{Segment: "0:1", SegmentSequence: "0,1/2,1"}.Share())
 	require.True(t, Options{Segment: "1/2:1"}.Share())
 	require.True(t, Options{Segment: "0:1/3", SegmentSequence: "0,1/3,2/3,1"}.Share())
+}
+
+// TestWarnUnsupportedK6Env: the browser module's K6_BROWSER_* variables are honoured
+// and draw no warning; a K6_ variable nothing reads is named in the one warning.
+func TestWarnUnsupportedK6Env(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	WarnUnsupportedK6Env(logger, Env{"K6_BROWSER_ARGS": "ignore-certificate-errors", "K6_BROWSER_HEADLESS": "true",
+		"K6_BROWSER_EXECUTABLE_PATH": "/usr/bin/chromium", "K6_BROWSER_TIMEOUT": "10s", "K6_BROWSER_IGNORE_DEFAULT_ARGS": "mute-audio", "K6_VUS": "2"})
+	require.Empty(t, buf.String())
+	WarnUnsupportedK6Env(logger, Env{"K6_BROWSER_ARGS": "x", "K6_BROWSER_DEBUG": "true", "K6_NOT_A_THING": "1"})
+	require.Contains(t, buf.String(), `variables=K6_BROWSER_DEBUG,K6_NOT_A_THING`)
 }
