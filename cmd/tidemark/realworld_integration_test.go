@@ -44,7 +44,8 @@ const grpcProtos = "../../internal/target/grpctarget/protos"
 // difference another part of the work fixes: it is logged, not failed. `refused`
 // records need a module Tidemark lacks; they are run and their exit logged. `skip`
 // and `module` records say why a file is not run. Every .js and .ts file of the corpus
-// must have a record. The score is logged at the end (go test -v).
+// must have a record. The score is logged at the end (go test -v). REALWORLD_ONLY=prefix
+// runs only the scripts whose path starts with prefix.
 func TestRealWorldParity(t *testing.T) {
 	recs := loadRealWorld(t)
 	bin := tidemarkBinary(t, "tidemark")
@@ -54,6 +55,10 @@ func TestRealWorldParity(t *testing.T) {
 	for _, r := range recs {
 		if r.Skip != "" || r.Module != "" {
 			tally.add("skipped", r.Script, cmpOr(r.Skip, "module: "+r.Module))
+			continue
+		}
+		// REALWORLD_ONLY=prefix runs only the scripts under it (while working on them).
+		if only := os.Getenv("REALWORLD_ONLY"); only != "" && !strings.HasPrefix(r.Script, only) {
 			continue
 		}
 		run = append(run, r)
