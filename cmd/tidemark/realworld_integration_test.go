@@ -128,6 +128,9 @@ type rwRecord struct {
 	Iterations string    `json:"iterations,omitempty"`
 	HTTPReqs   string    `json:"http_reqs,omitempty"`
 	Checks     *rwChecks `json:"checks,omitempty"`
+	// Errors counts the iterations that end with an uncaught exception (k6 logs each):
+	// for scripts without checks, the only sign that an action failed.
+	Errors string `json:"errors,omitempty"`
 	// IterationMinMS is the least iteration_duration min (ms) k6 can report, where
 	// every iteration of the script sleeps at least that long.
 	IterationMinMS float64 `json:"iteration_duration_min_ms,omitempty"`
@@ -377,6 +380,7 @@ func compareRun(r rwRecord, got rwResult) []string {
 	count("iterations", r.Iterations, got.iterations)
 	count("http_reqs", r.HTTPReqs, got.reqs)
 	count("iterations+dropped_iterations", r.Started, got.iterations+got.dropped)
+	count("iterations ending in an exception", r.Errors, float64(strings.Count(got.output, `msg="Exception in iteration"`)))
 	if r.Checks != nil {
 		count("checks passes", r.Checks.Passes, got.passes)
 		count("checks fails", r.Checks.Fails, got.fails)

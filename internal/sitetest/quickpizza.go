@@ -18,12 +18,14 @@ import (
 // prefix ("" or "/test.k6.io" on QuickPizza, which hosts a replacement of that
 // service), but its home page.
 func legacyPages(mux *http.ServeMux, prefix string, site http.Handler) {
-	for _, p := range []string{"/contacts.php", "/news.php", "/browser.php", "/static/", "/pi.php", "/flip_coin.php"} {
+	for _, p := range []string{"GET /contacts.php", "GET /news.php", "GET /browser.php", "GET /static/", "GET /pi.php",
+		"GET /flip_coin.php", "GET /my_messages.php", "POST /login.php"} {
 		h := site
 		if prefix != "" {
 			h = http.StripPrefix(prefix, site)
 		}
-		mux.Handle("GET "+prefix+p, h)
+		method, path, _ := strings.Cut(p, " ")
+		mux.Handle(method+" "+prefix+path, h)
 	}
 }
 
@@ -36,14 +38,10 @@ func newQuickPizza() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		html(w, "<!DOCTYPE html><html><head><title>QuickPizza</title></head><body><h1>Looking to break out of your pizza routine?</h1></body></html>")
 	})
-	replacement := func(w http.ResponseWriter, _ *http.Request) {
-		html(w, `<!DOCTYPE html><html><head><title>test.k6.io</title></head><body><h1>test.k6.io</h1>`+
-			`<p class="description">This is a replacement of the service test.k6.io, kept for the scripts that use it.</p></body></html>`)
-	}
 	mux.Handle("GET /ws", target.NewBroadcast()) // QuickPizza's chat: every message to every client
-	mux.HandleFunc("GET /test.k6.io", replacement)
-	mux.HandleFunc("GET /test.k6.io/{$}", replacement)
 	site := target.NewTestK6()
+	mux.Handle("GET /test.k6.io", site) // the replacement's home page
+	mux.Handle("GET /test.k6.io/{$}", site)
 	legacyPages(mux, "/test.k6.io", site)
 	legacyPages(mux, "", site)
 	for _, p := range []string{"/favicon.ico", "/admin"} {

@@ -62,13 +62,15 @@ func Start(tb testing.TB, dir string) *Server {
 		tb.Fatalf("sitetest: %v", err)
 	}
 	s.sites = map[string]http.Handler{
-		"httpbin.org":            newHTTPBin(),
-		"httpbin.test.k6.io":     newHTTPBin(),
-		"test.k6.io":             target.NewTestK6(),
-		"quickpizza.grafana.com": newQuickPizza(),
-		"sha256.badssl.com":      page("sha256.badssl.com"),
-		"stackoverflow.com":      page("Stack Overflow"),
-		"echo.websocket.org":     target.NewEcho(),
+		"httpbin.org":                newHTTPBin(),
+		"httpbin.test.k6.io":         newHTTPBin(),
+		"test.k6.io":                 target.NewTestK6(),
+		"quickpizza.grafana.com":     newQuickPizza(),
+		"sha256.badssl.com":          page("sha256.badssl.com"),
+		"stackoverflow.com":          page("Stack Overflow"),
+		"echo.websocket.org":         target.NewEcho(),
+		"googlechromelabs.github.io": newDarkModeToggle(),
+		"example.com":                newExampleCom(),
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

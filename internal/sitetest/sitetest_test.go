@@ -56,8 +56,15 @@ func TestSites(t *testing.T) {
 	resp, body = get(t, c, "https://quickpizza.grafana.com/test.k6.io/")
 	require.Equal(t, "HTTP/2.0", resp.Proto)
 	require.Contains(t, body, `<p class="description">This is a replacement of the service `)
+	require.Contains(t, body, `<a href="/my_messages.php">/my_messages.php</a>`)
 	_, body = get(t, c, "https://quickpizza.grafana.com/pi.php")
 	require.Equal(t, "3.14", body)
+	_, body = get(t, c, "https://quickpizza.grafana.com/my_messages.php") // the replacement's pages at the root
+	require.Contains(t, body, `<input type="submit" value="Go!">`)
+	_, body = get(t, c, "https://googlechromelabs.github.io/dark-mode-toggle/demo/")
+	require.Contains(t, body, `<dark-mode-toggle id="dark-mode-toggle-3" mode="light"`)
+	_, body = get(t, c, "https://example.com/")
+	require.Contains(t, body, "<title>Example Domain</title>")
 
 	resp, body = get(t, c, "https://httpbin.org/get?verb=get&a=1&a=2")
 	require.Equal(t, http.StatusOK, resp.StatusCode)

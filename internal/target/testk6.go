@@ -19,7 +19,8 @@ const TestK6CSRFToken = "e2f4d1c38a9b7065"
 // load; "/" stays load.
 func isTestK6Path(path string) bool {
 	switch path {
-	case "/news.php", "/my_messages.php", "/login.php", "/browser.php", "/contacts.php", "/pi.php", "/flip_coin.php":
+	case "/news.php", "/my_messages.php", "/login.php", "/browser.php", "/contacts.php", "/pi.php", "/flip_coin.php",
+		"/test.k6.io", "/test.k6.io/":
 		return true
 	}
 	return strings.HasPrefix(path, "/static/")
@@ -27,15 +28,22 @@ func isTestK6Path(path string) bool {
 
 // NewTestK6 serves the pages of test.k6.io, k6's demo site, that k6's examples
 // and lessons use: the home page (links to the others, TestK6HomeSize bytes),
-// /news.php, /contacts.php, /browser.php, /pi.php?decimals=N, /flip_coin.php,
-// /static/, and the login flow of k6-learn's dynamic-correlation lesson:
-// /my_messages.php says Unauthorized and carries the login form with its hidden
-// redir and csrftoken fields; POST /login.php authorizes admin/123 and
-// test_user/1234 when the token comes back (answering 200 either way) and sets
-// the cookie with which /my_messages.php welcomes the user.
+// /news.php, /contacts.php, /browser.php, /pi.php?decimals=N, /flip_coin.php
+// (a coin flip, and the bet its two buttons place), /static/, and the login flow
+// of k6-learn's dynamic-correlation lesson: /my_messages.php says Unauthorized
+// and carries the login form with its hidden redir and csrftoken fields; POST
+// /login.php authorizes admin/123 and test_user/1234 when the token comes back
+// (answering 200 either way) and sets the cookie with which /my_messages.php
+// welcomes the user. /test.k6.io/ is the home page of QuickPizza's replacement
+// of the site (quickpizza.grafana.com/test.k6.io/), which k6's browser examples
+// visit: its header, description and links to the same pages, laid out for
+// phones. Every page sets the AWSALB cookie of the load balancer in front of
+// test.k6.io.
 func NewTestK6() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { page(w, testK6Home()) })
+	mux.HandleFunc("GET /test.k6.io", func(w http.ResponseWriter, _ *http.Request) { page(w, legacyHome) })
+	mux.HandleFunc("GET /test.k6.io/{$}", func(w http.ResponseWriter, _ *http.Request) { page(w, legacyHome) })
 	mux.HandleFunc("GET /my_messages.php", myMessages)
 	mux.HandleFunc("POST /login.php", login)
 	for p, body := range testK6Pages() {
@@ -52,19 +60,53 @@ func NewTestK6() http.Handler {
 		_, _ = io.WriteString(w, strconv.FormatFloat(3.141592653589793, 'f', d, 64))
 	})
 	var coin atomic.Int64
-	mux.HandleFunc("GET /flip_coin.php", func(w http.ResponseWriter, _ *http.Request) {
-		if coin.Add(1)%2 == 0 {
-			page(w, "<html><body><h2>You won!</h2></body></html>")
-			return
-		}
-		page(w, "<html><body><h2>You lost!</h2></body></html>")
+	mux.HandleFunc("GET /flip_coin.php", func(w http.ResponseWriter, r *http.Request) {
+		page(w, flipCoin(coin.Add(1)%2 == 0, r.URL.Query().Get("bet")))
 	})
 	return mux
 }
 
+// page writes an HTML page with the load balancer's stickiness cookie, as every
+// response of test.k6.io carried one.
 func page(w http.ResponseWriter, s string) {
+	http.SetCookie(w, &http.Cookie{Name: "AWSALB", Value: albCookie, Path: "/", MaxAge: 7 * 24 * 3600})
 	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
 	_, _ = io.WriteString(w, s)
+}
+
+// albCookie is the value of the AWSALB cookie.
+const albCookie = "tidemark0stand1in2for3an4aws5alb"
+
+// legacyHome is QuickPizza's test.k6.io replacement home page. Its sizes are whole
+// pixels, so that a point computed from a link's bounding box (k6's mouse and
+// touchscreen examples click its top edge) falls on the link.
+const legacyHome = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">` +
+	`<meta name="viewport" content="width=device-width, initial-scale=1"><title>QuickPizza Legacy</title>` +
+	`<style>body{margin:0;font:16px/24px sans-serif}header{padding:16px}h1{margin:0;font-size:32px;line-height:40px}` +
+	`p{margin:0 16px 16px}ul{list-style:none;margin:0;padding:0 16px}li{height:32px}a{display:inline-block;height:24px}</style></head>` +
+	`<body><header><h1 class="title">QuickPizza Legacy</h1></header>` +
+	`<p class="description">This is a replacement of the service test.k6.io, kept for the scripts that use it.</p>` +
+	`<ul><li><a href="/contacts.php">/contacts.php</a></li><li><a href="/news.php">/news.php</a></li>` +
+	`<li><a href="/pi.php?decimals=3">/pi.php?decimals=3</a></li><li><a href="/flip_coin.php">/flip_coin.php</a></li>` +
+	`<li><a href="/browser.php">/browser.php</a></li><li><a href="/my_messages.php">/my_messages.php</a></li></ul></body></html>`
+
+// flipCoin is /flip_coin.php: the flip's outcome, the bet the query's bet (the
+// button pressed: "Bet on heads!" or "Bet on tails!") placed, and the two buttons.
+func flipCoin(won bool, bet string) string {
+	outcome := "You lost!"
+	if won {
+		outcome = "You won!"
+	}
+	var placed string
+	switch {
+	case strings.Contains(bet, "heads"):
+		placed = `<p id="bet">Your bet: heads.</p>`
+	case strings.Contains(bet, "tails"):
+		placed = `<p id="bet">Your bet: tails.</p>`
+	}
+	return `<!DOCTYPE html><html lang="en"><head><title>Flip a coin</title></head><body><h2>` + outcome + `</h2>` + placed +
+		`<form method="get" action="/flip_coin.php"><input type="submit" name="bet" value="Bet on heads!">` +
+		`<input type="submit" name="bet" value="Bet on tails!"></form><p><a href="/">Back</a></p></body></html>`
 }
 
 // testK6Home is the home page: its title, text and links, padded to

@@ -17,7 +17,8 @@ import (
 
 // TestTestK6Pages serves test.k6.io's pages from the target as `tidemark target`
 // serves them: the login flow with its CSRF token and cookie, the static pages,
-// and load on every other path.
+// the coin flip's bets, QuickPizza's replacement home page (/test.k6.io/), the
+// AWSALB cookie, and load on every other path.
 func TestTestK6Pages(t *testing.T) {
 	t.Parallel()
 	ts, base := targettest.Start(t, target.Config{})
@@ -55,6 +56,19 @@ func TestTestK6Pages(t *testing.T) {
 	require.Equal(t, "3.142", get("/pi.php?decimals=3"))
 	flips := get("/flip_coin.php") + get("/flip_coin.php")
 	require.True(t, strings.Contains(flips, "You won!") && strings.Contains(flips, "You lost!"), flips)
+	require.Contains(t, get("/flip_coin.php?bet=Bet+on+tails%21"), `<p id="bet">Your bet: tails.</p>`)
+	require.Contains(t, get("/flip_coin.php?bet=Bet+on+heads%21"), `<input type="submit" name="bet" value="Bet on heads!">`)
+	legacy := get("/test.k6.io/")
+	require.Contains(t, legacy, `<header><h1 class="title">QuickPizza Legacy</h1></header>`)
+	require.Contains(t, legacy, `<a href="/my_messages.php">/my_messages.php</a>`)
+	require.Contains(t, legacy, `<meta name="viewport" content="width=device-width, initial-scale=1">`)
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	var alb bool
+	for _, c := range jar.Cookies(u) {
+		alb = alb || c.Name == "AWSALB"
+	}
+	require.True(t, alb, "the pages set the load balancer's AWSALB cookie")
 	require.Equal(t, "ok\n", get("/"), "the root stays load")
 	require.EqualValues(t, 1, ts.Stats().Requests, "only the root counts as load")
 }

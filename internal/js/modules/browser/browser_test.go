@@ -483,3 +483,29 @@ export default async function () {
 	require.Equal(t, 4, urls["pi"], "page.on('metric') groups the two pi pages of each iteration")
 	require.Equal(t, 2, urls[base+"/pi.php?decimals=3"], "before the handler")
 }
+
+// TestBrowserButtonTextAndNetworkProfiles covers what k6's fillform.js and throttle.js
+// need: getByText finds a button-like input by its value (test.k6.io's
+// <input type="submit" value="Go!">), and networkProfiles holds throttleNetwork's
+// presets.
+func TestBrowserButtonTextAndNetworkProfiles(t *testing.T) {
+	t.Parallel()
+	h, ok, logs := iterate(t, map[string]string{"script.js": `import { browser, networkProfiles } from 'k6/browser';
+import { check } from 'k6';
+` + browserOptions + `
+export default async function () {
+	const page = await browser.newPage();
+	await page.setContent('<form><input type="submit" value="Go!"><input type="button" value="Stop"><input type="text" value="Stop"><p>Go! away</p></form>');
+	check(await page.getByText('Go!', { exact: true }).getAttribute('type'), { 'submit input by its value': (v) => v === 'submit' });
+	check(await page.getByText('Stop').getAttribute('type'), { 'button input by its value, not a text input': (v) => v === 'button' });
+	check(networkProfiles['Slow 3G'], { 'Slow 3G': (p) => p.latency === 2000 && p.download === 50000 && p.upload === 50000 });
+	check(networkProfiles['Fast 3G'], { 'Fast 3G': (p) => p.latency > 0 && p.download > networkProfiles['Slow 3G'].download });
+	check(networkProfiles['No Throttling'], { 'No Throttling': (p) => p.latency === 0 && p.download === -1 && p.upload === -1 });
+	await page.throttleNetwork(networkProfiles['Slow 3G']);
+	await page.throttleNetwork(networkProfiles['No Throttling']);
+	await page.close();
+}
+`})
+	require.True(t, ok, logs)
+	h.RequireChecks(t, 5)
+}

@@ -98,5 +98,5 @@ type instance struct {
 	exports modules.Exports
 }
 
-// Exports returns browser, chromium and devices.
+// Exports returns browser, chromium, devices and networkProfiles.
 func (i *instance) Exports() modules.Exports { return i.exports }

@@ -86,6 +86,10 @@
 			for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) out.push(r.snapshotItem(i));
 			return out;
 		};
+		// textOf is the text a text selector matches: a button-like input's value (as
+		// in Playwright: getByText('Go!') finds <input type="submit" value="Go!">),
+		// else the text content.
+		const textOf = (el) => (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type) ? el.value : el.textContent);
 		const smallest = (els) => els.filter((el) => !els.some((o) => o !== el && el.contains(o)));
 		const step = (roots, s) => {
 			const out = [];
@@ -109,7 +113,7 @@
 				else if (s.xpath !== undefined) found = byXPath(root, s.xpath);
 				else if (s.text !== undefined) {
 					const w = decode(s.text);
-					found = smallest(all(root).filter((el) => !['SCRIPT', 'STYLE', 'HEAD', 'TITLE'].includes(el.tagName) && matches(el.textContent, w, s.exact)));
+					found = smallest(all(root).filter((el) => !['SCRIPT', 'STYLE', 'HEAD', 'TITLE'].includes(el.tagName) && matches(textOf(el), w, s.exact)));
 				} else if (s.role !== undefined) {
 					found = all(root).filter((el) => role(el) === s.role && (s.name === undefined || matches(accName(el), decode(s.name), s.exact)));
 				} else if (s.label !== undefined) {
@@ -1220,5 +1224,12 @@
 			return makeBrowser(await native.connect(url));
 		},
 	};
-	return { browser: browser, chromium: chromium, devices: devicesData };
+	// networkProfiles are page.throttleNetwork's presets, Chrome DevTools' throttling
+	// presets: latency in milliseconds, throughput in bytes per second (-1: none).
+	const networkProfiles = Object.freeze({
+		'No Throttling': Object.freeze({ latency: 0, download: -1, upload: -1 }),
+		'Fast 3G': Object.freeze({ latency: 562.5, download: 180000, upload: 84375 }),
+		'Slow 3G': Object.freeze({ latency: 2000, download: 50000, upload: 50000 }),
+	});
+	return { browser: browser, chromium: chromium, devices: devicesData, networkProfiles: networkProfiles };
 })
