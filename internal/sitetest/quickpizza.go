@@ -16,8 +16,10 @@ import (
 
 // legacyPages are test.k6.io's pages (target.NewTestK6, as on test.k6.io) under
 // prefix ("" or "/test.k6.io" on QuickPizza, which hosts a replacement of that
-// service), but its home page.
+// service), but its home page. Each response sets the AWSALB cookie of the load
+// balancer in front of the replacement (k6's fillform.js looks for it).
 func legacyPages(mux *http.ServeMux, prefix string, site http.Handler) {
+	site = withALBCookie(site)
 	for _, p := range []string{"GET /contacts.php", "GET /news.php", "GET /browser.php", "GET /static/", "GET /pi.php",
 		"GET /flip_coin.php", "GET /my_messages.php", "POST /login.php"} {
 		h := site
@@ -27,6 +29,14 @@ func legacyPages(mux *http.ServeMux, prefix string, site http.Handler) {
 		method, path, _ := strings.Cut(p, " ")
 		mux.Handle(method+" "+prefix+path, h)
 	}
+}
+
+// withALBCookie sets an AWS load balancer's stickiness cookie on every response of h.
+func withALBCookie(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "AWSALB", Value: "c3RhbmQtaW4gZm9yIGFuIEFXUyBBTEI", Path: "/", MaxAge: 7 * 24 * 3600})
+		h.ServeHTTP(w, r)
+	})
 }
 
 // newQuickPizza serves quickpizza.grafana.com: the home page, the replacement of
@@ -40,8 +50,8 @@ func newQuickPizza() http.Handler {
 	})
 	mux.Handle("GET /ws", target.NewBroadcast()) // QuickPizza's chat: every message to every client
 	site := target.NewTestK6()
-	mux.Handle("GET /test.k6.io", site) // the replacement's home page
-	mux.Handle("GET /test.k6.io/{$}", site)
+	mux.Handle("GET /test.k6.io", withALBCookie(site)) // the replacement's home page
+	mux.Handle("GET /test.k6.io/{$}", withALBCookie(site))
 	legacyPages(mux, "/test.k6.io", site)
 	legacyPages(mux, "", site)
 	for _, p := range []string{"/favicon.ico", "/admin"} {

@@ -59,8 +59,9 @@ func TestSites(t *testing.T) {
 	require.Contains(t, body, `<a href="/my_messages.php">/my_messages.php</a>`)
 	_, body = get(t, c, "https://quickpizza.grafana.com/pi.php")
 	require.Equal(t, "3.14", body)
-	_, body = get(t, c, "https://quickpizza.grafana.com/my_messages.php") // the replacement's pages at the root
+	resp, body = get(t, c, "https://quickpizza.grafana.com/my_messages.php") // the replacement's pages at the root
 	require.Contains(t, body, `<input type="submit" value="Go!">`)
+	require.Contains(t, resp.Header.Get("Set-Cookie"), "AWSALB=", "the replacement's load balancer cookie")
 	_, body = get(t, c, "https://googlechromelabs.github.io/dark-mode-toggle/demo/")
 	require.Contains(t, body, `<dark-mode-toggle id="dark-mode-toggle-3" mode="light"`)
 	_, body = get(t, c, "https://example.com/")

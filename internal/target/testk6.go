@@ -37,8 +37,7 @@ func isTestK6Path(path string) bool {
 // welcomes the user. /test.k6.io/ is the home page of QuickPizza's replacement
 // of the site (quickpizza.grafana.com/test.k6.io/), which k6's browser examples
 // visit: its header, description and links to the same pages, laid out for
-// phones. Every page sets the AWSALB cookie of the load balancer in front of
-// test.k6.io.
+// phones.
 func NewTestK6() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { page(w, testK6Home()) })
@@ -66,16 +65,10 @@ func NewTestK6() http.Handler {
 	return mux
 }
 
-// page writes an HTML page with the load balancer's stickiness cookie, as every
-// response of test.k6.io carried one.
 func page(w http.ResponseWriter, s string) {
-	http.SetCookie(w, &http.Cookie{Name: "AWSALB", Value: albCookie, Path: "/", MaxAge: 7 * 24 * 3600})
 	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
 	_, _ = io.WriteString(w, s)
 }
-
-// albCookie is the value of the AWSALB cookie.
-const albCookie = "tidemark0stand1in2for3an4aws5alb"
 
 // legacyHome is QuickPizza's test.k6.io replacement home page. Its sizes are whole
 // pixels, so that a point computed from a link's bounding box (k6's mouse and
