@@ -123,7 +123,12 @@ func testK6Pages() map[string]string {
 			`<div class="article"><h2><a href="/news.php?id=2">Demo site gets a facelift</a></h2><p class="date">2024-11-20</p><p>New pages for browser testing.</p></div>` +
 			`<div class="article"><h2><a href="/news.php?id=3">Correlation made easy</a></h2><p class="date">2024-03-14</p><p>Extract tokens with res.html().</p></div>` +
 			`<p><a href="/">Back</a></p></body></html>`,
-		"/contacts.php": top + `Contacts</title></head><body><h3>Contact us</h3>` +
+		// The heading is cloned from a template in one step: a script that reads it
+		// right after a navigation it did not wait for (k6's dispatch.js) would
+		// otherwise, on a loaded machine, catch the parser between the <h3> and its
+		// text, and read "".
+		"/contacts.php": top + `Contacts</title></head><body><template id="heading"><h3>Contact us</h3></template>` +
+			`<script>document.currentScript.replaceWith(document.getElementById('heading').content.cloneNode(true))</script>` +
 			`<p>Email: <a href="mailto:info@test.k6.io">info@test.k6.io</a></p><p>Phone: +1 555 0100</p>` +
 			`<p><a href="/">Back</a></p></body></html>`,
 		"/browser.php": top + `Browser test page</title></head><body><h1>Browser test page</h1>` +
