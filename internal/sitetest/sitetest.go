@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -65,7 +66,7 @@ func Start(tb testing.TB, dir string) *Server {
 		"httpbin.org":            newHTTPBin(),
 		"httpbin.test.k6.io":     newHTTPBin(),
 		"test.k6.io":             target.NewTestK6(),
-		"quickpizza.grafana.com": newQuickPizza(),
+		"quickpizza.grafana.com": target.NewQuickPizza(),
 		"sha256.badssl.com":      page("sha256.badssl.com"),
 		"stackoverflow.com":      page("Stack Overflow"),
 		"echo.websocket.org":     target.NewEcho(),
@@ -191,6 +192,11 @@ func (s *Server) tlsConfig(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 		cfg.CipherSuites = []uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256} //nolint:gosec // as the site
 	}
 	return cfg, nil
+}
+
+func html(w http.ResponseWriter, s string) {
+	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	_, _ = io.WriteString(w, s)
 }
 
 // page serves one HTML page with title on every path (hosts a script only reaches for
