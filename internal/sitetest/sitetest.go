@@ -69,6 +69,7 @@ func Start(tb testing.TB, dir string) *Server {
 		"quickpizza.grafana.com": target.NewQuickPizza(),
 		"sha256.badssl.com":      page("sha256.badssl.com"),
 		"stackoverflow.com":      page("Stack Overflow"),
+		"example.org":            page("Example Domain"),
 		"echo.websocket.org":     target.NewEcho(),
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -200,7 +201,7 @@ func html(w http.ResponseWriter, s string) {
 }
 
 // page serves one HTML page with title on every path (hosts a script only reaches for
-// their TLS: sha256.badssl.com, stackoverflow.com).
+// their TLS or to open a page: sha256.badssl.com, stackoverflow.com, example.org).
 func page(title string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		html(w, "<!DOCTYPE html><html><head><title>"+title+"</title></head><body></body></html>")
