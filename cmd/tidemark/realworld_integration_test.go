@@ -77,25 +77,87 @@ func TestRealWorldParity(t *testing.T) {
 
 // runAll runs the scripts realWorldParallel at a time, in their order (the longest
 // first, so that they do not all end up in the last round), each in a directory of its
-// own under root. It does not use t.Parallel: `go test` would admit only GOMAXPROCS
-// of them at once, and most of them sleep.
+// own under root; at most realWorldBrowsers of them drive Chromium at once, the others
+// going ahead meanwhile. It does not use t.Parallel: `go test` would admit only
+// GOMAXPROCS of them at once, and most of them sleep.
 func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rwResult {
 	results := make([]rwResult, len(recs))
-	next := make(chan int)
+	browser := make([]bool, len(recs))
+	for i, r := range recs {
+		browser[i] = usesBrowser(r)
+	}
+	var (
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		taken    = make([]bool, len(recs))
+		browsers int
+		limit    = realWorldBrowsers()
+	)
+	// take hands out the first script not taken that may start now; false: none left.
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			left := false
+			for i := range recs {
+				if taken[i] {
+					continue
+				}
+				left = true
+				if browser[i] && browsers >= limit {
+					continue
+				}
+				taken[i] = true
+				if browser[i] {
+					browsers++
+				}
+				return i, true
+			}
+			if !left {
+				return 0, false
+			}
+			cond.Wait()
+		}
+	}
 	var wg sync.WaitGroup
 	for range realWorldParallel() {
 		wg.Go(func() {
-			for i := range next {
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
 				results[i] = runRealWorld(bin, srv, root, recs[i])
+				mu.Lock()
+				if browser[i] {
+					browsers--
+				}
+				mu.Unlock()
+				cond.Broadcast()
 			}
 		})
 	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return results
+}
+
+// usesBrowser reports whether a script drives Chromium: it imports k6/browser or a
+// scenario asks for the chromium browser type (12.modularization.js, whose import of
+// k6/browser is in lib/).
+func usesBrowser(r rwRecord) bool {
+	src, err := os.ReadFile(filepath.Join(realWorld, r.Script))
+	return err == nil && (strings.Contains(string(src), "k6/browser") || strings.Contains(string(src), "chromium"))
+}
+
+// realWorldBrowsers is how many scripts drive Chromium at once (REALWORLD_BROWSERS,
+// default 2): Chromium is the heaviest part of a run, and thresholds on web vitals
+// (QuickPizza's browser_web_vital_fcp p(95) < 1000) measure a page's paint, which
+// many Chromiums starting together on two cores delay by seconds.
+func realWorldBrowsers() int {
+	if n, err := strconv.Atoi(os.Getenv("REALWORLD_BROWSERS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
 }
 
 // realWorldParallel is how many scripts run at once (REALWORLD_PARALLEL, default 8):

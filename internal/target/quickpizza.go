@@ -256,14 +256,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// ListenAndServeQuickPizza serves NewQuickPizza on addr until ctx ends; the requests
-// in flight then get grace to finish.
+// ListenAndServeQuickPizza serves NewQuickPizza on addr until ctx ends
+// (ServeQuickPizza).
 func ListenAndServeQuickPizza(ctx context.Context, addr string, grace time.Duration, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen for QuickPizza: %w", err)
 	}
 	logger.Info("QuickPizza listening", "address", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/")
+	return ServeQuickPizza(ctx, ln, grace)
+}
+
+// ServeQuickPizza serves NewQuickPizza on ln until ctx ends; the requests in flight
+// then get grace to finish. It closes ln.
+func ServeQuickPizza(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{Handler: NewQuickPizza(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
