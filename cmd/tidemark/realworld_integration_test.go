@@ -77,39 +77,45 @@ func TestRealWorldParity(t *testing.T) {
 
 // runAll runs the scripts realWorldParallel at a time, in their order (the longest
 // first, so that they do not all end up in the last round), each in a directory of its
-// own under root; at most realWorldBrowsers of them drive Chromium at once, the others
-// going ahead meanwhile. It does not use t.Parallel: `go test` would admit only
-// GOMAXPROCS of them at once, and most of them sleep.
+// own under root. A script with a threshold on a web vital drives the only Chromium
+// running (see browserUse); the scripts behind it go ahead meanwhile. It does not use
+// t.Parallel: `go test` would admit only GOMAXPROCS of them at once, and most of them
+// sleep.
 func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rwResult {
 	results := make([]rwResult, len(recs))
-	browser := make([]bool, len(recs))
+	use := make([]browserUse, len(recs))
 	for i, r := range recs {
-		browser[i] = usesBrowser(r)
+		use[i] = browserUseOf(r)
 	}
 	var (
-		mu       sync.Mutex
-		cond     = sync.NewCond(&mu)
-		taken    = make([]bool, len(recs))
-		browsers int
-		limit    = realWorldBrowsers()
+		mu        sync.Mutex
+		cond      = sync.NewCond(&mu)
+		taken     = make([]bool, len(recs))
+		browsers  int  // scripts driving Chromium now
+		exclusive bool // one of them is alone
 	)
 	// take hands out the first script not taken that may start now; false: none left.
 	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		for {
-			left := false
+			left, waiting := false, false
 			for i := range recs {
 				if taken[i] {
 					continue
 				}
 				left = true
-				if browser[i] && browsers >= limit {
+				switch {
+				case use[i] == browserAlone && browsers > 0:
+					waiting = true // the others drain first, none joins them meanwhile
+					continue
+				case use[i] == browserShared && (exclusive || waiting):
 					continue
 				}
 				taken[i] = true
-				if browser[i] {
+				if use[i] != browserNone {
 					browsers++
+					exclusive = use[i] == browserAlone
 				}
 				return i, true
 			}
@@ -129,8 +135,9 @@ func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rw
 				}
 				results[i] = runRealWorld(bin, srv, root, recs[i])
 				mu.Lock()
-				if browser[i] {
+				if use[i] != browserNone {
 					browsers--
+					exclusive = false
 				}
 				mu.Unlock()
 				cond.Broadcast()
@@ -141,23 +148,32 @@ func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rw
 	return results
 }
 
-// usesBrowser reports whether a script drives Chromium: it imports k6/browser or a
-// scenario asks for the chromium browser type (12.modularization.js, whose import of
-// k6/browser is in lib/).
-func usesBrowser(r rwRecord) bool {
-	src, err := os.ReadFile(filepath.Join(realWorld, r.Script))
-	return err == nil && (strings.Contains(string(src), "k6/browser") || strings.Contains(string(src), "chromium"))
-}
+// browserUse is how a script shares Chromium with the others running.
+type browserUse int
 
-// realWorldBrowsers is how many scripts drive Chromium at once (REALWORLD_BROWSERS,
-// default 2): Chromium is the heaviest part of a run, and thresholds on web vitals
-// (QuickPizza's browser_web_vital_fcp p(95) < 1000) measure a page's paint, which
-// many Chromiums starting together on two cores delay by seconds.
-func realWorldBrowsers() int {
-	if n, err := strconv.Atoi(os.Getenv("REALWORLD_BROWSERS")); err == nil && n > 0 {
-		return n
+const (
+	browserNone   browserUse = iota // no browser
+	browserShared                   // alongside other browser scripts
+	// browserAlone: its thresholds on web vitals (QuickPizza's browser_web_vital_fcp
+	// p(95) < 1000) measure a page's paint, which other Chromiums starting on two
+	// cores delay by seconds.
+	browserAlone
+)
+
+// browserUseOf says whether a script drives Chromium (it imports k6/browser or a
+// scenario asks for the chromium type: 12.modularization.js imports k6/browser in
+// lib/) and whether its record has thresholds on web vitals.
+func browserUseOf(r rwRecord) browserUse {
+	src, err := os.ReadFile(filepath.Join(realWorld, r.Script))
+	if err != nil || (!strings.Contains(string(src), "k6/browser") && !strings.Contains(string(src), "chromium")) {
+		return browserNone
 	}
-	return 2
+	for metric := range r.Thresholds {
+		if strings.HasPrefix(metric, "browser_web_vital_") {
+			return browserAlone
+		}
+	}
+	return browserShared
 }
 
 // realWorldParallel is how many scripts run at once (REALWORLD_PARALLEL, default 8):
