@@ -77,25 +77,103 @@ func TestRealWorldParity(t *testing.T) {
 
 // runAll runs the scripts realWorldParallel at a time, in their order (the longest
 // first, so that they do not all end up in the last round), each in a directory of its
-// own under root. It does not use t.Parallel: `go test` would admit only GOMAXPROCS
-// of them at once, and most of them sleep.
+// own under root. A script with a threshold on a web vital drives the only Chromium
+// running (see browserUse); the scripts behind it go ahead meanwhile. It does not use
+// t.Parallel: `go test` would admit only GOMAXPROCS of them at once, and most of them
+// sleep.
 func runAll(bin string, srv *sitetest.Server, root string, recs []rwRecord) []rwResult {
 	results := make([]rwResult, len(recs))
-	next := make(chan int)
+	use := make([]browserUse, len(recs))
+	for i, r := range recs {
+		use[i] = browserUseOf(r)
+	}
+	var (
+		mu        sync.Mutex
+		cond      = sync.NewCond(&mu)
+		taken     = make([]bool, len(recs))
+		browsers  int  // scripts driving Chromium now
+		exclusive bool // one of them is alone
+	)
+	// take hands out the first script not taken that may start now; false: none left.
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			left, waiting := false, false
+			for i := range recs {
+				if taken[i] {
+					continue
+				}
+				left = true
+				switch {
+				case use[i] == browserAlone && browsers > 0:
+					waiting = true // the others drain first, none joins them meanwhile
+					continue
+				case use[i] == browserShared && (exclusive || waiting):
+					continue
+				}
+				taken[i] = true
+				if use[i] != browserNone {
+					browsers++
+					exclusive = use[i] == browserAlone
+				}
+				return i, true
+			}
+			if !left {
+				return 0, false
+			}
+			cond.Wait()
+		}
+	}
 	var wg sync.WaitGroup
 	for range realWorldParallel() {
 		wg.Go(func() {
-			for i := range next {
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
 				results[i] = runRealWorld(bin, srv, root, recs[i])
+				mu.Lock()
+				if use[i] != browserNone {
+					browsers--
+					exclusive = false
+				}
+				mu.Unlock()
+				cond.Broadcast()
 			}
 		})
 	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return results
+}
+
+// browserUse is how a script shares Chromium with the others running.
+type browserUse int
+
+const (
+	browserNone   browserUse = iota // no browser
+	browserShared                   // alongside other browser scripts
+	// browserAlone: its thresholds on web vitals (QuickPizza's browser_web_vital_fcp
+	// p(95) < 1000) measure a page's paint, which other Chromiums starting on two
+	// cores delay by seconds.
+	browserAlone
+)
+
+// browserUseOf says whether a script drives Chromium (it imports k6/browser or a
+// scenario asks for the chromium type: 12.modularization.js imports k6/browser in
+// lib/) and whether its record has thresholds on web vitals.
+func browserUseOf(r rwRecord) browserUse {
+	src, err := os.ReadFile(filepath.Join(realWorld, r.Script))
+	if err != nil || (!strings.Contains(string(src), "k6/browser") && !strings.Contains(string(src), "chromium")) {
+		return browserNone
+	}
+	for metric := range r.Thresholds {
+		if strings.HasPrefix(metric, "browser_web_vital_") {
+			return browserAlone
+		}
+	}
+	return browserShared
 }
 
 // realWorldParallel is how many scripts run at once (REALWORLD_PARALLEL, default 8):
@@ -117,8 +195,8 @@ type rwRecord struct {
 	// example at the gRPC target through the variables it reads ({grpc}: its address,
 	// {protos}: the folder of its .proto files).
 	Args []string `json:"args,omitempty"`
-	// Direct runs the script with -e BASE_URL=<the local site> and no proxy
-	// (QuickPizza's scripts take their host from BASE_URL).
+	// Direct runs the script with -e BASE_URL=<the local site>, reached without the
+	// proxy (QuickPizza's scripts take their host from BASE_URL).
 	Direct bool `json:"direct,omitempty"`
 	// Exit is k6's exit code; ExitAny lists the codes a random script may end with.
 	Exit    *int  `json:"exit,omitempty"`
@@ -259,7 +337,7 @@ func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwR
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = realWorldEnv(srv, r.Direct)
+	cmd.Env = realWorldEnv(srv)
 	out, err := cmd.CombinedOutput()
 	res := rwResult{output: string(out), timedOut: ctx.Err() != nil}
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
@@ -273,8 +351,11 @@ func runRealWorld(bin string, srv *sitetest.Server, root string, r rwRecord) rwR
 }
 
 // realWorldEnv is the test's environment without proxies or K6_ settings, plus the
-// site server's proxy and CA unless the script reaches it directly.
-func realWorldEnv(srv *sitetest.Server, direct bool) []string {
+// site server's proxy and CA. A direct script reaches QuickPizza at BASE_URL on
+// loopback, which neither Go nor Chromium sends through a proxy; any other host it
+// names (02.cookies.js opens https://example.org/) goes through the proxy, as for
+// every other script.
+func realWorldEnv(srv *sitetest.Server) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -283,7 +364,7 @@ func realWorldEnv(srv *sitetest.Server, direct bool) []string {
 		}
 		env = append(env, kv)
 	}
-	if !direct && srv != nil {
+	if srv != nil {
 		// Chromium honours the proxy variables but trusts its own certificate store,
 		// not SSL_CERT_FILE: k6/browser scripts reach the stand-ins with the switch a
 		// user behind a TLS-inspecting proxy would set (k6's K6_BROWSER_ARGS).
@@ -532,7 +613,7 @@ func TestOwnCorpusParity(t *testing.T) {
 			require.NoError(t, err)
 			cmd := exec.Command(bin, append(args, abs)...)
 			cmd.Dir = work
-			cmd.Env = realWorldEnv(nil, true)
+			cmd.Env = realWorldEnv(nil)
 			out, err := cmd.CombinedOutput()
 			code := 0
 			if ee, ok := errors.AsType[*exec.ExitError](err); ok {

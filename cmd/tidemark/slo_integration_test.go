@@ -118,6 +118,17 @@ flow:
 	require.Contains(t, stderr.String(), "Server-side rule fired", "fired while the run went, not only at its end")
 	require.Contains(t, stderr.String(), "server-side rules fired: CPUThrottlingHigh (error)")
 
+	// The summary of the run read back from Prometheus (tidemark summarize, as for a
+	// distributed run) shows the rules it was judged by and keeps its verdict.
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"summarize", "--testid", "slo-throttle", "--prometheus.url", prom.URL, "--lookback", "1h"}, &stdout, &stderr)
+	require.Equal(t, exitcode.ThresholdsFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Contains(t, stdout.String(), "█ SERVER-SIDE RULES")
+	require.Regexp(t, `✗ CPUThrottlingHigh \[error\] fired \d+s in`, stdout.String())
+	require.Contains(t, stdout.String(), "✓ HPAMaxedOutOverTarget [error] did not fire")
+	require.Contains(t, stderr.String(), "server-side rules fired: CPUThrottlingHigh (error)")
+
 	// Afterwards: the same rules judge the same run from Prometheus.
 	dir := filepath.Join(t.TempDir(), "report")
 	stdout.Reset()

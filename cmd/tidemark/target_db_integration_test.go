@@ -50,7 +50,7 @@ func TestTargetProcessWithARealPool(t *testing.T) {
 	require.NotEmpty(t, args)
 
 	addr := freeAddress(t)
-	cmd := exec.Command(tidemarkBinary(t, "tidemark"), append([]string{"target", "--web.listen-address=" + addr, "--grpc.listen-address="}, args...)...)
+	cmd := exec.Command(tidemarkBinary(t, "tidemark"), append([]string{"target", "--web.listen-address=" + addr, "--grpc.listen-address=", "--quickpizza.listen-address="}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	var logs syncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,4 +213,40 @@ func readExport(t *testing.T, path string) exported {
 	var ex exported
 	require.NoError(t, json.Unmarshal(b, &ex))
 	return ex
+}
+
+// TestIntegrationWebDashboardWebVitals: a browser VU's page puts its Web Vitals on the web
+// dashboard (k6's shows them on its Browser tab): the export has the LCP, FCP and TTFB
+// cards at p75 and the chart of their p75 over time.
+func TestIntegrationWebDashboardWebVitals(t *testing.T) {
+	t.Parallel()
+	_, base := startTestTarget(t, target.Config{})
+	dir := t.TempDir()
+	script := filepath.Join(dir, "page.js")
+	require.NoError(t, os.WriteFile(script, []byte(`import { browser } from 'k6/browser';
+export const options = {
+  scenarios: { ui: { executor: 'shared-iterations', iterations: 2, options: { browser: { type: 'chromium' } } } },
+};
+export default async function () {
+  const page = await browser.newPage();
+  try {
+    await page.goto(__ENV.PAGE_URL, { waitUntil: 'load' });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  } finally {
+    await page.close();
+  }
+}
+`), 0o600))
+	export := filepath.Join(dir, "dashboard.html")
+	var stdout, stderr bytes.Buffer
+	page := base + target.PagePath + "?" + url.Values{"backend": {base + "/orders/1"}}.Encode()
+	code := run([]string{"run", "--no-embedded-store", "-e", "PAGE_URL=" + page,
+		"--out", "web-dashboard=port=-1&export=" + export, script}, &stdout, &stderr)
+	require.Equal(t, exitcode.OK, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	b, err := os.ReadFile(export)
+	require.NoError(t, err)
+	for _, id := range []string{"browser_web_vital_lcp", "browser_web_vital_fcp", "browser_web_vital_ttfb"} {
+		require.True(t, bytes.Contains(b, []byte(`id="card-`+id+`"`)), "no %s card in the export; the summary:\n%s", id, stdout.String())
+	}
+	require.True(t, bytes.Contains(b, []byte("Web Vitals p75 (browser VUs)")), "no Web Vitals chart in the export")
 }

@@ -14,10 +14,16 @@ import (
 	"github.com/tidemark/tidemark/internal/metrics"
 	"github.com/tidemark/tidemark/internal/query"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/slo"
 	"github.com/tidemark/tidemark/internal/summary"
 	"github.com/tidemark/tidemark/internal/threshold"
 	"github.com/tidemark/tidemark/internal/verdict"
 )
+
+// rulesSlack is how long after a run's last k6 sample the state of its server-side
+// rules is still read: the live judge writes it once more when the run ends, and a
+// pod's grace period is 30 s.
+const rulesSlack = time.Minute
 
 // ErrUnjudged is the verdict of a run with thresholds that the series it wrote cannot
 // judge (a trend percentile without native histograms): they count as crossed.
@@ -47,7 +53,8 @@ type Options struct {
 }
 
 // Summarize writes the k6 summary of the run o names, read through q (at where), to w
-// and its files, and returns its threshold verdict: nil, or an error of kind
+// and its files, with the server-side rules the run was judged by (slo.Recorded), and
+// returns its verdict over thresholds and those rules: nil, or an error of kind
 // verdict.ErrThresholds (a *threshold.CrossedError, or ErrUnjudged) joined with what
 // could not be written.
 func Summarize(ctx context.Context, q query.Querier, where string, o Options, w io.Writer, logger *slog.Logger) error {
@@ -94,6 +101,17 @@ func Summarize(ctx context.Context, q query.Querier, where string, o Options, w 
 		return v
 	}
 	errs := []error{v}
+	// The server-side rules it was judged by (run --slo, correlate --slo); their last
+	// state is written when the run's judge ends, after its last k6 samples.
+	if outs, err := slo.Recorded(ctx, q, o.TestID, win.Run.From, win.Run.To.Add(rulesSlack)); err != nil {
+		logger.Warn("Could not read the run's server-side rules", "err", err)
+		in.Extra = append(in.Extra, "SERVER-SIDE RULES: not read: "+err.Error())
+	} else if len(outs) > 0 {
+		in.Rules = slo.SummaryRules(outs, win.Run.From)
+		if !o.NoThresholds {
+			errs = append(errs, slo.Verdict(outs, win.Run.From))
+		}
+	}
 	if werr := summary.WriteText(w, in); werr != nil {
 		errs = append(errs, fmt.Errorf("write the summary: %w", werr))
 	}

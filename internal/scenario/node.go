@@ -244,13 +244,18 @@ func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
 	return n.Value, true
 }
 
-// integer decodes a whole number.
+// integer decodes a whole number, or a string of one in base 10 as k6's options
+// take it ({vus: "1"}: QuickPizza's 12.modularization.js).
 func (d *decoder) integer(n *yaml.Node, field string) (int, bool) {
 	n, ok := d.scalar(n, field, "a whole number")
 	if !ok {
 		return 0, false
 	}
 	switch n.ShortTag() {
+	case "!!str":
+		if v, err := strconv.ParseInt(n.Value, 10, 64); err == nil && v == int64(int(v)) {
+			return int(v), true
+		}
 	case "!!int":
 		var v int64
 		if err := n.Decode(&v); err == nil {

@@ -63,6 +63,20 @@ func TestParseScript(t *testing.T) {
 			},
 		},
 		{
+			// k6's options take a whole number as a string too (QuickPizza's
+			// 12.modularization.js has vus: "1"); other strings stay errors.
+			name:    "whole numbers as strings",
+			options: `{"scenarios":{"smoke":{"executor":"constant-vus","vus":"3","duration":"10s"}},"maxRedirects":"2"}`,
+			check: func(t *testing.T, s *Script) {
+				require.Equal(t, [2]int{3, 2}, [2]int{s.Test.Scenarios[0].VUs, s.Test.MaxRedirects})
+			},
+		},
+		{
+			name:    "a fraction as a string is no whole number",
+			options: `{"vus":"1.5"}`,
+			wantErr: `s.js: vus: expected a whole number, got "1.5"`,
+		},
+		{
 			name:    "K6_* replace the script's scenarios",
 			options: `{"scenarios":{"a":{"executor":"constant-vus","duration":"1h"}}}`,
 			environ: map[string]string{"K6_VUS": "4", "K6_DURATION": "30s"},

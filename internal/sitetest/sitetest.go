@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -65,9 +66,10 @@ func Start(tb testing.TB, dir string) *Server {
 		"httpbin.org":                newHTTPBin(),
 		"httpbin.test.k6.io":         newHTTPBin(),
 		"test.k6.io":                 target.NewTestK6(),
-		"quickpizza.grafana.com":     newQuickPizza(),
+		"quickpizza.grafana.com":     target.NewQuickPizza(),
 		"sha256.badssl.com":          page("sha256.badssl.com"),
 		"stackoverflow.com":          page("Stack Overflow"),
+		"example.org":                page("Example Domain"),
 		"echo.websocket.org":         target.NewEcho(),
 		"googlechromelabs.github.io": newDarkModeToggle(),
 		"example.com":                newExampleCom(),
@@ -195,8 +197,13 @@ func (s *Server) tlsConfig(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 	return cfg, nil
 }
 
+func html(w http.ResponseWriter, s string) {
+	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	_, _ = io.WriteString(w, s)
+}
+
 // page serves one HTML page with title on every path (hosts a script only reaches for
-// their TLS: sha256.badssl.com, stackoverflow.com).
+// their TLS or to open a page: sha256.badssl.com, stackoverflow.com, example.org).
 func page(title string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		html(w, "<!DOCTYPE html><html><head><title>"+title+"</title></head><body></body></html>")

@@ -108,3 +108,23 @@ func TestTrackerFiringSpans(t *testing.T) {
 	require.False(t, o.FiredBetween(at(16), at(29)))
 	require.True(t, o.FiredBetween(at(30), at(40)))
 }
+
+// TestRecordedOutcomeSpans: a recorded rule fired from its first firing state on, and
+// each run of firing states is one span of Firing; a rule never firing did not fire.
+func TestRecordedOutcomeSpans(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var o Outcome
+	for i, v := range []float64{0, 1, 1, 0, 1} {
+		o.add(Point{T: t0.Add(time.Duration(i) * 5 * time.Second), V: v})
+	}
+	require.True(t, o.Fired)
+	require.Equal(t, t0.Add(5*time.Second), *o.FiredAt)
+	require.Equal(t, []Interval{{From: t0.Add(5 * time.Second), To: t0.Add(10 * time.Second)}, {From: t0.Add(20 * time.Second), To: t0.Add(20 * time.Second)}}, o.Firing)
+	require.Equal(t, StateFiring, o.State)
+	require.Equal(t, 5, o.Evaluations)
+	require.Equal(t, "fired 5s in", o.Text(t0))
+	var quiet Outcome
+	quiet.add(Point{T: t0, V: 0})
+	require.False(t, quiet.Fired)
+	require.Empty(t, quiet.Firing)
+}

@@ -174,17 +174,9 @@ func (l *Live) Judge(ctx context.Context, _ engine.Result) ([]summary.Rule, erro
 	}
 	l.push(l.trackers, now)
 	outs := outcomes(l.trackers)
-	rules := make([]summary.Rule, 0, len(outs))
-	for _, o := range outs {
-		r := summary.Rule{Name: o.Alert, Severity: o.Severity, Fired: o.Fired, Text: o.Text(l.start)}
-		for _, iv := range o.Firing {
-			r.Firing = append(r.Firing, summary.Interval{From: iv.From, To: iv.To})
-		}
-		rules = append(rules, r)
-	}
-	if failed := Failed(outs); len(failed) > 0 {
-		msg := "server-side rules fired: " + Describe(failed, l.start)
-		if slices.ContainsFunc(failed, func(o Outcome) bool { return o.Severity == SeverityCritical }) {
+	rules := SummaryRules(outs, l.start)
+	if msg := failedMessage(outs, l.start); msg != "" {
+		if slices.ContainsFunc(Failed(outs), func(o Outcome) bool { return o.Severity == SeverityCritical }) {
 			msg += "; a critical rule aborted the run"
 		}
 		return rules, verdict.As(verdict.ErrThresholds, errors.New(msg))

@@ -17,11 +17,12 @@ import (
 // examples default to (GRPC_ADDR).
 const DefaultGRPCAddress = "127.0.0.1:10000"
 
-// ListenAndServeAll serves s on addr (ListenAndServe) and, unless grpcAddr is empty,
-// the gRPC target (package grpctarget) on grpcAddr, until ctx ends or either fails.
+// ListenAndServeAll serves s on addr (ListenAndServe), unless grpcAddr is empty the
+// gRPC target (package grpctarget) on grpcAddr, and unless quickPizzaAddr is empty the
+// QuickPizza stand-in (NewQuickPizza) on quickPizzaAddr, until ctx ends or one fails.
 // With an enabled Config.Pool and no Config.DB, it first opens the pool (dbpool.Open)
 // and closes it at the end.
-func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr string, grace time.Duration, logger *slog.Logger) error {
+func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr, quickPizzaAddr string, grace time.Duration, logger *slog.Logger) error {
 	if s.cfg.DB == nil && s.cfg.Pool.Enabled() {
 		pool, err := dbpool.Open(ctx, s.cfg.Pool, logger)
 		if err != nil {
@@ -39,6 +40,15 @@ func (s *Server) ListenAndServeAll(ctx context.Context, addr, grpcAddr string, g
 			})
 			if err != nil {
 				return fmt.Errorf("%w (--grpc.listen-address= turns the gRPC target off)", err)
+			}
+			return nil
+		})
+	}
+	if quickPizzaAddr != "" {
+		g.Go(func() error {
+			err := ListenAndServeQuickPizza(gctx, quickPizzaAddr, grace, logger)
+			if err != nil {
+				return fmt.Errorf("%w (--quickpizza.listen-address= turns QuickPizza off)", err)
 			}
 			return nil
 		})

@@ -1,7 +1,9 @@
 // Package target is the built-in HTTP target of `tidemark target`: a loopback server
 // with a configurable latency distribution, CPU work and error ratio per request, that
 // counts what it served so tests and benchmarks can compare the load generator's
-// numbers with the server's own.
+// numbers with the server's own. Beside it, on addresses of their own, the same
+// command serves the stand-ins that example scripts name: k6's gRPC services
+// (grpctarget) and QuickPizza (NewQuickPizza).
 package target
 
 import (

@@ -321,3 +321,47 @@ func TestStopMergesTheLastSliver(t *testing.T) {
 		require.InDelta(t, 12, pts[len(pts)-1].reqs, 0, "the final count")
 	}
 }
+
+// TestWebVitals: a run whose browser VUs report Web Vitals gets a card per vital (the
+// whole run's p75, rated as web.dev rates it, in ms for the timed ones) and a chart of
+// the timed ones' p75 per period; a run without browser VUs has neither.
+func TestWebVitals(t *testing.T) {
+	t.Parallel()
+	d, r, tick := newDashboard(t, Config{Port: NoServer, Period: time.Second})
+	r.requests(10, 0, 0.01)
+	tick()
+	s, err := d.State()
+	require.NoError(t, err)
+	for _, c := range s.Cards {
+		require.NotContains(t, c.ID, "web_vital")
+	}
+	require.NotContains(t, s.Figure, "Web Vitals")
+
+	reg := metrics.NewRegistry()
+	lcp, err := reg.New("browser_web_vital_lcp", metrics.Trend, metrics.Time)
+	require.NoError(t, err)
+	cls, err := reg.New("browser_web_vital_cls", metrics.Trend, metrics.Default)
+	require.NoError(t, err)
+	var samples []metrics.Sample
+	// LCP 1 s to 4 s (p75 3.25 s: needs improvement), CLS 0.02 (good).
+	for i, v := range []float64{1, 2, 3, 4} {
+		at := r.t.Add(time.Duration(i) * time.Millisecond)
+		samples = append(samples, metrics.Sample{Metric: lcp, Tags: r.tags, Time: at, Value: v},
+			metrics.Sample{Metric: cls, Tags: r.tags, Time: at, Value: 0.02})
+	}
+	r.store.Push(samples)
+	tick()
+	s, err = d.State()
+	require.NoError(t, err)
+	c := card(t, *s, "browser_web_vital_lcp")
+	require.Equal(t, "LCP p75", c.Label)
+	require.InDelta(t, 3250, c.Raw, 100)
+	require.Contains(t, c.Detail, "needs improvement · Largest Contentful Paint")
+	c = card(t, *s, "browser_web_vital_cls")
+	require.Equal(t, "0.020", c.Value)
+	require.Contains(t, c.Detail, "good")
+	require.Contains(t, s.Figure, "Web Vitals p75 (browser VUs)")
+	require.Contains(t, s.Figure, ">LCP<")
+	require.NotContains(t, s.Figure, ">CLS<", "CLS has no unit of time: a card, not a line")
+	require.NoError(t, d.Stop())
+}

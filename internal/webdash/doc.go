@@ -1,7 +1,7 @@
 // Package webdash serves the live web dashboard of a run, Tidemark's counterpart of
 // k6's web dashboard (`--out web-dashboard`, K6_WEB_DASHBOARD=true): one page with the
-// request rate, http_req_duration percentiles, VUs, failed requests, checks and the
-// stage in progress, kept up to date through server-sent events, and the same page
+// request rate, http_req_duration percentiles, VUs, failed requests, checks, the Web
+// Vitals of browser VUs and the stage in progress, kept up to date through server-sent events, and the same page
 // written as a self-contained HTML file at the end of the run
 // (K6_WEB_DASHBOARD_EXPORT).
 //

@@ -3,6 +3,7 @@ package webdash
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/internal/engine"
 	"github.com/tidemark/tidemark/internal/report"
 	"github.com/tidemark/tidemark/internal/scenario"
+	"github.com/tidemark/tidemark/internal/webvital"
 )
 
 // maxPoints bounds the history: past it every other point is dropped, so a long run
@@ -32,7 +34,15 @@ type point struct {
 	period                    [4]float64 // percentiles of the period, seconds; NaN without requests
 	totalPercentiles          [4]float64
 	vusMax, dataRecv, dataSnt float64
+	// vitals are the browser VUs' Web Vitals at vitalStat, in the order of
+	// webvital.Vitals(), of the period and of the whole run (seconds for the timed
+	// ones, as the samples); NaN where the run has none.
+	vitals, totalVitals []float64
 }
+
+// vitalStat is the percentile the page shows of every Web Vital: the 75th, at which
+// web.dev rates a page good, needs improvement or poor.
+const vitalStat = "p(75)"
 
 // sample reads the point of snapshot snap, whose window since the previous tick is win.
 func sample(snap, win *aggregate.Snapshot) point {
@@ -63,7 +73,30 @@ func sample(snap, win *aggregate.Snapshot) point {
 	}
 	p.period = trendPercentiles(win)
 	p.totalPercentiles = trendPercentiles(snap)
+	p.vitals, p.totalVitals = vitalStats(win), vitalStats(snap)
 	return p
+}
+
+// vitalStats are the Web Vitals' vitalStat in s, in the order of webvital.Vitals(); nil
+// when s has none.
+func vitalStats(s *aggregate.Snapshot) []float64 {
+	var out []float64
+	for i, v := range webvital.Vitals() {
+		se, ok := s.Metric(v.Metric)
+		if !ok || se.Empty() {
+			continue
+		}
+		if out == nil {
+			out = make([]float64, len(webvital.Vitals()))
+			for j := range out {
+				out[j] = math.NaN()
+			}
+		}
+		if x, err := se.Stat(vitalStat); err == nil {
+			out[i] = x
+		}
+	}
+	return out
 }
 
 // trendPercentiles are http_req_duration's percentiles in s; NaN when it has no samples.
@@ -141,7 +174,34 @@ func charts(pts []point) *report.Document {
 		{Title: "Failed requests (http_req_failed)", Unit: "%", Series: []report.Series{failPct}},
 		{Title: "Checks", Unit: "checks/s", Series: []report.Series{checkPass, checkFail}},
 	}
+	if c, ok := vitalsChart(pts); ok {
+		d.Charts = append(d.Charts, c)
+	}
 	return d
+}
+
+// vitalsChart is the timed Web Vitals' p75 of each period, in ms, when the run's browser
+// VUs reported some.
+func vitalsChart(pts []point) (report.Chart, bool) {
+	if pts[len(pts)-1].totalVitals == nil {
+		return report.Chart{}, false
+	}
+	var series []report.Series
+	for i, v := range webvital.Vitals() {
+		if !v.Timed || math.IsNaN(pts[len(pts)-1].totalVitals[i]) {
+			continue
+		}
+		s := report.Series{Name: strings.ToUpper(v.Short)}
+		for _, p := range pts {
+			val := math.NaN()
+			if p.vitals != nil {
+				val = p.vitals[i] * 1000
+			}
+			s.Points = append(s.Points, report.Point{T: p.t, V: val})
+		}
+		series = append(series, s)
+	}
+	return report.Chart{Title: "Web Vitals p75 (browser VUs)", Unit: "ms", Series: series}, len(series) > 0
 }
 
 // ratio is a/b, NaN (a gap) when b is 0.
@@ -236,7 +296,7 @@ func cards(pts []point) []Card {
 	}
 	p := last.totalPercentiles
 	fails := last.checksTotal - last.checksPass
-	return []Card{
+	out := []Card{
 		{ID: "http_reqs", Label: "Requests", Value: fmtNumber(last.reqs), Raw: last.reqs,
 			Detail: fmt.Sprintf("%s/s now · %s/s average", fmtNumber(rate), fmtNumber(avg))},
 		{ID: "http_req_duration", Label: "Request duration p95", Value: fmtMillis(p[2]), Raw: p[2] * 1000,
@@ -249,6 +309,28 @@ func cards(pts []point) []Card {
 		{ID: "iterations", Label: "Iterations", Value: fmtNumber(last.iterations), Raw: last.iterations,
 			Detail: fmt.Sprintf("data received %s · sent %s", fmtBytes(last.dataRecv), fmtBytes(last.dataSnt))},
 	}
+	return append(out, vitalCards(last.totalVitals)...)
+}
+
+// vitalCards are the whole run's Web Vitals at p75, each rated as web.dev rates it; none
+// without browser VUs.
+func vitalCards(vitals []float64) []Card {
+	var out []Card
+	for i, v := range webvital.Vitals() {
+		if vitals == nil || math.IsNaN(vitals[i]) {
+			continue
+		}
+		x := vitals[i]
+		c := Card{ID: v.Metric, Label: strings.ToUpper(v.Short) + " p75", Raw: x,
+			Detail: fmt.Sprintf("%s · %s (whole run)", strings.ReplaceAll(v.RateBase(x), "_", " "), v.Title)}
+		if v.Timed {
+			c.Value, c.Raw = fmtMillis(x), x*1000
+		} else {
+			c.Value = strconv.FormatFloat(x, 'f', 3, 64)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func zeroNaN(v float64) float64 {

@@ -484,10 +484,10 @@ export default async function () {
 	require.Equal(t, 2, urls[base+"/pi.php?decimals=3"], "before the handler")
 }
 
-// TestBrowserButtonTextAndNetworkProfiles covers what k6's fillform.js and throttle.js
-// need: getByText finds a button-like input by its value (test.k6.io's
-// <input type="submit" value="Go!">), and networkProfiles holds throttleNetwork's
-// presets.
+// TestBrowserButtonTextAndNetworkProfiles covers what k6's fillform.js,
+// route_continue.js and throttle.js need: getByText finds a button-like input by its
+// value (test.k6.io's <input type="submit" value="Go!">) and no text in inline
+// scripts and styles, and networkProfiles holds throttleNetwork's presets.
 func TestBrowserButtonTextAndNetworkProfiles(t *testing.T) {
 	t.Parallel()
 	h, ok, logs := iterate(t, map[string]string{"script.js": `import { browser, networkProfiles } from 'k6/browser';
@@ -498,6 +498,11 @@ export default async function () {
 	await page.setContent('<form><input type="submit" value="Go!"><input type="button" value="Stop"><input type="text" value="Stop"><p>Go! away</p></form>');
 	check(await page.getByText('Go!', { exact: true }).getAttribute('type'), { 'submit input by its value': (v) => v === 'submit' });
 	check(await page.getByText('Stop').getAttribute('type'), { 'button input by its value, not a text input': (v) => v === 'button' });
+	await page.setContent('<main><script>const label = "Name: " + 1;</script><style>p::after { content: "Name:"; }</style><p>Other</p></main>');
+	check(await page.getByText('Name:').count(), { 'no text in scripts and styles': (n) => n === 0 });
+	check(await page.locator('main').filter({ hasText: 'Name:' }).count(), { 'hasText ignores scripts': (n) => n === 0 });
+	await page.evaluate(() => document.querySelector('main').insertAdjacentHTML('beforeend', '<p>Name: Pie</p>'));
+	check(await page.getByText('Name:').innerText(), { 'text of the element a user reads': (t) => t === 'Name: Pie' });
 	check(networkProfiles['Slow 3G'], { 'Slow 3G': (p) => p.latency === 2000 && p.download === 50000 && p.upload === 50000 });
 	check(networkProfiles['Fast 3G'], { 'Fast 3G': (p) => p.latency > 0 && p.download > networkProfiles['Slow 3G'].download });
 	check(networkProfiles['No Throttling'], { 'No Throttling': (p) => p.latency === 0 && p.download === -1 && p.upload === -1 });
@@ -507,5 +512,5 @@ export default async function () {
 }
 `})
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 5)
+	h.RequireChecks(t, 8)
 }

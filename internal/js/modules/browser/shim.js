@@ -88,8 +88,21 @@
 		};
 		// textOf is the text a text selector matches: a button-like input's value (as
 		// in Playwright: getByText('Go!') finds <input type="submit" value="Go!">),
-		// else the text content.
-		const textOf = (el) => (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type) ? el.value : el.textContent);
+		// else the text content without that of scripts, styles and templates (a
+		// page's inline script is not text a user reads).
+		const unread = ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'];
+		const textOf = (el) => {
+			if (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type)) return el.value;
+			let out = '';
+			const walk = (n) => {
+				for (const c of n.childNodes) {
+					if (c.nodeType === 3) out += c.data;
+					else if (c.nodeType === 1 && !unread.includes(c.tagName)) walk(c);
+				}
+			};
+			walk(el);
+			return out;
+		};
 		const smallest = (els) => els.filter((el) => !els.some((o) => o !== el && el.contains(o)));
 		const step = (roots, s) => {
 			const out = [];
@@ -98,8 +111,8 @@
 				const i = s.nth < 0 ? roots.length + s.nth : s.nth;
 				return roots[i] ? [roots[i]] : [];
 			}
-			if (s.hasText !== undefined) return roots.filter((el) => matches(el.textContent, decode(s.hasText), false));
-			if (s.hasNotText !== undefined) return roots.filter((el) => !matches(el.textContent, decode(s.hasNotText), false));
+			if (s.hasText !== undefined) return roots.filter((el) => matches(textOf(el), decode(s.hasText), false));
+			if (s.hasNotText !== undefined) return roots.filter((el) => !matches(textOf(el), decode(s.hasNotText), false));
 			if (s.frame) {
 				for (const el of roots) if (el.contentDocument) add(el.contentDocument);
 				return out;
@@ -113,7 +126,7 @@
 				else if (s.xpath !== undefined) found = byXPath(root, s.xpath);
 				else if (s.text !== undefined) {
 					const w = decode(s.text);
-					found = smallest(all(root).filter((el) => !['SCRIPT', 'STYLE', 'HEAD', 'TITLE'].includes(el.tagName) && matches(textOf(el), w, s.exact)));
+					found = smallest(all(root).filter((el) => !['HEAD', 'TITLE', ...unread].includes(el.tagName) && matches(textOf(el), w, s.exact)));
 				} else if (s.role !== undefined) {
 					found = all(root).filter((el) => role(el) === s.role && (s.name === undefined || matches(accName(el), decode(s.name), s.exact)));
 				} else if (s.label !== undefined) {
