@@ -675,12 +675,16 @@
 	}
 
 	// ---- Request and Response (of a navigation). ----
-	// Request is a request the page sent: info is {url, method, resourceType, headers}
-	// (a navigation's knows its URL only); res is its Response when known.
+	// Request is a request the page sent: info is {url, method, resourceType, headers,
+	// failure, response} (a navigation's knows its URL only); res is its Response when
+	// known.
 	class Request {
-		constructor(page, info, res) { this._page = page; this._i = info; this._res = res || null; }
+		constructor(page, info, res) {
+			this._page = page; this._i = info;
+			this._res = res || (info.response ? new Response(page, Object.assign({ method: info.method, resourceType: info.resourceType }, info.response), this) : null);
+		}
 		async allHeaders() { return Object.assign({}, this._i.headers || {}); }
-		failure() { return null; }
+		failure() { return this._i.failure ? { errorText: this._i.failure } : null; }
 		frame() { return this._page.mainFrame(); }
 		async headerValue(n) { const v = (this._i.headers || {})[String(n).toLowerCase()]; return v === undefined ? null : v; }
 		headers() { return Object.assign({}, this._i.headers || {}); }
@@ -696,7 +700,7 @@
 		url() { return this._i.url; }
 	}
 	class Response {
-		constructor(page, r) { this._page = page; this._r = r; }
+		constructor(page, r, req) { this._page = page; this._r = r; this._req = req || null; }
 		async allHeaders() { return Object.assign({}, this._r.headers); }
 		async body() { return native.pageBody(this._page._id, this._r.requestId); }
 		frame() { return this._page.mainFrame(); }
@@ -711,9 +715,12 @@
 			return JSON.parse(decodeURIComponent(escape(text)));
 		}
 		ok() { return this._r.status === 0 || (this._r.status >= 200 && this._r.status <= 299); }
-		request() { return new Request(this._page, { url: this._r.url, method: this._r.method, resourceType: this._r.resourceType }, this); }
-		async securityDetails() { return null; }
-		async serverAddr() { return null; }
+		request() {
+			if (!this._req) this._req = new Request(this._page, { url: this._r.url, method: this._r.method, resourceType: this._r.resourceType, headers: this._r.requestHeaders }, this);
+			return this._req;
+		}
+		async securityDetails() { return this._r.securityDetails ? Object.assign({}, this._r.securityDetails) : null; }
+		async serverAddr() { return this._r.serverIP ? { ipAddress: this._r.serverIP, port: this._r.serverPort || 0 } : null; }
 		async size() { return { body: 0, headers: 0 }; }
 		status() { return this._r.status; }
 		statusText() { return this._r.statusText; }
@@ -722,8 +729,18 @@
 	const response = (page, raw) => (raw ? new Response(page, JSON.parse(raw)) : null);
 
 	// ---- Frame (the main frame, or an iframe's document through its element). ----
+	// A frame of page.frames() other than the main frame knows its protocol id (fid):
+	// its iframe element is looked up on first use.
 	class Frame {
-		constructor(page, element) { this._page = page; this._el = element || null; }
+		constructor(page, element, fid) { this._page = page; this._el = element || null; this._fid = fid || null; }
+		// _info is the frame's entry in the page's frame tree (undefined once detached).
+		_info() { return this._fid ? JSON.parse(native.pageFrames(this._page._id)).find((f) => f.id === this._fid) : undefined; }
+		async _owner() {
+			if (this._el || !this._fid) return;
+			const o = await cmd(this._page, 'DOM.getFrameOwner', { frameId: this._fid });
+			const r = await cmd(this._page, 'DOM.resolveNode', { backendNodeId: o.backendNodeId });
+			this._el = makeHandle(this._page, r.object);
+		}
 		_t(sel) {
 			const steps = parseSelector(sel);
 			return this._el ? { page: this._page, steps: [{ frame: true }].concat(steps), root: this._el, strict: false } : { page: this._page, steps: steps, root: null, strict: false };
@@ -731,13 +748,23 @@
 		$(sel) { return ops.query(this._t(sel)); }
 		$$(sel) { return ops.queryAll(this._t(sel)); }
 		check(sel, o) { return ops.check(this._t(sel), o); }
-		childFrames() { return []; }
-		content() { return this._page.content(); }
+		childFrames() {
+			const all = JSON.parse(native.pageFrames(this._page._id));
+			const me = this._fid || (this._el ? null : all.length > 0 && all[0].id);
+			return me ? all.filter((f) => f.parentId === me).map((f) => this._page._frameOf(f.id)) : [];
+		}
+		content() { return this._el ? call(this._page, 'function (el) { const d = el.contentDocument; return (d.doctype ? new XMLSerializer().serializeToString(d.doctype) : "") + d.documentElement.outerHTML; }', [this._el], { raw: true }) : this._page.content(); }
 		click(sel, o) { return ops.click(this._t(sel), o); }
 		dblclick(sel, o) { return ops.dblclick(this._t(sel), o); }
 		dispatchEvent(sel, type, init, o) { return ops.dispatchEvent(this._t(sel), type, init, o); }
-		evaluate(fn, ...args) { return this._page.evaluate(fn, ...args); }
-		evaluateHandle(fn, ...args) { return this._page.evaluateHandle(fn, ...args); }
+		evaluate(fn, ...args) {
+			if (!this._el) return this._page.evaluate(fn, ...args);
+			return call(this._page, `function (el, f, ...args) { return el.contentWindow.eval('(' + f + ')')(...args); }`, [this._el, fnSource(fn), ...args], { raw: true });
+		}
+		evaluateHandle(fn, ...args) {
+			if (!this._el) return this._page.evaluateHandle(fn, ...args);
+			return call(this._page, `function (el, f, ...args) { return el.contentWindow.eval('(' + f + ')')(...args); }`, [this._el, fnSource(fn), ...args], { raw: true, byHandle: true });
+		}
 		fill(sel, v, o) { return ops.fill(this._t(sel), v, o); }
 		focus(sel, o) { return ops.focus(this._t(sel), o); }
 		async frameElement() { return this._el; }
@@ -748,7 +775,7 @@
 		innerText(sel, o) { return ops.innerText(this._t(sel), o); }
 		inputValue(sel, o) { return ops.inputValue(this._t(sel), o); }
 		isChecked(sel, o) { return ops.isChecked(this._t(sel), o); }
-		isDetached() { return this._page.isClosed(); }
+		isDetached() { return this._page.isClosed() || (this._fid !== null && this._info() === undefined); }
 		isDisabled(sel, o) { return ops.isDisabled(this._t(sel), o); }
 		isEditable(sel, o) { return ops.isEditable(this._t(sel), o); }
 		isEnabled(sel, o) { return ops.isEnabled(this._t(sel), o); }
@@ -756,9 +783,12 @@
 		isVisible(sel) { return ops.isVisible(this._t(sel)); }
 		locator(sel, o) { return this._page.locator(sel, o); }
 		frameLocator(sel) { return this._page.frameLocator(sel); }
-		name() { return ''; }
+		name() { const f = this._info(); return f ? f.name : ''; }
 		page() { return this._page; }
-		parentFrame() { return this._el ? this._page.mainFrame() : null; }
+		parentFrame() {
+			if (this._fid) { const f = this._info(); return f && f.parentId ? this._page._frameOf(f.parentId) : null; }
+			return this._el ? this._page.mainFrame() : null;
+		}
 		press(sel, k, o) { return ops.press(this._t(sel), k, o); }
 		selectOption(sel, v, o) { return ops.selectOption(this._t(sel), v, o); }
 		setChecked(sel, c, o) { return ops.setChecked(this._t(sel), c, o); }
@@ -769,7 +799,11 @@
 		title() { return this._page.title(); }
 		type(sel, t, o) { return ops.type(this._t(sel), t, o); }
 		uncheck(sel, o) { return ops.uncheck(this._t(sel), o); }
-		url() { return this._page.url(); }
+		url() {
+			if (this._fid) { const f = this._info(); return f ? f.url : ''; }
+			if (this._el) return '';
+			return this._page.url();
+		}
 		waitForFunction(fn, o, ...args) { return this._page.waitForFunction(fn, o, ...args); }
 		waitForLoadState(st, o) { return this._page.waitForLoadState(st, o); }
 		waitForNavigation(o) { return this._page.waitForNavigation(o); }
@@ -779,6 +813,21 @@
 	}
 	for (const k of Object.keys(byStep)) {
 		Frame.prototype[k] = function (a, o) { return new Locator(this._page, [byStep[k](a, o)]); };
+	}
+	// A frame of page.frames() finds its iframe element before acting in it.
+	for (const k of ['$', '$$', 'check', 'click', 'content', 'dblclick', 'dispatchEvent', 'evaluate', 'evaluateHandle', 'fill', 'focus', 'frameElement',
+		'getAttribute', 'hover', 'innerHTML', 'innerText', 'inputValue', 'isChecked', 'isDisabled', 'isEditable', 'isEnabled', 'isHidden', 'isVisible',
+		'press', 'selectOption', 'setChecked', 'setInputFiles', 'tap', 'textContent', 'type', 'uncheck', 'waitForSelector']) {
+		const direct = Frame.prototype[k];
+		Frame.prototype[k] = function (...a) {
+			if (this._fid && !this._el) return this._owner().then(() => direct.apply(this, a));
+			return direct.apply(this, a);
+		};
+	}
+	// Worker is a dedicated worker of the page (page.workers()).
+	class Worker {
+		constructor(w) { this._w = w; }
+		url() { return this._w.url; }
 	}
 
 	// ---- Page. ----
@@ -796,16 +845,33 @@
 			this._console = [];
 			this._net = [];
 			this._routes = [];
+			this._frames = new Map();
+			this._workers = new Map();
+		}
+		// _frameOf is the Frame of the protocol frame id, the same object every time.
+		_frameOf(fid) {
+			const all = JSON.parse(native.pageFrames(this._id));
+			if (all.length > 0 && all[0].id === fid) return this._frame;
+			let f = this._frames.get(fid);
+			if (!f) { f = new Frame(this, null, fid); this._frames.set(fid, f); }
+			return f;
+		}
+		_workerOf(w) {
+			let x = this._workers.get(w.id);
+			if (!x) { x = new Worker(w); this._workers.set(w.id, x); }
+			return x;
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
 		// _applyContext applies the context's geolocation and offline mode to the page.
 		async _applyContext() {
 			const c = this._context;
 			const o = c._opts;
-			if (o.viewport || o.deviceScaleFactor || o.isMobile) {
+			if (o.viewport || o.deviceScaleFactor || o.isMobile || isObj(o.screen)) {
 				const v = o.viewport || { width: 1280, height: 720 };
 				this._viewport = { width: v.width, height: v.height };
-				await cmd(this, 'Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: o.deviceScaleFactor || 1, mobile: !!o.isMobile });
+				const m = { width: v.width, height: v.height, deviceScaleFactor: o.deviceScaleFactor || 1, mobile: !!o.isMobile };
+				if (isObj(o.screen)) { m.screenWidth = o.screen.width; m.screenHeight = o.screen.height; }
+				await cmd(this, 'Emulation.setDeviceMetricsOverride', m);
 			}
 			if (o.hasTouch) await cmd(this, 'Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
 			if (o.locale) await cmd(this, 'Emulation.setLocaleOverride', { locale: o.locale });
@@ -845,7 +911,10 @@
 		evaluateHandle(fn, ...args) { return call(this, `function (f, ...args) { return (0, eval)('(' + f + ')')(...args); }`, [fnSource(fn), ...args], { raw: true, byHandle: true }); }
 		fill(sel, v, o) { return ops.fill(this._t(sel), v, o); }
 		focus(sel, o) { return ops.focus(this._t(sel), o); }
-		frames() { return [this._frame]; }
+		frames() {
+			const all = JSON.parse(native.pageFrames(this._id));
+			return all.length === 0 ? [this._frame] : all.map((f) => this._frameOf(f.id));
+		}
 		getAttribute(sel, n, o) { return ops.getAttribute(this._t(sel), n, o); }
 		async goBack(o) { return this._history(-1, o); }
 		async goForward(o) { return this._history(1, o); }
@@ -886,15 +955,17 @@
 				native.pageURLGroups(this._id, JSON.stringify(this._groups));
 				return;
 			}
-			if (event === 'request' || event === 'response') {
+			if (NET_EVENTS.includes(event)) {
 				if (this._netMark === undefined) this._netMark = native.pageNetMark(this._id);
 				this._net.push({ kind: event, handler: handler });
 				listening.add(this);
+				native.pageListen(this._id);
 				return;
 			}
-			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console', 'metric', 'request' and 'response')`);
+			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console', 'metric', ${NET_EVENTS.map((e) => `'${e}'`).join(', ')})`);
 			this._console.push(handler);
 			listening.add(this);
+			native.pageListen(this._id);
 		}
 		async opener() { return null; }
 		press(sel, k, o) { return ops.press(this._t(sel), k, o); }
@@ -921,6 +992,12 @@
 			await call(this, 'function (html) { document.open(); document.write(html); document.close(); }', [String(html)], { raw: true });
 			if (native.pageMark(this._id) > mark) await native.pageWaitLoad(this._id, x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs);
 			else await native.pageWaitLoad(this._id, x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs);
+			// The written document's own load (its frames and images): the document
+			// the page loaded before reached its load already.
+			if ((x.waitUntil || 'load') !== 'domcontentloaded') {
+				await call(this, 'function () { return document.readyState === "complete" ? null : new Promise((r) => addEventListener("load", () => r(null), { once: true })); }',
+					[], { raw: true, timeout: timeoutOf(x) || this._navTimeoutMs || this._timeout() });
+			}
 		}
 		setDefaultNavigationTimeout(ms) { this._navTimeoutMs = ms; }
 		setDefaultTimeout(ms) { this._timeoutMs = ms; this._navTimeoutMs = this._navTimeoutMs || ms; }
@@ -954,6 +1031,7 @@
 			const h = (m) => { if (!found && pred(m)) found = m; };
 			this._console.push(h);
 			listening.add(this);
+			native.pageListen(this._id);
 			try {
 				return await poll(() => found, timeoutOf(o) || this._timeout(), 'event "console"');
 			} finally {
@@ -1007,12 +1085,15 @@
 			}
 			await this.waitForLoadState((isObj(o) && o.waitUntil) || 'load', o);
 		}
-		workers() { return []; }
+		workers() { return JSON.parse(native.pageWorkers(this._id)).map((w) => this._workerOf(w)); }
 	}
+	// NET_EVENTS are page.on's events of the page's network.
+	const NET_EVENTS = ['request', 'response', 'requestfinished', 'requestfailed'];
 	for (const k of Object.keys(byStep)) {
 		Page.prototype[k] = function (a, o) { return new Locator(this, [byStep[k](a, o)]); };
 	}
-	// ---- Events: console messages reach the handlers before a browser promise settles. ----
+	// ---- Events: the handlers run on the VU's event loop when their events happen
+	// (posted by the bridge), and at the latest before a browser promise settles. ----
 	class ConsoleMessage {
 		constructor(page, m) { this._page = page; this._m = m; }
 		args() { return (this._m.args || []).map((v) => new ValueHandle(this._page, v)); }
@@ -1089,8 +1170,11 @@
 				const got = JSON.parse(native.pageNetTake(page._id, page._netMark));
 				page._netMark = got.next;
 				for (const e of got.events) {
+					let obj = null;
 					for (const l of page._net) {
-						if (l.kind === e.kind) l.handler(e.kind === 'response' ? new Response(page, e) : new Request(page, e));
+						if (l.kind !== e.kind) continue;
+						if (obj === null) obj = e.kind === 'response' ? new Response(page, e) : new Request(page, e);
+						l.handler(obj);
 					}
 				}
 			}
