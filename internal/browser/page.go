@@ -49,7 +49,8 @@ type Page struct {
 	console   []ConsoleMessage // since the last TakeConsole, at most maxConsole
 	net       []NetEvent       // the last maxNet requests and responses
 	netNext   int              // Seq of the next NetEvent
-	groups    []URLGroup
+	tagger    Tagger
+	named     map[string]string // the Tagger's names by URL
 	// routes are page.route's URL patterns; routed the requests paused for the
 	// handlers.
 	routes []*regexp.Regexp
@@ -156,40 +157,61 @@ func (p *Page) dropFrame(id string) {
 	p.frames = kept
 }
 
-// URLGroup names the requests whose URL matches (and whose method is Method, when
-// set): their metrics' url and name tags become Name (k6's page.on('metric') with
-// metric.tag).
-type URLGroup struct {
-	Name   string
-	URL    *regexp.Regexp
-	Method string
-}
+// Tagger names a metric of the page (k6's page.on('metric') with metric.tag): it
+// returns the name that replaces the metric's url and name tags, "" to keep them. It
+// is called on a goroutine of its own and may block until the script answers.
+type Tagger func(url, method string) string
 
-// SetURLGroups sets the page's URL groups.
-func (p *Page) SetURLGroups(g []URLGroup) {
+// SetTagger sets the page's Tagger; nil stops tagging.
+func (p *Page) SetTagger(t Tagger) {
 	p.mu.Lock()
-	p.groups = g
+	p.tagger = t
 	p.mu.Unlock()
 }
 
-// group applies the URL groups to tags (copied when changed).
+// maxNamed bounds the names a page remembers for its Web Vitals.
+const maxNamed = 1000
+
+// emitNamed emits a request's samples after asking the Tagger for their name (on
+// its own goroutine: the Tagger waits for the script).
+func (p *Page) emitNamed(tags map[string]string, samples func(tags map[string]string)) {
+	p.mu.Lock()
+	t := p.tagger
+	p.mu.Unlock()
+	if t == nil {
+		samples(tags)
+		return
+	}
+	go func() {
+		if n := t(tags["url"], tags["method"]); n != "" {
+			p.mu.Lock()
+			if len(p.named) >= maxNamed {
+				clear(p.named)
+			}
+			p.named[tags["url"]] = n
+			p.mu.Unlock()
+			tags["url"], tags["name"] = n, n
+		}
+		samples(tags)
+	}()
+}
+
+// group gives a sample of the Watch (Web Vitals) the name the Tagger last gave its URL.
 func (p *Page) group(tags map[string]string) map[string]string {
-	p.mu.Lock()
-	groups := p.groups
-	p.mu.Unlock()
 	u, ok := tags["url"]
-	if !ok || len(groups) == 0 {
+	if !ok {
 		return tags
 	}
-	for _, g := range groups {
-		if g.URL.MatchString(u) && (g.Method == "" || g.Method == tags["method"]) {
-			out := make(map[string]string, len(tags))
-			maps.Copy(out, tags)
-			out["url"], out["name"] = g.Name, g.Name
-			return out
-		}
+	p.mu.Lock()
+	n := p.named[u]
+	p.mu.Unlock()
+	if n == "" {
+		return tags
 	}
-	return tags
+	out := make(map[string]string, len(tags))
+	maps.Copy(out, tags)
+	out["url"], out["name"] = n, n
+	return out
 }
 
 // maxNet bounds the network events a page keeps for NetEvents.
@@ -361,7 +383,7 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 	pctx, cancel := chromedp.NewContext(c.b.ctx, chromedp.WithExistingBrowserContext(c.id))
 	p := &Page{c: c, ctx: pctx, cancel: cancel, lifecycle: map[cdp.LoaderID]map[string]bool{},
 		changed: make(chan struct{}), responses: map[cdp.LoaderID]*Response{}, requests: map[network.RequestID]*request{},
-		sentHdr: map[network.RequestID]float64{}}
+		sentHdr: map[network.RequestID]float64{}, named: map[string]string{}}
 	// Listen opens the tab with the context that owns it.
 	if err := chromedp.Listen(pctx, p.onEvent); err != nil {
 		cancel()
@@ -449,7 +471,7 @@ func (p *Page) Context() *Context { return p.c }
 // TargetContext is the page's chromedp context.
 func (p *Page) TargetContext() context.Context { return p.ctx }
 
-// emit passes a sample to the browser's Emit.
+// emit passes a sample of the Watch to the browser's Emit.
 func (p *Page) emit(metric string, value float64, tags map[string]string, at time.Time) {
 	if e := p.c.b.opts.Emit; e != nil {
 		e(metric, value, p.group(tags), at)
@@ -736,10 +758,16 @@ func (p *Page) requestEnded(id network.RequestID, ts, received float64, failure 
 	if failed || r.status >= 400 || r.status == 0 {
 		fail = 1
 	}
-	p.emit("browser_http_req_duration", math.Max(0, ts-r.start), tags, at)
-	p.emit("browser_http_req_failed", fail, tags, at)
-	p.emit("browser_data_sent", r.line+hdr+r.body, tags, at)
-	p.emit("browser_data_received", received, tags, at)
+	e := p.c.b.opts.Emit
+	if e == nil {
+		return
+	}
+	p.emitNamed(tags, func(tags map[string]string) {
+		e("browser_http_req_duration", math.Max(0, ts-r.start), tags, at)
+		e("browser_http_req_failed", fail, tags, at)
+		e("browser_data_sent", r.line+hdr+r.body, tags, at)
+		e("browser_data_received", received, tags, at)
+	})
 }
 
 // wall converts seconds since the epoch.

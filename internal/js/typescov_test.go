@@ -223,7 +223,8 @@ var apiProbes = map[string]apiProbe{
 			"Rect":           "P().then((p) => p.page.locator('h1').boundingBox())",
 			"ConsoleMessage": "P().then(async (p) => { let m; p.page.on('console', (x) => { m = m || x; }); " +
 				"await p.page.evaluate(() => console.log('probe')); await p.page.title(); return m; })",
-			"MetricMessage":    "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
+			"MetricMessage": "P().then(async (p) => { let m; p.page.on('metric', (x) => { m = m || x; }); " +
+				"await p.page.evaluate(() => fetch('/browser.php').then((r) => r.text())); for (let i = 0; i < 250 && !m; i++) await p.page.waitForTimeout(20); return m; })",
 			"ConnectedBrowser": "mod.chromium.connectOverCDP(__ENV.CDP)",
 			"Route": "P().then(async (p) => { let r; await p.page.route('**/probe-route', (x) => { r = x; x.fulfill({ body: 'ok' }); }); " +
 				"await p.page.evaluate(() => fetch('/probe-route').then((x) => x.text())); await p.page.unrouteAll(); return r; })",

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +73,62 @@ type bridge struct {
 	// remotes are the browsers chromium.connectOverCDP attached to, by id, each with
 	// its current context; they are disconnected at the end of the iteration.
 	remotes map[int64]*remote
+	// asks are the metrics waiting for the page.on('metric') handlers, by id; live
+	// says an iteration runs (else a metric is not held for the handlers).
+	asks    map[int64]*metricAsk
+	nextAsk int64
+	live    bool
+}
+
+// metricAsk is a metric of page waiting for its name from the page.on('metric')
+// handlers.
+type metricAsk struct {
+	ID     int64  `json:"id"`
+	Page   int64  `json:"page"`
+	URL    string `json:"url"`
+	Method string `json:"method"`
+	taken  bool
+	reply  chan string
+}
+
+// metricWait bounds how long a metric waits for the page.on('metric') handlers:
+// a VU that runs no event loop (a synchronous sleep) sends it untagged after it.
+const metricWait = 5 * time.Second
+
+// tagger is the browser.Tagger of page pid: it hands the metric to the script's
+// handlers on the event loop and waits for their name.
+func (b *bridge) tagger(pid int64) browser.Tagger {
+	return func(url, method string) string {
+		b.mu.Lock()
+		if !b.live {
+			b.mu.Unlock()
+			return ""
+		}
+		b.nextAsk++
+		a := &metricAsk{ID: b.nextAsk, Page: pid, URL: url, Method: method, reply: make(chan string, 1)}
+		b.asks[a.ID] = a
+		b.mu.Unlock()
+		b.notify()
+		t := time.NewTimer(metricWait)
+		defer t.Stop()
+		select {
+		case n := <-a.reply:
+			return n
+		case <-t.C:
+			b.mu.Lock()
+			delete(b.asks, a.ID)
+			b.mu.Unlock()
+			return ""
+		}
+	}
+}
+
+// answer settles the metric ask id with name; b.mu is held.
+func (b *bridge) answer(id int64, name string) {
+	if a := b.asks[id]; a != nil {
+		delete(b.asks, id)
+		a.reply <- name
+	}
 }
 
 // posterBox holds the VU's event loop's Post.
@@ -104,7 +162,7 @@ var _ modules.Closer = (*bridge)(nil)
 
 func newBridge(vu modules.VU, opts Options, m map[string]*metrics.Metric) *bridge {
 	return &bridge{vu: vu, opts: opts, metrics: m, contexts: map[int64]*browser.Context{}, pages: map[int64]*browser.Page{},
-		remotes: map[int64]*remote{}}
+		remotes: map[int64]*remote{}, asks: map[int64]*metricAsk{}}
 }
 
 // Close kills the VU's browser.
@@ -201,6 +259,9 @@ func (b *bridge) state() (*modules.State, error) {
 	if p, ok := st.Loop.(modules.Poster); ok && b.poster.Load() == nil {
 		b.poster.Store(&posterBox{p})
 	}
+	b.mu.Lock()
+	b.live = true
+	b.mu.Unlock()
 	if !b.hooked {
 		b.hooked = true
 		st.OnIterationEnd(func(bool) { b.endIteration() })
@@ -214,6 +275,11 @@ func (b *bridge) endIteration() {
 	b.mu.Lock()
 	ctxs, remotes := b.contexts, b.remotes
 	b.contexts, b.pages, b.cur, b.remotes = map[int64]*browser.Context{}, map[int64]*browser.Page{}, 0, map[int64]*remote{}
+	// The metrics still waiting for the handlers go untagged.
+	b.live = false
+	for id := range b.asks {
+		b.answer(id, "")
+	}
 	b.mu.Unlock()
 	// A dispatch posted late in the iteration was dropped with it.
 	b.posted.Store(false)
@@ -937,28 +1003,37 @@ func (b *bridge) object() *sobek.Object {
 		}
 		return rt.ToValue(string(out))
 	})
-	set("pageURLGroups", func(c sobek.FunctionCall) sobek.Value {
-		p, err := b.page(id(c, 0))
+	set("pageTagMetrics", func(c sobek.FunctionCall) sobek.Value {
+		pid := id(c, 0)
+		p, err := b.page(pid)
 		if err != nil {
 			b.throw(err)
 		}
-		var in []struct {
-			Name   string `json:"name"`
-			URL    string `json:"url"`
-			Method string `json:"method"`
-		}
-		if err := json.Unmarshal([]byte(str(arg(c, 1))), &in); err != nil {
-			b.throw(fmt.Errorf("metric.tag: %w", err))
-		}
-		groups := make([]browser.URLGroup, 0, len(in))
-		for _, g := range in {
-			re, err := regexp.Compile(g.URL)
-			if err != nil {
-				b.throw(fmt.Errorf("metric.tag: url %s: %w", g.URL, err))
+		p.SetTagger(b.tagger(pid))
+		return sobek.Undefined()
+	})
+	// metricAsks are the metrics waiting for the handlers (each once), as JSON.
+	set("metricAsks", func(sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		out := []*metricAsk{}
+		for _, a := range b.asks {
+			if !a.taken {
+				a.taken = true
+				out = append(out, a)
 			}
-			groups = append(groups, browser.URLGroup{Name: g.Name, URL: re, Method: g.Method})
 		}
-		p.SetURLGroups(groups)
+		slices.SortFunc(out, func(x, y *metricAsk) int { return cmp.Compare(x.ID, y.ID) })
+		raw, err := json.Marshal(out)
+		b.mu.Unlock()
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(raw))
+	})
+	set("metricAnswer", func(c sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		b.answer(id(c, 0), str(arg(c, 1)))
+		b.mu.Unlock()
 		return sobek.Undefined()
 	})
 	set("writeFiles", func(c sobek.FunctionCall) sobek.Value {

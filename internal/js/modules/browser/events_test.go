@@ -75,17 +75,37 @@ export default async function () {
 		'page.on requestfailed': (l) => err.includes('ERR_CONNECTION_REFUSED') && l.includes(REFUSED + ' net::ERR_CONNECTION_REFUSED'),
 		'route.abort fails the request with its code': (l) => l.includes(BASE + '/abort-me net::ERR_CONNECTION_RESET'),
 	});
+	// A metric handler runs for each request's metrics: this one names them only
+	// while tagging is on.
+	let tagging = true, calls = 0;
+	page.on('metric', (m) => { calls++; if (tagging) m.tag({ name: 'news', matches: [{ url: /\/news\.php$/, method: 'GET' }] }); });
+	await page.goto(BASE + '/news.php');
+	await until(() => calls > 0);
+	tagging = false;
+	const before = calls;
+	await page.goto(BASE + '/news.php');
+	await until(() => calls > before);
+	check(calls, { 'page.on metric runs for each request': (n) => n > before });
 	let unknown = '';
 	try { page.on('worker', () => {}); } catch (e) { unknown = String(e); }
 	check(unknown, { 'an event k6 does not document': (m) => m.includes("page.on('worker'): not supported") });
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 9)
+	h.RequireChecks(t, 10)
 	for _, s := range h.Collector.Of("checks") {
 		name, _ := s.Tags.Get("check")
 		require.Equal(t, 1.0, s.Value, name)
 	}
+	urls := map[string]int{}
+	for _, s := range h.Collector.Of("browser_http_req_duration") {
+		u, _ := s.Tags.Get("url")
+		n, _ := s.Tags.Get("name")
+		require.Equal(t, u, n)
+		urls[u]++
+	}
+	require.Equal(t, 1, urls["news"], "the metric handler named the news page it tagged")
+	require.Equal(t, 2, urls[base+"/news.php"], "before the handler and after it stopped tagging")
 }
 
 // TestBrowserFramesWorkersAndTLS: page.frames() has the child frames (url, name,

@@ -947,12 +947,10 @@
 		on(event, handler) {
 			if (typeof handler !== 'function') throw new TypeError('on: expected a handler function');
 			if (event === 'metric') {
-				// The handler's metric.tag calls are its URL groups: it runs once, now,
-				// and they apply to every metric of the page from then on.
-				const rec = new MetricMessage();
-				handler(rec);
-				this._groups = (this._groups || []).concat(rec._groups);
-				native.pageURLGroups(this._id, JSON.stringify(this._groups));
+				// Each request's metrics wait for the handlers, which may rename them.
+				if (!this._metric) { this._metric = []; native.pageTagMetrics(this._id); }
+				this._metric.push(handler);
+				listening.add(this);
 				return;
 			}
 			if (NET_EVENTS.includes(event)) {
@@ -1116,14 +1114,15 @@
 		}
 		request() { return new Request(this._page, this._req); }
 	}
-	// MetricMessage records the URL groups a page.on('metric') handler tags.
+	// MetricMessage is a request's metrics for a page.on('metric') handler: tag names
+	// them when one of its matches matches their URL (and method).
 	class MetricMessage {
-		constructor() { this._groups = []; }
+		constructor(url, method) { this._url = url; this._method = method; this._name = ''; }
 		tag(m) {
 			if (!isObj(m) || !m.name || !Array.isArray(m.matches)) throw new TypeError('metric.tag: expected {name, matches: [{url, method}]}');
 			for (const x of m.matches) {
-				const url = x.url instanceof RegExp ? x.url.source : '^' + String(x.url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
-				this._groups.push({ name: String(m.name), url: url, method: x.method ? String(x.method).toUpperCase() : '' });
+				const ok = x.url instanceof RegExp ? x.url.test(this._url) : this._url === String(x.url);
+				if (ok && (!x.method || String(x.method).toUpperCase() === this._method)) { this._name = String(m.name); return; }
 			}
 		}
 	}
@@ -1150,6 +1149,17 @@
 		}
 	};
 	native.setDispatch(() => {
+		for (const a of JSON.parse(native.metricAsks())) {
+			let name = '';
+			for (const page of listening) {
+				if (page._id !== a.page || !page._metric) continue;
+				for (const h of page._metric) {
+					const m = new MetricMessage(a.url, a.method);
+					try { h(m); } finally { if (m._name) name = m._name; }
+				}
+			}
+			native.metricAnswer(a.id, name);
+		}
 		for (const page of listening) {
 			if (page.isClosed()) { listening.delete(page); continue; }
 			const msgs = JSON.parse(native.pageConsole(page._id));
