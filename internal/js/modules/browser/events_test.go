@@ -1,6 +1,8 @@
 package browser_test
 
 import (
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -116,7 +118,7 @@ export default async function () {
 func TestBrowserFramesWorkersAndTLS(t *testing.T) {
 	t.Parallel()
 	_, base := targettest.Start(t, target.Config{})
-	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/private" {
 			if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != "secret" {
 				w.Header().Set("WWW-Authenticate", `Basic realm="tidemark"`)
@@ -128,6 +130,8 @@ func TestBrowserFramesWorkersAndTLS(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("<title>tls</title>hello"))
 	}))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // Chromium's handshakes before it ignores the certificate
+	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	tlsPort := tlsSrv.Listener.Addr().(*net.TCPAddr).Port
 	h, ok, logs := iterate(t, script(base, `
