@@ -236,7 +236,35 @@ type NetEvent struct {
 	Failure string `json:"failure,omitempty"`
 	// Response is a finished or failed request's response, when it had one.
 	Response *NetEvent `json:"response,omitempty"`
+	// Timing is a response's, or a finished request's, timing (k6's
+	// ResourceTiming).
+	Timing *Timing `json:"timing,omitempty"`
 	ResponseDetails
+}
+
+// Timing is k6's ResourceTiming: StartTime in milliseconds since the epoch, the
+// others in milliseconds since StartTime, -1 when not known.
+type Timing struct {
+	StartTime             float64 `json:"startTime"`
+	DomainLookupStart     float64 `json:"domainLookupStart"`
+	DomainLookupEnd       float64 `json:"domainLookupEnd"`
+	ConnectStart          float64 `json:"connectStart"`
+	SecureConnectionStart float64 `json:"secureConnectionStart"`
+	ConnectEnd            float64 `json:"connectEnd"`
+	RequestStart          float64 `json:"requestStart"`
+	ResponseStart         float64 `json:"responseStart"`
+	ResponseEnd           float64 `json:"responseEnd"`
+}
+
+// timing reads a response's timing; r is its request.
+func timing(r *request, t *network.ResourceTiming) *Timing {
+	if t == nil {
+		return &Timing{StartTime: (r.wallBase + r.start) * 1000, DomainLookupStart: -1, DomainLookupEnd: -1, ConnectStart: -1,
+			SecureConnectionStart: -1, ConnectEnd: -1, RequestStart: -1, ResponseStart: -1, ResponseEnd: -1}
+	}
+	return &Timing{StartTime: (r.wallBase + t.RequestTime) * 1000, DomainLookupStart: t.DNSStart, DomainLookupEnd: t.DNSEnd,
+		ConnectStart: t.ConnectStart, SecureConnectionStart: t.SslStart, ConnectEnd: t.ConnectEnd, RequestStart: t.SendStart,
+		ResponseStart: t.ReceiveHeadersEnd, ResponseEnd: -1}
 }
 
 // ResponseDetails are what a response says of its connection.
@@ -354,6 +382,7 @@ type Response struct {
 	// Method and RequestHeaders are its request's.
 	Method         string            `json:"method,omitempty"`
 	RequestHeaders map[string]string `json:"requestHeaders,omitempty"`
+	Timing         *Timing           `json:"timing,omitempty"`
 	ResponseDetails
 }
 
@@ -584,10 +613,10 @@ func (p *Page) onEvent(ev any) {
 			res := newResponse(e.Response)
 			r.res = &NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
 				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID), RequestHeaders: r.headers,
-				ResponseDetails: res.ResponseDetails}
+				ResponseDetails: res.ResponseDetails, Timing: timing(r, e.Response.Timing)}
 			p.addNet(*r.res)
 			if r.document {
-				res.RequestID, res.Method, res.RequestHeaders = string(e.RequestID), r.method, r.headers
+				res.RequestID, res.Method, res.RequestHeaders, res.Timing = string(e.RequestID), r.method, r.headers, r.res.Timing
 				p.responses[r.loader] = res
 			}
 		}
@@ -739,8 +768,14 @@ func (p *Page) requestEnded(id network.RequestID, ts, received float64, failure 
 		if failed {
 			kind = "requestfailed"
 		}
+		var tm *Timing
+		if r.res != nil && r.res.Timing != nil {
+			x := *r.res.Timing
+			x.ResponseEnd = (r.wallBase+ts)*1000 - x.StartTime
+			tm = &x
+		}
 		p.addNet(NetEvent{Kind: kind, URL: r.url, Method: r.method, ResourceType: r.typ, Headers: r.headers,
-			RequestID: string(id), Failure: failure, Response: r.res})
+			RequestID: string(id), Failure: failure, Response: r.res, Timing: tm})
 	}
 	p.mu.Unlock()
 	if r == nil {

@@ -58,12 +58,19 @@ export default async function () {
 
 	const requests = [], finished = [], failed = [];
 	page.on('request', (r) => requests.push(r.method() + ' ' + r.url()));
+	let timing = null;
 	page.on('requestfinished', async (r) => {
 		const res = await r.response();
 		finished.push(r.method() + ' ' + r.url() + ' ' + (res && res.status()) + ' ' + r.failure());
+		if (r.url() === BASE + '/news.php') timing = r.timing();
 	});
 	page.on('requestfailed', (r) => failed.push(r.url() + ' ' + r.failure().errorText));
 	const res = await page.goto(BASE + '/news.php');
+	const nav = res.request().timing();
+	check(nav, { 'request.timing': (t) => Math.abs(t.startTime - Date.now()) < 60000 && t.requestStart >= 0 && t.responseStart >= t.requestStart });
+	const waited = page.waitForEvent('response', (r) => r.url().endsWith('/contacts.php'));
+	await page.evaluate(() => fetch('/contacts.php').then((r) => r.text()));
+	check((await waited).status(), { 'page.waitForEvent response': (s) => s === 200 });
 	const ua = await res.request().headerValue('user-agent');
 	check(ua, { 'response.request has its headers': (v) => typeof v === 'string' && v.length > 0 });
 	await page.route('**/abort-me', (r) => r.abort('connectionreset'));
@@ -72,6 +79,7 @@ export default async function () {
 	try { await page.goto(REFUSED); } catch (e) { err = String(e); }
 	await until(() => failed.length === 2 && finished.some((x) => x.includes('/news.php')));
 	check(requests, { 'page.on request': (l) => l.includes('GET ' + BASE + '/news.php') && l.includes('GET ' + REFUSED) });
+	check(timing, { 'requestfinished timing has responseEnd': (t) => t !== null && t.responseEnd >= t.responseStart && t.responseStart > 0 });
 	check(finished, { 'page.on requestfinished': (l) => l.includes('GET ' + BASE + '/news.php 200 null') && !l.some((x) => x.includes(REFUSED)) });
 	check(failed, {
 		'page.on requestfailed': (l) => err.includes('ERR_CONNECTION_REFUSED') && l.includes(REFUSED + ' net::ERR_CONNECTION_REFUSED'),
@@ -94,7 +102,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 10)
+	h.RequireChecks(t, 13)
 	for _, s := range h.Collector.Of("checks") {
 		name, _ := s.Tags.Get("check")
 		require.Equal(t, 1.0, s.Value, name)

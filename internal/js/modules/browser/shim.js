@@ -696,7 +696,10 @@
 		resourceType() { return String(this._i.resourceType || 'Document').toLowerCase(); }
 		async response() { return this._res; }
 		async size() { return { body: 0, headers: 0 }; }
-		timing() { return { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 }; }
+		timing() {
+			const t = this._i.timing || (this._res && this._res._r.timing);
+			return t ? Object.assign({}, t) : { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 };
+		}
 		url() { return this._i.url; }
 	}
 	class Response {
@@ -1023,8 +1026,9 @@
 		url() { return native.pageURL(this._id); }
 		viewportSize() { return this._viewport || { width: 1280, height: 720 }; }
 		async waitForEvent(event, o) {
-			if (event !== 'console') throw new Error(`page.waitForEvent('${event}'): the only event is 'console'`);
 			const pred = typeof o === 'function' ? o : isObj(o) && typeof o.predicate === 'function' ? o.predicate : () => true;
+			if (event === 'request' || event === 'response') return this._waitNet(event, pred, isObj(o) ? o : undefined);
+			if (event !== 'console') throw new Error(`page.waitForEvent('${event}'): expected 'console', 'request' or 'response'`);
 			let found = null;
 			const h = (m) => { if (!found && pred(m)) found = m; };
 			this._console.push(h);
