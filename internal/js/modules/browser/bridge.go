@@ -173,6 +173,10 @@ func (b *bridge) Close() {
 	files := b.files
 	remotes := b.remotes
 	b.remotes = map[int64]*remote{}
+	b.live = false
+	for id := range b.asks {
+		b.answer(id, "")
+	}
 	b.mu.Unlock()
 	for _, r := range remotes {
 		_ = r.br.Close()
