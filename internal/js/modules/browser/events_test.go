@@ -165,6 +165,8 @@ export default async function () {
 	check(news, { 'child frame url and parentFrame': (f) => f.url() === BASE + '/news.php' && f.parentFrame() === main && main.parentFrame() === null });
 	check(await news.evaluate(() => location.pathname), { 'child frame evaluate': (p) => p === '/news.php' });
 	check((await news.$$('.article')).length, { 'child frame selectors': (n) => n > 0 });
+	const viaElement = await (await page.$('iframe[name="news"]')).contentFrame();
+	check(viaElement, { 'elementHandle.contentFrame is the tree frame': (f) => f === news && f.url() === BASE + '/news.php' });
 	const inner = outer.childFrames();
 	check(inner, { 'grandchild frame': (i) => i.length === 1 && i[0].name() === 'inner' && i[0].parentFrame() === outer && outer.url() === 'about:srcdoc' });
 
@@ -190,7 +192,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 15)
+	h.RequireChecks(t, 16)
 	for _, s := range h.Collector.Of("checks") {
 		name, _ := s.Tags.Get("check")
 		require.Equal(t, 1.0, s.Value, name)

@@ -572,7 +572,16 @@
 		boundingBox() { return ops.boundingBox(this._t()); }
 		check(o) { return ops.check(this._t(), o); }
 		click(o) { return ops.click(this._t(), o); }
-		async contentFrame() { return (await call(this._page, 'function (el) { return !!el.contentDocument; }', [this], { raw: true })) ? new Frame(this._page, this) : null; }
+		async contentFrame() {
+			if (!(await call(this._page, 'function (el) { return !!el.contentDocument; }', [this], { raw: true }))) return null;
+			// The frame of the tree (its url, name, parent), acting through this element.
+			const d = await cmd(this._page, 'DOM.describeNode', { objectId: this._id }).catch(() => ({}));
+			const fid = d.node && d.node.frameId;
+			if (!fid || !JSON.parse(native.pageFrames(this._page._id)).some((f) => f.id === fid)) return new Frame(this._page, this);
+			const f = this._page._frameOf(fid);
+			if (f !== this._page._frame && !f._el) f._el = this;
+			return f;
+		}
 		dblclick(o) { return ops.dblclick(this._t(), o); }
 		dispatchEvent(type, init) { return ops.dispatchEvent(this._t(), type, init); }
 		fill(v, o) { return ops.fill(this._t(), v, o); }
