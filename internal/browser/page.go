@@ -239,8 +239,24 @@ type NetEvent struct {
 	// Timing is a response's, or a finished request's, timing (k6's
 	// ResourceTiming).
 	Timing *Timing `json:"timing,omitempty"`
+	// PostData is a request's body (base64, up to maxPostData bytes).
+	PostData []byte `json:"postData,omitempty"`
+	// Sizes are a finished request's: its headers and body as sent, its response's
+	// headers and body as received.
+	Sizes *Sizes `json:"sizes,omitempty"`
 	ResponseDetails
 }
+
+// Sizes are the bytes of a request and of its response.
+type Sizes struct {
+	RequestHeaders  float64 `json:"requestHeaders"`
+	RequestBody     float64 `json:"requestBody"`
+	ResponseHeaders float64 `json:"responseHeaders"`
+	ResponseBody    float64 `json:"responseBody"`
+}
+
+// maxPostData bounds the request body a page keeps for request.postData().
+const maxPostData = 1 << 20
 
 // Timing is k6's ResourceTiming: StartTime in milliseconds since the epoch, the
 // others in milliseconds since StartTime, -1 when not known.
@@ -394,6 +410,8 @@ type request struct {
 	line, body       float64 // bytes of the request line and of the body
 	hdr              float64 // bytes of the headers as the page asked for them
 	headers          map[string]string
+	postData         []byte
+	resHdr           float64 // bytes of the response's headers
 	res              *NetEvent
 	status           int64
 	document         bool
@@ -610,6 +628,7 @@ func (p *Page) onEvent(ev any) {
 		r := p.requests[e.RequestID]
 		if r != nil && e.Response != nil {
 			r.status = e.Response.Status
+			r.resHdr = e.Response.EncodedDataLength
 			res := newResponse(e.Response)
 			r.res = &NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
 				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID), RequestHeaders: r.headers,
@@ -733,8 +752,12 @@ func (p *Page) requestStarted(e *network.EventRequestWillBeSent) {
 		hdr += len(k) + len(fmt.Sprint(v)) + 4
 	}
 	body := 0
+	var postData []byte
 	for _, d := range e.Request.PostDataEntries {
 		body += len(d.Bytes)
+		if len(postData)+len(d.Bytes) <= maxPostData {
+			postData = append(postData, d.Bytes...)
+		}
 	}
 	headers := map[string]string{}
 	for k, v := range e.Request.Headers {
@@ -743,12 +766,12 @@ func (p *Page) requestStarted(e *network.EventRequestWillBeSent) {
 	r := &request{
 		url: e.Request.URL + e.Request.URLFragment, method: e.Request.Method, typ: string(e.Type),
 		start: e.Timestamp.Float64(), wallBase: float64(e.WallTime) - e.Timestamp.Float64(),
-		line: float64(line), hdr: float64(hdr), body: float64(body), headers: headers,
+		line: float64(line), hdr: float64(hdr), body: float64(body), headers: headers, postData: postData,
 		document: e.Type == network.ResourceTypeDocument && e.LoaderID == cdp.LoaderID(e.RequestID), loader: e.LoaderID,
 	}
 	p.mu.Lock()
 	p.requests[e.RequestID] = r
-	p.addNet(NetEvent{Kind: "request", URL: r.url, Method: r.method, ResourceType: r.typ, Headers: headers, RequestID: string(e.RequestID)})
+	p.addNet(NetEvent{Kind: "request", URL: r.url, Method: r.method, ResourceType: r.typ, Headers: headers, RequestID: string(e.RequestID), PostData: postData})
 	p.mu.Unlock()
 }
 
@@ -763,6 +786,9 @@ func (p *Page) requestEnded(id network.RequestID, ts, received float64, failure 
 	delete(p.requests, id)
 	hdr, exact := p.sentHdr[id]
 	delete(p.sentHdr, id)
+	if !exact && r != nil {
+		hdr = r.hdr
+	}
 	if r != nil {
 		kind := "requestfinished"
 		if failed {
@@ -774,17 +800,15 @@ func (p *Page) requestEnded(id network.RequestID, ts, received float64, failure 
 			x.ResponseEnd = (r.wallBase+ts)*1000 - x.StartTime
 			tm = &x
 		}
+		sizes := &Sizes{RequestHeaders: hdr, RequestBody: r.body, ResponseHeaders: r.resHdr, ResponseBody: math.Max(0, received-r.resHdr)}
 		p.addNet(NetEvent{Kind: kind, URL: r.url, Method: r.method, ResourceType: r.typ, Headers: r.headers,
-			RequestID: string(id), Failure: failure, Response: r.res, Timing: tm})
+			RequestID: string(id), Failure: failure, Response: r.res, Timing: tm, PostData: r.postData, Sizes: sizes})
 	}
 	p.mu.Unlock()
 	if r == nil {
 		return
 	}
 	p.tell()
-	if !exact {
-		hdr = r.hdr
-	}
 	at := wall(r.wallBase + ts)
 	tags := map[string]string{
 		"url": r.url, "name": r.url, "method": r.method, "status": strconv.FormatInt(r.status, 10), "resource_type": r.typ,

@@ -3,6 +3,7 @@ package browser
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1100,6 +1101,14 @@ func (b *bridge) object() *sobek.Object {
 			b.throw(err)
 		}
 		return rt.ToValue(string(out))
+	})
+	// b64 decodes base64 (a request body) into an ArrayBuffer.
+	set("b64", func(c sobek.FunctionCall) sobek.Value {
+		raw, err := base64.StdEncoding.DecodeString(str(arg(c, 0)))
+		if err != nil {
+			b.throw(fmt.Errorf("postData: %w", err))
+		}
+		return rt.ToValue(rt.NewArrayBuffer(raw))
 	})
 	set("sleep", func(c sobek.FunctionCall) sobek.Value {
 		d := ms(arg(c, 0))

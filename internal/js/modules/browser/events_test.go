@@ -58,11 +58,11 @@ export default async function () {
 
 	const requests = [], finished = [], failed = [];
 	page.on('request', (r) => requests.push(r.method() + ' ' + r.url()));
-	let timing = null;
+	let timing = null, sizes = null;
 	page.on('requestfinished', async (r) => {
 		const res = await r.response();
 		finished.push(r.method() + ' ' + r.url() + ' ' + (res && res.status()) + ' ' + r.failure());
-		if (r.url() === BASE + '/news.php') timing = r.timing();
+		if (r.url() === BASE + '/news.php') { timing = r.timing(); sizes = [await r.size(), await res.size()]; }
 	});
 	page.on('requestfailed', (r) => failed.push(r.url() + ' ' + r.failure().errorText));
 	const res = await page.goto(BASE + '/news.php');
@@ -71,6 +71,9 @@ export default async function () {
 	const waited = page.waitForEvent('response', (r) => r.url().endsWith('/contacts.php'));
 	await page.evaluate(() => fetch('/contacts.php').then((r) => r.text()));
 	check((await waited).status(), { 'page.waitForEvent response': (s) => s === 200 });
+	const posted = page.waitForEvent('request', (r) => r.method() === 'POST');
+	await page.evaluate(() => fetch('/echo-post', { method: 'POST', body: 'héllo=1' }).then((r) => r.text()));
+	check((await posted).postData(), { 'request.postData': (d) => d === 'héllo=1' });
 	const ua = await res.request().headerValue('user-agent');
 	check(ua, { 'response.request has its headers': (v) => typeof v === 'string' && v.length > 0 });
 	await page.route('**/abort-me', (r) => r.abort('connectionreset'));
@@ -79,6 +82,7 @@ export default async function () {
 	try { await page.goto(REFUSED); } catch (e) { err = String(e); }
 	await until(() => failed.length === 2 && finished.some((x) => x.includes('/news.php')));
 	check(requests, { 'page.on request': (l) => l.includes('GET ' + BASE + '/news.php') && l.includes('GET ' + REFUSED) });
+	check(sizes, { 'request.size and response.size': (z) => z !== null && z[0].headers > 50 && z[0].body === 0 && z[1].headers > 50 && z[1].body > 100 });
 	check(timing, { 'requestfinished timing has responseEnd': (t) => t !== null && t.responseEnd >= t.responseStart && t.responseStart > 0 });
 	check(finished, { 'page.on requestfinished': (l) => l.includes('GET ' + BASE + '/news.php 200 null') && !l.some((x) => x.includes(REFUSED)) });
 	check(failed, {
@@ -102,7 +106,7 @@ export default async function () {
 }
 `))
 	require.True(t, ok, logs)
-	h.RequireChecks(t, 13)
+	h.RequireChecks(t, 15)
 	for _, s := range h.Collector.Of("checks") {
 		name, _ := s.Tags.Get("check")
 		require.Equal(t, 1.0, s.Value, name)

@@ -700,11 +700,18 @@
 		async headersArray() { return Object.entries(this._i.headers || {}).map(([name, value]) => ({ name, value })); }
 		isNavigationRequest() { return (this._i.resourceType || 'Document') === 'Document'; }
 		method() { return this._i.method || 'GET'; }
-		postData() { return null; }
-		postDataBuffer() { return null; }
+		postData() {
+			const b = this.postDataBuffer();
+			if (b === null) return null;
+			const bytes = new Uint8Array(b);
+			let text = '';
+			for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+			try { return decodeURIComponent(escape(text)); } catch (e) { return text; }
+		}
+		postDataBuffer() { return this._i.postData ? native.b64(this._i.postData) : null; }
 		resourceType() { return String(this._i.resourceType || 'Document').toLowerCase(); }
 		async response() { return this._res; }
-		async size() { return { body: 0, headers: 0 }; }
+		async size() { const z = this._i.sizes; return z ? { body: z.requestBody, headers: z.requestHeaders } : { body: 0, headers: 0 }; }
 		timing() {
 			const t = this._i.timing || (this._res && this._res._r.timing);
 			return t ? Object.assign({}, t) : { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 };
@@ -733,7 +740,10 @@
 		}
 		async securityDetails() { return this._r.securityDetails ? Object.assign({}, this._r.securityDetails) : null; }
 		async serverAddr() { return this._r.serverIP ? { ipAddress: this._r.serverIP, port: this._r.serverPort || 0 } : null; }
-		async size() { return { body: 0, headers: 0 }; }
+		async size() {
+			const z = this._req && this._req._i.sizes;
+			return z ? { body: z.responseBody, headers: z.responseHeaders } : { body: 0, headers: 0 };
+		}
 		status() { return this._r.status; }
 		statusText() { return this._r.statusText; }
 		url() { return this._r.url; }
