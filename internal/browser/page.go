@@ -652,6 +652,10 @@ func (p *Page) onEvent(ev any) {
 		}
 		p.requestEnded(e.RequestID, e.Timestamp.Float64(), 0, text)
 	case *target.EventAttachedToTarget:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "iframe" {
+			p.frameTarget(e.TargetInfo)
+			return
+		}
 		if e.TargetInfo == nil || e.TargetInfo.Type != "worker" {
 			return
 		}
@@ -659,11 +663,25 @@ func (p *Page) onEvent(ev any) {
 		p.mu.Lock()
 		p.workers = append(p.workers, w)
 		p.mu.Unlock()
+	case *target.EventTargetInfoChanged:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "iframe" {
+			p.frameTarget(e.TargetInfo)
+		}
 	case *target.EventDetachedFromTarget:
 		p.mu.Lock()
 		p.workers = slices.DeleteFunc(p.workers, func(w Worker) bool { return w.ID == string(e.SessionID) })
 		p.mu.Unlock()
 	}
+}
+
+// frameTarget follows a cross-origin frame, which runs in a target of its own whose
+// id is the frame's: its URL is the target's.
+func (p *Page) frameTarget(t *target.Info) {
+	p.mu.Lock()
+	if f := p.frame(string(t.TargetID)); f != nil && t.URL != "" {
+		f.URL = t.URL
+	}
+	p.mu.Unlock()
 }
 
 // consoleCalled keeps a console message for TakeConsole.
