@@ -37,6 +37,10 @@ type Options struct {
 	Emit Emit
 	// Watch, when not nil, runs for every new page.
 	Watch Watch
+	// Notify, when not nil, is called (from the browser's event goroutines, without
+	// blocking) each time a page that listens (Page.Listen) or routes has a new event
+	// for the script: a console message, a network event, a worker, a routed request.
+	Notify func()
 }
 
 // Browser is one running browser process.
@@ -231,6 +235,9 @@ type ContextOptions struct {
 	ViewportWidth     int
 	ViewportHeight    int
 	Offline           bool
+	// HTTPUser and HTTPPassword, when HTTPUser is set, answer the servers' HTTP
+	// authentication challenges (k6's httpCredentials).
+	HTTPUser, HTTPPassword string
 }
 
 // NewContext opens an incognito browser context.

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -46,58 +49,180 @@ type Page struct {
 	console   []ConsoleMessage // since the last TakeConsole, at most maxConsole
 	net       []NetEvent       // the last maxNet requests and responses
 	netNext   int              // Seq of the next NetEvent
-	groups    []URLGroup
+	tagger    Tagger
+	named     map[string]string // the Tagger's names by URL
 	// routes are page.route's URL patterns; routed the requests paused for the
-	// handlers, routeReady signaled when some wait.
-	routes     []*regexp.Regexp
-	routed     []Routed
-	routeReady chan struct{}
+	// handlers.
+	routes []*regexp.Regexp
+	routed []Routed
+	// auth answers HTTP authentication challenges (httpCredentials): the Fetch
+	// domain stays on whatever the routes.
+	auth      bool
+	authTried map[fetch.RequestID]bool
+	// listening: the script has event handlers, Notify is called for new events.
+	listening bool
+	frames    []*FrameInfo                  // the frame tree, the main frame first
+	workers   []Worker                      // the page's dedicated workers
+	sentHdr   map[network.RequestID]float64 // bytes of the headers as sent, by request
 }
 
-// URLGroup names the requests whose URL matches (and whose method is Method, when
-// set): their metrics' url and name tags become Name (k6's page.on('metric') with
-// metric.tag).
-type URLGroup struct {
-	Name   string
-	URL    *regexp.Regexp
-	Method string
+// FrameInfo is one frame of the page's frame tree.
+type FrameInfo struct {
+	ID       string `json:"id"`
+	ParentID string `json:"parentId,omitempty"`
+	Name     string `json:"name"`
+	URL      string `json:"url"`
 }
 
-// SetURLGroups sets the page's URL groups.
-func (p *Page) SetURLGroups(g []URLGroup) {
+// Worker is a dedicated worker the page runs.
+type Worker struct {
+	ID  string `json:"id"` // its protocol session
+	URL string `json:"url"`
+}
+
+// Listen turns on Notify for the page's events (the script registered a handler).
+func (p *Page) Listen() {
 	p.mu.Lock()
-	p.groups = g
+	p.listening = true
 	p.mu.Unlock()
 }
 
-// group applies the URL groups to tags (copied when changed).
-func (p *Page) group(tags map[string]string) map[string]string {
+// tell calls the browser's Notify if the page listens or routes.
+func (p *Page) tell() {
 	p.mu.Lock()
-	groups := p.groups
+	on := p.listening || len(p.routes) > 0
 	p.mu.Unlock()
-	u, ok := tags["url"]
-	if !ok || len(groups) == 0 {
-		return tags
+	if n := p.c.b.opts.Notify; on && n != nil {
+		n()
 	}
-	for _, g := range groups {
-		if g.URL.MatchString(u) && (g.Method == "" || g.Method == tags["method"]) {
-			out := make(map[string]string, len(tags))
-			maps.Copy(out, tags)
-			out["url"], out["name"] = g.Name, g.Name
-			return out
+}
+
+// Frames returns the page's frames, the main frame first, each after its parent.
+func (p *Page) Frames() []FrameInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]FrameInfo, 0, len(p.frames))
+	for _, f := range p.frames {
+		out = append(out, *f)
+	}
+	return out
+}
+
+// Workers returns the page's running dedicated workers.
+func (p *Page) Workers() []Worker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Worker(nil), p.workers...)
+}
+
+// frame returns the frame id; p.mu is held.
+func (p *Page) frame(id string) *FrameInfo {
+	for _, f := range p.frames {
+		if f.ID == id {
+			return f
 		}
 	}
-	return tags
+	return nil
+}
+
+// addFrames adds a frame tree; p.mu is held.
+func (p *Page) addFrames(t *page.FrameTree) {
+	if t == nil || t.Frame == nil {
+		return
+	}
+	p.frames = append(p.frames, &FrameInfo{ID: string(t.Frame.ID), ParentID: string(t.Frame.ParentID), Name: t.Frame.Name,
+		URL: t.Frame.URL + t.Frame.URLFragment})
+	for _, c := range t.ChildFrames {
+		p.addFrames(c)
+	}
+}
+
+// dropFrame removes frame id and its descendants; p.mu is held.
+func (p *Page) dropFrame(id string) {
+	gone := map[string]bool{id: true}
+	for changed := true; changed; {
+		changed = false
+		for _, f := range p.frames {
+			if !gone[f.ID] && gone[f.ParentID] {
+				gone[f.ID], changed = true, true
+			}
+		}
+	}
+	kept := p.frames[:0]
+	for _, f := range p.frames {
+		if !gone[f.ID] {
+			kept = append(kept, f)
+		}
+	}
+	p.frames = kept
+}
+
+// Tagger names a metric of the page (k6's page.on('metric') with metric.tag): it
+// returns the name that replaces the metric's url and name tags, "" to keep them. It
+// is called on a goroutine of its own and may block until the script answers.
+type Tagger func(url, method string) string
+
+// SetTagger sets the page's Tagger; nil stops tagging.
+func (p *Page) SetTagger(t Tagger) {
+	p.mu.Lock()
+	p.tagger = t
+	p.mu.Unlock()
+}
+
+// maxNamed bounds the names a page remembers for its Web Vitals.
+const maxNamed = 1000
+
+// emitNamed emits a request's samples after asking the Tagger for their name (on
+// its own goroutine: the Tagger waits for the script).
+func (p *Page) emitNamed(tags map[string]string, samples func(tags map[string]string)) {
+	p.mu.Lock()
+	t := p.tagger
+	p.mu.Unlock()
+	if t == nil {
+		samples(tags)
+		return
+	}
+	go func() {
+		if n := t(tags["url"], tags["method"]); n != "" {
+			p.mu.Lock()
+			if len(p.named) >= maxNamed {
+				clear(p.named)
+			}
+			p.named[tags["url"]] = n
+			p.mu.Unlock()
+			tags["url"], tags["name"] = n, n
+		}
+		samples(tags)
+	}()
+}
+
+// group gives a sample of the Watch (Web Vitals) the name the Tagger last gave its URL.
+func (p *Page) group(tags map[string]string) map[string]string {
+	u, ok := tags["url"]
+	if !ok {
+		return tags
+	}
+	p.mu.Lock()
+	n := p.named[u]
+	p.mu.Unlock()
+	if n == "" {
+		return tags
+	}
+	out := make(map[string]string, len(tags))
+	maps.Copy(out, tags)
+	out["url"], out["name"] = n, n
+	return out
 }
 
 // maxNet bounds the network events a page keeps for NetEvents.
 const maxNet = 1000
 
-// NetEvent is a request the page sent or a response it received, for
-// waitForRequest and waitForResponse.
+// NetEvent is an event of the page's network for the script's handlers and for
+// waitForRequest and waitForResponse: Kind is request (sent), response (received),
+// requestfinished (its body loaded) or requestfailed (Failure says why).
 type NetEvent struct {
 	Seq          int               `json:"seq"`
-	Kind         string            `json:"kind"` // request or response
+	Kind         string            `json:"kind"`
 	URL          string            `json:"url"`
 	Method       string            `json:"method"`
 	ResourceType string            `json:"resourceType"`
@@ -105,6 +230,85 @@ type NetEvent struct {
 	StatusText   string            `json:"statusText,omitempty"`
 	Headers      map[string]string `json:"headers"`
 	RequestID    string            `json:"requestId"`
+	// RequestHeaders are a response's request's headers.
+	RequestHeaders map[string]string `json:"requestHeaders,omitempty"`
+	// Failure is a failed request's error text ("net::ERR_FAILED").
+	Failure string `json:"failure,omitempty"`
+	// Response is a finished or failed request's response, when it had one.
+	Response *NetEvent `json:"response,omitempty"`
+	// Timing is a response's, or a finished request's, timing (k6's
+	// ResourceTiming).
+	Timing *Timing `json:"timing,omitempty"`
+	// PostData is a request's body (base64, up to maxPostData bytes).
+	PostData []byte `json:"postData,omitempty"`
+	// Sizes are a finished request's: its headers and body as sent, its response's
+	// headers and body as received.
+	Sizes *Sizes `json:"sizes,omitempty"`
+	ResponseDetails
+}
+
+// Sizes are the bytes of a request and of its response.
+type Sizes struct {
+	RequestHeaders  float64 `json:"requestHeaders"`
+	RequestBody     float64 `json:"requestBody"`
+	ResponseHeaders float64 `json:"responseHeaders"`
+	ResponseBody    float64 `json:"responseBody"`
+}
+
+// maxPostData bounds the request body a page keeps for request.postData().
+const maxPostData = 1 << 20
+
+// Timing is k6's ResourceTiming: StartTime in milliseconds since the epoch, the
+// others in milliseconds since StartTime, -1 when not known.
+type Timing struct {
+	StartTime             float64 `json:"startTime"`
+	DomainLookupStart     float64 `json:"domainLookupStart"`
+	DomainLookupEnd       float64 `json:"domainLookupEnd"`
+	ConnectStart          float64 `json:"connectStart"`
+	SecureConnectionStart float64 `json:"secureConnectionStart"`
+	ConnectEnd            float64 `json:"connectEnd"`
+	RequestStart          float64 `json:"requestStart"`
+	ResponseStart         float64 `json:"responseStart"`
+	ResponseEnd           float64 `json:"responseEnd"`
+}
+
+// timing reads a response's timing; r is its request.
+func timing(r *request, t *network.ResourceTiming) *Timing {
+	if t == nil {
+		return &Timing{StartTime: (r.wallBase + r.start) * 1000, DomainLookupStart: -1, DomainLookupEnd: -1, ConnectStart: -1,
+			SecureConnectionStart: -1, ConnectEnd: -1, RequestStart: -1, ResponseStart: -1, ResponseEnd: -1}
+	}
+	return &Timing{StartTime: (r.wallBase + t.RequestTime) * 1000, DomainLookupStart: t.DNSStart, DomainLookupEnd: t.DNSEnd,
+		ConnectStart: t.ConnectStart, SecureConnectionStart: t.SslStart, ConnectEnd: t.ConnectEnd, RequestStart: t.SendStart,
+		ResponseStart: t.ReceiveHeadersEnd, ResponseEnd: -1}
+}
+
+// ResponseDetails are what a response says of its connection.
+type ResponseDetails struct {
+	Security   *SecurityDetails `json:"securityDetails,omitempty"`
+	ServerIP   string           `json:"serverIP,omitempty"`
+	ServerPort int64            `json:"serverPort,omitempty"`
+}
+
+// SecurityDetails are a TLS connection's (k6's SecurityDetailsObject): validFrom and
+// validTo are Unix seconds.
+type SecurityDetails struct {
+	Protocol    string   `json:"protocol"`
+	SubjectName string   `json:"subjectName"`
+	Issuer      string   `json:"issuer"`
+	ValidFrom   float64  `json:"validFrom"`
+	ValidTo     float64  `json:"validTo"`
+	SANList     []string `json:"sanList"`
+}
+
+// details reads a response's connection details.
+func details(r *network.Response) ResponseDetails {
+	d := ResponseDetails{ServerIP: r.RemoteIPAddress, ServerPort: r.RemotePort}
+	if s := r.SecurityDetails; s != nil {
+		d.Security = &SecurityDetails{Protocol: s.Protocol, SubjectName: s.SubjectName, Issuer: s.Issuer,
+			ValidFrom: float64(s.ValidFrom), ValidTo: float64(s.ValidTo), SANList: append([]string{}, s.SanList...)}
+	}
+	return d
 }
 
 // maxConsole bounds the console messages a page keeps for TakeConsole: a page that
@@ -191,14 +395,24 @@ type Response struct {
 	Status     int64             `json:"status"`
 	StatusText string            `json:"statusText"`
 	Headers    map[string]string `json:"headers"`
+	// Method and RequestHeaders are its request's.
+	Method         string            `json:"method,omitempty"`
+	RequestHeaders map[string]string `json:"requestHeaders,omitempty"`
+	Timing         *Timing           `json:"timing,omitempty"`
+	ResponseDetails
 }
 
-// request is a network request in flight, for the metrics.
+// request is a network request in flight, for the metrics and the events.
 type request struct {
 	url, method, typ string
 	start            float64 // monotonic seconds
 	wallBase         float64 // wall time minus monotonic time, seconds
-	sent             float64
+	line, body       float64 // bytes of the request line and of the body
+	hdr              float64 // bytes of the headers as the page asked for them
+	headers          map[string]string
+	postData         []byte
+	resHdr           float64 // bytes of the response's headers
+	res              *NetEvent
 	status           int64
 	document         bool
 	loader           cdp.LoaderID
@@ -215,7 +429,8 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 	}
 	pctx, cancel := chromedp.NewContext(c.b.ctx, chromedp.WithExistingBrowserContext(c.id))
 	p := &Page{c: c, ctx: pctx, cancel: cancel, lifecycle: map[cdp.LoaderID]map[string]bool{},
-		changed: make(chan struct{}), responses: map[cdp.LoaderID]*Response{}, requests: map[network.RequestID]*request{}}
+		changed: make(chan struct{}), responses: map[cdp.LoaderID]*Response{}, requests: map[network.RequestID]*request{},
+		sentHdr: map[network.RequestID]float64{}, named: map[string]string{}}
 	// Listen opens the tab with the context that owns it.
 	if err := chromedp.Listen(pctx, p.onEvent); err != nil {
 		cancel()
@@ -235,6 +450,9 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 	p.mainFrame = tree.FrameTree.Frame.ID
 	p.loader = tree.FrameTree.Frame.LoaderID
 	p.url = tree.FrameTree.Frame.URL
+	if len(p.frames) == 0 {
+		p.addFrames(tree.FrameTree)
+	}
 	p.mu.Unlock()
 	if _, err := chromedp.Call(octx, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return fail(err)
@@ -270,6 +488,12 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 			return fail(err)
 		}
 	}
+	if o.HTTPUser != "" {
+		p.auth = true
+		if _, err := chromedp.Call(octx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}, HandleAuthRequests: new(true)}); err != nil {
+			return fail(err)
+		}
+	}
 	for _, s := range scripts {
 		if _, err := chromedp.Call(octx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: s}); err != nil {
 			return fail(err)
@@ -294,7 +518,7 @@ func (p *Page) Context() *Context { return p.c }
 // TargetContext is the page's chromedp context.
 func (p *Page) TargetContext() context.Context { return p.ctx }
 
-// emit passes a sample to the browser's Emit.
+// emit passes a sample of the Watch to the browser's Emit.
 func (p *Page) emit(metric string, value float64, tags map[string]string, at time.Time) {
 	if e := p.c.b.opts.Emit; e != nil {
 		e(metric, value, p.group(tags), at)
@@ -326,11 +550,41 @@ func (p *Page) onEvent(ev any) {
 			p.signal()
 		}
 		p.mu.Unlock()
+	case *page.EventFrameAttached:
+		p.mu.Lock()
+		if p.frame(string(e.FrameID)) == nil {
+			p.frames = append(p.frames, &FrameInfo{ID: string(e.FrameID), ParentID: string(e.ParentFrameID)})
+		}
+		p.mu.Unlock()
+	case *page.EventFrameDetached:
+		if e.Reason != page.FrameDetachedReasonSwap {
+			p.mu.Lock()
+			p.dropFrame(string(e.FrameID))
+			p.mu.Unlock()
+		}
 	case *page.EventFrameNavigated:
-		if e.Frame == nil || e.Frame.ParentID != "" {
+		if e.Frame == nil {
 			return
 		}
 		p.mu.Lock()
+		f := p.frame(string(e.Frame.ID))
+		if f == nil {
+			f = &FrameInfo{ID: string(e.Frame.ID)}
+			if e.Frame.ParentID == "" {
+				// A new main frame (a navigation to another process) replaces the tree.
+				p.frames = append([]*FrameInfo{f}, p.frames...)
+			} else {
+				p.frames = append(p.frames, f)
+			}
+		}
+		f.ParentID, f.Name, f.URL = string(e.Frame.ParentID), e.Frame.Name, e.Frame.URL+e.Frame.URLFragment
+		if e.Frame.ParentID != "" {
+			p.mu.Unlock()
+			return
+		}
+		if old := p.mainFrame; old != e.Frame.ID {
+			p.dropFrame(string(old))
+		}
 		p.mainFrame = e.Frame.ID
 		p.loader = e.Frame.LoaderID
 		p.url = e.Frame.URL + e.Frame.URLFragment
@@ -339,6 +593,9 @@ func (p *Page) onEvent(ev any) {
 		p.mu.Unlock()
 	case *page.EventNavigatedWithinDocument:
 		p.mu.Lock()
+		if f := p.frame(string(e.FrameID)); f != nil {
+			f.URL = e.URL
+		}
 		if e.FrameID == p.mainFrame {
 			p.url = e.URL
 			p.navSeq++
@@ -347,29 +604,84 @@ func (p *Page) onEvent(ev any) {
 		p.mu.Unlock()
 	case *runtime.EventConsoleAPICalled:
 		p.consoleCalled(e)
+		p.tell()
 	case *fetch.EventRequestPaused:
 		p.requestPaused(e)
+	case *fetch.EventAuthRequired:
+		p.authRequired(e)
 	case *network.EventRequestWillBeSent:
 		p.requestStarted(e)
+		p.tell()
+	case *network.EventRequestWillBeSentExtraInfo:
+		n := 0.0
+		for k, v := range e.Headers {
+			n += float64(len(k) + len(fmt.Sprint(v)) + 4)
+		}
+		p.mu.Lock()
+		if len(p.sentHdr) >= maxNet {
+			clear(p.sentHdr)
+		}
+		p.sentHdr[e.RequestID] = n
+		p.mu.Unlock()
 	case *network.EventResponseReceived:
 		p.mu.Lock()
-		if r := p.requests[e.RequestID]; r != nil && e.Response != nil {
+		r := p.requests[e.RequestID]
+		if r != nil && e.Response != nil {
 			r.status = e.Response.Status
+			r.resHdr = e.Response.EncodedDataLength
 			res := newResponse(e.Response)
-			p.addNet(NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
-				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID)})
+			r.res = &NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
+				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID), RequestHeaders: r.headers,
+				ResponseDetails: res.ResponseDetails, Timing: timing(r, e.Response.Timing)}
+			p.addNet(*r.res)
 			if r.document {
-				res := newResponse(e.Response)
-				res.RequestID = string(e.RequestID)
+				res.RequestID, res.Method, res.RequestHeaders, res.Timing = string(e.RequestID), r.method, r.headers, r.res.Timing
 				p.responses[r.loader] = res
 			}
 		}
 		p.mu.Unlock()
+		if r != nil {
+			p.tell()
+		}
 	case *network.EventLoadingFinished:
-		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.EncodedDataLength, false)
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.EncodedDataLength, "")
 	case *network.EventLoadingFailed:
-		p.requestEnded(e.RequestID, e.Timestamp.Float64(), 0, true)
+		text := e.ErrorText
+		if text == "" {
+			text = "net::ERR_FAILED"
+		}
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), 0, text)
+	case *target.EventAttachedToTarget:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "iframe" {
+			p.frameTarget(e.TargetInfo)
+			return
+		}
+		if e.TargetInfo == nil || e.TargetInfo.Type != "worker" {
+			return
+		}
+		w := Worker{ID: string(e.SessionID), URL: e.TargetInfo.URL}
+		p.mu.Lock()
+		p.workers = append(p.workers, w)
+		p.mu.Unlock()
+	case *target.EventTargetInfoChanged:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "iframe" {
+			p.frameTarget(e.TargetInfo)
+		}
+	case *target.EventDetachedFromTarget:
+		p.mu.Lock()
+		p.workers = slices.DeleteFunc(p.workers, func(w Worker) bool { return w.ID == string(e.SessionID) })
+		p.mu.Unlock()
 	}
+}
+
+// frameTarget follows a cross-origin frame, which runs in a target of its own whose
+// id is the frame's: its URL is the target's.
+func (p *Page) frameTarget(t *target.Info) {
+	p.mu.Lock()
+	if f := p.frame(string(t.TargetID)); f != nil && t.URL != "" {
+		f.URL = t.URL
+	}
+	p.mu.Unlock()
 }
 
 // consoleCalled keeps a console message for TakeConsole.
@@ -422,7 +734,7 @@ func newResponse(r *network.Response) *Response {
 	for k, v := range r.Headers {
 		h[strings.ToLower(k)] = fmt.Sprint(v)
 	}
-	return &Response{URL: r.URL, Status: r.Status, StatusText: r.StatusText, Headers: h}
+	return &Response{URL: r.URL, Status: r.Status, StatusText: r.StatusText, Headers: h, ResponseDetails: details(r)}
 }
 
 // requestStarted records a request; a redirect ends the request it follows.
@@ -436,41 +748,85 @@ func (p *Page) requestStarted(e *network.EventRequestWillBeSent) {
 			r.status = e.RedirectResponse.Status
 		}
 		p.mu.Unlock()
-		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.RedirectResponse.EncodedDataLength, false)
+		p.mu.Lock()
+		if r := p.requests[e.RequestID]; r != nil {
+			res := newResponse(e.RedirectResponse)
+			r.res = &NetEvent{Kind: "response", URL: res.URL, Method: r.method, ResourceType: r.typ, Status: res.Status,
+				StatusText: res.StatusText, Headers: res.Headers, RequestID: string(e.RequestID), RequestHeaders: r.headers,
+				ResponseDetails: res.ResponseDetails}
+		}
+		p.mu.Unlock()
+		p.requestEnded(e.RequestID, e.Timestamp.Float64(), e.RedirectResponse.EncodedDataLength, "")
 	}
-	sent := len(e.Request.Method) + len(e.Request.URL) + len(" HTTP/1.1\r\n\r\n")
+	// The request as HTTP/1.1 puts it: its line, its headers (those it was sent
+	// with when the browser says, Network.requestWillBeSentExtraInfo) and its body.
+	path := e.Request.URL
+	if u, err := url.Parse(e.Request.URL); err == nil {
+		path = u.RequestURI()
+	}
+	line := len(e.Request.Method) + 1 + len(path) + len(" HTTP/1.1\r\n\r\n")
+	hdr := 0
 	for k, v := range e.Request.Headers {
-		sent += len(k) + len(fmt.Sprint(v)) + 4
+		hdr += len(k) + len(fmt.Sprint(v)) + 4
 	}
+	body := 0
+	var postData []byte
 	for _, d := range e.Request.PostDataEntries {
-		sent += len(d.Bytes) * 3 / 4
-	}
-	r := &request{
-		url: e.Request.URL + e.Request.URLFragment, method: e.Request.Method, typ: string(e.Type),
-		start: e.Timestamp.Float64(), wallBase: float64(e.WallTime) - e.Timestamp.Float64(), sent: float64(sent),
-		document: e.Type == network.ResourceTypeDocument && e.LoaderID == cdp.LoaderID(e.RequestID), loader: e.LoaderID,
+		body += len(d.Bytes)
+		if len(postData)+len(d.Bytes) <= maxPostData {
+			postData = append(postData, d.Bytes...)
+		}
 	}
 	headers := map[string]string{}
 	for k, v := range e.Request.Headers {
 		headers[strings.ToLower(k)] = fmt.Sprint(v)
 	}
+	r := &request{
+		url: e.Request.URL + e.Request.URLFragment, method: e.Request.Method, typ: string(e.Type),
+		start: e.Timestamp.Float64(), wallBase: float64(e.WallTime) - e.Timestamp.Float64(),
+		line: float64(line), hdr: float64(hdr), body: float64(body), headers: headers, postData: postData,
+		document: e.Type == network.ResourceTypeDocument && e.LoaderID == cdp.LoaderID(e.RequestID), loader: e.LoaderID,
+	}
 	p.mu.Lock()
 	p.requests[e.RequestID] = r
-	p.addNet(NetEvent{Kind: "request", URL: r.url, Method: r.method, ResourceType: r.typ, Headers: headers, RequestID: string(e.RequestID)})
+	p.addNet(NetEvent{Kind: "request", URL: r.url, Method: r.method, ResourceType: r.typ, Headers: headers, RequestID: string(e.RequestID), PostData: postData})
 	p.mu.Unlock()
 }
 
-// requestEnded emits a finished (or failed) request's metrics, k6's
-// browser_http_req_duration, browser_http_req_failed, browser_data_sent and
-// browser_data_received, tagged url, name, method, status and resource_type.
-func (p *Page) requestEnded(id network.RequestID, ts, received float64, failed bool) {
+// requestEnded emits a finished (or, with a failure text, failed) request's
+// metrics, k6's browser_http_req_duration, browser_http_req_failed,
+// browser_data_sent and browser_data_received, tagged url, name, method, status and
+// resource_type, and its requestfinished or requestfailed event.
+func (p *Page) requestEnded(id network.RequestID, ts, received float64, failure string) {
+	failed := failure != ""
 	p.mu.Lock()
 	r := p.requests[id]
 	delete(p.requests, id)
+	hdr, exact := p.sentHdr[id]
+	delete(p.sentHdr, id)
+	if !exact && r != nil {
+		hdr = r.hdr
+	}
+	if r != nil {
+		kind := "requestfinished"
+		if failed {
+			kind = "requestfailed"
+		}
+		var tm *Timing
+		if r.res != nil && r.res.Timing != nil {
+			x := *r.res.Timing
+			x.ResponseEnd = (r.wallBase+ts)*1000 - x.StartTime
+			tm = &x
+		}
+		sizes := &Sizes{RequestHeaders: hdr, RequestBody: r.body, ResponseHeaders: r.resHdr, ResponseBody: math.Max(0, received-r.resHdr)}
+		p.addNet(NetEvent{Kind: kind, URL: r.url, Method: r.method, ResourceType: r.typ, Headers: r.headers,
+			RequestID: string(id), Failure: failure, Response: r.res, Timing: tm, PostData: r.postData, Sizes: sizes})
+	}
 	p.mu.Unlock()
 	if r == nil {
 		return
 	}
+	p.tell()
 	at := wall(r.wallBase + ts)
 	tags := map[string]string{
 		"url": r.url, "name": r.url, "method": r.method, "status": strconv.FormatInt(r.status, 10), "resource_type": r.typ,
@@ -479,10 +835,16 @@ func (p *Page) requestEnded(id network.RequestID, ts, received float64, failed b
 	if failed || r.status >= 400 || r.status == 0 {
 		fail = 1
 	}
-	p.emit("browser_http_req_duration", math.Max(0, ts-r.start), tags, at)
-	p.emit("browser_http_req_failed", fail, tags, at)
-	p.emit("browser_data_sent", r.sent, tags, at)
-	p.emit("browser_data_received", received, tags, at)
+	e := p.c.b.opts.Emit
+	if e == nil {
+		return
+	}
+	p.emitNamed(tags, func(tags map[string]string) {
+		e("browser_http_req_duration", math.Max(0, ts-r.start), tags, at)
+		e("browser_http_req_failed", fail, tags, at)
+		e("browser_data_sent", r.line+hdr+r.body, tags, at)
+		e("browser_data_received", received, tags, at)
+	})
 }
 
 // wall converts seconds since the epoch.

@@ -22,20 +22,20 @@ type Routed struct {
 }
 
 // SetRoutes pauses the page's requests whose URL matches one of patterns until
-// ContinueRequest, AbortRequest or FulfillRequest decides them; the others go on at
-// once. No patterns stops pausing.
+// ContinueRequest, AbortRequest or FulfillRequest decides them (Notify says when
+// some wait, TakeRouted returns them); the others go on at once. No patterns stops
+// pausing.
 func (p *Page) SetRoutes(ctx context.Context, patterns []*regexp.Regexp) error {
 	p.mu.Lock()
 	was := len(p.routes) > 0
 	p.routes = patterns
-	if p.routeReady == nil {
-		p.routeReady = make(chan struct{}, 1)
-	}
 	p.mu.Unlock()
 	timeout, _ := p.c.Timeouts()
 	octx, cancel := derive(p.ctx, ctx, timeout)
 	defer cancel()
 	switch {
+	case p.auth:
+		// The Fetch domain is on for the HTTP credentials, for every request.
 	case len(patterns) > 0 && !was:
 		if _, err := chromedp.Call(octx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 			return fmt.Errorf("route: %w", err)
@@ -46,16 +46,6 @@ func (p *Page) SetRoutes(ctx context.Context, patterns []*regexp.Regexp) error {
 		}
 	}
 	return nil
-}
-
-// RouteReady is signaled when routed requests wait (TakeRouted); nil before SetRoutes.
-func (p *Page) RouteReady() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.routes) == 0 {
-		return nil
-	}
-	return p.routeReady
 }
 
 // TakeRouted returns the requests paused for the route handlers since the last call.
@@ -88,15 +78,40 @@ func (p *Page) requestPaused(e *fetch.EventRequestPaused) {
 			h[strings.ToLower(k)] = fmt.Sprint(v)
 		}
 		p.routed = append(p.routed, Routed{ID: string(e.RequestID), URL: url, Method: e.Request.Method, ResourceType: string(e.ResourceType), Headers: h})
-		select {
-		case p.routeReady <- struct{}{}:
-		default:
-		}
 	}
 	p.mu.Unlock()
 	if !matched {
 		go func() { _ = p.ContinueRequest(context.Background(), string(e.RequestID), ContinueOverrides{}) }()
+		return
 	}
+	p.tell()
+}
+
+// authRequired answers an HTTP authentication challenge with the context's
+// credentials (httpCredentials), once per request: a second challenge (wrong
+// credentials) is cancelled and the page gets the server's 401.
+func (p *Page) authRequired(e *fetch.EventAuthRequired) {
+	o := p.c.opts
+	p.mu.Lock()
+	if p.authTried == nil {
+		p.authTried = map[fetch.RequestID]bool{}
+	}
+	resp := fetch.AuthChallengeResponseResponseProvideCredentials
+	if p.authTried[e.RequestID] || o.HTTPUser == "" {
+		resp = fetch.AuthChallengeResponseResponseCancelAuth
+	}
+	p.authTried[e.RequestID] = true
+	if len(p.authTried) > maxNet {
+		clear(p.authTried)
+	}
+	p.mu.Unlock()
+	go func() {
+		_ = p.fetchCall(context.Background(), "auth", func(ctx context.Context) error {
+			_, err := chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: e.RequestID,
+				AuthChallengeResponse: &fetch.AuthChallengeResponse{Response: resp, Username: o.HTTPUser, Password: o.HTTPPassword}})
+			return err
+		})
+	}()
 }
 
 // ContinueOverrides change a routed request as it goes on.

@@ -71,6 +71,20 @@ func (l *loop) RegisterCallback() func(cb func() error) {
 	}
 }
 
+var _ modules.Poster = (*loop)(nil)
+
+// Post queues cb without a reservation: it runs if the loop runs before the
+// iteration ends, and is dropped otherwise.
+func (l *loop) Post(cb func() error) {
+	l.mu.Lock()
+	l.queue = append(l.queue, cb)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
 // run runs the queued callbacks until nothing is queued or reserved; it returns the
 // first callback's error (a rejected promise no handler took is one, k6's
 // "Uncaught (in promise)"), or ctx's when it ends first.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,7 +205,7 @@ var apiProbes = map[string]apiProbe{
 		// page (with an iframe added for the frame locator).
 		init: "export const options = { scenarios: { ui: { executor: 'shared-iterations', options: { browser: { type: 'chromium' } } } } };\n" +
 			"let probeState;\n" +
-			"const P = async () => { if (!probeState) { const ctx = await mod.browser.newContext(); const page = await ctx.newPage(); " +
+			"const P = async () => { if (!probeState) { const ctx = await mod.browser.newContext({ ignoreHTTPSErrors: true }); const page = await ctx.newPage(); " +
 			"const res = await page.goto(URL + '/browser.php'); await page.evaluate(() => document.body.appendChild(document.createElement('iframe'))); " +
 			"probeState = { ctx, page, res }; } return probeState; };",
 		objects: map[string]string{
@@ -221,17 +223,23 @@ var apiProbes = map[string]apiProbe{
 			"Rect":           "P().then((p) => p.page.locator('h1').boundingBox())",
 			"ConsoleMessage": "P().then(async (p) => { let m; p.page.on('console', (x) => { m = m || x; }); " +
 				"await p.page.evaluate(() => console.log('probe')); await p.page.title(); return m; })",
-			"MetricMessage":    "P().then((p) => { let m; p.page.on('metric', (x) => { m = x; }); return m; })",
+			"MetricMessage": "P().then(async (p) => { let m; p.page.on('metric', (x) => { m = m || x; }); " +
+				"await p.page.evaluate(() => fetch('/browser.php').then((r) => r.text())); for (let i = 0; i < 250 && !m; i++) await p.page.waitForTimeout(20); return m; })",
 			"ConnectedBrowser": "mod.chromium.connectOverCDP(__ENV.CDP)",
 			"Route": "P().then(async (p) => { let r; await p.page.route('**/probe-route', (x) => { r = x; x.fulfill({ body: 'ok' }); }); " +
 				"await p.page.evaluate(() => fetch('/probe-route').then((x) => x.text())); await p.page.unrouteAll(); return r; })",
+			"Worker": "P().then(async (p) => { await p.page.evaluate(() => { window.__probeWorker = new Worker(URL.createObjectURL(new Blob(['setInterval(() => {}, 1000);']))); }); " +
+				"for (let i = 0; i < 250 && p.page.workers().length === 0; i++) await p.page.waitForTimeout(20); return p.page.workers()[0]; })",
+			"RequestFailure": "P().then(async (p) => { let f; p.page.on('requestfailed', (r) => { f = f || r.failure(); }); " +
+				"await p.page.route('**/probe-fail', (x) => x.abort()); await p.page.evaluate(() => fetch('/probe-fail').catch(() => null)); " +
+				"for (let i = 0; i < 250 && !f; i++) await p.page.waitForTimeout(20); await p.page.unroute('**/probe-fail'); return f; })",
+			// A page of its own on an HTTPS server (the target serves no TLS).
+			"SecurityDetailsObject": "P().then(async (p) => { const pg = await p.ctx.newPage(); const r = await pg.goto(__ENV.TLS + '/'); " +
+				"const d = await r.securityDetails(); await pg.close(); return d; })",
 		},
 		inputs: []string{"CPUProfile", "NetworkProfile", "SelectOptionsObject", "TimeoutOptions", "StrictnessOptions",
 			"EventSequenceOptions", "File", "KeyboardModifierOptions", "MouseDownUpOptions", "ScreenshotOptions", "PollingOptions",
 			"ElementStateFilter", "NewBrowserContextOptions", "LocatorOptions", "LocatorFilterOptions", "Cookie"},
-		// page.workers and request failures are not implemented; Tidemark's target
-		// serves no TLS, so securityDetails is null.
-		absent: []string{"Worker", "RequestFailure", "SecurityDetailsObject"},
 	},
 	"k6/options": {inputs: []string{
 		"Options", "Stage", "ObjectThreshold", "Certificate", "BaseScenario", "SharedIterationsScenario", "PerVUIterationsScenario",
@@ -252,7 +260,9 @@ var apiProbes = map[string]apiProbe{
 func TestTypesK6Coverage(t *testing.T) {
 	t.Parallel()
 	_, url := targettest.Start(t, k6target.Config{})
-	env := map[string]string{"URL": url, "GRPC": startGRPCTarget(t), "CDP": startCDPBrowser(t)}
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<title>tls</title>")) }))
+	t.Cleanup(tlsSrv.Close)
+	env := map[string]string{"URL": url, "GRPC": startGRPCTarget(t), "CDP": startCDPBrowser(t), "TLS": tlsSrv.URL}
 	var mu sync.Mutex
 	counts := map[string][2]int{}
 	t.Run("modules", func(t *testing.T) {

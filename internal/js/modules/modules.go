@@ -280,6 +280,16 @@ type Loop interface {
 	RegisterCallback() func(cb func() error)
 }
 
+// Poster is an optional capability of a Loop: Post queues cb to run on the VU's
+// goroutine, from any goroutine, without a reservation. It runs while the loop runs
+// for something else (an awaited promise, a timer) or when it next runs in the same
+// iteration; the loop does not wait for it, and the end of the iteration drops it.
+// Event handlers (k6/browser's page.on) are posted: they run when their event
+// happens, as long as the script awaits something.
+type Poster interface {
+	Post(cb func() error)
+}
+
 // FileLoader is a capability of the runtime's VUs, for modules that read the
 // script's files (k6/experimental/fs): the file loading of open(). A path is relative
 // to the main script (a file:// URL or an absolute path as it is); each file is read

@@ -1,13 +1,16 @@
 package browser
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,9 +54,14 @@ type bridge struct {
 	tags    atomic.Pointer[tagState]
 	hooked  bool
 	// dispatch is the shim's function that hands the pages' events (console
-	// messages) to the script's handlers, on the VU's goroutine, before a browser
-	// promise settles.
+	// messages, network events, routed requests) to the script's handlers, on the
+	// VU's goroutine: posted on the VU's event loop when they happen, and run before
+	// a browser promise settles.
 	dispatch sobek.Callable
+	// posted: a dispatch is queued on the event loop (events coalesce into it).
+	posted atomic.Bool
+	// poster is the VU's event loop, for notify.
+	poster atomic.Pointer[posterBox]
 
 	mu       sync.Mutex
 	br       *browser.Browser
@@ -66,6 +74,83 @@ type bridge struct {
 	// remotes are the browsers chromium.connectOverCDP attached to, by id, each with
 	// its current context; they are disconnected at the end of the iteration.
 	remotes map[int64]*remote
+	// asks are the metrics waiting for the page.on('metric') handlers, by id; live
+	// says an iteration runs (else a metric is not held for the handlers).
+	asks    map[int64]*metricAsk
+	nextAsk int64
+	live    bool
+}
+
+// metricAsk is a metric of page waiting for its name from the page.on('metric')
+// handlers.
+type metricAsk struct {
+	ID     int64  `json:"id"`
+	Page   int64  `json:"page"`
+	URL    string `json:"url"`
+	Method string `json:"method"`
+	taken  bool
+	reply  chan string
+}
+
+// metricWait bounds how long a metric waits for the page.on('metric') handlers:
+// a VU that runs no event loop (a synchronous sleep) sends it untagged after it.
+const metricWait = 5 * time.Second
+
+// tagger is the browser.Tagger of page pid: it hands the metric to the script's
+// handlers on the event loop and waits for their name.
+func (b *bridge) tagger(pid int64) browser.Tagger {
+	return func(url, method string) string {
+		b.mu.Lock()
+		if !b.live {
+			b.mu.Unlock()
+			return ""
+		}
+		b.nextAsk++
+		a := &metricAsk{ID: b.nextAsk, Page: pid, URL: url, Method: method, reply: make(chan string, 1)}
+		b.asks[a.ID] = a
+		b.mu.Unlock()
+		b.notify()
+		t := time.NewTimer(metricWait)
+		defer t.Stop()
+		select {
+		case n := <-a.reply:
+			return n
+		case <-t.C:
+			b.mu.Lock()
+			delete(b.asks, a.ID)
+			b.mu.Unlock()
+			return ""
+		}
+	}
+}
+
+// answer settles the metric ask id with name; b.mu is held.
+func (b *bridge) answer(id int64, name string) {
+	if a := b.asks[id]; a != nil {
+		delete(b.asks, id)
+		a.reply <- name
+	}
+}
+
+// posterBox holds the VU's event loop's Post.
+type posterBox struct{ modules.Poster }
+
+// notify posts a dispatch of the pages' new events on the VU's event loop: the
+// handlers run as soon as the loop runs, while the script awaits anything. It is
+// called from the browser's event goroutines.
+func (b *bridge) notify() {
+	pb := b.poster.Load()
+	if pb == nil || !b.posted.CompareAndSwap(false, true) {
+		return
+	}
+	pb.Post(func() error {
+		b.posted.Store(false)
+		if b.dispatch == nil {
+			return nil
+		}
+		_, err := b.dispatch(sobek.Undefined())
+		return err
+	})
 }
 
 // remote is a browser chromium.connectOverCDP attached to.
@@ -78,7 +163,7 @@ var _ modules.Closer = (*bridge)(nil)
 
 func newBridge(vu modules.VU, opts Options, m map[string]*metrics.Metric) *bridge {
 	return &bridge{vu: vu, opts: opts, metrics: m, contexts: map[int64]*browser.Context{}, pages: map[int64]*browser.Page{},
-		remotes: map[int64]*remote{}}
+		remotes: map[int64]*remote{}, asks: map[int64]*metricAsk{}}
 }
 
 // Close kills the VU's browser.
@@ -89,6 +174,10 @@ func (b *bridge) Close() {
 	files := b.files
 	remotes := b.remotes
 	b.remotes = map[int64]*remote{}
+	b.live = false
+	for id := range b.asks {
+		b.answer(id, "")
+	}
 	b.mu.Unlock()
 	for _, r := range remotes {
 		_ = r.br.Close()
@@ -172,6 +261,12 @@ func (b *bridge) state() (*modules.State, error) {
 		return nil, ErrNoBrowserOption
 	}
 	b.tags.Store(&tagState{env: st.Env, tags: st.Tags(), meta: st.Metadata()})
+	if p, ok := st.Loop.(modules.Poster); ok && b.poster.Load() == nil {
+		b.poster.Store(&posterBox{p})
+	}
+	b.mu.Lock()
+	b.live = true
+	b.mu.Unlock()
 	if !b.hooked {
 		b.hooked = true
 		st.OnIterationEnd(func(bool) { b.endIteration() })
@@ -185,7 +280,14 @@ func (b *bridge) endIteration() {
 	b.mu.Lock()
 	ctxs, remotes := b.contexts, b.remotes
 	b.contexts, b.pages, b.cur, b.remotes = map[int64]*browser.Context{}, map[int64]*browser.Page{}, 0, map[int64]*remote{}
+	// The metrics still waiting for the handlers go untagged.
+	b.live = false
+	for id := range b.asks {
+		b.answer(id, "")
+	}
 	b.mu.Unlock()
+	// A dispatch posted late in the iteration was dropped with it.
+	b.posted.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, c := range ctxs {
@@ -210,7 +312,7 @@ func (b *bridge) browser(ctx context.Context) (*browser.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	br, err := browser.Launch(ctx, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch})
+	br, err := browser.Launch(ctx, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch, Notify: b.notify})
 	if err != nil {
 		return nil, err
 	}
@@ -253,57 +355,6 @@ func (b *bridge) promise(work func(ctx context.Context) (any, error), conv func(
 		})
 	}()
 	return rt.ToValue(p)
-}
-
-// pumped is promise for an operation on a page with routes: while the work runs,
-// each request paused for the route handlers (ready) wakes the VU's event loop to
-// run them (dispatch), since the work may wait on the very request they decide.
-func (b *bridge) pumped(ready <-chan struct{}, work func(ctx context.Context) (any, error), conv func(any) sobek.Value) sobek.Value {
-	if ready == nil {
-		return b.promise(work, conv)
-	}
-	st, err := b.state()
-	if err != nil {
-		return b.promise(work, conv)
-	}
-	loop := st.Loop
-	pump := loop.RegisterCallback()
-	ctx := st.Context()
-	return b.promise(func(wctx context.Context) (any, error) {
-		type result struct {
-			v   any
-			err error
-		}
-		res := make(chan result, 1)
-		go func() {
-			v, err := work(wctx)
-			res <- result{v, err}
-		}()
-		for {
-			select {
-			case r := <-res:
-				pump(func() error { return nil })
-				return r.v, r.err
-			case <-ready:
-				next := make(chan func(func() error), 1)
-				pump(func() error {
-					next <- loop.RegisterCallback()
-					if b.dispatch != nil {
-						if _, err := b.dispatch(sobek.Undefined()); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				select {
-				case pump = <-next:
-				case <-ctx.Done():
-					r := <-res
-					return r.v, r.err
-				}
-			}
-		}
-	}, conv)
 }
 
 // errValue is err as a JavaScript error: an exception of the page keeps its class
@@ -368,6 +419,10 @@ func contextOptions(raw string) (browser.ContextOptions, error) {
 			Width  int `json:"width"`
 			Height int `json:"height"`
 		} `json:"viewport"`
+		HTTPCredentials *struct {
+			Username string `json:"username"`
+			Password string `json:"password"`
+		} `json:"httpCredentials"`
 	}
 	if raw != "" && raw != "undefined" && raw != "null" {
 		if err := json.Unmarshal([]byte(raw), &o); err != nil {
@@ -377,6 +432,12 @@ func contextOptions(raw string) (browser.ContextOptions, error) {
 	co := browser.ContextOptions{UserAgent: o.UserAgent, ExtraHTTPHeaders: o.ExtraHTTPHeaders, IgnoreHTTPSErrors: o.IgnoreHTTPSErrors}
 	if o.Viewport != nil {
 		co.ViewportWidth, co.ViewportHeight = o.Viewport.Width, o.Viewport.Height
+	}
+	if c := o.HTTPCredentials; c != nil {
+		if c.Username == "" {
+			return browser.ContextOptions{}, errors.New("newContext options: httpCredentials: expected a username")
+		}
+		co.HTTPUser, co.HTTPPassword = c.Username, c.Password
 	}
 	return co, nil
 }
@@ -439,7 +500,7 @@ func (b *bridge) connect(ctx context.Context, url string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	br, err := browser.Connect(ctx, url, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch})
+	br, err := browser.Connect(ctx, url, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch, Notify: b.notify})
 	if err != nil {
 		return 0, err
 	}
@@ -715,11 +776,7 @@ func (b *bridge) object() *sobek.Object {
 		set(name, func(c sobek.FunctionCall) sobek.Value {
 			p, perr := b.page(id(c, 0))
 			work := prep(c)
-			var ready <-chan struct{}
-			if perr == nil {
-				ready = p.RouteReady()
-			}
-			return b.pumped(ready, func(ctx context.Context) (any, error) {
+			return b.promise(func(ctx context.Context) (any, error) {
 				if perr != nil {
 					return nil, perr
 				}
@@ -951,28 +1008,37 @@ func (b *bridge) object() *sobek.Object {
 		}
 		return rt.ToValue(string(out))
 	})
-	set("pageURLGroups", func(c sobek.FunctionCall) sobek.Value {
-		p, err := b.page(id(c, 0))
+	set("pageTagMetrics", func(c sobek.FunctionCall) sobek.Value {
+		pid := id(c, 0)
+		p, err := b.page(pid)
 		if err != nil {
 			b.throw(err)
 		}
-		var in []struct {
-			Name   string `json:"name"`
-			URL    string `json:"url"`
-			Method string `json:"method"`
-		}
-		if err := json.Unmarshal([]byte(str(arg(c, 1))), &in); err != nil {
-			b.throw(fmt.Errorf("metric.tag: %w", err))
-		}
-		groups := make([]browser.URLGroup, 0, len(in))
-		for _, g := range in {
-			re, err := regexp.Compile(g.URL)
-			if err != nil {
-				b.throw(fmt.Errorf("metric.tag: url %s: %w", g.URL, err))
+		p.SetTagger(b.tagger(pid))
+		return sobek.Undefined()
+	})
+	// metricAsks are the metrics waiting for the handlers (each once), as JSON.
+	set("metricAsks", func(sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		out := []*metricAsk{}
+		for _, a := range b.asks {
+			if !a.taken {
+				a.taken = true
+				out = append(out, a)
 			}
-			groups = append(groups, browser.URLGroup{Name: g.Name, URL: re, Method: g.Method})
 		}
-		p.SetURLGroups(groups)
+		slices.SortFunc(out, func(x, y *metricAsk) int { return cmp.Compare(x.ID, y.ID) })
+		raw, err := json.Marshal(out)
+		b.mu.Unlock()
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(raw))
+	})
+	set("metricAnswer", func(c sobek.FunctionCall) sobek.Value {
+		b.mu.Lock()
+		b.answer(id(c, 0), str(arg(c, 1)))
+		b.mu.Unlock()
 		return sobek.Undefined()
 	})
 	set("writeFiles", func(c sobek.FunctionCall) sobek.Value {
@@ -1002,6 +1068,47 @@ func (b *bridge) object() *sobek.Object {
 			b.throw(err)
 		}
 		return rt.ToValue(string(out))
+	})
+	set("pageListen", func(c sobek.FunctionCall) sobek.Value {
+		if p, err := b.page(id(c, 0)); err == nil {
+			p.Listen()
+		}
+		return sobek.Undefined()
+	})
+	// pageFrames and pageWorkers are JSON arrays of the page's frames and workers.
+	set("pageFrames", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue("[]")
+		}
+		out, err := json.Marshal(p.Frames())
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(out))
+	})
+	set("pageWorkers", func(c sobek.FunctionCall) sobek.Value {
+		p, err := b.page(id(c, 0))
+		if err != nil {
+			return rt.ToValue("[]")
+		}
+		w := p.Workers()
+		if w == nil {
+			w = []browser.Worker{}
+		}
+		out, err := json.Marshal(w)
+		if err != nil {
+			b.throw(err)
+		}
+		return rt.ToValue(string(out))
+	})
+	// b64 decodes base64 (a request body) into an ArrayBuffer.
+	set("b64", func(c sobek.FunctionCall) sobek.Value {
+		raw, err := base64.StdEncoding.DecodeString(str(arg(c, 0)))
+		if err != nil {
+			b.throw(fmt.Errorf("postData: %w", err))
+		}
+		return rt.ToValue(rt.NewArrayBuffer(raw))
 	})
 	set("sleep", func(c sobek.FunctionCall) sobek.Value {
 		d := ms(arg(c, 0))

@@ -589,7 +589,16 @@
 		boundingBox() { return ops.boundingBox(this._t()); }
 		check(o) { return ops.check(this._t(), o); }
 		click(o) { return ops.click(this._t(), o); }
-		async contentFrame() { return (await call(this._page, 'function (el) { return !!el.contentDocument; }', [this], { raw: true })) ? new Frame(this._page, this) : null; }
+		async contentFrame() {
+			if (!(await call(this._page, 'function (el) { return !!el.contentDocument; }', [this], { raw: true }))) return null;
+			// The frame of the tree (its url, name, parent), acting through this element.
+			const d = await cmd(this._page, 'DOM.describeNode', { objectId: this._id }).catch(() => ({}));
+			const fid = d.node && d.node.frameId;
+			if (!fid || !JSON.parse(native.pageFrames(this._page._id)).some((f) => f.id === fid)) return new Frame(this._page, this);
+			const f = this._page._frameOf(fid);
+			if (f !== this._page._frame && !f._el) f._el = this;
+			return f;
+		}
 		dblclick(o) { return ops.dblclick(this._t(), o); }
 		dispatchEvent(type, init) { return ops.dispatchEvent(this._t(), type, init); }
 		fill(v, o) { return ops.fill(this._t(), v, o); }
@@ -692,28 +701,42 @@
 	}
 
 	// ---- Request and Response (of a navigation). ----
-	// Request is a request the page sent: info is {url, method, resourceType, headers}
-	// (a navigation's knows its URL only); res is its Response when known.
+	// Request is a request the page sent: info is {url, method, resourceType, headers,
+	// failure, response} (a navigation's knows its URL only); res is its Response when
+	// known.
 	class Request {
-		constructor(page, info, res) { this._page = page; this._i = info; this._res = res || null; }
+		constructor(page, info, res) {
+			this._page = page; this._i = info;
+			this._res = res || (info.response ? new Response(page, Object.assign({ method: info.method, resourceType: info.resourceType }, info.response), this) : null);
+		}
 		async allHeaders() { return Object.assign({}, this._i.headers || {}); }
-		failure() { return null; }
+		failure() { return this._i.failure ? { errorText: this._i.failure } : null; }
 		frame() { return this._page.mainFrame(); }
 		async headerValue(n) { const v = (this._i.headers || {})[String(n).toLowerCase()]; return v === undefined ? null : v; }
 		headers() { return Object.assign({}, this._i.headers || {}); }
 		async headersArray() { return Object.entries(this._i.headers || {}).map(([name, value]) => ({ name, value })); }
 		isNavigationRequest() { return (this._i.resourceType || 'Document') === 'Document'; }
 		method() { return this._i.method || 'GET'; }
-		postData() { return null; }
-		postDataBuffer() { return null; }
+		postData() {
+			const b = this.postDataBuffer();
+			if (b === null) return null;
+			const bytes = new Uint8Array(b);
+			let text = '';
+			for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+			try { return decodeURIComponent(escape(text)); } catch (e) { return text; }
+		}
+		postDataBuffer() { return this._i.postData ? native.b64(this._i.postData) : null; }
 		resourceType() { return String(this._i.resourceType || 'Document').toLowerCase(); }
 		async response() { return this._res; }
-		async size() { return { body: 0, headers: 0 }; }
-		timing() { return { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 }; }
+		async size() { const z = this._i.sizes; return z ? { body: z.requestBody, headers: z.requestHeaders } : { body: 0, headers: 0 }; }
+		timing() {
+			const t = this._i.timing || (this._res && this._res._r.timing);
+			return t ? Object.assign({}, t) : { startTime: 0, domainLookupStart: -1, domainLookupEnd: -1, connectStart: -1, secureConnectionStart: -1, connectEnd: -1, requestStart: -1, responseStart: -1, responseEnd: -1 };
+		}
 		url() { return this._i.url; }
 	}
 	class Response {
-		constructor(page, r) { this._page = page; this._r = r; }
+		constructor(page, r, req) { this._page = page; this._r = r; this._req = req || null; }
 		async allHeaders() { return Object.assign({}, this._r.headers); }
 		async body() { return native.pageBody(this._page._id, this._r.requestId); }
 		frame() { return this._page.mainFrame(); }
@@ -728,10 +751,16 @@
 			return JSON.parse(decodeURIComponent(escape(text)));
 		}
 		ok() { return this._r.status === 0 || (this._r.status >= 200 && this._r.status <= 299); }
-		request() { return new Request(this._page, { url: this._r.url, method: this._r.method, resourceType: this._r.resourceType }, this); }
-		async securityDetails() { return null; }
-		async serverAddr() { return null; }
-		async size() { return { body: 0, headers: 0 }; }
+		request() {
+			if (!this._req) this._req = new Request(this._page, { url: this._r.url, method: this._r.method, resourceType: this._r.resourceType, headers: this._r.requestHeaders }, this);
+			return this._req;
+		}
+		async securityDetails() { return this._r.securityDetails ? Object.assign({}, this._r.securityDetails) : null; }
+		async serverAddr() { return this._r.serverIP ? { ipAddress: this._r.serverIP, port: this._r.serverPort || 0 } : null; }
+		async size() {
+			const z = this._req && this._req._i.sizes;
+			return z ? { body: z.responseBody, headers: z.responseHeaders } : { body: 0, headers: 0 };
+		}
 		status() { return this._r.status; }
 		statusText() { return this._r.statusText; }
 		url() { return this._r.url; }
@@ -739,8 +768,18 @@
 	const response = (page, raw) => (raw ? new Response(page, JSON.parse(raw)) : null);
 
 	// ---- Frame (the main frame, or an iframe's document through its element). ----
+	// A frame of page.frames() other than the main frame knows its protocol id (fid):
+	// its iframe element is looked up on first use.
 	class Frame {
-		constructor(page, element) { this._page = page; this._el = element || null; }
+		constructor(page, element, fid) { this._page = page; this._el = element || null; this._fid = fid || null; }
+		// _info is the frame's entry in the page's frame tree (undefined once detached).
+		_info() { return this._fid ? JSON.parse(native.pageFrames(this._page._id)).find((f) => f.id === this._fid) : undefined; }
+		async _owner() {
+			if (this._el || !this._fid) return;
+			const o = await cmd(this._page, 'DOM.getFrameOwner', { frameId: this._fid });
+			const r = await cmd(this._page, 'DOM.resolveNode', { backendNodeId: o.backendNodeId });
+			this._el = makeHandle(this._page, r.object);
+		}
 		_t(sel) {
 			const steps = parseSelector(sel);
 			return this._el ? { page: this._page, steps: [{ frame: true }].concat(steps), root: this._el, strict: false } : { page: this._page, steps: steps, root: null, strict: false };
@@ -748,13 +787,23 @@
 		$(sel) { return ops.query(this._t(sel)); }
 		$$(sel) { return ops.queryAll(this._t(sel)); }
 		check(sel, o) { return ops.check(this._t(sel), o); }
-		childFrames() { return []; }
-		content() { return this._page.content(); }
+		childFrames() {
+			const all = JSON.parse(native.pageFrames(this._page._id));
+			const me = this._fid || (this._el ? null : all.length > 0 && all[0].id);
+			return me ? all.filter((f) => f.parentId === me).map((f) => this._page._frameOf(f.id)) : [];
+		}
+		content() { return this._el ? call(this._page, 'function (el) { const d = el.contentDocument; return (d.doctype ? new XMLSerializer().serializeToString(d.doctype) : "") + d.documentElement.outerHTML; }', [this._el], { raw: true }) : this._page.content(); }
 		click(sel, o) { return ops.click(this._t(sel), o); }
 		dblclick(sel, o) { return ops.dblclick(this._t(sel), o); }
 		dispatchEvent(sel, type, init, o) { return ops.dispatchEvent(this._t(sel), type, init, o); }
-		evaluate(fn, ...args) { return this._page.evaluate(fn, ...args); }
-		evaluateHandle(fn, ...args) { return this._page.evaluateHandle(fn, ...args); }
+		evaluate(fn, ...args) {
+			if (!this._el) return this._page.evaluate(fn, ...args);
+			return call(this._page, `function (el, f, ...args) { return el.contentWindow.eval('(' + f + ')')(...args); }`, [this._el, fnSource(fn), ...args], { raw: true });
+		}
+		evaluateHandle(fn, ...args) {
+			if (!this._el) return this._page.evaluateHandle(fn, ...args);
+			return call(this._page, `function (el, f, ...args) { return el.contentWindow.eval('(' + f + ')')(...args); }`, [this._el, fnSource(fn), ...args], { raw: true, byHandle: true });
+		}
 		fill(sel, v, o) { return ops.fill(this._t(sel), v, o); }
 		focus(sel, o) { return ops.focus(this._t(sel), o); }
 		async frameElement() { return this._el; }
@@ -765,7 +814,7 @@
 		innerText(sel, o) { return ops.innerText(this._t(sel), o); }
 		inputValue(sel, o) { return ops.inputValue(this._t(sel), o); }
 		isChecked(sel, o) { return ops.isChecked(this._t(sel), o); }
-		isDetached() { return this._page.isClosed(); }
+		isDetached() { return this._page.isClosed() || (this._fid !== null && this._info() === undefined); }
 		isDisabled(sel, o) { return ops.isDisabled(this._t(sel), o); }
 		isEditable(sel, o) { return ops.isEditable(this._t(sel), o); }
 		isEnabled(sel, o) { return ops.isEnabled(this._t(sel), o); }
@@ -773,9 +822,12 @@
 		isVisible(sel) { return ops.isVisible(this._t(sel)); }
 		locator(sel, o) { return this._page.locator(sel, o); }
 		frameLocator(sel) { return this._page.frameLocator(sel); }
-		name() { return ''; }
+		name() { const f = this._info(); return f ? f.name : ''; }
 		page() { return this._page; }
-		parentFrame() { return this._el ? this._page.mainFrame() : null; }
+		parentFrame() {
+			if (this._fid) { const f = this._info(); return f && f.parentId ? this._page._frameOf(f.parentId) : null; }
+			return this._el ? this._page.mainFrame() : null;
+		}
 		press(sel, k, o) { return ops.press(this._t(sel), k, o); }
 		selectOption(sel, v, o) { return ops.selectOption(this._t(sel), v, o); }
 		setChecked(sel, c, o) { return ops.setChecked(this._t(sel), c, o); }
@@ -786,7 +838,11 @@
 		title() { return this._page.title(); }
 		type(sel, t, o) { return ops.type(this._t(sel), t, o); }
 		uncheck(sel, o) { return ops.uncheck(this._t(sel), o); }
-		url() { return this._page.url(); }
+		url() {
+			if (this._fid) { const f = this._info(); return f ? f.url : ''; }
+			if (this._el) return '';
+			return this._page.url();
+		}
 		waitForFunction(fn, o, ...args) { return this._page.waitForFunction(fn, o, ...args); }
 		waitForLoadState(st, o) { return this._page.waitForLoadState(st, o); }
 		waitForNavigation(o) { return this._page.waitForNavigation(o); }
@@ -796,6 +852,21 @@
 	}
 	for (const k of Object.keys(byStep)) {
 		Frame.prototype[k] = function (a, o) { return new Locator(this._page, [byStep[k](a, o)]); };
+	}
+	// A frame of page.frames() finds its iframe element before acting in it.
+	for (const k of ['$', '$$', 'check', 'click', 'content', 'dblclick', 'dispatchEvent', 'evaluate', 'evaluateHandle', 'fill', 'focus', 'frameElement',
+		'getAttribute', 'hover', 'innerHTML', 'innerText', 'inputValue', 'isChecked', 'isDisabled', 'isEditable', 'isEnabled', 'isHidden', 'isVisible',
+		'press', 'selectOption', 'setChecked', 'setInputFiles', 'tap', 'textContent', 'type', 'uncheck', 'waitForSelector']) {
+		const direct = Frame.prototype[k];
+		Frame.prototype[k] = function (...a) {
+			if (this._fid && !this._el) return this._owner().then(() => direct.apply(this, a));
+			return direct.apply(this, a);
+		};
+	}
+	// Worker is a dedicated worker of the page (page.workers()).
+	class Worker {
+		constructor(w) { this._w = w; }
+		url() { return this._w.url; }
 	}
 
 	// ---- Page. ----
@@ -813,16 +884,33 @@
 			this._console = [];
 			this._net = [];
 			this._routes = [];
+			this._frames = new Map();
+			this._workers = new Map();
+		}
+		// _frameOf is the Frame of the protocol frame id, the same object every time.
+		_frameOf(fid) {
+			const all = JSON.parse(native.pageFrames(this._id));
+			if (all.length > 0 && all[0].id === fid) return this._frame;
+			let f = this._frames.get(fid);
+			if (!f) { f = new Frame(this, null, fid); this._frames.set(fid, f); }
+			return f;
+		}
+		_workerOf(w) {
+			let x = this._workers.get(w.id);
+			if (!x) { x = new Worker(w); this._workers.set(w.id, x); }
+			return x;
 		}
 		_timeout() { return this._timeoutMs || native.ctxTimeout(this._context._id); }
 		// _applyContext applies the context's geolocation and offline mode to the page.
 		async _applyContext() {
 			const c = this._context;
 			const o = c._opts;
-			if (o.viewport || o.deviceScaleFactor || o.isMobile) {
+			if (o.viewport || o.deviceScaleFactor || o.isMobile || isObj(o.screen)) {
 				const v = o.viewport || { width: 1280, height: 720 };
 				this._viewport = { width: v.width, height: v.height };
-				await cmd(this, 'Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: o.deviceScaleFactor || 1, mobile: !!o.isMobile });
+				const m = { width: v.width, height: v.height, deviceScaleFactor: o.deviceScaleFactor || 1, mobile: !!o.isMobile };
+				if (isObj(o.screen)) { m.screenWidth = o.screen.width; m.screenHeight = o.screen.height; }
+				await cmd(this, 'Emulation.setDeviceMetricsOverride', m);
 			}
 			if (o.hasTouch) await cmd(this, 'Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
 			if (o.locale) await cmd(this, 'Emulation.setLocaleOverride', { locale: o.locale });
@@ -862,7 +950,10 @@
 		evaluateHandle(fn, ...args) { return call(this, `function (f, ...args) { return (0, eval)('(' + f + ')')(...args); }`, [fnSource(fn), ...args], { raw: true, byHandle: true }); }
 		fill(sel, v, o) { return ops.fill(this._t(sel), v, o); }
 		focus(sel, o) { return ops.focus(this._t(sel), o); }
-		frames() { return [this._frame]; }
+		frames() {
+			const all = JSON.parse(native.pageFrames(this._id));
+			return all.length === 0 ? [this._frame] : all.map((f) => this._frameOf(f.id));
+		}
 		getAttribute(sel, n, o) { return ops.getAttribute(this._t(sel), n, o); }
 		async goBack(o) { return this._history(-1, o); }
 		async goForward(o) { return this._history(1, o); }
@@ -895,23 +986,23 @@
 		on(event, handler) {
 			if (typeof handler !== 'function') throw new TypeError('on: expected a handler function');
 			if (event === 'metric') {
-				// The handler's metric.tag calls are its URL groups: it runs once, now,
-				// and they apply to every metric of the page from then on.
-				const rec = new MetricMessage();
-				handler(rec);
-				this._groups = (this._groups || []).concat(rec._groups);
-				native.pageURLGroups(this._id, JSON.stringify(this._groups));
-				return;
-			}
-			if (event === 'request' || event === 'response') {
-				if (this._netMark === undefined) this._netMark = native.pageNetMark(this._id);
-				this._net.push({ kind: event, handler: handler });
+				// Each request's metrics wait for the handlers, which may rename them.
+				if (!this._metric) { this._metric = []; native.pageTagMetrics(this._id); }
+				this._metric.push(handler);
 				listening.add(this);
 				return;
 			}
-			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console', 'metric', 'request' and 'response')`);
+			if (NET_EVENTS.includes(event)) {
+				if (this._netMark === undefined) this._netMark = native.pageNetMark(this._id);
+				this._net.push({ kind: event, handler: handler });
+				listening.add(this);
+				native.pageListen(this._id);
+				return;
+			}
+			if (event !== 'console') throw new Error(`page.on('${event}'): not supported by Tidemark's k6/browser (only 'console', 'metric', ${NET_EVENTS.map((e) => `'${e}'`).join(', ')})`);
 			this._console.push(handler);
 			listening.add(this);
+			native.pageListen(this._id);
 		}
 		async opener() { return null; }
 		press(sel, k, o) { return ops.press(this._t(sel), k, o); }
@@ -938,6 +1029,12 @@
 			await call(this, 'function (html) { document.open(); document.write(html); document.close(); }', [String(html)], { raw: true });
 			if (native.pageMark(this._id) > mark) await native.pageWaitLoad(this._id, x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs);
 			else await native.pageWaitLoad(this._id, x.waitUntil || 'load', timeoutOf(x) || this._navTimeoutMs);
+			// The written document's own load (its frames and images): the document
+			// the page loaded before reached its load already.
+			if ((x.waitUntil || 'load') !== 'domcontentloaded') {
+				await call(this, 'function () { return document.readyState === "complete" ? null : new Promise((r) => addEventListener("load", () => r(null), { once: true })); }',
+					[], { raw: true, timeout: timeoutOf(x) || this._navTimeoutMs || this._timeout() });
+			}
 		}
 		setDefaultNavigationTimeout(ms) { this._navTimeoutMs = ms; }
 		setDefaultTimeout(ms) { this._timeoutMs = ms; this._navTimeoutMs = this._navTimeoutMs || ms; }
@@ -965,12 +1062,14 @@
 		url() { return native.pageURL(this._id); }
 		viewportSize() { return this._viewport || { width: 1280, height: 720 }; }
 		async waitForEvent(event, o) {
-			if (event !== 'console') throw new Error(`page.waitForEvent('${event}'): the only event is 'console'`);
 			const pred = typeof o === 'function' ? o : isObj(o) && typeof o.predicate === 'function' ? o.predicate : () => true;
+			if (event === 'request' || event === 'response') return this._waitNet(event, pred, isObj(o) ? o : undefined);
+			if (event !== 'console') throw new Error(`page.waitForEvent('${event}'): expected 'console', 'request' or 'response'`);
 			let found = null;
 			const h = (m) => { if (!found && pred(m)) found = m; };
 			this._console.push(h);
 			listening.add(this);
+			native.pageListen(this._id);
 			try {
 				return await poll(() => found, timeoutOf(o) || this._timeout(), 'event "console"');
 			} finally {
@@ -1024,12 +1123,15 @@
 			}
 			await this.waitForLoadState((isObj(o) && o.waitUntil) || 'load', o);
 		}
-		workers() { return []; }
+		workers() { return JSON.parse(native.pageWorkers(this._id)).map((w) => this._workerOf(w)); }
 	}
+	// NET_EVENTS are page.on's events of the page's network.
+	const NET_EVENTS = ['request', 'response', 'requestfinished', 'requestfailed'];
 	for (const k of Object.keys(byStep)) {
 		Page.prototype[k] = function (a, o) { return new Locator(this, [byStep[k](a, o)]); };
 	}
-	// ---- Events: console messages reach the handlers before a browser promise settles. ----
+	// ---- Events: the handlers run on the VU's event loop when their events happen
+	// (posted by the bridge), and at the latest before a browser promise settles. ----
 	class ConsoleMessage {
 		constructor(page, m) { this._page = page; this._m = m; }
 		args() { return (this._m.args || []).map((v) => new ValueHandle(this._page, v)); }
@@ -1052,14 +1154,15 @@
 		}
 		request() { return new Request(this._page, this._req); }
 	}
-	// MetricMessage records the URL groups a page.on('metric') handler tags.
+	// MetricMessage is a request's metrics for a page.on('metric') handler: tag names
+	// them when one of its matches matches their URL (and method).
 	class MetricMessage {
-		constructor() { this._groups = []; }
+		constructor(url, method) { this._url = url; this._method = method; this._name = ''; }
 		tag(m) {
 			if (!isObj(m) || !m.name || !Array.isArray(m.matches)) throw new TypeError('metric.tag: expected {name, matches: [{url, method}]}');
 			for (const x of m.matches) {
-				const url = x.url instanceof RegExp ? x.url.source : '^' + String(x.url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
-				this._groups.push({ name: String(m.name), url: url, method: x.method ? String(x.method).toUpperCase() : '' });
+				const ok = x.url instanceof RegExp ? x.url.test(this._url) : this._url === String(x.url);
+				if (ok && (!x.method || String(x.method).toUpperCase() === this._method)) { this._name = String(m.name); return; }
 			}
 		}
 	}
@@ -1086,6 +1189,17 @@
 		}
 	};
 	native.setDispatch(() => {
+		for (const a of JSON.parse(native.metricAsks())) {
+			let name = '';
+			for (const page of listening) {
+				if (page._id !== a.page || !page._metric) continue;
+				for (const h of page._metric) {
+					const m = new MetricMessage(a.url, a.method);
+					try { h(m); } finally { if (m._name) name = m._name; }
+				}
+			}
+			native.metricAnswer(a.id, name);
+		}
 		for (const page of listening) {
 			if (page.isClosed()) { listening.delete(page); continue; }
 			const msgs = JSON.parse(native.pageConsole(page._id));
@@ -1106,8 +1220,11 @@
 				const got = JSON.parse(native.pageNetTake(page._id, page._netMark));
 				page._netMark = got.next;
 				for (const e of got.events) {
+					let obj = null;
 					for (const l of page._net) {
-						if (l.kind === e.kind) l.handler(e.kind === 'response' ? new Response(page, e) : new Request(page, e));
+						if (l.kind !== e.kind) continue;
+						if (obj === null) obj = e.kind === 'response' ? new Response(page, e) : new Request(page, e);
+						l.handler(obj);
 					}
 				}
 			}
