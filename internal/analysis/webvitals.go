@@ -141,7 +141,7 @@ func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 	if len(wv.Run) == 0 {
 		return nil
 	}
-	browser := WebVitalsScenarios(tl)
+	browser := BrowserScenarios(tl)
 	others := false
 	for _, st := range load.Stages {
 		others = others || !browser[st.Scenario]
@@ -159,20 +159,6 @@ func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 		}
 	}
 	return wv
-}
-
-// WebVitalsScenarios are the scenarios whose Web Vital series carry, when the catalog's
-// queries keep the scenario label.
-func WebVitalsScenarios(tl *timeline.Timeline) map[string]bool {
-	out := map[string]bool{}
-	for _, name := range []string{QWebVitalsP95, QWebVitalCLSP95} {
-		for _, s := range tl.Set(name) {
-			if sc := s.Label("scenario"); sc != "" {
-				out[sc] = true
-			}
-		}
-	}
-	return out
 }
 
 // notReady is the most replicas wanted and not Ready in the window, summed over the
