@@ -3,26 +3,21 @@
 package dashboards
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
-	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/promtest"
@@ -356,43 +351,21 @@ func runData() []genSeries {
 // writeRun remote-writes the run's series, timestamps from start on, into Prometheus.
 func writeRun(t *testing.T, writeURL string, start time.Time, length time.Duration) {
 	t.Helper()
-	var req prompb.WriteRequest
+	var b promtest.Batch
 	for _, s := range runData() {
-		ts := prompb.TimeSeries{}
-		names := make([]string, 0, len(s.labels))
-		for n := range s.labels {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			ts.Labels = append(ts.Labels, prompb.Label{Name: n, Value: s.labels[n]})
-		}
 		for off := time.Duration(0); off <= length; off += s.every {
-			ms := start.Add(off).UnixMilli()
 			if s.hist != nil {
 				if h := s.hist(off); h != nil {
-					ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, h))
+					b.AddHistogram(s.labels, start.Add(off), h)
 				}
 				continue
 			}
 			if v := s.value(off); !math.IsNaN(v) {
-				ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+				b.Add(s.labels, start.Add(off), v)
 			}
 		}
-		req.Timeseries = append(req.Timeseries, ts)
 	}
-	raw, err := req.Marshal()
-	require.NoError(t, err)
-	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
-	require.NoError(t, err)
-	hreq.Header.Set("Content-Encoding", "snappy")
-	hreq.Header.Set("Content-Type", "application/x-protobuf")
-	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	resp, err := http.DefaultClient.Do(hreq)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+	b.Write(t, writeURL)
 }
 
 // TestEveryPanelQueryReturnsData loads a run plus cluster series into a real Prometheus

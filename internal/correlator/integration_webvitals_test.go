@@ -3,17 +3,11 @@
 package correlator
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"sort"
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/common/promslog"
-	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/analysis"
@@ -56,32 +50,15 @@ func wvLCP(off time.Duration) float64 {
 func wvWrite(t *testing.T, writeURL string, start time.Time) {
 	t.Helper()
 	type key struct{ name, rating string }
-	series := map[string]*prompb.TimeSeries{}
+	var b promtest.Batch
 	add := func(labels map[string]string, at time.Duration, v float64, h *hist.Histogram) {
-		names := make([]string, 0, len(labels))
-		for n := range labels {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var id string
-		var ls []prompb.Label
-		for _, n := range names {
-			id += n + "=" + labels[n] + ","
-			ls = append(ls, prompb.Label{Name: n, Value: labels[n]})
-		}
-		ts, ok := series[id]
-		if !ok {
-			ts = &prompb.TimeSeries{Labels: ls}
-			series[id] = ts
-		}
-		ms := start.Add(at).UnixMilli()
 		if h != nil {
 			ph, err := h.ToPrometheus(3)
 			require.NoError(t, err)
-			ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, ph))
+			b.AddHistogram(labels, start.Add(at), ph)
 			return
 		}
-		ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+		b.Add(labels, start.Add(at), v)
 	}
 	k6 := func(name string, kv ...string) map[string]string {
 		l := map[string]string{"__name__": name, "testid": wvTestID}
@@ -139,22 +116,7 @@ func wvWrite(t *testing.T, writeURL string, start time.Time) {
 		ksm("kube_deployment_status_replicas_ready", ready, off)
 		ksm("kube_deployment_status_replicas_available", ready, off)
 	}
-	var req prompb.WriteRequest
-	for _, ts := range series {
-		req.Timeseries = append(req.Timeseries, *ts)
-	}
-	raw, err := req.Marshal()
-	require.NoError(t, err)
-	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
-	require.NoError(t, err)
-	hreq.Header.Set("Content-Encoding", "snappy")
-	hreq.Header.Set("Content-Type", "application/x-protobuf")
-	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	resp, err := http.DefaultClient.Do(hreq)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+	b.Write(t, writeURL)
 }
 
 func mustVital(t *testing.T, metric string) webvital.Vital {

@@ -268,30 +268,29 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 	return out
 }
 
-// browser reports whether the test's scenario name is a browser scenario
-// (options.browser.type).
-func (r *report) browser(name string) bool {
-	if r.in.Test == nil {
-		return false
-	}
-	for _, sc := range r.in.Test.Scenarios {
-		if sc.Name == name {
-			return sc.Browser != ""
-		}
-	}
-	return false
-}
-
 // externallyControlled reports whether the test's scenario name has the
 // externally-controlled executor.
 func (r *report) externallyControlled(name string) bool {
+	sc := r.scenario(name)
+	return sc != nil && sc.Executor == scenario.ExternallyControlled
+}
+
+// browser reports whether the test's scenario name is a browser scenario
+// (options.browser.type).
+func (r *report) browser(name string) bool {
+	sc := r.scenario(name)
+	return sc != nil && sc.Browser != ""
+}
+
+// scenario returns the test's scenario of that name, or nil.
+func (r *report) scenario(name string) *scenario.Scenario {
 	if r.in.Test == nil {
-		return false
+		return nil
 	}
 	for _, sc := range r.in.Test.Scenarios {
 		if sc.Name == name {
-			return sc.Executor == scenario.ExternallyControlled
+			return sc
 		}
 	}
-	return false
+	return nil
 }
