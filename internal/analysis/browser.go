@@ -14,7 +14,7 @@ import (
 // Their VUs drive Chromium and measure pages; they are not load.
 func BrowserScenarios(tl *timeline.Timeline) map[string]bool {
 	out := map[string]bool{}
-	for _, name := range []string{QBrowserScenarios, QWebVitalsP95, QWebVitalCLSP95} {
+	for _, name := range []string{QBrowserScenarios, QWebVitalsGauge, QWebVitalCLSGauge} {
 		for _, s := range tl.Set(name) {
 			if sc := s.Label("scenario"); sc != "" {
 				out[sc] = true

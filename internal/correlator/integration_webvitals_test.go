@@ -192,5 +192,5 @@ func TestIntegrationWebVitalsPerStage(t *testing.T) {
 		require.InDelta(t, tc.notReady, sv.NotReady.Value, 0, "stage at +%s", tc.off)
 		require.NotNil(t, analysis.Vital(sv.Vitals, "browser_web_vital_ttfb", "p(75)"))
 	}
-	require.NotEmpty(t, res.Series[analysis.QWebVitalsP95], "the gauges are charted")
+	require.NotEmpty(t, res.Series[analysis.QWebVitalsGauge], "the gauges are charted")
 }
