@@ -66,3 +66,17 @@ func loadVUs(tl *timeline.Timeline, res time.Duration) timeline.Series {
 	}
 	return out
 }
+
+// loadSeries returns set without the series of browser scenarios when other series remain
+// (a hybrid run k6 made, whose stages are inferred from what it achieved): a browser
+// VU's iterations are page loads, not load. A set of browser series alone is kept whole.
+func loadSeries(set timeline.Set, browser map[string]bool) timeline.Set {
+	if len(browser) == 0 {
+		return set
+	}
+	out := slices.DeleteFunc(slices.Clone(set), func(s timeline.Series) bool { return browser[s.Label("scenario")] })
+	if len(out) == 0 {
+		return set
+	}
+	return out
+}

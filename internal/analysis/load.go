@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -152,10 +153,18 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			out.VerdictRule += "; the stages were inferred from what the run achieved, so their targets are the levels achieved and achieved-vs-target is not judged"
 		}
 		notes = append(notes, stNotes...)
-		itD, _ := counterDeltas(iters, span.From, res)
+		// A browser scenario's iterations (page loads) are not the load's.
+		isBrowser := BrowserScenarios(tl)
+		itD, _ := counterDeltas(loadSeries(iters, isBrowser), span.From, res)
+		var notBrowser func(map[string]string) bool
+		if len(loadSeries(tl.Set(QIterationsRaw), isBrowser)) < len(tl.Set(QIterationsRaw)) || len(loadSeries(iters, isBrowser)) < len(iters) {
+			notBrowser = func(l map[string]string) bool { return !isBrowser[l["scenario"]] }
+			notes = append(notes, note(NoteInfo, "load", "", "browser scenario(s) %s left out of the inferred stages' iterations: their VUs drive Chromium and measure pages (Web Vitals), they are not load",
+				strings.Join(slices.Sorted(maps.Keys(isBrowser)), ", ")))
+		}
 		c := stageCounters{
 			vus:        vus,
-			iterations: stageCounter(tl, QIterationsRaw, nil, nil, itD, res),
+			iterations: stageCounter(tl, QIterationsRaw, nil, notBrowser, itD, res),
 			requests:   stageCounter(tl, QHTTPReqsRaw, nil, nil, reqD, res),
 			failures:   stageCounter(tl, QHTTPReqsRaw, nil, failedRequest, failD, res),
 			dropped:    stageCounter(tl, QDroppedRaw, nil, nil, dropD, res),
