@@ -50,7 +50,7 @@ func TestBrowserScenarioIsNotLoad(t *testing.T) {
 		require.NotNil(t, o.Target)
 		require.Equal(t, "iterations_per_second", o.Target.Unit, "the browser scenario's VUs are not added to the load's target")
 	}
-	require.True(t, strings.Contains(notesText(got.Notes), "browser scenario(s) page left out of the load's stages"), notesText(got.Notes))
+	require.Contains(t, notesText(got.Notes), "browser scenario(s) page left out of the load's stages")
 
 	// The browser scenario alone: its hold is the run's one stage.
 	alone := build(true)
