@@ -368,20 +368,29 @@ func writeRun(t *testing.T, writeURL string, start time.Time, length time.Durati
 	b.Write(t, writeURL)
 }
 
+// promWithRun starts a real Prometheus, remote-writes a run of length into it with write,
+// the run ending a minute ago, and waits until the query ready(start) has data: it
+// returns the server, its API and the run's start.
+func promWithRun(t *testing.T, length time.Duration, write func(*testing.T, string, time.Time, time.Duration), ready func(start time.Time) string) (*promtest.Server, v1.API, time.Time) {
+	t.Helper()
+	prom := promtest.StartPrometheus(t)
+	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
+	write(t, prom.WriteURL(), start, length)
+	promtest.WaitForQuery(t, prom.URL, ready(start), 30*time.Second, promtest.NonEmpty)
+	client, err := api.NewClient(api.Config{Address: prom.URL})
+	require.NoError(t, err)
+	return prom, v1.NewAPI(client), start
+}
+
 // TestEveryPanelQueryReturnsData loads a run plus cluster series into a real Prometheus
 // and runs every panel's and annotation's query the way Grafana would (variables
 // substituted, range queries over the run, instant queries at its end): each must
 // return data. The variables' label_values queries must offer the run and the workload.
 func TestEveryPanelQueryReturnsData(t *testing.T) {
-	prom := promtest.StartPrometheus(t)
 	length := 16 * time.Minute
-	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
-	writeRun(t, prom.WriteURL(), start, length)
-	promtest.WaitForQuery(t, prom.URL, `count(k6_vus{testid="`+itestID+`"} @ `+fmt.Sprint(start.Add(time.Minute).Unix())+`)`, 30*time.Second, promtest.NonEmpty)
-
-	client, err := api.NewClient(api.Config{Address: prom.URL})
-	require.NoError(t, err)
-	papi := v1.NewAPI(client)
+	prom, papi, start := promWithRun(t, length, writeRun, func(start time.Time) string {
+		return `count(k6_vus{testid="` + itestID + `"} @ ` + fmt.Sprint(start.Add(time.Minute).Unix()) + `)`
+	})
 	ctx := context.Background()
 
 	qs := generatedQueries(t)
@@ -389,7 +398,10 @@ func TestEveryPanelQueryReturnsData(t *testing.T) {
 	for _, qu := range qs {
 		expr, _ := interpolate(qu.Expr, testVars(itestID))
 		name := qu.Dashboard + " / " + qu.Panel + " / " + qu.RefID
-		var v model.Value
+		var (
+			v   model.Value
+			err error
+		)
 		if qu.Instant {
 			v, _, _, err = papi.Query(ctx, expr, start.Add(15*time.Minute))
 		} else {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
@@ -85,15 +83,10 @@ func writeK6WebVitals(t *testing.T, writeURL string, start time.Time, length tim
 // vitals, a score for CLS): the trend-gauge panels the p99 gauges of a run written with
 // k6's defaults, the p75 panels the native histograms of a run written with them.
 func TestWebVitalsRowReadsK6Series(t *testing.T) {
-	prom := promtest.StartPrometheus(t)
 	length := 2 * time.Minute
-	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
-	writeK6WebVitals(t, prom.WriteURL(), start, length)
-	promtest.WaitForQuery(t, prom.URL, `count(k6_browser_web_vital_lcp_seconds{testid="`+k6wvNative+`"})`, 30*time.Second, promtest.NonEmpty)
-
-	client, err := api.NewClient(api.Config{Address: prom.URL})
-	require.NoError(t, err)
-	papi := v1.NewAPI(client)
+	_, papi, start := promWithRun(t, length, writeK6WebVitals, func(time.Time) string {
+		return `count(k6_browser_web_vital_lcp_seconds{testid="` + k6wvNative + `"})`
+	})
 	ctx := context.Background()
 	end := start.Add(length)
 
