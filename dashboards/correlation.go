@@ -124,14 +124,14 @@ func RunCorrelation(exprs Exprs) (dashboard.Dashboard, error) {
 			OverrideByRegexp(".* throttled$", []dashboard.DynamicConfigValue{
 				{Id: "unit", Value: units.PercentUnit}, {Id: "custom.axisPlacement", Value: "right"}, {Id: "custom.fillOpacity", Value: 0},
 			})).
-		WithPanel(b.graph("Web Vitals p95 (trend gauges)", "k6's p95 gauge of each timed vital (cumulative since the run started, worst series), for runs written without native histograms.", units.Seconds, halfWidth,
-			q("web_vitals_p95", "{{vital}} p95 {{scenario}}"))).
+		WithPanel(b.graph("Web Vitals trend gauges", "k6's trend-stat gauges of each timed vital (k6_browser_web_vital_<vital>_p75, _p95 or _p99 in seconds: the stats the run was written with, K6_PROMETHEUS_RW_TREND_STATS, whose k6 default is p(99) alone; cumulative since the run started, worst series), for runs written without native histograms.", units.Seconds, halfWidth,
+			q("web_vitals_gauge", "{{vital}} {{stat}} {{scenario}}"))).
 		WithPanel(b.graph("INP p75", "Interaction to Next Paint p75 from the native histogram: good up to 200 ms, poor above 500 ms.", units.Seconds, quarterWidth,
 			q("web_vital_inp_p75", "INP p75")).
 			Thresholds(inp).
 			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
-		WithPanel(b.graph("CLS", "Cumulative Layout Shift: p75 from the native histogram, p95 from k6's gauge. Good up to 0.1, poor above 0.25.", units.Short, quarterWidth,
-			q("web_vital_cls_p75", "CLS p75"), q("web_vital_cls_p95", "CLS p95 {{scenario}}")).
+		WithPanel(b.graph("CLS", "Cumulative Layout Shift: p75 from the native histogram (k6_browser_web_vital_cls), or k6's trend-stat gauges (p75, p95 or p99). Good up to 0.1, poor above 0.25.", units.Short, quarterWidth,
+			q("web_vital_cls_p75", "CLS p75"), q("web_vital_cls_gauge", "CLS {{stat}} {{scenario}}")).
 			Thresholds(cls).
 			ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine))).
 		WithPanel(b.graph("LCP page loads by rating", "Page loads per second by the rating of their LCP (good, needs_improvement, poor).", units.OpsPerSecond, fullWidth,

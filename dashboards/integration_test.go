@@ -3,26 +3,21 @@
 package dashboards
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
-	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/promtest"
@@ -356,43 +351,35 @@ func runData() []genSeries {
 // writeRun remote-writes the run's series, timestamps from start on, into Prometheus.
 func writeRun(t *testing.T, writeURL string, start time.Time, length time.Duration) {
 	t.Helper()
-	var req prompb.WriteRequest
+	var b promtest.Batch
 	for _, s := range runData() {
-		ts := prompb.TimeSeries{}
-		names := make([]string, 0, len(s.labels))
-		for n := range s.labels {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			ts.Labels = append(ts.Labels, prompb.Label{Name: n, Value: s.labels[n]})
-		}
 		for off := time.Duration(0); off <= length; off += s.every {
-			ms := start.Add(off).UnixMilli()
 			if s.hist != nil {
 				if h := s.hist(off); h != nil {
-					ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, h))
+					b.AddHistogram(s.labels, start.Add(off), h)
 				}
 				continue
 			}
 			if v := s.value(off); !math.IsNaN(v) {
-				ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+				b.Add(s.labels, start.Add(off), v)
 			}
 		}
-		req.Timeseries = append(req.Timeseries, ts)
 	}
-	raw, err := req.Marshal()
+	b.Write(t, writeURL)
+}
+
+// promWithRun starts a real Prometheus, remote-writes a run of length into it with write,
+// the run ending a minute ago, and waits until the query ready(start) has data: it
+// returns the server, its API and the run's start.
+func promWithRun(t *testing.T, length time.Duration, write func(*testing.T, string, time.Time, time.Duration), ready func(start time.Time) string) (*promtest.Server, v1.API, time.Time) {
+	t.Helper()
+	prom := promtest.StartPrometheus(t)
+	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
+	write(t, prom.WriteURL(), start, length)
+	promtest.WaitForQuery(t, prom.URL, ready(start), 30*time.Second, promtest.NonEmpty)
+	client, err := api.NewClient(api.Config{Address: prom.URL})
 	require.NoError(t, err)
-	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
-	require.NoError(t, err)
-	hreq.Header.Set("Content-Encoding", "snappy")
-	hreq.Header.Set("Content-Type", "application/x-protobuf")
-	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	resp, err := http.DefaultClient.Do(hreq)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+	return prom, v1.NewAPI(client), start
 }
 
 // TestEveryPanelQueryReturnsData loads a run plus cluster series into a real Prometheus
@@ -400,15 +387,10 @@ func writeRun(t *testing.T, writeURL string, start time.Time, length time.Durati
 // substituted, range queries over the run, instant queries at its end): each must
 // return data. The variables' label_values queries must offer the run and the workload.
 func TestEveryPanelQueryReturnsData(t *testing.T) {
-	prom := promtest.StartPrometheus(t)
 	length := 16 * time.Minute
-	start := time.Now().Add(-length - time.Minute).Truncate(5 * time.Second)
-	writeRun(t, prom.WriteURL(), start, length)
-	promtest.WaitForQuery(t, prom.URL, `count(k6_vus{testid="`+itestID+`"} @ `+fmt.Sprint(start.Add(time.Minute).Unix())+`)`, 30*time.Second, promtest.NonEmpty)
-
-	client, err := api.NewClient(api.Config{Address: prom.URL})
-	require.NoError(t, err)
-	papi := v1.NewAPI(client)
+	prom, papi, start := promWithRun(t, length, writeRun, func(start time.Time) string {
+		return `count(k6_vus{testid="` + itestID + `"} @ ` + fmt.Sprint(start.Add(time.Minute).Unix()) + `)`
+	})
 	ctx := context.Background()
 
 	qs := generatedQueries(t)
@@ -416,7 +398,10 @@ func TestEveryPanelQueryReturnsData(t *testing.T) {
 	for _, qu := range qs {
 		expr, _ := interpolate(qu.Expr, testVars(itestID))
 		name := qu.Dashboard + " / " + qu.Panel + " / " + qu.RefID
-		var v model.Value
+		var (
+			v   model.Value
+			err error
+		)
 		if qu.Instant {
 			v, _, _, err = papi.Query(ctx, expr, start.Add(15*time.Minute))
 		} else {

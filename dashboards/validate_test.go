@@ -245,7 +245,7 @@ func TestCatalogQueriesComeFromCatalog(t *testing.T) {
 		"http_req_rate", "latency_p95", "latency_p99",
 		"mysql_connections", "mysql_max_connections", "mysql_threads_running", "pg_connections", "pg_max_connections",
 		"pool_busy", "pool_pending", "pool_size", "pool_waits",
-		"rds_connections", "rds_cpu", "rds_credit_balance", "rds_freeable_memory", "vus", "web_vital_cls_p95", "web_vitals_p95",
+		"rds_connections", "rds_cpu", "rds_credit_balance", "rds_freeable_memory", "vus", "web_vital_cls_gauge", "web_vitals_gauge",
 	}
 	used := map[string]bool{}
 	_, err = RunCorrelation(recordingExprs{Exprs: exprs, seen: used})

@@ -24,7 +24,8 @@ import (
 // examples/hybrid/hybrid.js` runs the spike's protocol VUs and the browser VU (real
 // Chromium) against the simulated cluster. The report has the page's LCP over the run
 // and in every stage of the spike, the spike's hold worse than the baseline (the page's
-// image waits for the service under load), and report.md its Web Vitals section.
+// image waits for the service under load), and report.md its Web Vitals section. The
+// browser scenario's hold is neither a stage of the load nor its throttling onset.
 func TestIntegrationDemoHybrid(t *testing.T) {
 	_, base := targettest.Start(t, target.Config{})
 	t.Setenv("PAGE_URL", base+target.PagePath)
@@ -74,6 +75,20 @@ func TestIntegrationDemoHybrid(t *testing.T) {
 	require.Contains(t, string(md), "## Web Vitals")
 	require.Regexp(t, `LCP was worst in stage \d+: `, string(md))
 	require.Contains(t, string(md), "### Per stage of the load")
+	// The browser scenario is not load: the STAGES row of its 1 VU reads 1 VU (not the
+	// run's), and the report leaves it out of the load's stages, the capacity, the
+	// throttling onset and the verdict.
+	require.Regexp(t, `\n +page #1 \(browser\) +0s-45s +1 VUs +1 VUs `, stdout.String())
+	for _, st := range res.Load.Stages {
+		require.NotEqual(t, "page", st.Scenario, "the browser scenario's hold is no stage of the load")
+	}
+	require.NotContains(t, res.Load.Capacity.Text, "page")
+	require.NotContains(t, res.Bottleneck.Text, "page")
+	for _, w := range res.CPU {
+		for _, h := range w.Holds {
+			require.NotEqual(t, "vus", h.Unit, "%s: the spike's holds are iterations/s; a hold in VUs is the browser's", w.Workload)
+		}
+	}
 	require.Contains(t, stdout.String(), "WEB VITALS")
 	require.Regexp(t, `browser_web_vital_lcp\.+: avg=`, stdout.String())
 }

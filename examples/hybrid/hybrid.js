@@ -8,13 +8,16 @@
 //
 // TARGET_URL is the order service (the demo sets it); PAGE_URL is the page of
 // `tidemark target` (default http://127.0.0.1:8099/page), which fetches its image from
-// ?backend= before it answers.
+// ?backend= before it answers. STAGE_SECONDS scales the stages (default 10: a 10 s
+// baseline, a 5 s ramp, a 30 s hold). It is a plain k6 script: `k6 run` runs it unchanged.
 import http from 'k6/http';
 import { browser } from 'k6/browser';
 import { check, sleep } from 'k6';
 
 const TARGET_URL = __ENV.TARGET_URL || 'http://127.0.0.1:8099';
 const PAGE_URL = __ENV.PAGE_URL || 'http://127.0.0.1:8099/page';
+const S = Number(__ENV.STAGE_SECONDS || 10);
+const RAMP = Math.max(1, Math.round(S / 2));
 
 export const options = {
   scenarios: {
@@ -25,16 +28,16 @@ export const options = {
       preAllocatedVUs: 20,
       maxVUs: 200,
       stages: [
-        { duration: '10s', target: 10 }, // baseline
-        { duration: '5s', target: 50 }, // the spike
-        { duration: '30s', target: 50 },
+        { duration: `${S}s`, target: 10 }, // baseline
+        { duration: `${RAMP}s`, target: 50 }, // the spike
+        { duration: `${3 * S}s`, target: 50 },
       ],
     },
     page: {
       executor: 'constant-vus',
       exec: 'page',
       vus: 1,
-      duration: '45s',
+      duration: `${4 * S + RAMP}s`,
       options: { browser: { type: 'chromium' } },
     },
   },

@@ -289,7 +289,7 @@ func decideStage(in RuleInput) Bottleneck {
 	}
 	load := func(t time.Time) BottleneckLoad {
 		res := in.TL.Res(SourceK6)
-		return BottleneckLoad{VUs: at(in.TL, QVUs, t, UnitVUs, res), RequestRate: at(in.TL, QHTTPReqRate, t, UnitPerSec, res), Achieved: st.Achieved}
+		return BottleneckLoad{VUs: atSet(timeline.Set{loadVUs(in.TL, res)}, QVUs, t, UnitVUs, res), RequestRate: at(in.TL, QHTTPReqRate, t, UnitPerSec, res), Achieved: st.Achieved}
 	}
 	if len(sat) > 0 {
 		// The first resource that saturated; the others that also did are evidence. A

@@ -158,8 +158,10 @@ func AnalyzeCPU(tl *timeline.Timeline, load Load, hpas []HPA, cfg Config) ([]Wor
 			}
 			o := Onset{Threshold: level, Ratio: p.V, At: instant(p.T, res, ev(QCPUThrottled, thr, prevTime(ps, i), p.T))}
 			o.RequestRate = at(tl, QHTTPReqRate, p.T, UnitPerSec, tl.Res(SourceK6))
-			o.VUs = at(tl, QVUs, p.T, UnitVUs, tl.Res(SourceK6))
-			o.Target = at(tl, QScenarioTarget, p.T, "", tl.Res(SourceK6))
+			// The load at the onset: browser scenarios' VUs and targets left out.
+			targets, _ := loadTargets(tl)
+			o.VUs = atSet(timeline.Set{loadVUs(tl, tl.Res(SourceK6))}, QVUs, p.T, UnitVUs, tl.Res(SourceK6))
+			o.Target = atSet(targets, QScenarioTarget, p.T, "", tl.Res(SourceK6))
 			w.Onsets = append(w.Onsets, o)
 			text := fmt.Sprintf("throttled > %.0f%%", 100*level)
 			if o.RequestRate != nil {
@@ -308,20 +310,25 @@ func lagNote(windows map[string]time.Duration) (string, bool) {
 	return strings.Join(parts, ", ") + ": each lags the moment by about half its window", true
 }
 
-// at reads the first series of a set at t.
+// at reads the sum of a query's series at t.
 func at(tl *timeline.Timeline, q string, t time.Time, unit string, res time.Duration) *Fact {
-	s := tl.Set(q).Sum(2 * res)
-	if len(tl.Set(q)) == 0 {
+	return atSet(tl.Set(q), q, t, unit, res)
+}
+
+// atSet reads the sum of set's series (of query q) at t; unit "" is the first series'
+// unit label.
+func atSet(set timeline.Set, q string, t time.Time, unit string, res time.Duration) *Fact {
+	if len(set) == 0 || set.First().Empty() && len(set) == 1 {
 		return nil
 	}
-	v, ok := s.At(t, 2*res)
+	v, ok := set.Sum(2*res).At(t, 2*res)
 	if !ok {
 		return nil
 	}
 	if unit == "" {
-		unit = tl.Set(q).First().Label("unit")
+		unit = set.First().Label("unit")
 	}
-	return value(v, unit, t, res, Evidence{Query: q, Series: tl.Set(q).First().String(), Times: []time.Time{t}})
+	return value(v, unit, t, res, Evidence{Query: q, Series: set.First().String(), Times: []time.Time{t}})
 }
 
 // avgSeries averages series point-wise (mean over the series present at each time).

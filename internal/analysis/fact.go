@@ -221,6 +221,7 @@ const (
 	QOOMKilled               = query.QOOMKilled
 	QLoadGeneratorCPU        = query.QLoadGeneratorCPU
 	QLoadGeneratorCPUCores   = query.QLoadGeneratorCPUCores
+	QBrowserScenarios        = query.QBrowserScenarios
 )
 
 // Queries returns the names of the queries the detectors read: a catalog must define

@@ -85,9 +85,10 @@ func inferStages(tl *timeline.Timeline, sc string, dropped float64, res time.Dur
 		return nil, nil
 	}
 	rateUnit, rateName, rateQuery := StageUnitIterations, "iteration rate", "k6_iterations_total"
-	iters := tl.Set(QIterationsRaw) // at k6's own stamps, when the correlator read them
+	browser := BrowserScenarios(tl)
+	iters := loadSeries(tl.Set(QIterationsRaw), browser) // at k6's own stamps, when the correlator read them
 	if len(iters) == 0 {
-		iters = tl.Set(QIterations)
+		iters = loadSeries(tl.Set(QIterations), browser)
 	}
 	rate := rateSamples(iters, tl.Span(), run, res)
 	if len(rate) == 0 {
@@ -965,8 +966,9 @@ func ysOf(ps []xy) []float64 {
 // none.
 func runScenario(tl *timeline.Timeline) (string, []string) {
 	var names []string
+	browser := BrowserScenarios(tl)
 	for _, q := range []string{QHTTPReqs, QIterations} {
-		for _, s := range tl.Set(q) {
+		for _, s := range loadSeries(tl.Set(q), browser) {
 			if sc := s.Label("scenario"); sc != "" && !slices.Contains(names, sc) {
 				names = append(names, sc)
 			}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -119,7 +120,7 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 	if p, ok := timeline.ArgMax(rate.Between(tl.Run)); ok {
 		out.PeakRate = value(p.V, UnitPerSec, p.T, res, ev(QHTTPReqRate, rate, p.T))
 	}
-	vus := tl.Set(QVUs).First()
+	vus := loadVUs(tl, res)
 	if p, ok := timeline.ArgMax(vus.Between(tl.Run)); ok {
 		out.PeakVUs = value(p.V, UnitVUs, p.T, res, ev(QVUs, vus, p.T))
 	}
@@ -128,7 +129,11 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 		out.P95 = value(v.V, UnitSeconds, v.T, res, ev(QLatencyP95, p95, v.T))
 	}
 
-	targets := tl.Set(QScenarioTarget)
+	targets, browser := loadTargets(tl)
+	if len(browser) > 0 {
+		notes = append(notes, note(NoteInfo, "load", "", "browser scenario(s) %s left out of the load's stages: their VUs drive Chromium and measure pages (Web Vitals), they are not load",
+			strings.Join(browser, ", ")))
+	}
 	rt, thNotes := ParseRunThresholds(tl)
 	notes = append(notes, thNotes...)
 	out.VerdictRule = VerdictRule(rt, cfg, res)
@@ -148,9 +153,18 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			out.VerdictRule += "; the stages were inferred from what the run achieved, so their targets are the levels achieved and achieved-vs-target is not judged"
 		}
 		notes = append(notes, stNotes...)
-		itD, _ := counterDeltas(iters, span.From, res)
+		// A browser scenario's iterations (page loads) are not the load's.
+		isBrowser := BrowserScenarios(tl)
+		itD, _ := counterDeltas(loadSeries(iters, isBrowser), span.From, res)
+		var notBrowser func(map[string]string) bool
+		if len(loadSeries(tl.Set(QIterationsRaw), isBrowser)) < len(tl.Set(QIterationsRaw)) || len(loadSeries(iters, isBrowser)) < len(iters) {
+			notBrowser = func(l map[string]string) bool { return !isBrowser[l["scenario"]] }
+			notes = append(notes, note(NoteInfo, "load", "", "browser scenario(s) %s left out of the inferred stages' iterations: their VUs drive Chromium and measure pages (Web Vitals), they are not load",
+				strings.Join(slices.Sorted(maps.Keys(isBrowser)), ", ")))
+		}
 		c := stageCounters{
-			iterations: stageCounter(tl, QIterationsRaw, nil, nil, itD, res),
+			vus:        vus,
+			iterations: stageCounter(tl, QIterationsRaw, nil, notBrowser, itD, res),
 			requests:   stageCounter(tl, QHTTPReqsRaw, nil, nil, reqD, res),
 			failures:   stageCounter(tl, QHTTPReqsRaw, nil, failedRequest, failD, res),
 			dropped:    stageCounter(tl, QDroppedRaw, nil, nil, dropD, res),
@@ -186,7 +200,7 @@ func AnalyzeLoad(tl *timeline.Timeline, cfg Config) (Load, []Event, []Note) {
 			scReqD, scFailD, scDropD = reqD, failD, dropD
 		}
 		runPts, toEnd := stagePoints(ts, tl.Run)
-		c := stageCounters{iterations: gridIncreases(itD), requests: gridIncreases(scReqD), failures: gridIncreases(scFailD), dropped: gridIncreases(scDropD)}
+		c := stageCounters{vus: vus, iterations: gridIncreases(itD), requests: gridIncreases(scReqD), failures: gridIncreases(scFailD), dropped: gridIncreases(scDropD)}
 		stages, ok := instanceStages(tl.Set(QScenarioTargetInstances).Match(map[string]string{"scenario": sc, "unit": unit}), tl.Run, tl.Res(SourceK6))
 		if !ok {
 			stages = settleStages(timeline.Stages(timeline.Series{Labels: ts.Labels, Points: runPts}, sc, unit, tol), runPts, tol)
@@ -412,6 +426,8 @@ func lastIn(s timeline.Series, w timeline.Window) (timeline.Point, bool) {
 
 // stageCounters are the counters a stage's facts count.
 type stageCounters struct {
+	// vus are the load's active VUs (loadVUs).
+	vus                                     timeline.Series
 	iterations, requests, failures, dropped increases
 }
 
@@ -436,9 +452,8 @@ func stageFacts(tl *timeline.Timeline, st timeline.Stage, c stageCounters, res t
 	if sf.Requests > 0 {
 		sf.ErrorRate = value(sf.Failures/sf.Requests, UnitRatio, time.Time{}, res, Evidence{Query: QHTTPFailures, Series: "scenario=" + st.Scenario, Times: times})
 	}
-	vus := tl.Set(QVUs).First()
-	if p, ok := timeline.ArgMax(vus.Between(st.Window)); ok {
-		sf.MaxVUs = value(p.V, UnitVUs, p.T, res, ev(QVUs, vus, p.T))
+	if p, ok := timeline.ArgMax(c.vus.Between(st.Window)); ok {
+		sf.MaxVUs = value(p.V, UnitVUs, p.T, res, ev(QVUs, c.vus, p.T))
 	}
 	// Latency: the native histogram's windowed quantile when present, else k6's cumulative gauge at the stage end.
 	for _, l := range []struct {

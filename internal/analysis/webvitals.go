@@ -3,18 +3,24 @@ package analysis
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidemark/tidemark/internal/timeline"
 	"github.com/tidemark/tidemark/internal/webvital"
 )
 
-// Query names of the Web Vitals (browser VUs): the p95 gauge of each timed vital (label
-// vital) and of CLS. A catalog without them correlates without Web Vitals.
+// Query names of the Web Vitals (browser VUs): k6's trend gauges of each timed vital
+// (label vital) and of CLS, by stat (p75, p95, p99: those the run was written with; k6's
+// default is p99 alone). A catalog without them correlates without the gauges.
 const (
-	QWebVitalsP95   = "web_vitals_p95"
-	QWebVitalCLSP95 = "web_vital_cls_p95"
+	QWebVitalsGauge   = "web_vitals_gauge"
+	QWebVitalCLSGauge = "web_vital_cls_gauge"
 )
+
+// gaugeStats are the trend stats of the gauges (label stat) read, in the order reported:
+// p75 (Google's assessment percentile), p95 (Tidemark's default), p99 (k6's default).
+func gaugeStats() []string { return []string{"p75", "p95", "p99"} }
 
 // Where a Web Vital statistic was read from (VitalStat.Source).
 const (
@@ -82,22 +88,25 @@ func Vital(stats []VitalStat, metric, stat string) *VitalStat {
 
 // AnalyzeWebVitals reads the Web Vitals of the run and of each stage of the load: from
 // the native histograms (WebVitalSet) when the correlator found them, else from k6's
-// cumulative p95 gauges at the window's end. Stages of a scenario that itself wrote Web
+// cumulative trend gauges (p75, p95 and p99, those the run wrote) at the window's end. Stages of a scenario that itself wrote Web
 // Vitals (the browser scenario) are left out when other scenarios' stages exist: the
 // vitals are read per stage of the load the other scenarios put on. It returns nil
 // when the run has no Web Vitals.
 func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 	res := tl.Res(SourceK6)
-	// The gauges by vital: one series per scenario that wrote it.
-	gauges := map[string]timeline.Set{}
-	for _, s := range tl.Set(QWebVitalsP95) {
+	// The gauges by vital and stat: one series per scenario that wrote it.
+	type key struct{ metric, stat string }
+	gauges := map[key]timeline.Set{}
+	for _, s := range tl.Set(QWebVitalsGauge) {
 		if v, ok := webvital.ByShort(s.Label("vital")); ok && !s.Empty() {
-			gauges[v.Metric] = append(gauges[v.Metric], s)
+			k := key{v.Metric, s.Label("stat")}
+			gauges[k] = append(gauges[k], s)
 		}
 	}
-	for _, s := range tl.Set(QWebVitalCLSP95) {
+	for _, s := range tl.Set(QWebVitalCLSGauge) {
 		if !s.Empty() {
-			gauges["browser_web_vital_cls"] = append(gauges["browser_web_vital_cls"], s)
+			k := key{"browser_web_vital_cls", s.Label("stat")}
+			gauges[k] = append(gauges[k], s)
 		}
 	}
 	read := func(stage int, at time.Time) []VitalStat {
@@ -120,19 +129,21 @@ func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 			if found {
 				continue
 			}
-			// The worst scenario's gauge.
-			var worst *Fact
-			q := QWebVitalsP95
+			// Each stat's worst scenario gauge.
+			q := QWebVitalsGauge
 			if !v.Timed {
-				q = QWebVitalCLSP95
+				q = QWebVitalCLSGauge
 			}
-			for _, g := range gauges[v.Metric] {
-				if x, ok := g.At(at, 2*res); ok && !math.IsNaN(x) && (worst == nil || x > worst.Value) {
-					worst = value(x, unit, at, res, ev(q, g, at))
+			for _, stat := range gaugeStats() {
+				var worst *Fact
+				for _, g := range gauges[key{v.Metric, stat}] {
+					if x, ok := g.At(at, 2*res); ok && !math.IsNaN(x) && (worst == nil || x > worst.Value) {
+						worst = value(x, unit, at, res, ev(q, g, at))
+					}
 				}
-			}
-			if worst != nil {
-				out = append(out, VitalStat{Metric: v.Metric, Stat: QuantileStat(0.95), Value: worst, Rating: v.RateBase(worst.Value), Source: VitalCumulative})
+				if worst != nil {
+					out = append(out, VitalStat{Metric: v.Metric, Stat: "p(" + strings.TrimPrefix(stat, "p") + ")", Value: worst, Rating: v.RateBase(worst.Value), Source: VitalCumulative})
+				}
 			}
 		}
 		return out
@@ -141,7 +152,7 @@ func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 	if len(wv.Run) == 0 {
 		return nil
 	}
-	browser := WebVitalsScenarios(tl)
+	browser := BrowserScenarios(tl)
 	others := false
 	for _, st := range load.Stages {
 		others = others || !browser[st.Scenario]
@@ -159,20 +170,6 @@ func AnalyzeWebVitals(tl *timeline.Timeline, load Load) *WebVitals {
 		}
 	}
 	return wv
-}
-
-// WebVitalsScenarios are the scenarios whose Web Vital series carry, when the catalog's
-// queries keep the scenario label.
-func WebVitalsScenarios(tl *timeline.Timeline) map[string]bool {
-	out := map[string]bool{}
-	for _, name := range []string{QWebVitalsP95, QWebVitalCLSP95} {
-		for _, s := range tl.Set(name) {
-			if sc := s.Label("scenario"); sc != "" {
-				out[sc] = true
-			}
-		}
-	}
-	return out
 }
 
 // notReady is the most replicas wanted and not Ready in the window, summed over the

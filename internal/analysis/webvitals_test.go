@@ -55,16 +55,16 @@ func TestAnalyzeWebVitals(t *testing.T) {
 		t.Parallel()
 		tl := base()
 		// k6's cumulative p95: 1 s, then 5 s from the slow loads on.
-		tl.Sets[QWebVitalsP95] = timeline.Set{
-			every(map[string]string{"vital": "lcp", "scenario": "browser"}, func(s int) float64 {
+		tl.Sets[QWebVitalsGauge] = timeline.Set{
+			every(map[string]string{"vital": "lcp", "stat": "p95", "scenario": "browser"}, func(s int) float64 {
 				if s >= 70 {
 					return 5
 				}
 				return 1
 			}),
-			every(map[string]string{"vital": "ttfb", "scenario": "browser"}, func(int) float64 { return 0.1 }),
+			every(map[string]string{"vital": "ttfb", "stat": "p95", "scenario": "browser"}, func(int) float64 { return 0.1 }),
 		}
-		tl.Sets[QWebVitalCLSP95] = timeline.Set{every(map[string]string{"scenario": "browser"}, func(int) float64 { return 0.3 })}
+		tl.Sets[QWebVitalCLSGauge] = timeline.Set{every(map[string]string{"stat": "p95", "scenario": "browser"}, func(int) float64 { return 0.3 })}
 		wv := AnalyzeWebVitals(tl, load)
 		require.NotNil(t, wv)
 		lcp := Vital(wv.Run, "browser_web_vital_lcp", "p(95)")
@@ -91,15 +91,39 @@ func TestAnalyzeWebVitals(t *testing.T) {
 			require.NotNil(t, x, "stage %d", i)
 			require.InDelta(t, want.lcp, x.Value.Value, 0, "stage %d: the gauge at its end", i)
 			require.Equal(t, want.rating, x.Rating, "stage %d", i)
-			require.Equal(t, QWebVitalsP95, x.Value.Evidence[0].Query)
+			require.Equal(t, QWebVitalsGauge, x.Value.Evidence[0].Query)
 			require.InDelta(t, want.notReady, sv.NotReady.Value, 0, "stage %d", i)
 		}
+	})
+
+	t.Run("k6's default p99 gauges", func(t *testing.T) {
+		t.Parallel()
+		tl := base()
+		// k6 writes K6_PROMETHEUS_RW_TREND_STATS=p(99) by default: k6_browser_web_vital_lcp_p99
+		// in seconds, k6_browser_web_vital_cls_p99 a score.
+		tl.Sets[QWebVitalsGauge] = timeline.Set{every(map[string]string{"vital": "lcp", "stat": "p99", "scenario": "browser"}, func(int) float64 { return 3 })}
+		tl.Sets[QWebVitalCLSGauge] = timeline.Set{every(map[string]string{"stat": "p99", "scenario": "browser"}, func(int) float64 { return 0.05 })}
+		wv := AnalyzeWebVitals(tl, load)
+		require.NotNil(t, wv)
+		require.Nil(t, Vital(wv.Run, "browser_web_vital_lcp", "p(95)"))
+		lcp := Vital(wv.Run, "browser_web_vital_lcp", "p(99)")
+		require.NotNil(t, lcp)
+		require.Equal(t, VitalCumulative, lcp.Source)
+		require.Equal(t, UnitSeconds, lcp.Value.Unit)
+		require.InDelta(t, 3, lcp.Value.Value, 0)
+		require.Equal(t, "needs_improvement", lcp.Rating, "3 s: between 2.5 s and 4 s")
+		cls := Vital(wv.Run, "browser_web_vital_cls", "p(99)")
+		require.NotNil(t, cls)
+		require.Equal(t, UnitScore, cls.Value.Unit)
+		require.Equal(t, "good", cls.Rating)
+		require.Len(t, wv.Stages, 3)
+		require.NotNil(t, Vital(wv.Stages[0].Vitals, "browser_web_vital_lcp", "p(99)"))
 	})
 
 	t.Run("histograms win over gauges", func(t *testing.T) {
 		t.Parallel()
 		tl := base()
-		tl.Sets[QWebVitalsP95] = timeline.Set{every(map[string]string{"vital": "lcp", "scenario": "browser"}, func(int) float64 { return 9 })}
+		tl.Sets[QWebVitalsGauge] = timeline.Set{every(map[string]string{"vital": "lcp", "stat": "p95", "scenario": "browser"}, func(int) float64 { return 9 })}
 		one := func(t time.Time, v float64) timeline.Set {
 			return timeline.Set{{Labels: map[string]string{}, Points: []timeline.Point{{T: t, V: v}}}}
 		}

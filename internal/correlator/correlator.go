@@ -74,7 +74,7 @@ func chartQueries() []string {
 		analysis.QRDSCPU, analysis.QRDSConnections, analysis.QRDSCreditBalance, analysis.QRDSFreeableMem,
 		analysis.QPGConnections, analysis.QPGMaxConnections, analysis.QMySQLConnections, analysis.QMySQLMaxConnections,
 		analysis.QPoolBusy, analysis.QPoolSize, analysis.QPoolPending,
-		analysis.QWebVitalsP95, analysis.QWebVitalCLSP95,
+		analysis.QWebVitalsGauge, analysis.QWebVitalCLSGauge,
 	}
 }
 

@@ -3,17 +3,11 @@
 package correlator
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"sort"
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/common/promslog"
-	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/internal/analysis"
@@ -56,32 +50,15 @@ func wvLCP(off time.Duration) float64 {
 func wvWrite(t *testing.T, writeURL string, start time.Time) {
 	t.Helper()
 	type key struct{ name, rating string }
-	series := map[string]*prompb.TimeSeries{}
+	var b promtest.Batch
 	add := func(labels map[string]string, at time.Duration, v float64, h *hist.Histogram) {
-		names := make([]string, 0, len(labels))
-		for n := range labels {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var id string
-		var ls []prompb.Label
-		for _, n := range names {
-			id += n + "=" + labels[n] + ","
-			ls = append(ls, prompb.Label{Name: n, Value: labels[n]})
-		}
-		ts, ok := series[id]
-		if !ok {
-			ts = &prompb.TimeSeries{Labels: ls}
-			series[id] = ts
-		}
-		ms := start.Add(at).UnixMilli()
 		if h != nil {
 			ph, err := h.ToPrometheus(3)
 			require.NoError(t, err)
-			ts.Histograms = append(ts.Histograms, prompb.FromIntHistogram(ms, ph))
+			b.AddHistogram(labels, start.Add(at), ph)
 			return
 		}
-		ts.Samples = append(ts.Samples, prompb.Sample{Timestamp: ms, Value: v})
+		b.Add(labels, start.Add(at), v)
 	}
 	k6 := func(name string, kv ...string) map[string]string {
 		l := map[string]string{"__name__": name, "testid": wvTestID}
@@ -139,22 +116,7 @@ func wvWrite(t *testing.T, writeURL string, start time.Time) {
 		ksm("kube_deployment_status_replicas_ready", ready, off)
 		ksm("kube_deployment_status_replicas_available", ready, off)
 	}
-	var req prompb.WriteRequest
-	for _, ts := range series {
-		req.Timeseries = append(req.Timeseries, *ts)
-	}
-	raw, err := req.Marshal()
-	require.NoError(t, err)
-	hreq, err := http.NewRequest(http.MethodPost, writeURL, bytes.NewReader(snappy.Encode(nil, raw)))
-	require.NoError(t, err)
-	hreq.Header.Set("Content-Encoding", "snappy")
-	hreq.Header.Set("Content-Type", "application/x-protobuf")
-	hreq.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	resp, err := http.DefaultClient.Do(hreq)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+	b.Write(t, writeURL)
 }
 
 func mustVital(t *testing.T, metric string) webvital.Vital {
@@ -230,5 +192,93 @@ func TestIntegrationWebVitalsPerStage(t *testing.T) {
 		require.InDelta(t, tc.notReady, sv.NotReady.Value, 0, "stage at +%s", tc.off)
 		require.NotNil(t, analysis.Vital(sv.Vitals, "browser_web_vital_ttfb", "p(75)"))
 	}
-	require.NotEmpty(t, res.Series[analysis.QWebVitalsP95], "the gauges are charted")
+	require.NotEmpty(t, res.Series[analysis.QWebVitalsGauge], "the gauges are charted")
+}
+
+// TestIntegrationWebVitalsK6Written correlates two hybrid runs k6 itself wrote
+// (reference/k6.md §1.4: no tidemark_* series): protocol VUs at 10 iterations/s in
+// scenario load, one browser VU loading a page every 2 s in scenario page. One run has
+// k6's default trend stats, p(99) alone (k6_browser_web_vital_lcp_p99 in seconds, CLS
+// unscaled), the other native histograms only (k6_browser_web_vital_lcp_seconds,
+// k6_browser_web_vital_cls). Each has its Web Vitals, in base units, and the page
+// scenario is known as a browser scenario from either kind of series and left out of
+// the inferred stages.
+func TestIntegrationWebVitalsK6Written(t *testing.T) {
+	prom := promtest.StartPrometheus(t)
+	const (
+		trendID, nativeID = "k6-default-1", "k6-native-1"
+		length            = 2 * time.Minute
+		lcp, cls          = 1.5, 0.05 // seconds (k6 divides the page's 1500 ms by 1000), score
+	)
+	start := time.Now().Add(-length - 2*time.Minute).Truncate(time.Second)
+	var b promtest.Batch
+	k6 := func(id, name string, kv ...string) map[string]string {
+		l := map[string]string{"__name__": name, "testid": id}
+		for i := 0; i+1 < len(kv); i += 2 {
+			l[kv[i]] = kv[i+1]
+		}
+		return l
+	}
+	page := []string{"scenario", "page", "url", "http://shop/", "rating", "good"}
+	hists := map[string]*hist.Histogram{}
+	for off := 5 * time.Second; off <= length; off += 5 * time.Second {
+		at, secs := start.Add(off), off.Seconds()
+		for _, id := range []string{trendID, nativeID} {
+			b.Add(k6(id, "k6_vus"), at, 11)
+			b.Add(k6(id, "k6_iterations_total", "scenario", "load"), at, 10*secs)
+			b.Add(k6(id, "k6_iterations_total", "scenario", "page"), at, secs/2)
+			b.Add(k6(id, "k6_http_reqs_total", "scenario", "load", "method", "GET", "status", "200", "name", "http://shop/api", "url", "http://shop/api", "proto", "HTTP/1.1"), at, 10*secs)
+		}
+		b.Add(k6(trendID, "k6_browser_web_vital_lcp_p99", page...), at, lcp)
+		b.Add(k6(trendID, "k6_browser_web_vital_cls_p99", page...), at, cls)
+		for name, v := range map[string]float64{"k6_browser_web_vital_lcp_seconds": lcp, "k6_browser_web_vital_cls": cls} {
+			if hists[name] == nil {
+				hists[name] = hist.New()
+			}
+			hists[name].Observe(v)
+			hists[name].Observe(v)
+			h, err := hists[name].ToPrometheus(3)
+			require.NoError(t, err)
+			b.AddHistogram(k6(nativeID, name, page...), at, h)
+		}
+	}
+	b.Write(t, prom.WriteURL())
+	promtest.WaitForQuery(t, prom.URL, `count(k6_browser_web_vital_lcp_seconds{testid="`+nativeID+`"})`, 30*time.Second, promtest.NonEmpty)
+
+	q, err := query.NewPrometheus(prom.URL, nil)
+	require.NoError(t, err)
+	cat, err := query.Default()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		id, stat, source string
+	}{
+		{trendID, "p(99)", analysis.VitalCumulative},
+		{nativeID, "p(75)", analysis.VitalHistogram},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			res, err := New(q, cat, promslog.NewNopLogger()).Correlate(context.Background(), Config{TestID: tc.id, Namespace: "shop"})
+			require.NoError(t, err)
+			for _, qu := range res.Queries {
+				require.Empty(t, qu.Error, qu.Name)
+				if qu.Name == analysis.QBrowserScenarios {
+					require.Equal(t, 1, qu.Series, "the page scenario is a browser scenario")
+				}
+			}
+			require.NotNil(t, res.WebVitals)
+			x := analysis.Vital(res.WebVitals.Run, "browser_web_vital_lcp", tc.stat)
+			require.NotNil(t, x, "%+v", res.WebVitals.Run)
+			require.Equal(t, tc.source, x.Source)
+			require.Equal(t, analysis.UnitSeconds, x.Value.Unit)
+			require.InEpsilon(t, lcp, x.Value.Value, 0.1, "seconds, as k6 writes them")
+			c := analysis.Vital(res.WebVitals.Run, "browser_web_vital_cls", tc.stat)
+			require.NotNil(t, c)
+			require.Equal(t, analysis.UnitScore, c.Value.Unit)
+			require.InEpsilon(t, cls, c.Value.Value, 0.1)
+			require.NotEmpty(t, res.Load.Stages)
+			for _, st := range res.Load.Stages {
+				require.Equal(t, "load", st.Scenario, "the browser scenario is left out of the inferred stages")
+				require.InDelta(t, 10, st.EndTarget, 0.2, "the load's iteration rate, without the page loads")
+			}
+		})
+	}
 }

@@ -43,7 +43,7 @@ func (c *Correlator) webVitals(ctx context.Context, tl *timeline.Timeline, vars 
 		}
 		return r.Set[0].Points[0].V, true, nil
 	}
-	browser := analysis.WebVitalsScenarios(tl)
+	browser := analysis.BrowserScenarios(tl)
 	for _, v := range webvital.Vitals() {
 		for _, q := range analysis.WebVitalQuantiles() {
 			x, ok, err := instant(v, q, tl.Run)

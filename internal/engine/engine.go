@@ -151,6 +151,8 @@ type scenarioRun struct {
 	exec       *executor.Executor
 	tags       *metrics.TagSet // run tags + scenario tags + scenario
 	targetTags *metrics.TagSet // run tags + scenario + unit
+	// vus are the scenario's active VUs as the vus gauge last counted them.
+	vus atomic.Int64
 }
 
 // New validates and prepares a run: it compiles every step and builds the executors.
@@ -525,6 +527,17 @@ func (e *Engine) EmitGauges() {
 	e.emitGauges(start, time.Now())
 }
 
+// ScenarioVUs returns each scenario's active VUs by name, as the vus gauge last counted
+// them: k6 writes vus without a scenario label, as their sum, so a scenario's own VUs
+// (a browser scenario's beside the load's) are known only from here.
+func (e *Engine) ScenarioVUs() map[string]int64 {
+	out := make(map[string]int64, len(e.scens))
+	for _, s := range e.scens {
+		out[s.sc.Name] = s.vus.Load()
+	}
+	return out
+}
+
 // emitGauges pushes vus and vus_max (run tags only, as k6), tidemark_run_info and
 // every scenario's target.
 func (e *Engine) emitGauges(start, now time.Time) {
@@ -534,6 +547,7 @@ func (e *Engine) emitGauges(start, now time.Time) {
 	for _, s := range e.scens {
 		st := s.exec.Stats()
 		vus += st.VUs
+		s.vus.Store(st.VUs)
 		samples = append(samples, metrics.Sample{Metric: e.target, Tags: s.targetTags, Time: now, Value: s.exec.Target(now.Sub(start))})
 	}
 	samples = append(samples,

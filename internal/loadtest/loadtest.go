@@ -303,13 +303,15 @@ type run struct {
 
 	snapMu sync.Mutex
 	snaps  map[time.Duration]*aggregate.Snapshot
+	// vusAt are each scenario's own active VUs at the moment of each snapshot of snaps.
+	vusAt map[time.Duration]map[string]int64
 }
 
 func prepare(cfg Config) (*run, error) {
 	if cfg.Test == nil {
 		return nil, errors.New("prepare the run: no test")
 	}
-	r := &run{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, agg: aggregate.New(aggregate.WithMaxSeries(cfg.MaxSeries)), snaps: map[time.Duration]*aggregate.Snapshot{}}
+	r := &run{cfg: cfg, logger: cfg.Logger, reg: cfg.Registry, agg: aggregate.New(aggregate.WithMaxSeries(cfg.MaxSeries)), snaps: map[time.Duration]*aggregate.Snapshot{}, vusAt: map[time.Duration]map[string]int64{}}
 	if r.reg == nil {
 		r.reg = metrics.NewRegistry()
 	}
@@ -668,8 +670,10 @@ func (r *run) evaluate(elapsed time.Duration, final bool) (crossed, abort bool) 
 // snapshot keeps the aggregates at a stage boundary, offset from the run start.
 func (r *run) snapshot(offset time.Duration) {
 	s := r.agg.Snapshot()
+	vus := r.eng.ScenarioVUs() // as the snapshot's vus gauge counted them
 	r.snapMu.Lock()
 	r.snaps[offset] = s
+	r.vusAt[offset] = vus
 	r.snapMu.Unlock()
 }
 
@@ -690,8 +694,12 @@ func (r *run) stages(res engine.Result, final *aggregate.Snapshot) []summary.Sta
 			}
 		}
 		st.To = r.snaps[w.End.Sub(res.Start)]
+		vus := r.vusAt[w.End.Sub(res.Start)]
 		if st.To == nil || !w.End.Before(res.End) {
-			st.To = final
+			st.To, vus = final, r.eng.ScenarioVUs()
+		}
+		if v, ok := vus[w.Scenario]; ok {
+			st.VUs = new(float64(v))
 		}
 		out = append(out, st)
 	}

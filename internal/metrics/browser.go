@@ -1,18 +1,14 @@
 package metrics
 
-// Browser metric names: k6/browser's network metrics and its Web Vitals, as k6 names
-// them (the summary's BROWSER and WEB VITALS blocks).
+import "github.com/tidemark/tidemark/internal/webvital"
+
+// Browser metric names: k6/browser's network metrics, as k6 names them (the summary's
+// BROWSER block). Its Web Vitals (the WEB VITALS block) are webvital.Vitals.
 const (
 	BrowserHTTPReqDuration = "browser_http_req_duration"
 	BrowserHTTPReqFailed   = "browser_http_req_failed"
 	BrowserDataSent        = "browser_data_sent"
 	BrowserDataReceived    = "browser_data_received"
-	BrowserWebVitalLCP     = "browser_web_vital_lcp"
-	BrowserWebVitalFCP     = "browser_web_vital_fcp"
-	BrowserWebVitalCLS     = "browser_web_vital_cls"
-	BrowserWebVitalINP     = "browser_web_vital_inp"
-	BrowserWebVitalTTFB    = "browser_web_vital_ttfb"
-	BrowserWebVitalFID     = "browser_web_vital_fid"
 )
 
 // BrowserDef is the definition of one of k6/browser's built-in metrics.
@@ -23,20 +19,23 @@ type BrowserDef struct {
 }
 
 // BrowserDefs returns the definitions of k6/browser's built-in metrics: network
-// metrics, then Web Vitals. CLS is a score, every other trend a time.
+// metrics, then the Web Vitals (webvital.Vitals): CLS is a score, every other trend a
+// time.
 func BrowserDefs() []BrowserDef {
-	return []BrowserDef{
+	defs := []BrowserDef{
 		{BrowserHTTPReqDuration, Trend, Time},
 		{BrowserHTTPReqFailed, Rate, Default},
 		{BrowserDataSent, Counter, Data},
 		{BrowserDataReceived, Counter, Data},
-		{BrowserWebVitalLCP, Trend, Time},
-		{BrowserWebVitalFCP, Trend, Time},
-		{BrowserWebVitalCLS, Trend, Default},
-		{BrowserWebVitalINP, Trend, Time},
-		{BrowserWebVitalTTFB, Trend, Time},
-		{BrowserWebVitalFID, Trend, Time},
 	}
+	for _, v := range webvital.Vitals() {
+		contains := Default
+		if v.Timed {
+			contains = Time
+		}
+		defs = append(defs, BrowserDef{v.Metric, Trend, contains})
+	}
+	return defs
 }
 
 // RegisterBrowser registers k6/browser's built-in metrics in r (the browser module does,

@@ -73,6 +73,10 @@ const (
 	// run k6 made, judges the load generator by its drops alone.
 	QLoadGeneratorCPU      = "load_generator_cpu"
 	QLoadGeneratorCPUCores = "load_generator_cpu_cores"
+	// QBrowserScenarios is one series per scenario that wrote k6/browser's metrics
+	// (k6_browser_*): the browser scenarios, whose VUs drive Chromium and are not load.
+	// A catalog without it knows them by their Web Vitals alone.
+	QBrowserScenarios = "browser_scenarios"
 )
 
 // DetectorQueries returns the names of the queries the detectors read: a catalog must

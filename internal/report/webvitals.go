@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/internal/analysis"
@@ -19,30 +20,44 @@ func webVitalsSection(r *correlator.Result) (Section, bool) {
 	}
 	s := Section{Title: "Web Vitals"}
 	s.Text = append(s.Text, "What the browser VUs' pages showed while the load ran: p75 (Google's assessment percentile) and p95 of each stage's page loads "+
-		"from the native histograms, or, without them, k6's p95 gauge (cumulative since the run started) at the stage's end. "+
+		"from the native histograms, or, without them, k6's trend gauges (cumulative since the run started) at the stage's end: "+
+		"p75, p95 or p99, the stats the run was written with (k6's default K6_PROMETHEUS_RW_TREND_STATS is p(99) alone). "+
 		"Ratings use Google's thresholds (LCP 2.5 s / 4 s, INP 200 ms / 500 ms, CLS 0.1 / 0.25, FCP 1.8 s / 3 s, TTFB 0.8 s / 1.8 s, FID 100 ms / 300 ms).")
 	if lcp := worstStage(r, "browser_web_vital_lcp"); lcp != "" {
 		s.Text = append(s.Text, lcp)
 	}
-	run := Table{Title: "Over the run", Columns: []string{"Vital", "p75", "p95", "Rating", "Read from"}}
+	// p99 is a column when the run has it: k6's only gauge by default.
+	withP99 := slices.ContainsFunc(wv.Run, func(x analysis.VitalStat) bool { return x.Stat == analysis.QuantileStat(0.99) })
+	cols := []string{"Vital", "p75", "p95"}
+	if withP99 {
+		cols = append(cols, "p99")
+	}
+	run := Table{Title: "Over the run", Columns: append(cols, "Rating", "Read from")}
 	for _, v := range webvital.Vitals() {
-		p75, p95 := analysis.Vital(wv.Run, v.Metric, analysis.QuantileStat(0.75)), analysis.Vital(wv.Run, v.Metric, analysis.QuantileStat(0.95))
-		if p75 == nil && p95 == nil {
+		var stats []*analysis.VitalStat
+		for _, q := range []float64{0.75, 0.95, 0.99} {
+			stats = append(stats, analysis.Vital(wv.Run, v.Metric, analysis.QuantileStat(q)))
+		}
+		if !slices.ContainsFunc(stats, func(x *analysis.VitalStat) bool { return x != nil }) {
 			continue
 		}
 		rating, src := "", ""
-		for _, x := range []*analysis.VitalStat{p95, p75} { // the p75's rating when there is one
+		for _, x := range slices.Backward(stats) { // the lowest percentile's rating: p75's when there is one
 			if x != nil {
 				rating, src = x.Rating, x.Source
 			}
 		}
-		run.Rows = append(run.Rows, []string{strings.ToUpper(v.Short) + " (" + v.Title + ")", vitalValue(p75), vitalValue(p95), ratingText(rating), src})
+		row := []string{strings.ToUpper(v.Short) + " (" + v.Title + ")", vitalValue(stats[0]), vitalValue(stats[1])}
+		if withP99 {
+			row = append(row, vitalValue(stats[2]))
+		}
+		run.Rows = append(run.Rows, append(row, ratingText(rating), src))
 	}
 	s.Tables = append(s.Tables, run)
 	if len(wv.Stages) == 0 {
 		return s, true
 	}
-	cols := []string{"Stage", "Scenario", "Window", "Target"}
+	cols = []string{"Stage", "Scenario", "Window", "Target"}
 	var shown []webvital.Vital
 	for _, v := range webvital.Vitals() {
 		for _, st := range wv.Stages {
@@ -89,10 +104,7 @@ func webVitalsKeyFact(r *correlator.Result) (KeyFact, bool) {
 		return KeyFact{}, false
 	}
 	const lcp = "browser_web_vital_lcp"
-	x := analysis.Vital(r.WebVitals.Run, lcp, analysis.QuantileStat(0.75))
-	if x == nil {
-		x = analysis.Vital(r.WebVitals.Run, lcp, analysis.QuantileStat(0.95))
-	}
+	x := lowestStat(r.WebVitals.Run, lcp)
 	if x == nil {
 		return KeyFact{}, false
 	}
@@ -103,12 +115,20 @@ func webVitalsKeyFact(r *correlator.Result) (KeyFact, bool) {
 	return KeyFact{Label: "LCP " + statName(x.Stat), Value: vitalValue(x) + " (" + ratingText(x.Rating) + ")", Detail: detail}, true
 }
 
-// stageVital is the stage's p75 of a vital when known, else its p95.
+// stageVital is the stage's p75 of a vital when known, else its p95, else its p99.
 func stageVital(sv analysis.StageVitals, metric string) *analysis.VitalStat {
-	if x := analysis.Vital(sv.Vitals, metric, analysis.QuantileStat(0.75)); x != nil {
-		return x
+	return lowestStat(sv.Vitals, metric)
+}
+
+// lowestStat is a vital's p75 when known, else its p95, else its p99 (k6's default
+// trend stat), or nil.
+func lowestStat(stats []analysis.VitalStat, metric string) *analysis.VitalStat {
+	for _, q := range []float64{0.75, 0.95, 0.99} {
+		if x := analysis.Vital(stats, metric, analysis.QuantileStat(q)); x != nil {
+			return x
+		}
 	}
-	return analysis.Vital(sv.Vitals, metric, analysis.QuantileStat(0.95))
+	return nil
 }
 
 // worstStage says in which stage a vital was worst, against the first stage and the
@@ -162,12 +182,12 @@ func statName(stat string) string {
 
 func ratingText(r string) string { return strings.ReplaceAll(r, "_", " ") }
 
-// webVitalsChart draws the timed vitals' p95 gauges (k6's, cumulative since the run
-// started) on the report's time axis.
+// webVitalsChart draws the timed vitals' trend gauges (k6's, cumulative since the run
+// started: p75, p95 or p99, those the run wrote) on the report's time axis.
 func webVitalsChart(r *correlator.Result) Chart {
-	c := Chart{Title: "Web Vitals p95 (browser)", Unit: "ms"}
-	for _, s := range r.Series[analysis.QWebVitalsP95] {
-		c.Series = append(c.Series, series(strings.ToUpper(s.Labels["vital"])+suffix(s.Labels, "scenario"), s, 1000, false))
+	c := Chart{Title: "Web Vitals trend gauges (browser)", Unit: "ms"}
+	for _, s := range r.Series[analysis.QWebVitalsGauge] {
+		c.Series = append(c.Series, series(strings.ToUpper(s.Labels["vital"])+" "+s.Labels["stat"]+suffix(s.Labels, "scenario"), s, 1000, false))
 	}
 	return c
 }

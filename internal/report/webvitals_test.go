@@ -58,3 +58,29 @@ func TestWebVitalsSection(t *testing.T) {
 	require.NoError(t, WriteHTML(&html, FromCorrelation(r)))
 	require.Contains(t, html.String(), "Per stage of the load")
 }
+
+// TestWebVitalsSectionK6DefaultStats: a run k6 wrote with its default trend stats has
+// only the p99 gauges (k6_browser_web_vital_lcp_p99): the section and the key fact show
+// p99, in its own column.
+func TestWebVitalsSectionK6DefaultStats(t *testing.T) {
+	from := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	cumulative := func(metric string, v float64, unit, rating string) analysis.VitalStat {
+		return analysis.VitalStat{Metric: metric, Stat: "p(99)", Value: &analysis.Fact{Value: v, Unit: unit}, Rating: rating, Source: analysis.VitalCumulative}
+	}
+	r := &correlator.Result{TestID: "k6", Window: correlator.Windows{Run: timeline.Window{From: from, To: from.Add(time.Minute)}}}
+	r.WebVitals = &analysis.WebVitals{Run: []analysis.VitalStat{
+		cumulative("browser_web_vital_lcp", 3, analysis.UnitSeconds, "needs_improvement"),
+		cumulative("browser_web_vital_cls", 0.05, analysis.UnitScore, "good"),
+	}}
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, FromCorrelation(r)))
+	out := md.String()
+	for _, want := range []string{
+		"| LCP p99 | 3.00 s (needs improvement) |",
+		"| Vital | p75 | p95 | p99 | Rating | Read from |",
+		"| LCP (Largest Contentful Paint) | — | — | 3.00 s | needs improvement | cumulative |",
+		"| CLS (Cumulative Layout Shift) | — | — | 0.050 | good | cumulative |",
+	} {
+		require.Contains(t, out, want)
+	}
+}

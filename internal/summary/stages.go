@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,9 @@ func (r *report) stageRows() ([]stageRow, error) {
 			row.Achieved = perSec(row.Iterations) * st.TimeUnit.Seconds()
 		} else {
 			row.TargetUnit = "vus"
-			if v, ok := valuesOf(win, "vus", nil); ok {
+			if st.VUs != nil && !r.externallyControlled(st.Scenario) {
+				row.Achieved = *st.VUs
+			} else if v, ok := valuesOf(win, "vus", nil); ok {
 				row.Achieved = v.Value
 				if r.externallyControlled(st.Scenario) {
 					// Its target is the most VUs asked for over the REST API, and
@@ -189,6 +192,7 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 	}
 	cells := make([][]string, len(rows))
 	alert := make([][]bool, len(rows))
+	var browsers []string
 	for i, row := range rows {
 		target, achieved := jsNumber(row.Target)+" VUs", jsNumber(row.Achieved)+" VUs"
 		if row.unitTimeUnit > 0 {
@@ -200,8 +204,13 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 		if row.ErrorRate != nil {
 			errs = formatRate(*row.ErrorRate)
 		}
+		name := fmt.Sprintf("%s #%d", row.Scenario, row.Stage+1)
+		if r.browser(row.Scenario) {
+			name += " (browser)"
+			browsers = append(browsers, row.Scenario)
+		}
 		cells[i] = []string{
-			fmt.Sprintf("%s #%d", row.Scenario, row.Stage+1),
+			name,
 			offset(row.StartMs) + "-" + offset(row.EndMs),
 			target,
 			achieved,
@@ -251,19 +260,37 @@ func (r *report) stageLines(p palette, rows []stageRow) []string {
 			return s
 		}))
 	}
-	return append(out, indent(2)+p.paint(r.verdictNote(), sgrFaintGrey))
+	out = append(out, indent(2)+p.paint(r.verdictNote(), sgrFaintGrey))
+	if browsers = slices.Compact(browsers); len(browsers) > 0 {
+		out = append(out, indent(2)+p.paint("browser scenarios ("+strings.Join(browsers, ", ")+"): their VUs drive Chromium and measure pages; "+
+			"their rows count their own VUs, and beside other scenarios `tidemark correlate` leaves them out of the load's stages", sgrFaintGrey))
+	}
+	return out
 }
 
 // externallyControlled reports whether the test's scenario name has the
 // externally-controlled executor.
 func (r *report) externallyControlled(name string) bool {
+	sc := r.scenario(name)
+	return sc != nil && sc.Executor == scenario.ExternallyControlled
+}
+
+// browser reports whether the test's scenario name is a browser scenario
+// (options.browser.type).
+func (r *report) browser(name string) bool {
+	sc := r.scenario(name)
+	return sc != nil && sc.Browser != ""
+}
+
+// scenario returns the test's scenario of that name, or nil.
+func (r *report) scenario(name string) *scenario.Scenario {
 	if r.in.Test == nil {
-		return false
+		return nil
 	}
 	for _, sc := range r.in.Test.Scenarios {
 		if sc.Name == name {
-			return sc.Executor == scenario.ExternallyControlled
+			return sc
 		}
 	}
-	return false
+	return nil
 }

@@ -69,6 +69,10 @@ type Stage struct {
 	StartTarget, Target float64
 	TimeUnit            time.Duration
 	From, To            *aggregate.Snapshot
+	// VUs, when known, are the scenario's own active VUs at End: a VU stage's achieved
+	// VUs. k6's vus metric (nil VUs) counts every scenario's: beside another scenario,
+	// a browser scenario's 1 VU would read as the run's hundreds.
+	VUs *float64
 }
 
 // Input is everything the summary shows.

@@ -577,6 +577,37 @@ func TestStageTableExternallyControlled(t *testing.T) {
 	require.Contains(t, text(t, in), "\n    ext #1  0s-3s    5 VUs     5 VUs ")
 }
 
+// TestStageTableBrowserScenario: in a hybrid run, a 1-VU browser scenario's row counts
+// its own VU, not the 197 of the run (k6's vus has no scenario label), and is marked and
+// explained as a browser scenario; so does the row of a browser scenario alone, whose
+// window ends after the run's VUs are gone (vus 0).
+func TestStageTableBrowserScenario(t *testing.T) {
+	t.Parallel()
+	r := newRun()
+	r.store.Push([]metrics.Sample{{Metric: r.b.VUs, Tags: r.tags(), Time: r.start.Add(time.Second), Value: 197}})
+	s := r.store.Snapshot()
+	test := &scenario.Test{Scenarios: []*scenario.Scenario{
+		{Name: "spike", Executor: scenario.RampingVUs},
+		{Name: "page", Executor: scenario.ConstantVUs, VUs: 1, Browser: "chromium"},
+	}}
+	in := Input{
+		Test: test, Snapshot: s, Start: r.start, Duration: 3 * time.Second,
+		Stages: []Stage{
+			{Scenario: "page", Start: r.start, End: r.start.Add(3 * time.Second), StartTarget: 1, Target: 1, To: s, VUs: new(1.0)},
+			{Scenario: "spike", Start: r.start, End: r.start.Add(3 * time.Second), StartTarget: 0, Target: 196, To: s, VUs: new(196.0)},
+		},
+	}
+	out := text(t, in)
+	require.Contains(t, out, "\n    page #1 (browser)  0s-3s     1 VUs     1 VUs ")
+	require.Contains(t, out, "\n    spike #1           0s-3s   196 VUs   196 VUs ")
+	require.Contains(t, out, "browser scenarios (page): their VUs drive Chromium and measure pages")
+
+	r.store.Push([]metrics.Sample{{Metric: r.b.VUs, Tags: r.tags(), Time: r.start.Add(3 * time.Second), Value: 0}})
+	in.Snapshot = r.store.Snapshot()
+	in.Stages = []Stage{{Scenario: "page", Start: r.start, End: r.start.Add(3 * time.Second), StartTarget: 1, Target: 1, To: in.Snapshot, VUs: new(1.0)}}
+	require.Contains(t, text(t, in), "\n    page #1 (browser)  0s-3s    1 VUs     1 VUs ")
+}
+
 // TestStageResults: stages computed elsewhere (tidemark summarize) print as rows of the
 // STAGES table with their own verdicts and note, and go to the --summary-file as given.
 func TestStageResults(t *testing.T) {

@@ -34,14 +34,15 @@ func TestBrowserK6Examples(t *testing.T) {
 	}
 }
 
-// TestHybridExample runs examples/hybrid-spike.js briefly against the target: the
-// protocol VUs' requests and the browser VU's pages are in one run, each tagged with
-// its scenario, and the thresholds pass.
+// TestHybridExample runs examples/hybrid/hybrid.js (the demo's hybrid test) briefly
+// against the target, which serves both the protocol VUs' requests and the browser VU's
+// page (whose image waits for the target): the requests and the pages are in one run,
+// each tagged with its scenario, and every check passes.
 func TestHybridExample(t *testing.T) {
 	t.Parallel()
 	_, base := targettest.Start(t, target.Config{})
-	out := modulestest.RunTest(t, filepath.Join("..", "..", "..", "..", "examples", "hybrid-spike.js"),
-		map[string]string{"TARGET_URL": base + "/", "PAGE_URL": base + "/news.php", "STAGE_SECONDS": "1"})
+	out := modulestest.RunTest(t, filepath.Join("..", "..", "..", "..", "examples", "hybrid", "hybrid.js"),
+		map[string]string{"TARGET_URL": base, "PAGE_URL": base + target.PagePath, "STAGE_SECONDS": "1"})
 	require.NoError(t, out.Err, out.Summary)
 	require.NotEmpty(t, out.Named("k6_http_reqs_total"))
 	scenarios := map[string]bool{}
