@@ -253,6 +253,26 @@ func (b *Browser) NewContext(ctx context.Context, o ContextOptions) (*Context, e
 		return nil, fmt.Errorf("new context: %w", err)
 	}
 	c := &Context{b: b, id: res.BrowserContextID, opts: o, timeout: b.cfg.Timeout, navTimeout: b.cfg.Timeout}
+	// The tabs its pages open (a link opened in a new tab, window.open) become its pages.
+	lctx, lcancel := context.WithCancel(b.ctx)
+	c.unlisten = lcancel
+	if err := chromedp.ListenBrowser(lctx, func(ev any) {
+		e, ok := ev.(*target.EventTargetCreated)
+		// NewPage's own tabs start blank with no opener; a tab a page opens has an opener
+		// (window.open) or, opened with noopener (a modifier click), its URL already.
+		if !ok || e.TargetInfo.Type != "page" || e.TargetInfo.BrowserContextID != c.id ||
+			(e.TargetInfo.OpenerID == "" && e.TargetInfo.URL == "about:blank") {
+			return
+		}
+		go c.adopt(lctx, e.TargetInfo.TargetID)
+	}); err != nil {
+		lcancel()
+		return nil, fmt.Errorf("new context: %w", err)
+	}
+	if _, err := chromedp.CallBrowser(octx, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		lcancel()
+		return nil, fmt.Errorf("new context: %w", err)
+	}
 	b.mu.Lock()
 	b.contexts = append(b.contexts, c)
 	b.mu.Unlock()

@@ -29,6 +29,7 @@ type Context struct {
 	timeout     time.Duration
 	navTimeout  time.Duration
 	initScripts []string
+	unlisten    context.CancelFunc // ends the following of the tabs its pages open
 }
 
 // Browser is the context's browser.
@@ -149,6 +150,9 @@ func (c *Context) Close(ctx context.Context) error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	if c.unlisten != nil {
+		c.unlisten()
+	}
 	c.closePages(ctx)
 	c.b.forget(c)
 	if !c.b.Connected() {

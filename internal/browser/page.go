@@ -420,6 +420,19 @@ type request struct {
 
 // NewPage opens a page in the context.
 func (c *Context) NewPage(ctx context.Context) (*Page, error) {
+	return c.openPage(ctx, chromedp.WithExistingBrowserContext(c.id), false)
+}
+
+// adopt makes a Page of the tab id that one of the context's pages opened (a link
+// opened in a new tab, window.open), as k6 adds it to the context's pages.
+func (c *Context) adopt(ctx context.Context, id target.ID) {
+	// A tab closed before it could be followed is no page of the context: nothing to do.
+	_, _ = c.openPage(ctx, chromedp.WithTargetID(id), true)
+}
+
+// openPage sets up the page of the tab opt names (a new one, or an opened one, which
+// may have loaded already).
+func (c *Context) openPage(ctx context.Context, opt chromedp.ContextOption, opened bool) (*Page, error) {
 	c.mu.Lock()
 	closed := c.closed
 	scripts := append([]string(nil), c.initScripts...)
@@ -427,7 +440,7 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 	if closed {
 		return nil, errors.New("new page: the browser context is closed")
 	}
-	pctx, cancel := chromedp.NewContext(c.b.ctx, chromedp.WithExistingBrowserContext(c.id))
+	pctx, cancel := chromedp.NewContext(c.b.ctx, opt)
 	p := &Page{c: c, ctx: pctx, cancel: cancel, lifecycle: map[cdp.LoaderID]map[string]bool{},
 		changed: make(chan struct{}), responses: map[cdp.LoaderID]*Response{}, requests: map[network.RequestID]*request{},
 		sentHdr: map[network.RequestID]float64{}, named: map[string]string{}}
@@ -456,6 +469,25 @@ func (c *Context) NewPage(ctx context.Context) (*Page, error) {
 	p.mu.Unlock()
 	if _, err := chromedp.Call(octx, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return fail(err)
+	}
+	if opened {
+		// A tab the page opened may have loaded before its lifecycle events were asked
+		// for: a complete document has reached every state.
+		state, err := chromedp.Run(octx, chromedp.Evaluate[string](`document.readyState`))
+		if err != nil {
+			return fail(err)
+		}
+		if state == "complete" {
+			p.mu.Lock()
+			m := p.lifecycle[p.loader]
+			if m == nil {
+				m = map[string]bool{}
+				p.lifecycle[p.loader] = m
+			}
+			m["DOMContentLoaded"], m["load"], m["networkIdle"] = true, true, true
+			p.signal()
+			p.mu.Unlock()
+		}
 	}
 	if _, err := chromedp.Call(octx, network.Enable, network.EnableParams{}); err != nil {
 		return fail(err)
@@ -1214,6 +1246,13 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		if s := m.CSSContentSize; s != nil {
 			params.Clip = &page.Viewport{Width: math.Ceil(s.Width), Height: math.Ceil(s.Height), Scale: 1}
 			params.CaptureBeyondViewport = new(true)
+		}
+	}
+	// A tab in the background paints no frames: with several tabs open, the one to
+	// capture comes to the front first.
+	if len(p.c.Pages()) > 1 {
+		if _, err := chromedp.Call(octx, page.BringToFront, cdp.Empty{}); err != nil {
+			return nil, fmt.Errorf("screenshot: %w", p.opError(ctx, octx, err, timeout))
 		}
 	}
 	res, err := chromedp.Call(octx, page.CaptureScreenshot, params)

@@ -698,10 +698,16 @@ func (b *bridge) object() *sobek.Object {
 		var out []int64
 		b.mu.Lock()
 		for _, p := range cx.Pages() {
+			known := false
 			for pid, q := range b.pages {
 				if q == p {
-					out = append(out, pid)
+					out, known = append(out, pid), true
 				}
+			}
+			if !known { // a tab one of its pages opened
+				b.nextID++
+				b.pages[b.nextID] = p
+				out = append(out, b.nextID)
 			}
 		}
 		b.mu.Unlock()

@@ -514,3 +514,37 @@ export default async function () {
 	require.True(t, ok, logs)
 	h.RequireChecks(t, 8)
 }
+
+// TestBrowserOpenedTabs: a tab a page opens (a ControlOrMeta click on a link, which
+// opens it without an opener, and window.open) becomes a page of the context:
+// context.waitForEvent('page') returns it, context.pages() lists it, and it loads,
+// navigates and closes as any page.
+func TestBrowserOpenedTabs(t *testing.T) {
+	t.Parallel()
+	_, base := targettest.Start(t, target.Config{})
+	h, ok, logs := iterate(t, script(base, `
+export default async function () {
+	const context = browser.context() || await browser.newContext();
+	const page = await context.newPage();
+	await page.goto(BASE + '/test.k6.io/');
+	await page.keyboard.down('ControlOrMeta');
+	const [tab] = await Promise.all([context.waitForEvent('page'), page.locator('a[href="/my_messages.php"]').click()]);
+	await page.keyboard.up('ControlOrMeta');
+	await tab.waitForLoadState('load');
+	check(tab.url(), { 'the modifier click opened the link in a new tab': (u) => u === BASE + '/my_messages.php' });
+	check(page.url(), { 'the page itself stayed': (u) => u === BASE + '/test.k6.io/' });
+	const [popup] = await Promise.all([context.waitForEvent('page'), page.evaluate(() => { window.open('/news.php'); })]);
+	await popup.waitForLoadState();
+	check(await popup.title(), { 'window.open gives a page that loaded': (t) => t !== '' });
+	check(context.pages().length, { 'the context has the three pages': (n) => n === 3 });
+	check((await page.screenshot()).byteLength, { 'a page behind the opened tabs is captured': (n) => n > 0 });
+	check((await tab.screenshot()).byteLength, { 'so is an opened tab': (n) => n > 0 });
+	await tab.close();
+	check(context.pages().length, { 'a closed tab leaves the context': (n) => n === 2 });
+	await popup.close();
+	await page.close();
+}
+`))
+	require.True(t, ok, logs)
+	h.RequireChecks(t, 7)
+}

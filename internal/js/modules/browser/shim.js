@@ -369,6 +369,7 @@
 		';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192] };
 	const keyDef = (key) => {
 		if (key === ' ') key = 'Space';
+		if (key === 'ControlOrMeta') key = 'Control'; // Meta on macOS only; Chromium runs on Linux here
 		if (KEYS[key]) return Object.assign({ key: key }, KEYS[key]);
 		if (key.length === 1) {
 			const c = key;
@@ -1286,7 +1287,13 @@
 			await p._applyContext();
 			return p;
 		}
-		pages() { return native.ctxPages(this._id).map((id) => this._pages.get(id)).filter((p) => p); }
+		// pages are the context's pages, the tabs its pages opened included.
+		pages() {
+			return native.ctxPages(this._id).map((id) => {
+				if (!this._pages.has(id)) this._pages.set(id, new Page(this, id));
+				return this._pages.get(id);
+			});
+		}
 		setDefaultNavigationTimeout(ms) { native.ctxSetNavTimeout(this._id, ms); }
 		setDefaultTimeout(ms) { native.ctxSetTimeout(this._id, ms); }
 		async setGeolocation(g) {
@@ -1302,9 +1309,9 @@
 			const pred = typeof o === 'function' ? o : isObj(o) && typeof o.predicate === 'function' ? o.predicate : () => true;
 			const seen = new Set(this._pages.keys());
 			return poll(() => {
-				for (const [id, p] of this._pages) {
-					if (seen.has(id)) continue;
-					seen.add(id);
+				for (const p of this.pages()) {
+					if (seen.has(p._id)) continue;
+					seen.add(p._id);
 					if (pred(p)) return p;
 				}
 				return null;
