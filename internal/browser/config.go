@@ -11,8 +11,12 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,4 +120,31 @@ func (c Config) Executable(lookPath func(string) (string, error)) (string, error
 		}
 	}
 	return "", ErrNoBrowser
+}
+
+// HostResolverRules is Chromium's switch that applies k6's hosts option (name or
+// "*.domain" to an address, see scenario.Network.Hosts) to the browser:
+// "host-resolver-rules=MAP name addr, …"; "" without hosts. Chromium maps names, not a
+// name on one port: the keys with a port are returned in skipped, not applied.
+func HostResolverRules(hosts map[string]netip.AddrPort) (arg string, skipped []string) {
+	var rules []string
+	for _, k := range slices.Sorted(maps.Keys(hosts)) {
+		if _, _, err := net.SplitHostPort(k); err == nil {
+			skipped = append(skipped, k)
+			continue
+		}
+		a := hosts[k]
+		to := a.Addr().String()
+		if a.Addr().Is6() {
+			to = "[" + to + "]"
+		}
+		if a.Port() != 0 {
+			to = a.String()
+		}
+		rules = append(rules, "MAP "+k+" "+to)
+	}
+	if len(rules) == 0 {
+		return "", skipped
+	}
+	return "host-resolver-rules=" + strings.Join(rules, ", "), skipped
 }

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,4 +67,20 @@ func TestExecutable(t *testing.T) {
 	_, err = Config{ExecutablePath: filepath.Join(t.TempDir(), "nope")}.Executable(none)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorContains(t, err, "K6_BROWSER_EXECUTABLE_PATH=")
+}
+
+// TestHostResolverRules: the hosts option as Chromium's switch, names and wildcard
+// domains in order, IPv6 in brackets, a port kept; a key with a port is not applied.
+func TestHostResolverRules(t *testing.T) {
+	arg, skipped := HostResolverRules(map[string]netip.AddrPort{
+		"test.k6.io":     netip.MustParseAddrPort("1.2.3.4:0"),
+		"*.grafana.com":  netip.MustParseAddrPort("[::1]:0"),
+		"api.test":       netip.MustParseAddrPort("127.0.0.1:8080"),
+		"test.k6.io:443": netip.MustParseAddrPort("1.2.3.4:8443"),
+	})
+	require.Equal(t, "host-resolver-rules=MAP *.grafana.com [::1], MAP api.test 127.0.0.1:8080, MAP test.k6.io 1.2.3.4", arg)
+	require.Equal(t, []string{"test.k6.io:443"}, skipped)
+	arg, skipped = HostResolverRules(nil)
+	require.Empty(t, arg)
+	require.Empty(t, skipped)
 }

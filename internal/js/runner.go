@@ -191,7 +191,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	h := r.script.HTTP
 	r.moduleOptions = &modules.Options{MaxRedirects: r.script.Test.MaxRedirects, DiscardResponseBodies: h.DiscardResponseBodies,
-		Batch: h.Batch, BatchPerHost: h.BatchPerHost, NoCookiesReset: h.NoCookiesReset, Throw: h.Throw}
+		Batch: h.Batch, BatchPerHost: h.BatchPerHost, NoCookiesReset: h.NoCookiesReset, Throw: h.Throw, Hosts: r.script.Test.Network.Hosts}
 	if err := r.checkModuleOptions(); err != nil {
 		return nil, invalid(err)
 	}

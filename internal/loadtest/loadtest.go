@@ -461,13 +461,13 @@ func httpOptions(cfg Config) request.Options {
 // netOptions are a test's transport options for its requests; nil for k6's defaults.
 func netOptions(nw scenario.Network) *request.Net {
 	n := &request.Net{Limiter: request.NewLimiter(nw.RPS), Blacklist: nw.BlacklistIPs, BlockHostnames: nw.BlockHostnames,
-		LocalIPs: request.NewLocalIPs(nw.LocalIPs), NoConnectionReuse: nw.NoConnectionReuse}
+		LocalIPs: request.NewLocalIPs(nw.LocalIPs), NoConnectionReuse: nw.NoConnectionReuse, Hosts: nw.Hosts}
 	if nw.DNS != scenario.DefaultDNS() && nw.DNS != (scenario.DNS{}) {
 		// Only an explicit dns option resolves through the cache: the system resolver
 		// otherwise, as before (k6 caches for 5 m by default).
 		n.Resolver = request.NewResolver(nw.DNS.TTL, nw.DNS.Select, nw.DNS.Policy)
 	}
-	if n.Limiter == nil && len(n.Blacklist) == 0 && len(n.BlockHostnames) == 0 && n.LocalIPs == nil && !n.NoConnectionReuse && n.Resolver == nil {
+	if n.Limiter == nil && len(n.Blacklist) == 0 && len(n.BlockHostnames) == 0 && n.LocalIPs == nil && !n.NoConnectionReuse && n.Resolver == nil && len(n.Hosts) == 0 {
 		return nil
 	}
 	return n

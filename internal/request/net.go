@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,32 @@ type Net struct {
 	LocalIPs *LocalIPs
 	// NoConnectionReuse closes each connection after its request.
 	NoConnectionReuse bool
+	// Hosts override the resolution of host names (hosts): "name", "name:port",
+	// "*.domain" or "*.domain:port" (lower case) to the address to connect to, whose
+	// port 0 keeps the request's. The request itself (its Host header, TLS server
+	// name) is unchanged.
+	Hosts map[string]netip.AddrPort
+}
+
+// override is the hosts entry for host and port: host:port, else host, else the
+// closest wildcard domain with the port, then without.
+func (n *Net) override(host, port string) (netip.AddrPort, bool) {
+	if n == nil || len(n.Hosts) == 0 {
+		return netip.AddrPort{}, false
+	}
+	host = strings.ToLower(host)
+	for name := host; ; {
+		for _, k := range []string{net.JoinHostPort(name, port), name} {
+			if a, ok := n.Hosts[k]; ok {
+				return a, true
+			}
+		}
+		_, rest, ok := strings.Cut(strings.TrimPrefix(name, "*."), ".")
+		if !ok {
+			return netip.AddrPort{}, false
+		}
+		name = "*." + rest
+	}
 }
 
 // BlockedError is a request k6's options refuse: its host is blocked (1111) or its
@@ -96,7 +123,8 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	})
 }
 
-// dialResolved resolves addr's host (an address is taken as it is), refuses an address
+// dialResolved resolves addr's host (by the hosts option first; an address is taken as it
+// is), refuses an address
 // the blacklist holds, and dials the addresses in order with dial until one connects;
 // when none does, the first error is returned.
 func (c *Client) dialResolved(ctx context.Context, network, addr string, dial func(ctx context.Context, addr string) (net.Conn, error)) (net.Conn, error) {
@@ -106,7 +134,12 @@ func (c *Client) dialResolved(ctx context.Context, network, addr string, dial fu
 		return nil, err
 	}
 	ips := []netip.Addr{}
-	if ip, err := netip.ParseAddr(host); err == nil {
+	if a, ok := n.override(host, port); ok {
+		ips = append(ips, a.Addr())
+		if a.Port() != 0 {
+			port = strconv.Itoa(int(a.Port()))
+		}
+	} else if ip, err := netip.ParseAddr(host); err == nil {
 		ips = append(ips, ip)
 	} else if ips, err = n.lookup(ctx, host); err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -173,5 +175,58 @@ func TestLocalIPs(t *testing.T) {
 		require.NoError(t, c.Do(context.Background(), st, &scenario.Vars{}).Err)
 		c.Close()
 		require.Equal(t, want, <-peers)
+	}
+}
+
+// TestNetHosts: k6's hosts option sends a host's connections to another address,
+// keeping the request (its Host header, its TLS server name): a name, a name on one
+// port (with another port), a wildcard domain; the plain-HTTP path and HTTPS alike.
+// A name it does not map resolves as before.
+func TestNetHosts(t *testing.T) {
+	t.Parallel()
+	var hosts []string
+	var mu sync.Mutex
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		w.WriteHeader(http.StatusTeapot)
+	})
+	plain, tlsSrv := httptest.NewServer(h), httptest.NewTLSServer(h)
+	defer plain.Close()
+	defer tlsSrv.Close()
+	pa, ta := netip.MustParseAddrPort(plain.Listener.Addr().String()), netip.MustParseAddrPort(tlsSrv.Listener.Addr().String())
+	n := &Net{Hosts: map[string]netip.AddrPort{
+		"tidemark.invalid":    pa,
+		"other.invalid:80":    pa,
+		"*.wild.invalid":      netip.AddrPortFrom(pa.Addr(), 0),
+		"example.com":         ta,
+		"nowhere.invalid:443": pa, // only for port 443
+	}}
+	for _, tc := range []struct {
+		name, url, host string
+		status          int
+	}{
+		{"name", "http://tidemark.invalid/", "tidemark.invalid", http.StatusTeapot},
+		{"name and port", "http://other.invalid/", "other.invalid", http.StatusTeapot},
+		{"wildcard keeps the port", "http://a.b.wild.invalid:" + strconv.Itoa(int(pa.Port())) + "/", "a.b.wild.invalid:" + strconv.Itoa(int(pa.Port())), http.StatusTeapot},
+		{"https keeps the server name", "https://example.com/", "example.com", http.StatusTeapot},
+		{"another port is not mapped", "http://nowhere.invalid/", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			st := f.compile(t, &scenario.Step{URL: tmpl(t, tc.url)})
+			c := NewClient(f.env, Options{Net: n, TLS: tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig})
+			defer c.Close()
+			out := c.Do(context.Background(), st, &scenario.Vars{})
+			require.Equal(t, tc.status, out.Status, "%v", out.Err)
+			if tc.status == 0 {
+				require.ErrorContains(t, out.Err, "lookup nowhere.invalid", "on port 80 the name is looked up, and found nowhere")
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			require.Equal(t, tc.host, hosts[len(hosts)-1])
+		})
 	}
 }

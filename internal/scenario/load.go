@@ -90,7 +90,7 @@ func topFields() []string {
 		"scenarios", "vus", "iterations", "duration", "stages", "thresholds", "tags", "env",
 		"summaryTrendStats", "summaryTimeUnit", "summaryBreakdown", "summaryBreakdownLimit", "systemTags", "flow", "flows",
 		"maxRedirects", "userAgent", "insecureSkipTLSVerify",
-		"rps", "blacklistIPs", "blockHostnames", "dns", "localIPs", "noConnectionReuse", "noVUConnectionReuse",
+		"rps", "blacklistIPs", "blockHostnames", "dns", "hosts", "localIPs", "noConnectionReuse", "noVUConnectionReuse",
 	}
 }
 
@@ -99,7 +99,7 @@ func topFields() []string {
 func unsupportedK6Options() []string {
 	return []string{
 		"batch", "batchPerHost", "cloud", "discardResponseBodies",
-		"execution", "executionSegment", "executionSegmentSequence", "ext", "hosts",
+		"execution", "executionSegment", "executionSegmentSequence", "ext",
 		"httpDebug", "includeSystemEnvVars", "linger", "minIterationDuration",
 		"noCookiesReset", "noSetup", "noTeardown", "noUsageReport",
 		"paused", "setupTimeout", "summaryMode", "teardownTimeout",

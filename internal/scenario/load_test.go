@@ -407,9 +407,9 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:    "unknown top-level field",
 			in:      "vsu: 5",
-			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse; did you mean "vus"?`,
+			wantErr: `t.yaml:1: vsu: unknown field "vsu"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, hosts, localIPs, noConnectionReuse, noVUConnectionReuse; did you mean "vus"?`,
 		},
-		{name: "unsupported k6 option", in: "hosts: {a: 1.2.3.4}", wantErr: `t.yaml:1: hosts: k6 option "hosts" is not supported by Tidemark; remove it`},
+		{name: "unsupported k6 option", in: "executionSegmentSequence: '0,1/2,1'", wantErr: `t.yaml:1: executionSegmentSequence: k6 option "executionSegmentSequence" is not supported by Tidemark; remove it`},
 		{
 			name:    "misspelt scenario option",
 			in:      "scenarios:\n  s:\n    executor: constant-vus\n    duration: 1m\n    gracefullStop: 1s",
@@ -625,7 +625,7 @@ scenarios:
 flow: [{url: 'http://h/'}]
 `))
 	require.Nil(t, tst)
-	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse, noVUConnectionReuse`)
+	require.EqualError(t, err, `t.yaml:2: x-common: unknown field "x-common"; expected one of scenarios, vus, iterations, duration, stages, thresholds, tags, env, summaryTrendStats, summaryTimeUnit, summaryBreakdown, summaryBreakdownLimit, systemTags, flow, flows, maxRedirects, userAgent, insecureSkipTLSVerify, rps, blacklistIPs, blockHostnames, dns, hosts, localIPs, noConnectionReuse, noVUConnectionReuse`)
 
 	tst, err = Parse("t.yaml", []byte(`
 flows:

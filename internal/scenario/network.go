@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,7 +13,7 @@ import (
 )
 
 // Network are k6's test-wide transport options (reference/k6-js.md §4): rps,
-// blacklistIPs, blockHostnames, dns, localIPs, noConnectionReuse and
+// blacklistIPs, blockHostnames, dns, hosts, localIPs, noConnectionReuse and
 // noVUConnectionReuse.
 type Network struct {
 	// RPS caps the requests per second of the whole test; 0 is no cap.
@@ -28,6 +30,11 @@ type Network struct {
 	// NoConnectionReuse closes every connection after its request;
 	// NoVUConnectionReuse closes a VU's connections between iterations.
 	NoConnectionReuse, NoVUConnectionReuse bool
+	// Hosts are k6's DNS overrides (hosts): a host name ("test.k6.io", or "*.k6.io" for
+	// its subdomains), alone or with a port ("test.k6.io:443", only that port), in
+	// lower case, to the address connections go to instead; a port of 0 keeps the
+	// request's.
+	Hosts map[string]netip.AddrPort
 }
 
 // DNS is k6's dns option: how long a lookup is cached (TTL; negative for ever, 0
@@ -80,12 +87,77 @@ func (d *decoder) network(f *fields) Network {
 			nw.LocalIPs = ips
 		}
 	}
+	if n, ok := f.get("hosts"); ok {
+		nw.Hosts = d.hosts(n)
+	}
 	for k, dst := range map[string]*bool{"noConnectionReuse": &nw.NoConnectionReuse, "noVUConnectionReuse": &nw.NoVUConnectionReuse} {
 		if n, ok := f.get(k); ok {
 			*dst, _ = d.boolean(n, k)
 		}
 	}
 	return nw
+}
+
+// hosts decodes k6's hosts option: {"name[:port]": "ip[:port]"}, a name starting with
+// "*." matching its subdomains.
+func (d *decoder) hosts(n *yaml.Node) map[string]netip.AddrPort {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "hosts", "expected an object of host names to addresses, e.g. {'test.k6.io': '1.2.3.4', 'test.k6.io:443': '1.2.3.4:8443', '*.k6.io': '1.2.3.4'}")
+		return nil
+	}
+	out := map[string]netip.AddrPort{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := "hosts." + k.Value
+		key, err := ParseHostsKey(k.Value)
+		if err != nil {
+			d.errorf(k, field, "%v", err)
+			continue
+		}
+		s, ok := d.str(v, field)
+		if !ok {
+			continue
+		}
+		addr, err := ParseHostsAddr(s)
+		if err != nil {
+			d.errorf(v, field, "%v", err)
+			continue
+		}
+		out[key] = addr
+	}
+	return out
+}
+
+// ParseHostsKey checks a key of the hosts option, "name", "name:port", "*.domain" or
+// "*.domain:port", and returns it in lower case.
+func ParseHostsKey(k string) (string, error) {
+	host, port := k, ""
+	if h, p, err := net.SplitHostPort(k); err == nil {
+		host, port = h, p
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q: expected a number from 1 to 65535", port)
+		}
+	}
+	name := strings.TrimPrefix(host, "*.")
+	if name == "" || strings.ContainsAny(name, "*/ ") {
+		return "", fmt.Errorf("%q: expected a host name, with an optional port, or *. and a domain (test.k6.io, test.k6.io:443, *.k6.io)", k)
+	}
+	return strings.ToLower(k), nil
+}
+
+// ParseHostsAddr parses a value of the hosts option: an IP address, with an optional
+// port ("1.2.3.4", "1.2.3.4:8443", "[::1]:8443"); a port of 0 keeps the request's.
+func ParseHostsAddr(v string) (netip.AddrPort, error) {
+	if a, err := netip.ParseAddr(v); err == nil {
+		return netip.AddrPortFrom(a, 0), nil
+	}
+	ap, err := netip.ParseAddrPort(v)
+	if err != nil || ap.Port() == 0 {
+		return netip.AddrPort{}, fmt.Errorf("%q: expected an IP address with an optional port (1.2.3.4, 1.2.3.4:8443, [::1]:8443)", v)
+	}
+	return ap, nil
 }
 
 // dns decodes k6's dns option: {ttl, select, policy}, or the K6_DNS string form

@@ -37,7 +37,8 @@ func TestScriptNetworkOptions(t *testing.T) {
 	t.Parallel()
 	s, err := ParseScript("s.js", []byte(`{"rps": 5, "blacklistIPs": ["10.0.0.0/8", "192.168.1.1"], "blockHostnames": ["*.Example.com"],
 		"dns": {"ttl": "1m", "select": "roundRobin", "policy": "onlyIPv6"}, "localIPs": "10.0.0.1-10.0.0.3,10.1.0.0/31",
-		"noConnectionReuse": true, "noVUConnectionReuse": true, "systemTags": ["status"]}`), ScriptConfig{})
+		"noConnectionReuse": true, "noVUConnectionReuse": true, "systemTags": ["status"],
+		"hosts": {"Test.k6.io": "1.2.3.4", "test.k6.io:443": "1.2.3.4:8443", "*.grafana.com": "::1"}}`), ScriptConfig{})
 	require.NoError(t, err)
 	require.Equal(t, Network{
 		RPS:            5,
@@ -47,14 +48,20 @@ func TestScriptNetworkOptions(t *testing.T) {
 		LocalIPs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3"),
 			netip.MustParseAddr("10.1.0.0"), netip.MustParseAddr("10.1.0.1")},
 		NoConnectionReuse: true, NoVUConnectionReuse: true,
+		Hosts: map[string]netip.AddrPort{"test.k6.io": netip.MustParseAddrPort("1.2.3.4:0"), "test.k6.io:443": netip.MustParseAddrPort("1.2.3.4:8443"),
+			"*.grafana.com": netip.MustParseAddrPort("[::1]:0")},
 	}, s.Test.Network)
 	require.Equal(t, []string{"status"}, s.Test.SystemTags)
 
 	for opts, wantErr := range map[string]string{
-		`{"blacklistIPs": ["nope"]}`:        `s.js: blacklistIPs[0]: "nope" is not an IP range; expected CIDR such as 10.0.0.0/8`,
-		`{"dns": {"policy": "ipv4"}}`:       `s.js: dns: dns policy "ipv4": expected preferIPv4, preferIPv6, onlyIPv4, onlyIPv6 or any`,
-		`{"localIPs": "10.0.0.9-10.0.0.1"}`: `s.js: localIPs: localIPs "10.0.0.9-10.0.0.1": expected an address, a range such as 10.0.0.1-10.0.0.9 or a CIDR range`,
-		`{"rps": -1}`:                       `s.js: rps: must not be negative, got -1`,
+		`{"blacklistIPs": ["nope"]}`:                `s.js: blacklistIPs[0]: "nope" is not an IP range; expected CIDR such as 10.0.0.0/8`,
+		`{"dns": {"policy": "ipv4"}}`:               `s.js: dns: dns policy "ipv4": expected preferIPv4, preferIPv6, onlyIPv4, onlyIPv6 or any`,
+		`{"localIPs": "10.0.0.9-10.0.0.1"}`:         `s.js: localIPs: localIPs "10.0.0.9-10.0.0.1": expected an address, a range such as 10.0.0.1-10.0.0.9 or a CIDR range`,
+		`{"rps": -1}`:                               `s.js: rps: must not be negative, got -1`,
+		`{"hosts": {"test.k6.io": "test.example"}}`: `s.js: hosts.test.k6.io: "test.example": expected an IP address with an optional port (1.2.3.4, 1.2.3.4:8443, [::1]:8443)`,
+		`{"hosts": {"test.k6.io:http": "1.2.3.4"}}`: `s.js: hosts.test.k6.io:http: port "http": expected a number from 1 to 65535`,
+		`{"hosts": {"a.*.k6.io": "1.2.3.4"}}`:       `s.js: hosts.a.*.k6.io: "a.*.k6.io": expected a host name, with an optional port, or *. and a domain (test.k6.io, test.k6.io:443, *.k6.io)`,
+		`{"hosts": ["1.2.3.4"]}`:                    `s.js: hosts: expected an object of host names to addresses, e.g. {'test.k6.io': '1.2.3.4', 'test.k6.io:443': '1.2.3.4:8443', '*.k6.io': '1.2.3.4'}`,
 	} {
 		_, err := ParseScript("s.js", []byte(opts), ScriptConfig{})
 		require.EqualError(t, err, wantErr, opts)

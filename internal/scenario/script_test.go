@@ -240,8 +240,8 @@ func TestParseScript(t *testing.T) {
 		},
 		{
 			name:    "options k6 has and Tidemark does not are errors",
-			options: `{"hosts":{"a.example":"127.0.0.1"}}`,
-			wantErr: `s.js: hosts: k6 option "hosts" is not supported by Tidemark; remove it`,
+			options: `{"executionSegmentSequence":"0,1/2,1"}`,
+			wantErr: `s.js: executionSegmentSequence: k6 option "executionSegmentSequence" is not supported by Tidemark; remove it`,
 		},
 		{
 			name:    "bad K6_STAGES",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -243,6 +244,9 @@ type Options struct {
 	Batch, BatchPerHost   int
 	NoCookiesReset        bool
 	Throw                 bool
+	// Hosts is the hosts option (scenario.Network.Hosts), which k6/browser gives
+	// Chromium; k6/http's connections honour it through the run's transport options.
+	Hosts map[string]netip.AddrPort
 }
 
 // OptionReader is an optional capability of a Module: the script options of Options

@@ -312,6 +312,16 @@ func (b *bridge) browser(ctx context.Context) (*browser.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The hosts option reaches the browser as Chromium's host resolver rules.
+	if st := b.vu.State(); st != nil && st.Options != nil {
+		rules, skipped := browser.HostResolverRules(st.Options.Hosts)
+		if rules != "" {
+			cfg.Args = append(cfg.Args, rules)
+		}
+		if len(skipped) > 0 {
+			b.vu.Logger().Warn("The browser maps host names, not a name on one port: these hosts entries do not apply to it", "hosts", strings.Join(skipped, ","))
+		}
+	}
 	br, err := browser.Launch(ctx, cfg, browser.Options{Logger: b.vu.Logger(), Emit: b.emit, Watch: b.opts.Watch, Notify: b.notify})
 	if err != nil {
 		return nil, err
