@@ -1,7 +1,6 @@
 package browser_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,28 +11,6 @@ import (
 	"github.com/tidemark/tidemark/internal/target"
 	"github.com/tidemark/tidemark/internal/target/targettest"
 )
-
-// TestBrowserK6Examples runs k6's own browser examples that need no network (they set
-// their pages' content) as they are, async checks of k6-utils included: every check
-// passes, as k6 promises, and the runs exit 0.
-func TestBrowserK6Examples(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join("..", "..", "testdata", "realworld", "k6", "examples", "browser")
-	// The number of checks each runs, read from the scripts (as expected.json records).
-	for name, checks := range map[string]int{"elementstate.js": 9, "locator_filter.js": 3, "waitforfunction.js": 1, "cookies.js": 18,
-		"useragent.js": 3, "shadowdom.js": 2, "waitForEvent.js": 0, "framelocator.js": 2} {
-		t.Run(name, func(t *testing.T) {
-			out := modulestest.RunTest(t, filepath.Join(dir, name), nil)
-			require.NoError(t, out.Err, out.Summary)
-			require.Equal(t, 0, out.ExitCode, out.Summary)
-			if checks == 0 {
-				require.NotContains(t, out.Summary, "checks_total")
-				return
-			}
-			require.Regexp(t, fmt.Sprintf(`checks_succeeded\.+: 100\.00%% %d out of %d\n`, checks, checks), out.Summary)
-		})
-	}
-}
 
 // TestHybridExample runs examples/hybrid/hybrid.js (the demo's hybrid test) briefly
 // against the target, which serves both the protocol VUs' requests and the browser VU's
